@@ -1,0 +1,129 @@
+package dev.socialgraph.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * JDBC access to {@code celebrity_followers_page} rows (DESIGN.md 2.2), on the caller's transaction.
+ * Writers lock the followee's {@code follower_adjacency} row first ({@link FollowerRepository#lock}); that lock
+ * serializes every change to the followee's pages. Stateless and thread-safe.
+ */
+public final class CelebrityPageRepository {
+
+    private static final String COLUMNS = "followee_id, page_num, follower_ids, followed_at";
+
+    private static final String ALL = """
+            SELECT %s FROM celebrity_followers_page WHERE followee_id = ? ORDER BY page_num
+            """.formatted(COLUMNS);
+
+    private static final String LAST = """
+            SELECT %s FROM celebrity_followers_page WHERE followee_id = ? ORDER BY page_num DESC LIMIT 1
+            """.formatted(COLUMNS);
+
+    private static final String CONTAINING = """
+            SELECT %s FROM celebrity_followers_page
+             WHERE followee_id = ? AND min_followed_at <= ? AND max_followed_at >= ?
+             ORDER BY page_num
+            """.formatted(COLUMNS);
+
+    private static final String NEWEST_FIRST = """
+            SELECT %s FROM celebrity_followers_page
+             WHERE followee_id = ? AND min_followed_at <= ?
+             ORDER BY page_num DESC LIMIT ?
+            """.formatted(COLUMNS);
+
+    private static final String UPSERT = """
+            INSERT INTO celebrity_followers_page
+                   (followee_id, page_num, follower_ids, followed_at, min_followed_at, max_followed_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (followee_id, page_num) DO UPDATE
+               SET follower_ids = EXCLUDED.follower_ids, followed_at = EXCLUDED.followed_at,
+                   min_followed_at = EXCLUDED.min_followed_at, max_followed_at = EXCLUDED.max_followed_at
+            """;
+
+    private static final String DELETE = """
+            DELETE FROM celebrity_followers_page WHERE followee_id = ? AND page_num = ?
+            """;
+
+    /** Every page of {@code followeeId}, oldest (page 0) first; empty when it has none. */
+    public List<CelebrityPage> all(Connection connection, long followeeId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(ALL)) {
+            ps.setLong(1, followeeId);
+            return Jdbc.many(ps, CelebrityPageRepository::map);
+        }
+    }
+
+    /** The newest page (highest number), where new followers are appended. */
+    public Optional<CelebrityPage> last(Connection connection, long followeeId) throws SQLException {
+        return Jdbc.one(connection, LAST, followeeId, CelebrityPageRepository::map);
+    }
+
+    /**
+     * The pages whose time range includes {@code followedAt}: usually one; two or more when equal timestamps
+     * straddle a page boundary (ties are ordered by id). An unfollow event finds its entry this way.
+     *
+     * @param followedAt epoch-ms follow time of the edge
+     * @return matching pages in page order, possibly empty
+     */
+    public List<CelebrityPage> containing(Connection connection, long followeeId, long followedAt) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(CONTAINING)) {
+            ps.setLong(1, followeeId);
+            ps.setLong(2, followedAt);
+            ps.setLong(3, followedAt);
+            return Jdbc.many(ps, CelebrityPageRepository::map);
+        }
+    }
+
+    /**
+     * Pages for a newest-first walk that starts at {@code atOrBeforeFollowedAt}: pages whose earliest entry is not
+     * later than it, newest page first.
+     *
+     * @param atOrBeforeFollowedAt epoch-ms position of the walk ({@link Long#MAX_VALUE} for the first page)
+     * @param maxPages             how many pages to read at most, {@code >= 1}
+     */
+    public List<CelebrityPage> newestFirst(Connection connection, long followeeId, long atOrBeforeFollowedAt,
+                                           int maxPages) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(NEWEST_FIRST)) {
+            ps.setLong(1, followeeId);
+            ps.setLong(2, atOrBeforeFollowedAt);
+            ps.setInt(3, maxPages);
+            return Jdbc.many(ps, CelebrityPageRepository::map);
+        }
+    }
+
+    /** Inserts or replaces a page. The caller holds the followee's follower-row lock. */
+    public void upsert(Connection connection, CelebrityPage page) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(UPSERT)) {
+            ps.setLong(1, page.followeeId());
+            ps.setInt(2, page.pageNum());
+            ps.setArray(3, SqlArrays.bigintArray(connection, page.followerIds()));
+            ps.setArray(4, SqlArrays.bigintArray(connection, page.followedAt()));
+            if (page.followedAt().length == 0) {
+                ps.setNull(5, java.sql.Types.BIGINT);
+                ps.setNull(6, java.sql.Types.BIGINT);
+            } else {
+                ps.setLong(5, page.minFollowedAt());
+                ps.setLong(6, page.maxFollowedAt());
+            }
+            ps.executeUpdate();
+        }
+    }
+
+    /** Deletes a page; returns whether it existed. The caller holds the followee's follower-row lock. */
+    public boolean delete(Connection connection, long followeeId, int pageNum) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(DELETE)) {
+            ps.setLong(1, followeeId);
+            ps.setInt(2, pageNum);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    private static CelebrityPage map(ResultSet rs) throws SQLException {
+        return new CelebrityPage(rs.getLong("followee_id"), rs.getInt("page_num"),
+                SqlArrays.longs(rs, "follower_ids"), SqlArrays.longs(rs, "followed_at"));
+    }
+}

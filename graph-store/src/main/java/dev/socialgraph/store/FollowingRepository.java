@@ -1,0 +1,132 @@
+package dev.socialgraph.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * JDBC access to {@code following_adjacency} rows (DESIGN.md 2.2). Methods take the {@link Connection} of the
+ * caller's transaction, so a row change and its outbox row commit together; the caller routes to the right
+ * database with {@link ShardDataSources#forUser}. Stateless and thread-safe.
+ *
+ * <p>Changes are read-modify-write: {@link #lockOrCreate} takes the row lock ({@code SELECT ... FOR UPDATE}),
+ * the caller computes the new arrays, {@link #writeNextVersion} stores them with {@code version + 1}.
+ */
+public final class FollowingRepository {
+
+    private static final String COLUMNS = "follower_id, following_ids, followed_at, version";
+
+    private static final String FIND = """
+            SELECT %s FROM following_adjacency WHERE follower_id = ?
+            """.formatted(COLUMNS);
+
+    private static final String LOCK = """
+            SELECT %s FROM following_adjacency WHERE follower_id = ? FOR UPDATE
+            """.formatted(COLUMNS);
+
+    private static final String CREATE_IF_ABSENT = """
+            INSERT INTO following_adjacency (follower_id) VALUES (?) ON CONFLICT (follower_id) DO NOTHING
+            """;
+
+    private static final String WRITE = """
+            UPDATE following_adjacency
+               SET following_ids = ?, followed_at = ?, following_count = ?, version = ?, updated_at = now()
+             WHERE follower_id = ? AND version = ?
+            """;
+
+    private static final String FIND_MANY = """
+            SELECT %s FROM following_adjacency WHERE follower_id = ANY (?)
+            """.formatted(COLUMNS);
+
+    private static final String SCAN = """
+            SELECT %s FROM following_adjacency WHERE follower_id > ? ORDER BY follower_id LIMIT ?
+            """.formatted(COLUMNS);
+
+    /**
+     * Reads a row without locking.
+     *
+     * @return the row, or empty when {@code followerId} has never followed anyone
+     */
+    public Optional<FollowingRow> find(Connection connection, long followerId) throws SQLException {
+        return Jdbc.one(connection, FIND, followerId, FollowingRepository::map);
+    }
+
+    /**
+     * Locks a row for the rest of the transaction.
+     *
+     * @return the locked row, or empty when it does not exist (nothing is locked then)
+     */
+    public Optional<FollowingRow> lock(Connection connection, long followerId) throws SQLException {
+        return Jdbc.one(connection, LOCK, followerId, FollowingRepository::map);
+    }
+
+    /**
+     * Creates the row when absent (no followings, version 0), then locks it for the rest of the transaction.
+     * Two writers of the same follower serialize on this lock.
+     */
+    public FollowingRow lockOrCreate(Connection connection, long followerId) throws SQLException {
+        Jdbc.update(connection, CREATE_IF_ABSENT, followerId);
+        return lock(connection, followerId).orElseThrow(
+                () -> new IllegalStateException("following row " + followerId + " vanished after insert"));
+    }
+
+    /**
+     * Stores new arrays for a row read under lock, with {@code version = locked.version() + 1}.
+     *
+     * @param locked       the row as read by {@link #lock} or {@link #lockOrCreate} in this transaction
+     * @param followingIds the new followee ids, sorted ascending, unique, at most 10,000
+     * @param followedAt   aligned epoch-ms times
+     * @return the row as written
+     * @throws IllegalStateException when the stored version is no longer {@code locked.version()}: the row was
+     *                               not locked, or was changed by someone who did not lock it
+     * @throws SQLException          on database errors, including the 10,000 cap ({@code check_violation})
+     */
+    public FollowingRow writeNextVersion(Connection connection, FollowingRow locked, long[] followingIds,
+                                         long[] followedAt) throws SQLException {
+        FollowingRow next = new FollowingRow(locked.followerId(), followingIds, followedAt, locked.version() + 1);
+        try (PreparedStatement ps = connection.prepareStatement(WRITE)) {
+            ps.setArray(1, SqlArrays.bigintArray(connection, followingIds));
+            ps.setArray(2, SqlArrays.bigintArray(connection, followedAt));
+            ps.setInt(3, followingIds.length);
+            ps.setLong(4, next.version());
+            ps.setLong(5, locked.followerId());
+            ps.setLong(6, locked.version());
+            if (ps.executeUpdate() != 1) {
+                throw new IllegalStateException("following row " + locked.followerId() + " is not at version "
+                        + locked.version() + "; was it locked in this transaction?");
+            }
+        }
+        return next;
+    }
+
+    /** Reads several rows of this database without locking; absent users are left out, order unspecified. */
+    public List<FollowingRow> findAll(Connection connection, long[] followerIds) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(FIND_MANY)) {
+            ps.setArray(1, SqlArrays.bigintArray(connection, followerIds));
+            return Jdbc.many(ps, FollowingRepository::map);
+        }
+    }
+
+    /**
+     * Reads rows in follower-id order, for scans (reconciler, bloom snapshots).
+     *
+     * @param afterFollowerId exclusive lower bound; 0 to start
+     * @param limit           maximum rows, {@code >= 1}
+     */
+    public List<FollowingRow> scan(Connection connection, long afterFollowerId, int limit) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(SCAN)) {
+            ps.setLong(1, afterFollowerId);
+            ps.setInt(2, limit);
+            return Jdbc.many(ps, FollowingRepository::map);
+        }
+    }
+
+
+    private static FollowingRow map(ResultSet rs) throws SQLException {
+        return new FollowingRow(rs.getLong("follower_id"), SqlArrays.longs(rs, "following_ids"),
+                SqlArrays.longs(rs, "followed_at"), rs.getLong("version"));
+    }
+}

@@ -1,0 +1,116 @@
+package dev.socialgraph.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * JDBC access to {@code follow_outbox} (DESIGN.md 3): appended in the transaction of the row change, read and
+ * marked by the relay in id order, pruned after a retention. Stateless and thread-safe.
+ */
+public final class OutboxRepository {
+
+    private static final String COLUMNS =
+            "id, follower_id, followee_id, type, followed_at, version, created_at, published_at";
+
+    private static final String APPEND = """
+            INSERT INTO follow_outbox (follower_id, followee_id, type, followed_at, version)
+            VALUES (?, ?, ?, ?, ?) RETURNING id
+            """;
+
+    private static final String UNPUBLISHED = """
+            SELECT %s FROM follow_outbox WHERE published_at IS NULL ORDER BY id LIMIT ?
+            """.formatted(COLUMNS);
+
+    private static final String AFTER = """
+            SELECT %s FROM follow_outbox WHERE id > ? ORDER BY id LIMIT ?
+            """.formatted(COLUMNS);
+
+    private static final String MARK_PUBLISHED = """
+            UPDATE follow_outbox SET published_at = now() WHERE id = ANY (?) AND published_at IS NULL
+            """;
+
+    private static final String PRUNE = """
+            DELETE FROM follow_outbox WHERE published_at IS NOT NULL AND published_at < ?
+            """;
+
+    private static final String BACKLOG = """
+            SELECT count(*) AS unpublished, min(created_at) AS oldest FROM follow_outbox WHERE published_at IS NULL
+            """;
+
+    /**
+     * Appends an outbox row in the caller's transaction.
+     *
+     * @param follow     {@code true} for a follow, {@code false} for an unfollow
+     * @param followedAt epoch-ms time of the (removed) follow
+     * @param version    the following row's version after the change, {@code >= 1}
+     * @return the new row's id
+     */
+    public long append(Connection connection, long followerId, long followeeId, boolean follow, long followedAt,
+                       long version) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(APPEND)) {
+            ps.setLong(1, followerId);
+            ps.setLong(2, followeeId);
+            ps.setString(3, follow ? "follow" : "unfollow");
+            ps.setLong(4, followedAt);
+            ps.setLong(5, version);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** The oldest {@code limit} unpublished rows in id order (the relay's next batch). */
+    public List<OutboxEntry> unpublished(Connection connection, int limit) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(UNPUBLISHED)) {
+            ps.setInt(1, limit);
+            return Jdbc.many(ps, OutboxRepository::map);
+        }
+    }
+
+    /** Rows with id greater than {@code afterId}, published or not, in id order (for followers of the stream). */
+    public List<OutboxEntry> after(Connection connection, long afterId, int limit) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(AFTER)) {
+            ps.setLong(1, afterId);
+            ps.setInt(2, limit);
+            return Jdbc.many(ps, OutboxRepository::map);
+        }
+    }
+
+    /** Marks rows published; rows already marked are left alone. Returns the number newly marked. */
+    public int markPublished(Connection connection, long[] ids) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(MARK_PUBLISHED)) {
+            ps.setArray(1, SqlArrays.bigintArray(connection, ids));
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Deletes rows published before {@code cutoff}; returns how many. Unpublished rows are never deleted. */
+    public int prunePublishedBefore(Connection connection, Instant cutoff) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(PRUNE)) {
+            ps.setTimestamp(1, Timestamp.from(cutoff));
+            return ps.executeUpdate();
+        }
+    }
+
+    /** Size and age of the unpublished backlog (outbox backlog gauges). */
+    public OutboxBacklog backlog(Connection connection) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(BACKLOG); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            Timestamp oldest = rs.getTimestamp("oldest");
+            return new OutboxBacklog(rs.getLong("unpublished"), oldest == null ? null : oldest.toInstant());
+        }
+    }
+
+    private static OutboxEntry map(ResultSet rs) throws SQLException {
+        Timestamp published = rs.getTimestamp("published_at");
+        return new OutboxEntry(rs.getLong("id"), rs.getLong("follower_id"), rs.getLong("followee_id"),
+                "follow".equals(rs.getString("type")), rs.getLong("followed_at"), rs.getLong("version"),
+                rs.getTimestamp("created_at").toInstant(), published == null ? null : published.toInstant());
+    }
+}

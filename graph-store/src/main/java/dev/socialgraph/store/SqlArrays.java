@@ -1,0 +1,45 @@
+package dev.socialgraph.store;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import org.postgresql.PGConnection;
+
+/**
+ * Conversion between {@code long[]} and PostgreSQL {@code BIGINT[]}. pgjdbc encodes a primitive {@code long[]}
+ * directly (no boxing) when it is passed to {@link PGConnection#createArrayOf(String, Object)}; decoding yields
+ * {@code Long[]}, which is copied out once.
+ */
+final class SqlArrays {
+
+    static final long[] EMPTY = new long[0];
+
+    private SqlArrays() {
+    }
+
+    static Array bigintArray(Connection connection, long[] values) throws SQLException {
+        return connection.unwrap(PGConnection.class).createArrayOf("int8", values);
+    }
+
+    static long[] longs(ResultSet rs, String column) throws SQLException {
+        Array array = rs.getArray(column);
+        if (array == null) {
+            return EMPTY;
+        }
+        try {
+            Object raw = array.getArray();
+            if (raw instanceof long[] primitive) {
+                return primitive;
+            }
+            Long[] boxed = (Long[]) raw;
+            long[] out = new long[boxed.length];
+            for (int i = 0; i < boxed.length; i++) {
+                out[i] = boxed[i];
+            }
+            return out;
+        } finally {
+            array.free();
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.socialgraph.store.spring;
+
+import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.shard.ShardMap;
+import dev.socialgraph.common.shard.ShardRange;
+import dev.socialgraph.store.ShardDataSources;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotEmpty;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * The shard map and pool settings, bound from {@code graph.shards.*} (DESIGN.md 2.1, 10). Every value can be
+ * overridden by environment variables through relaxed binding, e.g. {@code GRAPH_SHARDS_USERNAME} or
+ * {@code GRAPH_SHARDS_RANGES_0_JDBCURL}.
+ *
+ * @param logicalShardCount  logical shards, fixed for a deployment's life (default 256)
+ * @param ranges             the ranges of both groups; must cover {@code 0..logicalShardCount-1} once per group
+ * @param username           database user for every shard database
+ * @param password           database password, may be empty
+ * @param poolSize           HikariCP connections per physical database
+ * @param connectionTimeout  how long a request waits for a connection before it fails with 503
+ * @param migrateOnStartup   apply the Flyway shard schema to every database at start-up (the write service owns it)
+ * @param createDatabases    create missing databases first (local and test topologies only)
+ */
+@Validated
+@ConfigurationProperties("graph.shards")
+public record ShardProperties(
+        @DefaultValue("256") @Min(1) @Max(65536) int logicalShardCount,
+        @NotEmpty List<@Valid Range> ranges,
+        @DefaultValue("postgres") @NotBlank String username,
+        @DefaultValue("") String password,
+        @DefaultValue("10") @Min(1) @Max(500) int poolSize,
+        @DefaultValue("2s") @NotNull Duration connectionTimeout,
+        @DefaultValue("false") boolean migrateOnStartup,
+        @DefaultValue("false") boolean createDatabases) {
+
+    /**
+     * One range of the shard map.
+     *
+     * @param group      {@code following} or {@code follower}
+     * @param firstShard first logical shard, inclusive
+     * @param lastShard  last logical shard, inclusive
+     * @param database   short name of the physical database (logs, metric tags)
+     * @param jdbcUrl    JDBC URL of the physical database
+     */
+    public record Range(@NotNull ShardGroup group, @Min(0) int firstShard, @Min(0) int lastShard,
+                        @NotBlank String database, @NotBlank String jdbcUrl) {
+    }
+
+    /** The validated shard map; throws {@link IllegalArgumentException} naming a gap or overlap. */
+    public ShardMap toShardMap() {
+        return ShardMap.of(logicalShardCount, ranges.stream()
+                .map(r -> new ShardRange(r.group(), r.firstShard(), r.lastShard(), r.database(), r.jdbcUrl()))
+                .toList());
+    }
+
+    /** Pool settings for {@link ShardDataSources}. */
+    public ShardDataSources.PoolSettings poolSettings(String poolNamePrefix) {
+        return new ShardDataSources.PoolSettings(username, password, poolSize, connectionTimeout, poolNamePrefix);
+    }
+}
