@@ -1,0 +1,71 @@
+package dev.socialgraph.write;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.socialgraph.common.shard.ShardMap;
+import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.testsupport.ActuatorProbe;
+import dev.socialgraph.testsupport.TestShards;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+@SpringBootTest(classes = FollowWriteServiceApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ServiceProbesIT {
+
+    private static final TestShards SHARDS = TestShards.create("write_probes");
+
+    @DynamicPropertySource
+    static void shards(DynamicPropertyRegistry registry) {
+        SHARDS.springProperties().forEach((k, v) -> registry.add(k, () -> v));
+    }
+
+    @AfterAll
+    static void dropShards() {
+        SHARDS.close();
+    }
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    ShardDataSources dataSources;
+
+    @Autowired
+    ShardMap shardMap;
+
+    @Test
+    void servesProbesAndPrometheus() {
+        ActuatorProbe.assertProbesUpAndScraped(port, "follow-write-service");
+    }
+
+    @Test
+    void startUp_migratesEveryDatabaseOfTheShardMap() throws SQLException {
+        assertThat(shardMap.databases()).hasSize(4);
+        for (DataSource ds : dataSources.all().values()) {
+            assertThat(tables(ds)).contains("following_adjacency", "follower_adjacency", "celebrity_followers_page",
+                    "follow_outbox", "flyway_schema_history");
+        }
+    }
+
+    private static List<String> tables(DataSource ds) throws SQLException {
+        List<String> names = new ArrayList<>();
+        try (Connection c = ds.getConnection();
+             ResultSet rs = c.getMetaData().getTables(null, "public", "%", new String[] {"TABLE"})) {
+            while (rs.next()) {
+                names.add(rs.getString("TABLE_NAME"));
+            }
+        }
+        return names;
+    }
+}

@@ -1,0 +1,101 @@
+package dev.socialgraph.common.cache;
+
+/**
+ * The version-guarded protocol of the L1 cache {@code following:{id}} (DESIGN.md 2.3), as Redis Lua scripts that
+ * every writer of the cache runs: the check service when it fills from the shard, the write service after a
+ * commit, the cdc-consumer when it applies an event. Plain strings, no Redis client: each service evaluates them
+ * with its own client ({@code EVALSHA}, falling back to {@code EVAL}).
+ *
+ * <p>Keys (same hash slot, cluster-safe): {@code KEYS[1]} = {@code following:{id}}, a SET of followee ids that
+ * always holds the sentinel {@code -1} while cached; {@code KEYS[2]} = {@code following:{id}:v}, the row version
+ * the set reflects, or a <em>version floor</em> when the set is absent.
+ *
+ * <p>Why the floor: a write that finds the set absent records its version anyway. A fill that read the row
+ * before that write and lands after it then sees a newer version and does nothing, so the classic
+ * fill/invalidate race cannot leave a set without the write; the next read fills again from the shard.
+ * A fill of the same version proceeds when the set itself is gone (evicted), so the floor never blocks caching.
+ *
+ * <p>Times: {@code ttlSeconds} is the entry's time to live (3600 s by default).
+ */
+public final class FollowingCacheScripts {
+
+    /**
+     * Fill from the shard. {@code ARGV[1]} = row version read, {@code ARGV[2]} = ttl seconds,
+     * {@code ARGV[3..]} = followee ids (may be none). Returns {@link #FILLED} or {@link #FILL_SKIPPED_NEWER}.
+     */
+    public static final String FILL = """
+            local cur = tonumber(redis.call('GET', KEYS[2]))
+            local v = tonumber(ARGV[1])
+            local ttl = tonumber(ARGV[2])
+            local exists = redis.call('EXISTS', KEYS[1]) == 1
+            if cur and (cur > v or (cur == v and exists)) then
+              return 0
+            end
+            redis.call('DEL', KEYS[1])
+            redis.call('SADD', KEYS[1], '-1')
+            local n = #ARGV
+            local i = 3
+            while i <= n do
+              local j = math.min(i + 4999, n)
+              redis.call('SADD', KEYS[1], unpack(ARGV, i, j))
+              i = j + 1
+            end
+            redis.call('SET', KEYS[2], ARGV[1], 'EX', ttl)
+            redis.call('EXPIRE', KEYS[1], ttl)
+            return 1
+            """;
+
+    /**
+     * Apply one committed change. {@code ARGV[1]} = the row version after the change, {@code ARGV[2]} =
+     * {@code add} or {@code rem}, {@code ARGV[3]} = the followee id, {@code ARGV[4]} = ttl seconds for a floor.
+     * Returns {@link #APPLIED}, {@link #ALREADY_APPLIED}, {@link #NOT_CACHED} (floor recorded) or
+     * {@link #INVALIDATED} (the cache missed an intermediate version; it was dropped, floor recorded).
+     */
+    public static final String APPLY = """
+            local cur = tonumber(redis.call('GET', KEYS[2]))
+            local v = tonumber(ARGV[1])
+            local ttl = tonumber(ARGV[4])
+            if redis.call('EXISTS', KEYS[1]) == 0 then
+              if (not cur) or cur < v then
+                redis.call('SET', KEYS[2], ARGV[1], 'EX', ttl)
+              end
+              return 2
+            end
+            if cur and cur >= v then
+              return 1
+            end
+            if cur and cur == v - 1 then
+              if ARGV[2] == 'add' then
+                redis.call('SADD', KEYS[1], ARGV[3])
+              else
+                redis.call('SREM', KEYS[1], ARGV[3])
+              end
+              redis.call('SET', KEYS[2], ARGV[1], 'KEEPTTL')
+              return 0
+            end
+            redis.call('DEL', KEYS[1])
+            redis.call('SET', KEYS[2], ARGV[1], 'EX', ttl)
+            return 3
+            """;
+
+    /** {@link #FILL} result: the set now reflects the given version. */
+    public static final long FILLED = 1;
+    /** {@link #FILL} result: a newer version is cached or recorded; nothing changed. */
+    public static final long FILL_SKIPPED_NEWER = 0;
+    /** {@link #APPLY} result: the change was applied to the cached set. */
+    public static final long APPLIED = 0;
+    /** {@link #APPLY} result: the cached set already reflects this version or a later one (redelivery). */
+    public static final long ALREADY_APPLIED = 1;
+    /** {@link #APPLY} result: the set is not cached; the version floor was recorded. */
+    public static final long NOT_CACHED = 2;
+    /** {@link #APPLY} result: the cached set missed a version and was dropped; the next read fills it. */
+    public static final long INVALIDATED = 3;
+
+    /** Argument of {@link #APPLY} for a follow. */
+    public static final String ADD = "add";
+    /** Argument of {@link #APPLY} for an unfollow. */
+    public static final String REMOVE = "rem";
+
+    private FollowingCacheScripts() {
+    }
+}
