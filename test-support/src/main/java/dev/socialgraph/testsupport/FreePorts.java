@@ -1,0 +1,53 @@
+package dev.socialgraph.testsupport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+
+/**
+ * Free TCP ports on the loopback interface. A port is free when asked; another process may take it
+ * before the caller binds it, which in practice happens only on a crowded machine.
+ */
+final class FreePorts {
+
+    private FreePorts() {
+    }
+
+    /**
+     * Picks {@code count} distinct free ports, holding all sockets open until every port is chosen so
+     * that the operating system cannot hand out the same port twice.
+     */
+    static int[] pick(int count) {
+        ServerSocket[] sockets = new ServerSocket[count];
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
+        } catch (IOException e) {
+            throw new UncheckedIOException("No free TCP port on the loopback interface", e);
+        } finally {
+            for (ServerSocket socket : sockets) {
+                closeQuietly(socket);
+            }
+        }
+    }
+
+    static int pick() {
+        return pick(1)[0];
+    }
+
+    private static void closeQuietly(ServerSocket socket) {
+        if (socket == null) {
+            return;
+        }
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // Nothing listens on it any more either way.
+        }
+    }
+}
