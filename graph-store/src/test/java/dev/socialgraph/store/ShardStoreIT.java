@@ -15,6 +15,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -67,8 +68,12 @@ class ShardStoreIT {
         }
         ShardRange low = shards.shardMap().ranges(FOLLOWING).get(0);
         ShardRange high = shards.shardMap().ranges(FOLLOWING).get(1);
-        assertThat(followerIdsIn(low, "following_adjacency", "follower_id")).containsExactly(lowShardUser);
-        assertThat(followerIdsIn(high, "following_adjacency", "follower_id")).containsExactly(highShardUser);
+        assertThat(followerIdsIn(low, "following_adjacency", "follower_id"))
+                .contains(lowShardUser).doesNotContain(highShardUser)
+                .allSatisfy(id -> assertThat(Math.floorMod(id, 256L)).isBetween(0L, 127L));
+        assertThat(followerIdsIn(high, "following_adjacency", "follower_id"))
+                .contains(highShardUser).doesNotContain(lowShardUser)
+                .allSatisfy(id -> assertThat(Math.floorMod(id, 256L)).isBetween(128L, 255L));
         // Nothing leaked into the follower group.
         for (ShardRange r : shards.shardMap().ranges(FOLLOWER)) {
             assertThat(followerIdsIn(r, "following_adjacency", "follower_id")).isEmpty();
@@ -83,9 +88,11 @@ class ShardStoreIT {
             return followers.writeNextVersion(c, row, new long[] {3, 1}, new long[] {10, 10}, 2, false);
         });
         assertThat(followerIdsIn(shards.shardMap().ranges(FOLLOWER).get(1), "follower_adjacency", "followee_id"))
-                .containsExactly(followee);
+                .contains(followee)
+                .allSatisfy(id -> assertThat(Math.floorMod(id, 256L)).isBetween(128L, 255L));
         assertThat(followerIdsIn(shards.shardMap().ranges(FOLLOWER).get(0), "follower_adjacency", "followee_id"))
-                .isEmpty();
+                .doesNotContain(followee)
+                .allSatisfy(id -> assertThat(Math.floorMod(id, 256L)).isBetween(0L, 127L));
     }
 
     @Test
@@ -116,8 +123,8 @@ class ShardStoreIT {
         assertThatThrownBy(() -> Transactions.inTransaction(ds, c ->
                 following.writeNextVersion(c, stale, new long[] {2}, new long[] {2})))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("not at version 0");
-        assertThat(Transactions.inTransaction(ds, c -> following.find(c, user).orElseThrow().followingIds()))
-                .containsExactly(1);
+        long[] stored = Transactions.inTransaction(ds, c -> following.find(c, user).orElseThrow().followingIds());
+        assertThat(stored).containsExactly(1);
     }
 
     @Test
@@ -172,12 +179,12 @@ class ShardStoreIT {
             Transactions.inTransaction(ds, c ->
                     following.writeNextVersion(c, following.lockOrCreate(c, user), new long[] {1}, new long[] {1}));
         }
-        assertThat(Transactions.inTransaction(ds, c -> following.findAll(c, new long[] {a, b, 999_999_999L})))
-                .extracting(FollowingRow::followerId).containsExactlyInAnyOrder(a, b);
-        assertThat(Transactions.inTransaction(ds, c -> following.scan(c, a - 1, 1)))
-                .extracting(FollowingRow::followerId).containsExactly(a);
-        assertThat(Transactions.inTransaction(ds, c -> following.scan(c, a, 10)))
-                .extracting(FollowingRow::followerId).contains(b).doesNotContain(a);
+        List<FollowingRow> found = Transactions.inTransaction(ds, c -> following.findAll(c, new long[] {a, b, 999_999_999L}));
+        List<FollowingRow> firstPage = Transactions.inTransaction(ds, c -> following.scan(c, a - 1, 1));
+        List<FollowingRow> afterA = Transactions.inTransaction(ds, c -> following.scan(c, a, 10));
+        assertThat(found).extracting(FollowingRow::followerId).containsExactlyInAnyOrder(a, b);
+        assertThat(firstPage).extracting(FollowingRow::followerId).containsExactly(a);
+        assertThat(afterA).extracting(FollowingRow::followerId).contains(b).doesNotContain(a);
     }
 
     @Test
