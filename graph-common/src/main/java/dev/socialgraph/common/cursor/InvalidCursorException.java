@@ -1,0 +1,39 @@
+package dev.socialgraph.common.cursor;
+
+/**
+ * A cursor string that {@link CursorCodec#decode} rejects. Unchecked; it is the client's fault, so the
+ * web layer answers 400 naming the {@code cursor} parameter. {@link #reason()} is a low-cardinality
+ * value fit for a metric tag.
+ */
+public final class InvalidCursorException extends IllegalArgumentException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** What is wrong with the cursor. */
+    public enum Reason {
+        /** {@code null} or the empty string. */
+        EMPTY,
+        /** Not the length of any cursor this codec writes. */
+        LENGTH,
+        /** A character outside the base64url alphabet {@code A-Z a-z 0-9 - _}. */
+        ENCODING,
+        /** A format version this codec does not read. */
+        VERSION,
+        /** The signature does not match: changed, forged, or signed with another key. */
+        TAMPERED,
+        /** Genuine, but issued for another list kind or another owner. */
+        FOREIGN
+    }
+
+    private final Reason reason;
+
+    InvalidCursorException(Reason reason, String message) {
+        super(message);
+        this.reason = reason;
+    }
+
+    /** @return what is wrong with the cursor */
+    public Reason reason() {
+        return reason;
+    }
+}
