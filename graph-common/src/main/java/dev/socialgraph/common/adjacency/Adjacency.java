@@ -28,6 +28,8 @@ public record Adjacency(long[] ids, long[] followedAt, boolean changed, long rem
     public static final long NO_TIME = Long.MIN_VALUE;
 
     /**
+     * Checks that both arrays are present and aligned.
+     *
      * @throws NullPointerException     if an array is {@code null}
      * @throws IllegalArgumentException if the arrays differ in length
      */
@@ -48,7 +50,11 @@ public record Adjacency(long[] ids, long[] followedAt, boolean changed, long rem
         return new Adjacency(ids, followedAt, true, NO_TIME);
     }
 
-    /** @return the number of entries in the row */
+    /**
+     * The number of entries in the row after the operation.
+     *
+     * @return {@code ids().length}
+     */
     public int size() {
         return ids.length;
     }

@@ -202,6 +202,10 @@ public final class AdjacencyArray {
     /**
      * The first newest-first page: {@code newestFirst(ids, followedAt, 0, Page.START, limit)}.
      *
+     * @param ids        sorted ascending
+     * @param followedAt aligned with {@code ids}
+     * @param limit      page size, {@code >= 0}
+     * @return the newest {@code limit} entries; {@code hasMore} says whether others remain
      * @throws IllegalArgumentException if {@code limit < 0} or the arrays differ in length
      */
     public static Page newestFirst(long[] ids, long[] followedAt, int limit) {
@@ -236,6 +240,8 @@ public final class AdjacencyArray {
      * Checks the layout invariants of a row read from storage, in O(n): equal lengths, ids positive and
      * strictly ascending (hence unique). Times are not checked: any {@code long} is a valid epoch-ms value.
      *
+     * @param ids        the row's ids
+     * @param followedAt the row's follow times
      * @throws IllegalArgumentException naming the first offending index
      */
     public static void requireWellFormed(long[] ids, long[] followedAt) {

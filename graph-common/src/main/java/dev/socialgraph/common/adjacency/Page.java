@@ -27,6 +27,8 @@ public record Page(long[] ids, long[] followedAt, boolean hasMore) {
     public static final long START = 0L;
 
     /**
+     * Checks that both arrays are present and aligned.
+     *
      * @throws NullPointerException     if an array is {@code null}
      * @throws IllegalArgumentException if the arrays differ in length
      */
@@ -39,18 +41,28 @@ public record Page(long[] ids, long[] followedAt, boolean hasMore) {
         }
     }
 
-    /** @return the number of items on this page */
+    /**
+     * The number of items on this page, at most the requested limit.
+     *
+     * @return {@code ids().length}
+     */
     public int size() {
         return ids.length;
     }
 
-    /** @return whether this page has no items */
+    /**
+     * Whether this page has no items (the list is exhausted, or the limit was 0).
+     *
+     * @return {@code size() == 0}
+     */
     public boolean isEmpty() {
         return ids.length == 0;
     }
 
     /**
-     * @return the id of the last (oldest) item, the {@code userId} of the next cursor
+     * The id of the last (oldest) item: the {@code userId} of the next cursor.
+     *
+     * @return a user id
      * @throws NoSuchElementException if the page is empty
      */
     public long lastId() {
@@ -59,7 +71,9 @@ public record Page(long[] ids, long[] followedAt, boolean hasMore) {
     }
 
     /**
-     * @return the follow time (epoch ms) of the last (oldest) item, the {@code followedAt} of the next cursor
+     * The follow time of the last (oldest) item: the {@code followedAt} of the next cursor.
+     *
+     * @return epoch milliseconds
      * @throws NoSuchElementException if the page is empty
      */
     public long lastFollowedAt() {

@@ -49,6 +49,7 @@ public final class TimeOrder {
      * @param cursorFollowedAt the last returned item's follow time, epoch ms; ignored for the first page
      * @param cursorId         the last returned item's id, or {@link Page#START} for the first page
      * @param limit            page size, {@code >= 0}
+     * @return the page; {@code hasMore} says whether entries remain after its last item
      * @throws IllegalArgumentException if {@code limit < 0} or {@code cursorId < 0}
      */
     public Page page(long cursorFollowedAt, long cursorId, int limit) {
@@ -58,6 +59,8 @@ public final class TimeOrder {
     /**
      * The first newest-first page.
      *
+     * @param limit page size, {@code >= 0}
+     * @return the newest {@code limit} entries; {@code hasMore} says whether others remain
      * @throws IllegalArgumentException if {@code limit < 0}
      */
     public Page page(int limit) {
@@ -84,7 +87,11 @@ public final class TimeOrder {
         return out;
     }
 
-    /** @return the number of entries */
+    /**
+     * The number of entries, as in the row it was built from.
+     *
+     * @return the number of entries
+     */
     public int size() {
         return ids.length;
     }

@@ -247,6 +247,10 @@ public final class TimeOrderedAdjacency {
     /**
      * The first newest-first page: {@code newestFirst(ids, followedAt, 0, Page.START, limit)}.
      *
+     * @param ids        arrival order, {@code (followedAt, id)} strictly ascending
+     * @param followedAt aligned with {@code ids}
+     * @param limit      page size, {@code >= 0}
+     * @return the newest {@code limit} entries; {@code hasMore} says whether others remain
      * @throws IllegalArgumentException if {@code limit < 0} or the arrays differ in length
      */
     public static Page newestFirst(long[] ids, long[] followedAt, int limit) {
@@ -275,6 +279,8 @@ public final class TimeOrderedAdjacency {
      * positive, {@code (followedAt, id)} strictly ascending. That ids are unique is not checked (it would
      * need a sort of a copy); the write path guarantees it through {@link #insert} and {@link #apply}.
      *
+     * @param ids        the row's ids
+     * @param followedAt the row's follow times
      * @throws IllegalArgumentException naming the first offending index
      */
     public static void requireWellFormed(long[] ids, long[] followedAt) {

@@ -59,6 +59,8 @@ public final class CursorCodec {
     private final SecretKeySpec key;
 
     /**
+     * Creates a codec that signs and verifies with {@code key}.
+     *
      * @param key the HMAC key, at least {@value #MIN_KEY_BYTES} bytes; copied. Every instance that must
      *            read another's cursors needs the same key (configuration, not code).
      * @throws IllegalArgumentException if {@code key} is {@code null} or shorter than 32 bytes
@@ -101,6 +103,10 @@ public final class CursorCodec {
     /**
      * Encodes a position; same as {@link #encode(ListKind, long, long, long)}.
      *
+     * @param kind     the list kind
+     * @param ownerId  the user whose list it is, positive
+     * @param position the last item's position
+     * @return a 56-character base64url string
      * @throws IllegalArgumentException if {@code ownerId} is not positive
      * @throws NullPointerException     if {@code kind} or {@code position} is {@code null}
      */

@@ -10,7 +10,11 @@ package dev.socialgraph.common.cursor;
  */
 public record CursorPosition(long followedAt, long userId) {
 
-    /** @throws IllegalArgumentException if {@code userId <= 0} */
+    /**
+     * Checks that the position names a user.
+     *
+     * @throws IllegalArgumentException if {@code userId <= 0}
+     */
     public CursorPosition {
         if (userId <= 0) {
             throw new IllegalArgumentException("userId must be a positive user id, was " + userId);

@@ -9,7 +9,7 @@ public final class InvalidCursorException extends IllegalArgumentException {
 
     private static final long serialVersionUID = 1L;
 
-    /** What is wrong with the cursor. */
+    /** What is wrong with the cursor; the constants are in the order {@link CursorCodec#decode} checks. */
     public enum Reason {
         /** {@code null} or the empty string. */
         EMPTY,
@@ -25,6 +25,7 @@ public final class InvalidCursorException extends IllegalArgumentException {
         FOREIGN
     }
 
+    /** Serialized with the exception (it extends a {@code Serializable} type). */
     private final Reason reason;
 
     InvalidCursorException(Reason reason, String message) {
@@ -32,7 +33,11 @@ public final class InvalidCursorException extends IllegalArgumentException {
         this.reason = reason;
     }
 
-    /** @return what is wrong with the cursor */
+    /**
+     * What is wrong with the cursor, for a metric tag or a log line.
+     *
+     * @return the reason
+     */
     public Reason reason() {
         return reason;
     }

@@ -34,13 +34,19 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
             this.wireName = wireName;
         }
 
-        /** @return the JSON value: {@code "follow"} or {@code "unfollow"} */
+        /**
+         * The value of the JSON {@code type} field.
+         *
+         * @return {@code "follow"} or {@code "unfollow"}
+         */
         public String wireName() {
             return wireName;
         }
     }
 
     /**
+     * Validates the event; a violation is a bug in the producer or a corrupt record.
+     *
      * @throws IllegalArgumentException if {@code eventId} or {@code type} is {@code null}, {@code eventId} is
      *                                  empty, an id is not positive, {@code followerId == followeeId}, or
      *                                  {@code version < 1}
@@ -65,6 +71,12 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
     /**
      * A follow event with the conventional {@link #eventId(long, long)}.
      *
+     * @param followerId the user who follows, positive
+     * @param followeeId the user followed, positive, not {@code followerId}
+     * @param followedAt the new edge's creation time, epoch ms
+     * @param version    the following row's version after the change, {@code >= 1}
+     * @param occurredAt commit time, epoch ms
+     * @return the event
      * @throws IllegalArgumentException as the canonical constructor
      */
     public static FollowEvent follow(long followerId, long followeeId, long followedAt, long version,
@@ -75,8 +87,13 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
     /**
      * An unfollow event with the conventional {@link #eventId(long, long)}.
      *
+     * @param followerId the user who stops following, positive
+     * @param followeeId the user no longer followed, positive, not {@code followerId}
      * @param followedAt creation time (epoch ms) of the removed edge, e.g.
      *                   {@code Adjacency.removedFollowedAt()} of the following-row removal
+     * @param version    the following row's version after the change, {@code >= 1}
+     * @param occurredAt commit time, epoch ms
+     * @return the event
      * @throws IllegalArgumentException as the canonical constructor
      */
     public static FollowEvent unfollow(long followerId, long followeeId, long followedAt, long version,
@@ -87,6 +104,13 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
     /**
      * An event of either type with the conventional {@link #eventId(long, long)}.
      *
+     * @param type       follow or unfollow
+     * @param followerId the follower, positive
+     * @param followeeId the followee, positive, not {@code followerId}
+     * @param followedAt the edge's creation time, epoch ms (for an unfollow: of the removed edge)
+     * @param version    the following row's version after the change, {@code >= 1}
+     * @param occurredAt commit time, epoch ms
+     * @return the event
      * @throws IllegalArgumentException as the canonical constructor
      */
     public static FollowEvent of(Type type, long followerId, long followeeId, long followedAt, long version,
@@ -100,13 +124,19 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
      * following row increments its version, and stable because a republished outbox row carries the same
      * pair.
      *
+     * @param followerId the follower
+     * @param version    the following row's version after the change
      * @return e.g. {@code "42-7"}
      */
     public static String eventId(long followerId, long version) {
         return followerId + "-" + version;
     }
 
-    /** @return whether this is a {@link Type#FOLLOW} */
+    /**
+     * Whether the edge was created rather than removed.
+     *
+     * @return whether this is a {@link Type#FOLLOW}
+     */
     public boolean isFollow() {
         return type == Type.FOLLOW;
     }

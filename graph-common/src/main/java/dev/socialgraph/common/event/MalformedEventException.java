@@ -10,6 +10,8 @@ public final class MalformedEventException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /**
+     * Creates the exception.
+     *
      * @param message what is wrong, naming the field where there is one
      * @param cause   the parser's or validator's exception, or {@code null}
      */

@@ -8,9 +8,12 @@ public final class InvalidUserIdException extends IllegalArgumentException {
 
     private static final long serialVersionUID = 1L;
 
+    /** Serialized with the exception (it extends a {@code Serializable} type). */
     private final String field;
 
     /**
+     * Creates the exception.
+     *
      * @param field   the name of the offending field or path variable
      * @param message what is wrong, naming the field
      */
@@ -20,6 +23,8 @@ public final class InvalidUserIdException extends IllegalArgumentException {
     }
 
     /**
+     * The name of the offending field, for the problem detail's {@code field} member.
+     *
      * @return the name of the offending field or path variable, as given by the caller of
      *         {@link UserIds#parse} or {@link UserIds#requirePositive}
      */

@@ -68,7 +68,11 @@ public final class FollowTokens {
         /** Genuine but issued more than {@link #MAX_CLOCK_SKEW} ahead of this clock. */
         FROM_FUTURE;
 
-        /** @return whether this is {@link #VALID} */
+        /**
+         * Whether the check may skip its caches.
+         *
+         * @return whether this is {@link #VALID}
+         */
         public boolean isValid() {
             return this == VALID;
         }
@@ -78,6 +82,8 @@ public final class FollowTokens {
     private final Clock clock;
 
     /**
+     * Creates an issuer and verifier.
+     *
      * @param secret the HMAC secret, at least {@value #MIN_SECRET_BYTES} bytes, shared by the write
      *               service (issuer) and the check service (verifier); copied
      * @param clock  the time source for issue and verification, e.g. {@link Clock#systemUTC()}
