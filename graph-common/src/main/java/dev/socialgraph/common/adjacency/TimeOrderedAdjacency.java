@@ -111,8 +111,9 @@ public final class TimeOrderedAdjacency {
      * @return the new row with {@code changed == true} when its content differs from the input, or the
      *         same arrays with {@code changed == false}; {@code removedFollowedAt} is always
      *         {@link Adjacency#NO_TIME}
-     * @throws IllegalArgumentException if an op id is {@code <= 0} or the arrays of the row or of the ops
-     *                                  differ in length
+     * @throws IllegalArgumentException if an op id is {@code <= 0}, the arrays of the row or of the ops
+     *                                  differ in length, or the batch re-adds an id the row holds twice
+     *                                  (a malformed row)
      */
     public static Adjacency apply(long[] ids, long[] followedAt, long[] opIds, long[] opTimes,
             boolean[] opIsFollow) {
@@ -197,8 +198,12 @@ public final class TimeOrderedAdjacency {
         Pairs.sort(addIds, addTimes, addCount);
         int[] addAt = new int[addCount];
         for (int a = 0; a < addCount; a++) {
-            // Never found: a new pair's id is either absent from the row or present at another time.
-            addAt[a] = -Pairs.search(ids, followedAt, addTimes[a], addIds[a]) - 1;
+            // In a well-formed row never found: a new pair's id is absent or present at another time.
+            int found = Pairs.search(ids, followedAt, addTimes[a], addIds[a]);
+            if (found >= 0) {
+                throw new IllegalArgumentException("row is malformed: id " + addIds[a] + " appears more than once");
+            }
+            addAt[a] = -found - 1;
         }
         return Adjacency.changed(
                 rewrite(ids, removed, removedCount, addAt, addIds, addCount),

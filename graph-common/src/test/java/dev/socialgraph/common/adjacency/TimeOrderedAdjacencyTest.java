@@ -106,6 +106,17 @@ class TimeOrderedAdjacencyTest {
     }
 
     @Test
+    void apply_whenRowHoldsIdTwice_throwsInsteadOfCorrupting() {
+        long[] malformedIds = {4, 4};
+        long[] malformedTimes = {1_000, 2_000};
+
+        assertThatThrownBy(() -> TimeOrderedAdjacency.apply(malformedIds, malformedTimes,
+                new long[] {4, 4}, new long[] {2_000, 1_000}, new boolean[] {false, true}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("row is malformed: id 4 appears more than once");
+    }
+
+    @Test
     void newestFirst_walksBackwardsFromCursor() {
         Page first = TimeOrderedAdjacency.newestFirst(IDS, TIMES, 3);
 
