@@ -1,0 +1,24 @@
+package dev.socialgraph.common.cursor;
+
+/**
+ * Which list a cursor pages; part of what makes a cursor from another list "foreign". Each kind has a
+ * fixed one-byte code in the cursor's binary form, independent of declaration order.
+ */
+public enum ListKind {
+    /** Whom the owner follows, newest first. */
+    FOLLOWING(1),
+    /** Who follows the owner, newest first. */
+    FOLLOWERS(2),
+    /** Whom the owner and another user both follow, ascending by id (position: {@code userId} only). */
+    COMMON(3);
+
+    private final byte code;
+
+    ListKind(int code) {
+        this.code = (byte) code;
+    }
+
+    byte code() {
+        return code;
+    }
+}

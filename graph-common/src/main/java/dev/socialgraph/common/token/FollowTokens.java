@@ -1,0 +1,206 @@
+package dev.socialgraph.common.token;
+
+import dev.socialgraph.common.id.UserIds;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Objects;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Issues and verifies follow tokens, the read-your-writes mechanism of DESIGN.md 3 step 4 and 5 step 2:
+ * a write replies with a token, and a check that presents a valid, young token of the same actor skips
+ * the bloom filter and the local cache, which may not have seen the write yet.
+ *
+ * <p><b>Format.</b> base64url without padding (RFC 4648 section 5) of 48 bytes, so always 64
+ * characters: {@code actorId} (8 bytes, big-endian), {@code issuedAtMillis} (8 bytes, big-endian, epoch
+ * ms), and HMAC-SHA256 (32 bytes, RFC 2104) over the domain string {@code "socialgraph/follow-token/v1"}
+ * and those 16 bytes. 48 is a multiple of 3, so each token has exactly one encoding and changing any
+ * character changes the signed bytes. The domain string keeps a token from verifying as any other value
+ * signed with the same secret.
+ *
+ * <p>The token only lets a check skip caches; it grants nothing, so a short lifetime (5 s) and no
+ * revocation are enough. Signatures are compared in constant time ({@link MessageDigest#isEqual}).
+ * Immutable and thread-safe.
+ */
+public final class FollowTokens {
+
+    /** Minimum secret length in bytes: the output size of SHA-256 (RFC 2104 section 3). */
+    public static final int MIN_SECRET_BYTES = 32;
+
+    /** Length of every token string. */
+    public static final int ENCODED_LENGTH = 64;
+
+    /**
+     * How far a token's issue time may lie ahead of this clock before it is rejected as
+     * {@link Verification#FROM_FUTURE}: the write and check instances run on different hosts whose
+     * NTP-disciplined clocks differ by milliseconds, rarely more.
+     */
+    public static final Duration MAX_CLOCK_SKEW = Duration.ofSeconds(1);
+
+    private static final int PAYLOAD_BYTES = 16;
+    private static final int MAC_BYTES = 32;
+    private static final int TOTAL_BYTES = PAYLOAD_BYTES + MAC_BYTES;
+    private static final byte[] DOMAIN = "socialgraph/follow-token/v1".getBytes(StandardCharsets.US_ASCII);
+    private static final String ALGORITHM = "HmacSHA256";
+
+    private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
+    private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
+
+    /** The outcome of {@link #verify}; only {@link #VALID} lets a check skip its caches. */
+    public enum Verification {
+        /** Genuine, of this actor, and younger than the maximum age. */
+        VALID,
+        /** Not a token at all: {@code null}, wrong length or not base64url. */
+        MALFORMED,
+        /** Well formed but the signature does not match: changed, forged or signed with another secret. */
+        TAMPERED,
+        /** Genuine but at least the maximum age old. */
+        EXPIRED,
+        /** Genuine but issued to another actor. */
+        OTHER_ACTOR,
+        /** Genuine but issued more than {@link #MAX_CLOCK_SKEW} ahead of this clock. */
+        FROM_FUTURE;
+
+        /**
+         * Whether the check may skip its caches.
+         *
+         * @return whether this is {@link #VALID}
+         */
+        public boolean isValid() {
+            return this == VALID;
+        }
+    }
+
+    private final SecretKeySpec secret;
+    private final Clock clock;
+
+    /**
+     * Creates an issuer and verifier.
+     *
+     * @param secret the HMAC secret, at least {@value #MIN_SECRET_BYTES} bytes, shared by the write
+     *               service (issuer) and the check service (verifier); copied
+     * @param clock  the time source for issue and verification, e.g. {@link Clock#systemUTC()}
+     * @throws IllegalArgumentException if {@code secret} is {@code null} or shorter than 32 bytes
+     * @throws NullPointerException     if {@code clock} is {@code null}
+     */
+    public FollowTokens(byte[] secret, Clock clock) {
+        if (secret == null || secret.length < MIN_SECRET_BYTES) {
+            throw new IllegalArgumentException("follow token secret must be at least " + MIN_SECRET_BYTES
+                    + " bytes, was " + (secret == null ? "null" : secret.length + " bytes"));
+        }
+        this.secret = new SecretKeySpec(secret.clone(), ALGORITHM);
+        this.clock = Objects.requireNonNull(clock, "clock");
+        newMac(); // fail at start-up, not on the first request, if HmacSHA256 were missing
+    }
+
+    /**
+     * Issues a token for {@code actorId} at the clock's current time.
+     *
+     * @param actorId the user who just wrote, positive
+     * @return a 64-character base64url string
+     * @throws IllegalArgumentException if {@code actorId <= 0}
+     */
+    public String issue(long actorId) {
+        UserIds.requirePositive(actorId, "actorId");
+        byte[] bytes = ByteBuffer.allocate(TOTAL_BYTES).putLong(actorId).putLong(clock.millis()).array();
+        System.arraycopy(mac(bytes), 0, bytes, PAYLOAD_BYTES, MAC_BYTES);
+        return ENCODER.encodeToString(bytes);
+    }
+
+    /**
+     * Verifies a token presented with a check by {@code actorId}.
+     *
+     * <p>Checks, in this order: well formed ({@link Verification#MALFORMED}), signature
+     * ({@link Verification#TAMPERED}), actor ({@link Verification#OTHER_ACTOR}), issued no more than
+     * {@link #MAX_CLOCK_SKEW} in the future ({@link Verification#FROM_FUTURE}), and
+     * {@code now - issuedAt < maxAge} ({@link Verification#EXPIRED} otherwise). O(1); a long string is
+     * rejected by its length before it is read.
+     *
+     * @param token   the {@code X-Follow-Token} header value; any string, including {@code null}
+     * @param actorId the user making the check request (from the JWT)
+     * @param maxAge  how long a token is accepted, e.g. 5 s; not negative
+     * @return the outcome; never throws for any {@code token}
+     * @throws NullPointerException     if {@code maxAge} is {@code null}
+     * @throws IllegalArgumentException if {@code maxAge} is negative
+     */
+    public Verification verify(String token, long actorId, Duration maxAge) {
+        Objects.requireNonNull(maxAge, "maxAge");
+        if (maxAge.isNegative()) {
+            throw new IllegalArgumentException("maxAge must not be negative, was " + maxAge);
+        }
+        if (token == null || token.length() != ENCODED_LENGTH || !isBase64Url(token)) {
+            return Verification.MALFORMED;
+        }
+        byte[] bytes;
+        try {
+            bytes = DECODER.decode(token);
+        } catch (IllegalArgumentException e) {
+            return Verification.MALFORMED; // unreachable after the checks above
+        }
+        if (bytes.length != TOTAL_BYTES) {
+            return Verification.MALFORMED;
+        }
+        byte[] actual = Arrays.copyOfRange(bytes, PAYLOAD_BYTES, TOTAL_BYTES);
+        if (!MessageDigest.isEqual(mac(bytes), actual)) {
+            return Verification.TAMPERED;
+        }
+        ByteBuffer fields = ByteBuffer.wrap(bytes);
+        if (fields.getLong(0) != actorId) {
+            return Verification.OTHER_ACTOR;
+        }
+        long issuedAt = fields.getLong(8);
+        long now = clock.millis();
+        long maxAgeMillis = maxAge.compareTo(Duration.ofMillis(Long.MAX_VALUE)) >= 0
+                ? Long.MAX_VALUE : maxAge.toMillis(); // a Duration can exceed a long of milliseconds
+        // The true difference of two longs lies in (-2^64, 2^64); on the side where it is positive it is
+        // exact as an unsigned long, so compare unsigned and no clock value can overflow or throw.
+        long age;
+        if (issuedAt > now) {
+            if (Long.compareUnsigned(issuedAt - now, MAX_CLOCK_SKEW.toMillis()) > 0) {
+                return Verification.FROM_FUTURE;
+            }
+            age = 0; // within the skew: as if issued now
+        } else {
+            age = now - issuedAt;
+        }
+        return Long.compareUnsigned(age, maxAgeMillis) >= 0 ? Verification.EXPIRED : Verification.VALID;
+    }
+
+    /** HMAC over the domain string and the payload bytes {@code [0, 16)}; 32 bytes. */
+    private byte[] mac(byte[] bytes) {
+        Mac mac = newMac();
+        mac.update(DOMAIN);
+        mac.update(bytes, 0, PAYLOAD_BYTES);
+        return mac.doFinal();
+    }
+
+    private Mac newMac() {
+        try {
+            Mac mac = Mac.getInstance(ALGORITHM);
+            mac.init(secret);
+            return mac;
+        } catch (GeneralSecurityException e) {
+            // Every Java SE implementation must provide HmacSHA256 (javax.crypto.Mac documentation).
+            throw new IllegalStateException("HmacSHA256 unavailable", e);
+        }
+    }
+
+    private static boolean isBase64Url(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'
+                    || c == '_';
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
