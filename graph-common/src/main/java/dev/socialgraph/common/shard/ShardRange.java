@@ -12,10 +12,14 @@ import java.util.Objects;
  * @param database   a short name of the physical database, used in logs, metric tags and advisory-lock
  *                   names (e.g. {@code graph_following_0}); not a user id, so it is safe as a tag
  * @param jdbcUrl    JDBC URL of the physical database
- * @throws IllegalArgumentException when a shard number is negative, the range is empty or a name is blank
  */
 public record ShardRange(ShardGroup group, int firstShard, int lastShard, String database, String jdbcUrl) {
 
+    /**
+     * Validates the range.
+     *
+     * @throws IllegalArgumentException when a shard number is negative, the range is empty or a name is blank
+     */
     public ShardRange {
         Objects.requireNonNull(group, "group");
         if (firstShard < 0) {
