@@ -2,15 +2,12 @@ package dev.socialgraph.common.cursor;
 
 import dev.socialgraph.common.cursor.InvalidCursorException.Reason;
 import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.common.sign.DomainMac;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Objects;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Opaque, signed list cursors (DESIGN.md 5: "opaque cursors encode {@code (followedAt, userId)}").
@@ -50,13 +47,11 @@ public final class CursorCodec {
     private static final int PAYLOAD_BYTES = 26;
     private static final int MAC_BYTES = 16;
     private static final int TOTAL_BYTES = PAYLOAD_BYTES + MAC_BYTES;
-    private static final byte[] DOMAIN = "socialgraph/cursor/v1".getBytes(StandardCharsets.US_ASCII);
-    private static final String ALGORITHM = "HmacSHA256";
 
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
 
-    private final SecretKeySpec key;
+    private final DomainMac key;
 
     /**
      * Creates a codec that signs and verifies with {@code key}.
@@ -70,8 +65,7 @@ public final class CursorCodec {
             throw new IllegalArgumentException("cursor key must be at least " + MIN_KEY_BYTES + " bytes, was "
                     + (key == null ? "null" : key.length + " bytes"));
         }
-        this.key = new SecretKeySpec(key.clone(), ALGORITHM);
-        newMac(); // fail at start-up, not on the first request, if HmacSHA256 were missing
+        this.key = new DomainMac(key, "socialgraph/cursor/v1");
     }
 
     /**
@@ -96,7 +90,7 @@ public final class CursorCodec {
                 .putLong(followedAt)
                 .putLong(userId);
         byte[] out = bytes.array();
-        System.arraycopy(mac(out), 0, out, PAYLOAD_BYTES, MAC_BYTES);
+        System.arraycopy(key.mac(out, PAYLOAD_BYTES), 0, out, PAYLOAD_BYTES, MAC_BYTES);
         return ENCODER.encodeToString(out);
     }
 
@@ -139,7 +133,7 @@ public final class CursorCodec {
             throw new InvalidCursorException(Reason.LENGTH,
                     "cursor has the wrong length: expected " + ENCODED_LENGTH + " characters, got " + cursor.length());
         }
-        if (!isBase64Url(cursor)) {
+        if (!DomainMac.isBase64Url(cursor)) {
             throw new InvalidCursorException(Reason.ENCODING, "cursor is not base64url");
         }
         byte[] bytes;
@@ -152,7 +146,7 @@ public final class CursorCodec {
         if (bytes.length != TOTAL_BYTES || bytes[0] != VERSION) {
             throw new InvalidCursorException(Reason.VERSION, "cursor has an unsupported version " + bytes[0]);
         }
-        byte[] expected = Arrays.copyOf(mac(bytes), MAC_BYTES);
+        byte[] expected = Arrays.copyOf(key.mac(bytes, PAYLOAD_BYTES), MAC_BYTES);
         byte[] actual = Arrays.copyOfRange(bytes, PAYLOAD_BYTES, TOTAL_BYTES);
         if (!MessageDigest.isEqual(expected, actual)) {
             throw new InvalidCursorException(Reason.TAMPERED, "cursor signature does not match");
@@ -170,36 +164,5 @@ public final class CursorCodec {
             throw new InvalidCursorException(Reason.TAMPERED, "cursor holds an invalid position");
         }
         return new CursorPosition(followedAt, userId);
-    }
-
-    /** HMAC over the domain string and the payload bytes {@code [0, 26)}; full 32 bytes. */
-    private byte[] mac(byte[] bytes) {
-        Mac mac = newMac();
-        mac.update(DOMAIN);
-        mac.update(bytes, 0, PAYLOAD_BYTES);
-        return mac.doFinal();
-    }
-
-    private Mac newMac() {
-        try {
-            Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(key);
-            return mac;
-        } catch (GeneralSecurityException e) {
-            // Every Java SE implementation must provide HmacSHA256 (javax.crypto.Mac documentation).
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
-    }
-
-    private static boolean isBase64Url(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'
-                    || c == '_';
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
     }
 }

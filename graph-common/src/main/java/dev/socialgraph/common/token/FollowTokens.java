@@ -1,17 +1,14 @@
 package dev.socialgraph.common.token;
 
 import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.common.sign.DomainMac;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Objects;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Issues and verifies follow tokens, the read-your-writes mechanism of DESIGN.md 3 step 4 and 5 step 2:
@@ -47,8 +44,6 @@ public final class FollowTokens {
     private static final int PAYLOAD_BYTES = 16;
     private static final int MAC_BYTES = 32;
     private static final int TOTAL_BYTES = PAYLOAD_BYTES + MAC_BYTES;
-    private static final byte[] DOMAIN = "socialgraph/follow-token/v1".getBytes(StandardCharsets.US_ASCII);
-    private static final String ALGORITHM = "HmacSHA256";
 
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
@@ -78,7 +73,7 @@ public final class FollowTokens {
         }
     }
 
-    private final SecretKeySpec secret;
+    private final DomainMac secret;
     private final Clock clock;
 
     /**
@@ -95,9 +90,8 @@ public final class FollowTokens {
             throw new IllegalArgumentException("follow token secret must be at least " + MIN_SECRET_BYTES
                     + " bytes, was " + (secret == null ? "null" : secret.length + " bytes"));
         }
-        this.secret = new SecretKeySpec(secret.clone(), ALGORITHM);
+        this.secret = new DomainMac(secret, "socialgraph/follow-token/v1");
         this.clock = Objects.requireNonNull(clock, "clock");
-        newMac(); // fail at start-up, not on the first request, if HmacSHA256 were missing
     }
 
     /**
@@ -110,7 +104,7 @@ public final class FollowTokens {
     public String issue(long actorId) {
         UserIds.requirePositive(actorId, "actorId");
         byte[] bytes = ByteBuffer.allocate(TOTAL_BYTES).putLong(actorId).putLong(clock.millis()).array();
-        System.arraycopy(mac(bytes), 0, bytes, PAYLOAD_BYTES, MAC_BYTES);
+        System.arraycopy(secret.mac(bytes, PAYLOAD_BYTES), 0, bytes, PAYLOAD_BYTES, MAC_BYTES);
         return ENCODER.encodeToString(bytes);
     }
 
@@ -135,7 +129,7 @@ public final class FollowTokens {
         if (maxAge.isNegative()) {
             throw new IllegalArgumentException("maxAge must not be negative, was " + maxAge);
         }
-        if (token == null || token.length() != ENCODED_LENGTH || !isBase64Url(token)) {
+        if (token == null || token.length() != ENCODED_LENGTH || !DomainMac.isBase64Url(token)) {
             return Verification.MALFORMED;
         }
         byte[] bytes;
@@ -148,7 +142,7 @@ public final class FollowTokens {
             return Verification.MALFORMED;
         }
         byte[] actual = Arrays.copyOfRange(bytes, PAYLOAD_BYTES, TOTAL_BYTES);
-        if (!MessageDigest.isEqual(mac(bytes), actual)) {
+        if (!MessageDigest.isEqual(secret.mac(bytes, PAYLOAD_BYTES), actual)) {
             return Verification.TAMPERED;
         }
         ByteBuffer fields = ByteBuffer.wrap(bytes);
@@ -171,36 +165,5 @@ public final class FollowTokens {
             age = now - issuedAt;
         }
         return Long.compareUnsigned(age, maxAgeMillis) >= 0 ? Verification.EXPIRED : Verification.VALID;
-    }
-
-    /** HMAC over the domain string and the payload bytes {@code [0, 16)}; 32 bytes. */
-    private byte[] mac(byte[] bytes) {
-        Mac mac = newMac();
-        mac.update(DOMAIN);
-        mac.update(bytes, 0, PAYLOAD_BYTES);
-        return mac.doFinal();
-    }
-
-    private Mac newMac() {
-        try {
-            Mac mac = Mac.getInstance(ALGORITHM);
-            mac.init(secret);
-            return mac;
-        } catch (GeneralSecurityException e) {
-            // Every Java SE implementation must provide HmacSHA256 (javax.crypto.Mac documentation).
-            throw new IllegalStateException("HmacSHA256 unavailable", e);
-        }
-    }
-
-    private static boolean isBase64Url(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'
-                    || c == '_';
-            if (!ok) {
-                return false;
-            }
-        }
-        return true;
     }
 }
