@@ -1,0 +1,210 @@
+package dev.socialgraph.tools;
+
+import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.shard.ShardMap;
+import dev.socialgraph.common.shard.ShardRange;
+import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.ShardDatabases;
+import dev.socialgraph.store.ShardMigrations;
+import dev.socialgraph.tools.edges.EdgeList;
+import dev.socialgraph.tools.edges.EdgeListFormatException;
+import dev.socialgraph.tools.edges.EdgeListReader;
+import dev.socialgraph.tools.generate.RmatGenerator;
+import dev.socialgraph.tools.importer.BulkImporter;
+import dev.socialgraph.tools.importer.ImportException;
+import dev.socialgraph.tools.importer.ImportSummary;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.zip.GZIPOutputStream;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The project's command-line tools: {@code import} (bulk import of an edge list into both shard groups) and
+ * {@code generate} (an R-MAT graph as an edge list). Exit codes: 0 done, 1 bad input or failure, 2 usage.
+ */
+@Command(name = "graph-tool", mixinStandardHelpOptions = true, subcommands = {GraphTool.Import.class,
+        GraphTool.Generate.class}, description = "Social graph tools: import and generate follow graphs.")
+public final class GraphTool {
+
+    /** Runs the tool; see {@code --help}. */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new GraphTool()).execute(args));
+    }
+
+    /** Connection settings of the local shard topology (DESIGN.md 10). */
+    static final class Postgres {
+        @Option(names = "--postgres-host", defaultValue = "${env:GRAPH_POSTGRES_HOST:-127.0.0.1}",
+                description = "PostgreSQL host (default: ${DEFAULT-VALUE})")
+        String host;
+
+        @Option(names = "--postgres-port", defaultValue = "${env:GRAPH_POSTGRES_PORT:-5432}",
+                description = "PostgreSQL port (default: ${DEFAULT-VALUE})")
+        int port;
+
+        @Option(names = "--postgres-user", defaultValue = "${env:GRAPH_SHARDS_USERNAME:-postgres}",
+                description = "database user (default: ${DEFAULT-VALUE})")
+        String user;
+
+        @Option(names = "--postgres-password", defaultValue = "${env:GRAPH_SHARDS_PASSWORD:-}",
+                description = "database password (default: empty)")
+        String password;
+
+        @Option(names = "--logical-shards", defaultValue = "256", description = "logical shards (default: ${DEFAULT-VALUE})")
+        int logicalShards;
+
+        /** Two databases per group, split at the middle logical shard, named as in DESIGN.md 10. */
+        ShardMap shardMap() {
+            List<ShardRange> ranges = new ArrayList<>();
+            int half = logicalShards / 2;
+            for (ShardGroup group : ShardGroup.values()) {
+                String prefix = "graph_" + group.name().toLowerCase() + "_";
+                ranges.add(range(group, 0, half - 1, prefix + 0));
+                ranges.add(range(group, half, logicalShards - 1, prefix + 1));
+            }
+            return ShardMap.of(logicalShards, ranges);
+        }
+
+        private ShardRange range(ShardGroup group, int first, int last, String db) {
+            return new ShardRange(group, first, last, db, "jdbc:postgresql://" + host + ":" + port + "/" + db);
+        }
+    }
+
+    @Command(name = "import", mixinStandardHelpOptions = true,
+            description = "Import an edge list (follower<TAB>followee, # comments, gzip or plain) into both shard groups. "
+                    + "The stored graph becomes the file's graph; re-importing the same file changes nothing.")
+    static final class Import implements Callable<Integer> {
+        @Parameters(index = "0", description = "edge list file")
+        Path file;
+
+        @CommandLine.Mixin
+        Postgres postgres = new Postgres();
+
+        @Option(names = "--celebrity-threshold", defaultValue = "1000000",
+                description = "followers above which a user's followers go to celebrity pages (default: ${DEFAULT-VALUE})")
+        long celebrityThreshold;
+
+        @Option(names = "--page-size", defaultValue = "100000", description = "followers per celebrity page (default: ${DEFAULT-VALUE})")
+        int pageSize;
+
+        @Option(names = "--no-progress", description = "no progress bar (for logs)")
+        boolean noProgress;
+
+        @Override
+        public Integer call() throws Exception {
+            if (!Files.isReadable(file)) {
+                System.err.println("cannot read " + file);
+                return 1;
+            }
+            ShardMap map = postgres.shardMap();
+            ShardDatabases.createMissing(map.databases(), postgres.user, postgres.password);
+            try (ShardDataSources dataSources = new ShardDataSources(map, new ShardDataSources.PoolSettings(
+                    postgres.user, postgres.password, 2, Duration.ofSeconds(10), "import"));
+                 ProgressListener progress = new ProgressListener(!noProgress)) {
+                ShardMigrations.migrateAll(dataSources);
+                BulkImporter importer = new BulkImporter(dataSources,
+                        new BulkImporter.Settings(10_000, celebrityThreshold, pageSize), progress);
+                ImportSummary summary = importer.importFile(file);
+                progress.close();
+                System.out.print(summary.report());
+                return 0;
+            } catch (EdgeListFormatException | ImportException e) {
+                System.err.println("import stopped, nothing written: " + e.getMessage());
+                return 1;
+            }
+        }
+    }
+
+    @Command(name = "generate", mixinStandardHelpOptions = true,
+            description = "Generate an R-MAT follow graph (Graph500 parameters) as an edge list.")
+    static final class Generate implements Callable<Integer> {
+        @Option(names = "--users", required = true, description = "number of users (ids 1..users)")
+        long users;
+
+        @Option(names = "--edges", required = true, description = "number of distinct edges")
+        int edges;
+
+        @Option(names = "--seed", defaultValue = "1", description = "random seed (default: ${DEFAULT-VALUE})")
+        long seed;
+
+        @Option(names = "--out", required = true, description = "output file; gzip when it ends in .gz")
+        Path out;
+
+        @Override
+        public Integer call() throws IOException {
+            long start = System.nanoTime();
+            EdgeList graph;
+            try {
+                graph = RmatGenerator.generate(users, edges, 10_000, seed, EdgeListReader.BASE_FOLLOWED_AT);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                System.err.println(e.getMessage());
+                return 1;
+            }
+            try (OutputStream raw = Files.newOutputStream(out);
+                 OutputStream stream = out.toString().endsWith(".gz") ? new GZIPOutputStream(raw, 1 << 16) : raw;
+                 BufferedWriter w = new BufferedWriter(new OutputStreamWriter(stream, StandardCharsets.US_ASCII), 1 << 16)) {
+                w.write("# R-MAT follow graph (Graph500 a=0.57 b=0.19 c=0.19 d=0.05), seed " + seed + "\n");
+                w.write("# Users: " + users + " Edges: " + graph.size() + "\n");
+                w.write("# FollowerId\tFolloweeId\n");
+                for (int i = 0; i < graph.size(); i++) {
+                    w.write(Long.toString(graph.follower(i)));
+                    w.write('\t');
+                    w.write(Long.toString(graph.followee(i)));
+                    w.write('\n');
+                }
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            System.out.printf("wrote %,d edges among %,d users to %s in %.2f s (%,.0f edges/min)%n", graph.size(),
+                    users, out, seconds, graph.size() / seconds * 60);
+            return 0;
+        }
+    }
+
+    /** Shows import phases as progress bars (me.tongfei:progressbar). */
+    static final class ProgressListener implements BulkImporter.Listener, AutoCloseable {
+        private final boolean enabled;
+        private ProgressBar bar;
+
+        ProgressListener(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        @Override
+        public void phase(String name, long total) {
+            close();
+            if (enabled) {
+                bar = new ProgressBarBuilder().setTaskName(name).setInitialMax(total)
+                        .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(250).build();
+            }
+        }
+
+        @Override
+        public void progress(long done) {
+            if (bar != null) {
+                bar.stepTo(done);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (bar != null) {
+                bar.close();
+                bar = null;
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.socialgraph.tools.edges;
+
+import java.util.Arrays;
+
+/**
+ * A directed follow graph held as parallel primitive arrays, in file order until sorted: edge {@code i} is
+ * {@code followers[i] -> followees[i]}, created at {@code followedAt[i]} (epoch ms). Mutable; not thread-safe.
+ *
+ * <p>Memory: 24 bytes per edge (ego-Twitter's 1.77M edges take 42 MB).
+ */
+public final class EdgeList {
+
+    private long[] followers;
+    private long[] followees;
+    private long[] followedAt;
+    private int size;
+
+    /** An empty list with room for {@code capacity} edges (grows as needed). */
+    public EdgeList(int capacity) {
+        int c = Math.max(16, capacity);
+        followers = new long[c];
+        followees = new long[c];
+        followedAt = new long[c];
+    }
+
+    /** Appends an edge. */
+    public void add(long follower, long followee, long followedAtMillis) {
+        if (size == followers.length) {
+            int c = (int) Math.min(Integer.MAX_VALUE - 8, size * 2L);
+            if (c == size) {
+                throw new IllegalStateException("edge list is full at " + size + " edges");
+            }
+            followers = Arrays.copyOf(followers, c);
+            followees = Arrays.copyOf(followees, c);
+            followedAt = Arrays.copyOf(followedAt, c);
+        }
+        followers[size] = follower;
+        followees[size] = followee;
+        followedAt[size] = followedAtMillis;
+        size++;
+    }
+
+    /** Number of edges. */
+    public int size() {
+        return size;
+    }
+
+    /** Follower of edge {@code i}. */
+    public long follower(int i) {
+        return followers[i];
+    }
+
+    /** Followee of edge {@code i}. */
+    public long followee(int i) {
+        return followees[i];
+    }
+
+    /** Follow time of edge {@code i}, epoch ms. */
+    public long followedAt(int i) {
+        return followedAt[i];
+    }
+
+    /** Sorts by (follower, followee): each follower's run is its following row, ids ascending. */
+    public void sortByFollower() {
+        RadixSort.sort(followers, followees, followedAt, size);
+    }
+
+    /** Sorts by (followee, followedAt): each followee's run is its follower row in arrival order. */
+    public void sortByFollowee() {
+        RadixSort.sort(followees, followedAt, followers, size);
+    }
+
+    /**
+     * Removes self-loops and duplicate (follower, followee) pairs, keeping the first occurrence's time.
+     * Must be called after {@link #sortByFollower()}.
+     *
+     * @return {selfLoopsRemoved, duplicatesRemoved}
+     */
+    public long[] removeSelfLoopsAndDuplicates() {
+        int out = 0;
+        long selfLoops = 0;
+        long duplicates = 0;
+        for (int i = 0; i < size; i++) {
+            if (followers[i] == followees[i]) {
+                selfLoops++;
+                continue;
+            }
+            if (out > 0 && followers[out - 1] == followers[i] && followees[out - 1] == followees[i]) {
+                duplicates++;
+                continue;
+            }
+            followers[out] = followers[i];
+            followees[out] = followees[i];
+            followedAt[out] = followedAt[i];
+            out++;
+        }
+        size = out;
+        return new long[] {selfLoops, duplicates};
+    }
+}

@@ -1,0 +1,40 @@
+package dev.socialgraph.tools.edges;
+
+/**
+ * A line of an edge list that is not {@code follower<sep>followee} with two positive 64-bit ids. The message
+ * names the file, the 1-based line number and the line itself, so the user can fix the file.
+ */
+public final class EdgeListFormatException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String file;
+    private final long lineNumber;
+    private final String line;
+
+    EdgeListFormatException(String file, long lineNumber, String line, String reason) {
+        super(file + ":" + lineNumber + ": " + reason + ": '" + abbreviate(line) + "'");
+        this.file = file;
+        this.lineNumber = lineNumber;
+        this.line = line;
+    }
+
+    /** The file the line came from. */
+    public String file() {
+        return file;
+    }
+
+    /** 1-based line number. */
+    public long lineNumber() {
+        return lineNumber;
+    }
+
+    /** The offending line, as read. */
+    public String line() {
+        return line;
+    }
+
+    private static String abbreviate(String line) {
+        return line.length() <= 200 ? line : line.substring(0, 200) + "...";
+    }
+}

@@ -1,0 +1,404 @@
+package dev.socialgraph.tools.importer;
+
+import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.shard.ShardMap;
+import dev.socialgraph.common.shard.ShardRange;
+import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.tools.edges.EdgeList;
+import dev.socialgraph.tools.edges.EdgeListReader;
+import java.io.IOException;
+import java.io.Reader;
+import java.io.StringReader;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.LongConsumer;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyIn;
+
+/**
+ * Builds both shard groups directly from an edge list, without replaying events (the issue's bulk importer):
+ * read and validate the whole file first (a malformed line stops the import before anything is written), sort
+ * the edges by follower and by followee (radix sort), build every row's arrays, and per physical database
+ * {@code COPY} the rows into a temporary staging table and merge them into the live tables in <b>one
+ * transaction</b>, so a database shows either the old graph or the new one, never half of it.
+ *
+ * <p>Semantics: after an import the stored graph equals the file's graph (minus self-loops and duplicates).
+ * Rows that changed get {@code version + 1}; rows absent from the file are emptied with {@code version + 1},
+ * never deleted, because versions must only grow (the Redis cache guard of DESIGN.md 2.3 relies on it).
+ * Re-importing the same file changes nothing: the follow times are deterministic
+ * ({@link EdgeListReader#BASE_FOLLOWED_AT} + edge index) and unchanged rows are not rewritten.
+ *
+ * <p>No outbox rows or events are produced.
+ */
+public final class BulkImporter {
+
+    /** Receives progress, for a progress bar; every method may be a no-op. */
+    public interface Listener {
+        /** A phase starts; {@code total} is its unit count (bytes or rows), or -1 when unknown. */
+        default void phase(String name, long total) {
+        }
+
+        /** Units done so far in the current phase. */
+        default void progress(long done) {
+        }
+    }
+
+    /**
+     * Import settings.
+     *
+     * @param followingCap        maximum followings per user (10,000); a user above it fails the import
+     * @param celebrityThreshold  followers above which a followee's followers go to celebrity pages
+     * @param pageSize            followers per celebrity page
+     */
+    public record Settings(int followingCap, long celebrityThreshold, int pageSize) {
+        public Settings {
+            if (followingCap < 1 || celebrityThreshold < 1 || pageSize < 1) {
+                throw new IllegalArgumentException("followingCap, celebrityThreshold and pageSize must be >= 1");
+            }
+        }
+
+        /** DESIGN.md defaults: cap 10,000; celebrity threshold 1,000,000; pages of 100,000. */
+        public static Settings defaults() {
+            return new Settings(10_000, 1_000_000, 100_000);
+        }
+    }
+
+    private final ShardDataSources dataSources;
+    private final Settings settings;
+    private final Listener listener;
+
+    /** An importer writing to the databases of {@code dataSources} (schema already migrated). */
+    public BulkImporter(ShardDataSources dataSources, Settings settings, Listener listener) {
+        this.dataSources = dataSources;
+        this.settings = settings;
+        this.listener = listener;
+    }
+
+    /**
+     * Imports {@code file}.
+     *
+     * @throws dev.socialgraph.tools.edges.EdgeListFormatException on a malformed line; nothing was written
+     * @throws ImportException when the graph breaks a rule (a user above the following cap); nothing was written
+     * @throws SQLException    when a database fails; databases merged before it keep the new graph, the failing one
+     *                         and those after it keep the old one (re-run the import to finish: it is idempotent)
+     */
+    public ImportSummary importFile(Path file) throws IOException, SQLException {
+        Map<String, Duration> phases = new LinkedHashMap<>();
+        long t0 = System.nanoTime();
+        listener.phase("read", java.nio.file.Files.size(file));
+        EdgeList edges = EdgeListReader.read(file, listener::progress);
+        long edgesRead = edges.size();
+        long t1 = mark(phases, "read", t0);
+
+        listener.phase("sort", -1);
+        edges.sortByFollower();
+        long[] skipped = edges.removeSelfLoopsAndDuplicates();
+        long users = countUsers(edges);
+        checkFollowingCap(edges);
+        long t2 = mark(phases, "sort", t1);
+
+        long[] following = writeFollowing(edges);
+        long t3 = mark(phases, "following shards", t2);
+
+        edges.sortByFollowee();
+        long[] follower = writeFollower(edges);
+        mark(phases, "follower shards", t3);
+
+        return new ImportSummary(edgesRead, skipped[0], skipped[1], edges.size(), users, following[0], follower[0],
+                follower[2], follower[3], following[1], follower[1], phases);
+    }
+
+    private long mark(Map<String, Duration> phases, String name, long since) {
+        long now = System.nanoTime();
+        phases.put(name, Duration.ofNanos(now - since));
+        return now;
+    }
+
+    private void checkFollowingCap(EdgeList edges) {
+        int n = edges.size();
+        for (int i = 0; i < n; ) {
+            int j = i;
+            while (j < n && edges.follower(j) == edges.follower(i)) {
+                j++;
+            }
+            if (j - i > settings.followingCap()) {
+                throw new ImportException("user " + edges.follower(i) + " follows " + (j - i)
+                        + " users, above the following cap of " + settings.followingCap());
+            }
+            i = j;
+        }
+    }
+
+    private static long countUsers(EdgeList edges) {
+        int n = edges.size();
+        long[] all = new long[2 * n];
+        for (int i = 0; i < n; i++) {
+            all[2 * i] = edges.follower(i);
+            all[2 * i + 1] = edges.followee(i);
+        }
+        java.util.Arrays.parallelSort(all);
+        long users = 0;
+        for (int i = 0; i < all.length; i++) {
+            if (i == 0 || all[i] != all[i - 1]) {
+                users++;
+            }
+        }
+        return users;
+    }
+
+    // ---- following group ------------------------------------------------------------------------------------
+
+    private static final String STAGE_FOLLOWING = """
+            CREATE TEMP TABLE staging_following (
+                follower_id BIGINT PRIMARY KEY, following_ids BIGINT[] NOT NULL, followed_at BIGINT[] NOT NULL,
+                following_count INT NOT NULL) ON COMMIT DROP
+            """;
+
+    private static final String MERGE_FOLLOWING = """
+            INSERT INTO following_adjacency AS t (follower_id, following_ids, followed_at, following_count, version)
+            SELECT follower_id, following_ids, followed_at, following_count, 1 FROM staging_following
+            ON CONFLICT (follower_id) DO UPDATE
+               SET following_ids = EXCLUDED.following_ids, followed_at = EXCLUDED.followed_at,
+                   following_count = EXCLUDED.following_count, version = t.version + 1, updated_at = now()
+             WHERE (t.following_ids, t.followed_at) IS DISTINCT FROM (EXCLUDED.following_ids, EXCLUDED.followed_at)
+            """;
+
+    private static final String EMPTY_ABSENT_FOLLOWING = """
+            UPDATE following_adjacency t
+               SET following_ids = '{}', followed_at = '{}', following_count = 0, version = t.version + 1,
+                   updated_at = now()
+             WHERE t.following_count > 0
+               AND NOT EXISTS (SELECT 1 FROM staging_following s WHERE s.follower_id = t.follower_id)
+            """;
+
+    /** Returns {rows, changed}. */
+    private long[] writeFollowing(EdgeList edges) throws SQLException {
+        ShardMap map = dataSources.shardMap();
+        long rows = 0;
+        long changed = 0;
+        for (ShardRange range : map.ranges(ShardGroup.FOLLOWING)) {
+            listener.phase("following " + range.database(), -1);
+            try (Connection c = dataSources.forRange(range).getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    execute(c, STAGE_FOLLOWING);
+                    CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI()
+                            .copyIn("COPY staging_following FROM STDIN");
+                    StringBuilder line = new StringBuilder(256);
+                    int n = edges.size();
+                    long here = 0;
+                    for (int i = 0; i < n; ) {
+                        long follower = edges.follower(i);
+                        int j = i;
+                        while (j < n && edges.follower(j) == follower) {
+                            j++;
+                        }
+                        if (range.contains(map.logicalShard(follower))) {
+                            line.setLength(0);
+                            line.append(follower).append('\t');
+                            appendArray(line, edges, i, j, true);
+                            line.append('\t');
+                            appendTimes(line, edges, i, j);
+                            line.append('\t').append(j - i).append('\n');
+                            writeLine(copy, line);
+                            if ((++here & 0x3FF) == 0) {
+                                listener.progress(here);
+                            }
+                        }
+                        i = j;
+                    }
+                    copy.endCopy();
+                    rows += here;
+                    changed += executeUpdate(c, MERGE_FOLLOWING) + executeUpdate(c, EMPTY_ABSENT_FOLLOWING);
+                    c.commit();
+                } catch (SQLException | RuntimeException e) {
+                    rollback(c, e);
+                    throw e;
+                }
+            }
+        }
+        return new long[] {rows, changed};
+    }
+
+    // ---- follower group -------------------------------------------------------------------------------------
+
+    private static final String STAGE_FOLLOWER = """
+            CREATE TEMP TABLE staging_follower (
+                followee_id BIGINT PRIMARY KEY, follower_ids BIGINT[] NOT NULL, followed_at BIGINT[] NOT NULL,
+                follower_count BIGINT NOT NULL, celebrity BOOLEAN NOT NULL) ON COMMIT DROP
+            """;
+
+    private static final String STAGE_PAGES = """
+            CREATE TEMP TABLE staging_pages (
+                followee_id BIGINT NOT NULL, page_num INT NOT NULL, follower_ids BIGINT[] NOT NULL,
+                followed_at BIGINT[] NOT NULL, min_followed_at BIGINT, max_followed_at BIGINT,
+                PRIMARY KEY (followee_id, page_num)) ON COMMIT DROP
+            """;
+
+    private static final String MERGE_FOLLOWER = """
+            INSERT INTO follower_adjacency AS t (followee_id, follower_ids, followed_at, follower_count, celebrity, version)
+            SELECT followee_id, follower_ids, followed_at, follower_count, celebrity, 1 FROM staging_follower
+            ON CONFLICT (followee_id) DO UPDATE
+               SET follower_ids = EXCLUDED.follower_ids, followed_at = EXCLUDED.followed_at,
+                   follower_count = EXCLUDED.follower_count, celebrity = EXCLUDED.celebrity,
+                   version = t.version + 1, updated_at = now()
+             WHERE (t.follower_ids, t.followed_at, t.follower_count, t.celebrity)
+                   IS DISTINCT FROM (EXCLUDED.follower_ids, EXCLUDED.followed_at, EXCLUDED.follower_count, EXCLUDED.celebrity)
+            """;
+
+    private static final String EMPTY_ABSENT_FOLLOWER = """
+            UPDATE follower_adjacency t
+               SET follower_ids = '{}', followed_at = '{}', follower_count = 0, celebrity = false,
+                   version = t.version + 1, updated_at = now()
+             WHERE (t.follower_count > 0 OR t.celebrity)
+               AND NOT EXISTS (SELECT 1 FROM staging_follower s WHERE s.followee_id = t.followee_id)
+            """;
+
+    private static final String DELETE_STALE_PAGES = """
+            DELETE FROM celebrity_followers_page p
+             WHERE NOT EXISTS (SELECT 1 FROM staging_pages s
+                                WHERE s.followee_id = p.followee_id AND s.page_num = p.page_num)
+            """;
+
+    private static final String MERGE_PAGES = """
+            INSERT INTO celebrity_followers_page AS t
+                   (followee_id, page_num, follower_ids, followed_at, min_followed_at, max_followed_at)
+            SELECT followee_id, page_num, follower_ids, followed_at, min_followed_at, max_followed_at FROM staging_pages
+            ON CONFLICT (followee_id, page_num) DO UPDATE
+               SET follower_ids = EXCLUDED.follower_ids, followed_at = EXCLUDED.followed_at,
+                   min_followed_at = EXCLUDED.min_followed_at, max_followed_at = EXCLUDED.max_followed_at
+             WHERE (t.follower_ids, t.followed_at) IS DISTINCT FROM (EXCLUDED.follower_ids, EXCLUDED.followed_at)
+            """;
+
+    /** Returns {rows, changed, celebrities, pages}. */
+    private long[] writeFollower(EdgeList edges) throws SQLException, IOException {
+        ShardMap map = dataSources.shardMap();
+        long rows = 0;
+        long changed = 0;
+        long celebrities = 0;
+        long pages = 0;
+        for (ShardRange range : map.ranges(ShardGroup.FOLLOWER)) {
+            listener.phase("follower " + range.database(), -1);
+            try (Connection c = dataSources.forRange(range).getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    execute(c, STAGE_FOLLOWER);
+                    execute(c, STAGE_PAGES);
+                    CopyIn rowCopy = c.unwrap(PGConnection.class).getCopyAPI()
+                            .copyIn("COPY staging_follower FROM STDIN");
+                    StringBuilder pageLines = new StringBuilder();
+                    StringBuilder line = new StringBuilder(256);
+                    int n = edges.size();
+                    long here = 0;
+                    for (int i = 0; i < n; ) {
+                        long followee = edges.followee(i);
+                        int j = i;
+                        while (j < n && edges.followee(j) == followee) {
+                            j++;
+                        }
+                        if (range.contains(map.logicalShard(followee))) {
+                            int count = j - i;
+                            boolean celebrity = count > settings.celebrityThreshold();
+                            line.setLength(0);
+                            line.append(followee).append('\t');
+                            if (celebrity) {
+                                line.append("{}\t{}");
+                                celebrities++;
+                                for (int p = 0, from = i; from < j; p++, from += settings.pageSize()) {
+                                    int to = Math.min(j, from + settings.pageSize());
+                                    pageLines.append(followee).append('\t').append(p).append('\t');
+                                    appendArray(pageLines, edges, from, to, false);
+                                    pageLines.append('\t');
+                                    appendTimes(pageLines, edges, from, to);
+                                    pageLines.append('\t').append(edges.followedAt(from)).append('\t')
+                                            .append(edges.followedAt(to - 1)).append('\n');
+                                    pages++;
+                                }
+                            } else {
+                                appendArray(line, edges, i, j, false);
+                                line.append('\t');
+                                appendTimes(line, edges, i, j);
+                            }
+                            line.append('\t').append(count).append('\t').append(celebrity ? 't' : 'f').append('\n');
+                            writeLine(rowCopy, line);
+                            if ((++here & 0x3FF) == 0) {
+                                listener.progress(here);
+                            }
+                        }
+                        i = j;
+                    }
+                    rowCopy.endCopy();
+                    if (!pageLines.isEmpty()) {
+                        Reader reader = new StringReader(pageLines.toString());
+                        c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY staging_pages FROM STDIN", reader);
+                    }
+                    rows += here;
+                    changed += executeUpdate(c, MERGE_FOLLOWER) + executeUpdate(c, EMPTY_ABSENT_FOLLOWER);
+                    executeUpdate(c, DELETE_STALE_PAGES);
+                    executeUpdate(c, MERGE_PAGES);
+                    c.commit();
+                } catch (SQLException | IOException | RuntimeException e) {
+                    rollback(c, e);
+                    throw e;
+                }
+            }
+        }
+        return new long[] {rows, changed, celebrities, pages};
+    }
+
+    // ---- helpers ----------------------------------------------------------------------------------------------
+
+    /** Appends a PostgreSQL array literal of the followees (following side) or followers (follower side). */
+    private static void appendArray(StringBuilder sb, EdgeList edges, int from, int to, boolean followees) {
+        sb.append('{');
+        for (int k = from; k < to; k++) {
+            if (k > from) {
+                sb.append(',');
+            }
+            sb.append(followees ? edges.followee(k) : edges.follower(k));
+        }
+        sb.append('}');
+    }
+
+    private static void appendTimes(StringBuilder sb, EdgeList edges, int from, int to) {
+        sb.append('{');
+        for (int k = from; k < to; k++) {
+            if (k > from) {
+                sb.append(',');
+            }
+            sb.append(edges.followedAt(k));
+        }
+        sb.append('}');
+    }
+
+    private static void writeLine(CopyIn copy, StringBuilder line) throws SQLException {
+        byte[] bytes = line.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        copy.writeToCopy(bytes, 0, bytes.length);
+    }
+
+    /** Rolls back; a COPY still in progress is abandoned by closing the connection's transaction. */
+    private static void rollback(Connection c, Exception cause) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    private static void execute(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    private static long executeUpdate(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            return st.executeUpdate(sql);
+        }
+    }
+}
