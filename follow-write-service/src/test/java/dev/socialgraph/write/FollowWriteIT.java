@@ -205,10 +205,13 @@ class FollowWriteIT {
     })
     void invalidInput_isProblem400NamingTheField_andWritesNothing(String method, String path, String field) {
         long before = rows.totalRows();
+        double rejectedBefore = meters.get("graph.write.results").tag("outcome", "rejected").counter().count();
 
         WriteHttp.Reply reply = http.send(method, path);
 
         assertThat(reply.status()).isEqualTo(400);
+        assertThat(meters.get("graph.write.results").tag("outcome", "rejected").counter().count())
+                .isEqualTo(rejectedBefore + 1);
         assertThat(reply.contentType()).startsWith("application/problem+json");
         assertThat(reply.body().get("status").asInt()).isEqualTo(400);
         assertThat(reply.body().get("field").asString()).isEqualTo(field);
@@ -223,13 +226,28 @@ class FollowWriteIT {
             "PUT, /internal/v1/users/5/following, 404",
             "PUT, /internal/v1/nothing/here, 404",
             "GET, /, 404",
+            "TRACE, /internal/v1/users/5/following/6, 405",
+            "PUT, /internal/v1/users/%00/following/6, 400",
+            "PUT, /internal/v1/users/1%2F2/following/6, 400",
+            "PUT, /internal/v1/users/..%2F..%2Factuator/following/6, 400",
     })
-    void unknownRouteOrMethod_isProblemJson(String method, String path, int status) {
+    void unknownRouteMethodOrMalformedUrl_isProblemJson(String method, String path, int status) {
         WriteHttp.Reply reply = http.send(method, path);
 
         assertThat(reply.status()).isEqualTo(status);
         assertThat(reply.contentType()).startsWith("application/problem+json");
         assertThat(reply.body().get("status").asInt()).isEqualTo(status);
+    }
+
+    @Test
+    void unacceptableAcceptHeader_is406Problem_andWritesNothing() {
+        long before = rows.totalRows();
+
+        WriteHttp.Reply reply = http.send("PUT", WriteHttp.path(IN_FIRST_DB + 256 * 9, 5), "Accept", "application/xml");
+
+        assertThat(reply.status()).isEqualTo(406);
+        assertThat(reply.contentType()).startsWith("application/problem+json");
+        assertThat(rows.totalRows()).isEqualTo(before);
     }
 
     @Test

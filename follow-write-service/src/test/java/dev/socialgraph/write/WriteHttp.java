@@ -38,11 +38,15 @@ final class WriteHttp {
         return "/internal/v1/users/" + followerId + "/following/" + followeeId;
     }
 
-    Reply send(String method, String path) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+    /** Sends a request without body; {@code headers} are name, value pairs. */
+    Reply send(String method, String path, String... headers) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(30))
-                .method(method, HttpRequest.BodyPublishers.noBody())
-                .build();
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        if (headers.length > 0) {
+            builder.headers(headers);
+        }
+        HttpRequest request = builder.build();
         try {
             HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
             String body = response.body();
