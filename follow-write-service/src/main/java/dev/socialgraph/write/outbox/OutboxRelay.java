@@ -153,10 +153,20 @@ public final class OutboxRelay implements AutoCloseable {
     /** Stops after the current round (bounded by the send timeout), releasing the lock and the producer. */
     @Override
     public void close() {
+        requestStop();
+        awaitStop();
+    }
+
+    /** Asks the relay to stop after its current round without waiting; see {@link #awaitStop()}. */
+    void requestStop() {
         running = false;
         synchronized (wakeUp) {
             wakeUp.notifyAll();
         }
+    }
+
+    /** Waits until the relay stopped, at most the send timeout plus 5 s. */
+    void awaitStop() {
         try {
             thread.join(settings.sendTimeout().plusSeconds(5).toMillis());
         } catch (InterruptedException e) {

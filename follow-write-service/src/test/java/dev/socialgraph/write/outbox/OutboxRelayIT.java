@@ -180,6 +180,10 @@ class OutboxRelayIT {
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 meters.get("graph.outbox.relay.failures").tag("database", db.database()).counter().count() >= 1);
         assertThat(outbox(db)).filteredOn(e -> e.publishedAt() == null).hasSize(whileDown.size());
+        await().atMost(Duration.ofSeconds(15)).until(() ->
+                meters.get("graph.outbox.backlog").tag("database", db.database()).gauge().value() == whileDown.size());
+        assertThat(meters.get("graph.outbox.oldest.age").tag("database", db.database()).gauge().value())
+                .isGreaterThanOrEqualTo(0);
 
         kafka.start();
         TopicReader after = reader(kafka.bootstrapServers(), topic);
@@ -188,6 +192,22 @@ class OutboxRelayIT {
                 .containsAll(whileDown.stream().map(e -> e.followerId() + "-" + e.version()).toList()));
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(outbox(db)).allSatisfy(e -> assertThat(e.publishedAt()).isNotNull()));
+    }
+
+    @Test
+    void publishedRowsOlderThanTheRetention_arePruned() {
+        ShardRange db = database(0);
+        String topic = KAFKA.createTopic("relay-prune", 1);
+        markAllPublishedExcept(db, List.of());
+        for (int i = 0; i < 5; i++) {
+            append(db, true);
+        }
+        TopicReader reader = reader(KAFKA.bootstrapServers(), topic);
+        // Retention zero: the first round publishes, marks, then prunes what it marked.
+        relay(db, KAFKA.bootstrapServers(), topic, new SimpleMeterRegistry(), batch -> { }, Duration.ZERO);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> reader.poll().size() >= 5);
+        await().atMost(Duration.ofSeconds(10)).until(() -> outbox(db).isEmpty());
     }
 
     private static double published(MeterRegistry meters, ShardRange db) {
@@ -200,8 +220,13 @@ class OutboxRelayIT {
 
     private OutboxRelay relay(ShardRange db, String bootstrap, String topic, MeterRegistry meters,
                               OutboxRelay.AfterPublish afterPublish) {
+        return relay(db, bootstrap, topic, meters, afterPublish, Duration.ofDays(7));
+    }
+
+    private OutboxRelay relay(ShardRange db, String bootstrap, String topic, MeterRegistry meters,
+                              OutboxRelay.AfterPublish afterPublish, Duration retention) {
         WriteProperties.Relay settings = new WriteProperties.Relay(true, bootstrap, 7, Duration.ofMillis(50),
-                Duration.ofSeconds(2), Duration.ofDays(7));
+                Duration.ofSeconds(2), retention);
         OutboxRelay relay = new OutboxRelay(db.database(), dataSources.forRange(db), OUTBOX,
                 () -> OutboxRelays.producer(settings, db.database()),
                 new OutboxRelay.Settings(topic, settings.batchSize(), settings.pollInterval(), settings.sendTimeout(),
