@@ -31,6 +31,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -39,6 +40,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * names, the outbox, the version-guarded cache, every validation error, the following cap and concurrency.
  * The cap is set to {@value #CAP} so that reaching it takes a moment.
  */
+// Closed after the class: its databases are dropped then, and its relays and pools must not outlive them.
+@DirtiesContext
 @SpringBootTest(classes = FollowWriteServiceApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class FollowWriteIT {
 
@@ -309,6 +312,18 @@ class FollowWriteIT {
         for (int i = 0; i < followers; i += 97) {
             assertThat(rows.followingRowElsewhere(3_000_000 + i)).isFalse();
         }
+    }
+
+    @Test
+    void prometheus_exposesWriteResultsAndCacheResults_withoutUserIdTags() {
+        assertThat(http.follow(IN_FIRST_DB + 256 * 11, 3).status()).isEqualTo(200);
+
+        String scrape = http.text("/actuator/prometheus");
+
+        assertThat(scrape).contains("graph_write_results_total{application=\"follow-write-service\",outcome=\"followed\"}");
+        assertThat(scrape).contains("graph_write_cache_apply_total{application=\"follow-write-service\",result=\"not_cached\"}");
+        assertThat(scrape.lines().filter(l -> l.startsWith("graph_write")))
+                .noneMatch(l -> l.contains(Long.toString(IN_FIRST_DB + 256 * 11)));
     }
 
     private double cacheApplied(String result) {

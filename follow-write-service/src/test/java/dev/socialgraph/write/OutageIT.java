@@ -33,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -41,6 +42,8 @@ import org.springframework.test.context.DynamicPropertySource;
  * that the tests stop and start, and a shard map whose second following database points at a port where nothing
  * listens: Redis down or Kafka down, writes still succeed; a database down, only its users get 503.
  */
+// Closed after the class: its databases are dropped then, and its relays and pools must not outlive them.
+@DirtiesContext
 @SpringBootTest(classes = FollowWriteServiceApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class OutageIT {
 

@@ -38,6 +38,20 @@ final class WriteHttp {
         return "/internal/v1/users/" + followerId + "/following/" + followeeId;
     }
 
+    /** GETs {@code path} and returns the body as text. */
+    String text(String path) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(30)).build();
+        try {
+            return client.send(request, HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Sends a request without body; {@code headers} are name, value pairs. */
     Reply send(String method, String path, String... headers) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))

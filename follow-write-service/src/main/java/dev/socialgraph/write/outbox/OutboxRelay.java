@@ -60,6 +60,8 @@ public final class OutboxRelay implements AutoCloseable {
     static final Duration BACKLOG_REFRESH = Duration.ofSeconds(5);
     static final Duration PRUNE_INTERVAL = Duration.ofMinutes(1);
     static final Duration WARN_INTERVAL = Duration.ofSeconds(30);
+    /** Longest pause after consecutive failed rounds: the pause doubles from 1 s up to this. */
+    static final Duration MAX_FAILURE_PAUSE = Duration.ofSeconds(8);
 
     private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
 
@@ -99,6 +101,7 @@ public final class OutboxRelay implements AutoCloseable {
     private long lastBacklogNanos;
     private long lastPruneNanos;
     private long lastWarnNanos;
+    private int consecutiveFailures;
 
     OutboxRelay(String database, DataSource dataSource, OutboxRepository outbox,
                 Supplier<Producer<String, byte[]>> producers, Settings settings, MeterRegistry registry,
@@ -183,6 +186,7 @@ public final class OutboxRelay implements AutoCloseable {
                     continue;
                 }
                 int relayed = relayBatch();
+                consecutiveFailures = 0;
                 if (relayed > 0) {
                     refreshBacklog(true); // so the gauges show a drained backlog without waiting
                 }
@@ -290,24 +294,38 @@ public final class OutboxRelay implements AutoCloseable {
 
     private void failed(Exception e) {
         failures.increment();
+        consecutiveFailures++;
         warn(e);
     }
 
+    /** 1 s, 2 s, 4 s, ... up to {@link #MAX_FAILURE_PAUSE}, and never shorter than the poll interval. */
     private Duration failurePause() {
-        Duration floor = Duration.ofSeconds(1);
-        return settings.pollInterval().compareTo(floor) < 0 ? floor : settings.pollInterval();
+        Duration backoff = Duration.ofSeconds(1L << Math.min(10, Math.max(0, consecutiveFailures - 1)));
+        if (backoff.compareTo(MAX_FAILURE_PAUSE) > 0) {
+            backoff = MAX_FAILURE_PAUSE;
+        }
+        return settings.pollInterval().compareTo(backoff) > 0 ? settings.pollInterval() : backoff;
     }
 
-    /** Drops the producer: its in-flight sends may still land, which gives duplicates, never loss. */
+    /**
+     * Drops the producer: its in-flight sends may still land, which gives duplicates, never loss. The close runs on
+     * its own short-lived thread, so that a producer stuck on a dead broker can never stall the relay's loop.
+     */
     private void closeProducer() {
-        if (producer != null) {
+        Producer<String, byte[]> old = producer;
+        if (old == null) {
+            return;
+        }
+        producer = null;
+        Thread closer = new Thread(() -> {
             try {
-                producer.close(Duration.ZERO);
+                old.close(Duration.ZERO);
             } catch (RuntimeException e) {
                 log.debug("Closing the producer of {} failed", database, e);
             }
-            producer = null;
-        }
+        }, "outbox-relay-" + database + "-close");
+        closer.setDaemon(true);
+        closer.start();
     }
 
     /** Drops the producer and the lock. */

@@ -180,7 +180,7 @@ class OutboxRelayIT {
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 meters.get("graph.outbox.relay.failures").tag("database", db.database()).counter().count() >= 1);
         assertThat(outbox(db)).filteredOn(e -> e.publishedAt() == null).hasSize(whileDown.size());
-        await().atMost(Duration.ofSeconds(15)).until(() ->
+        await().atMost(Duration.ofSeconds(30)).until(() ->
                 meters.get("graph.outbox.backlog").tag("database", db.database()).gauge().value() == whileDown.size());
         assertThat(meters.get("graph.outbox.oldest.age").tag("database", db.database()).gauge().value())
                 .isGreaterThanOrEqualTo(0);
