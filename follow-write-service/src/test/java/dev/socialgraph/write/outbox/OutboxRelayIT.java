@@ -129,6 +129,44 @@ class OutboxRelayIT {
     }
 
     @Test
+    void activeRelaysSessionKilled_exactlyOneRelayResumes_andNothingIsLost() {
+        ShardRange db = database(1);
+        String topic = KAFKA.createTopic("relay-kill", 2);
+        markAllPublishedExcept(db, List.of());
+        OutboxRelay a = relay(db, KAFKA.bootstrapServers(), topic, new SimpleMeterRegistry(), batch -> { });
+        await().atMost(Duration.ofSeconds(10)).until(a::isActive);
+        OutboxRelay b = relay(db, KAFKA.bootstrapServers(), topic, new SimpleMeterRegistry(), batch -> { });
+        TopicReader reader = reader(KAFKA.bootstrapServers(), topic);
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            OutboxEntry e = append(db, true);
+            expected.add(e.followerId() + "-" + e.version());
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> reader.poll().size() >= 5);
+
+        // What a crashed or partitioned instance looks like to PostgreSQL: its session ends and the lock with it.
+        long killed = tx(db, c -> {
+            try (var ps = c.prepareStatement("SELECT count(pg_terminate_backend(pid)) FROM pg_locks"
+                    + " WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database"
+                    + " WHERE datname = current_database())"); var rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        });
+        assertThat(killed).isEqualTo(1);
+        for (int i = 0; i < 5; i++) {
+            OutboxEntry e = append(db, false);
+            expected.add(e.followerId() + "-" + e.version());
+        }
+
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(reader.poll())
+                .extracting(r -> r.event().eventId()).containsAll(expected));
+        await().atMost(Duration.ofSeconds(10)).until(() -> a.isActive() ^ b.isActive());
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(outbox(db)).allSatisfy(e -> assertThat(e.publishedAt()).isNotNull()));
+    }
+
+    @Test
     void crashAfterPublishingBeforeMarking_republishes_soConsumersSeeDuplicatesNeverLoss() {
         ShardRange db = database(0);
         String topic = KAFKA.createTopic("relay-crash", 1);
