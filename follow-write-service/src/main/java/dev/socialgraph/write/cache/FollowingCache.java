@@ -50,6 +50,11 @@ public final class FollowingCache implements AutoCloseable {
     }
 
     static final Duration WARN_INTERVAL = Duration.ofSeconds(30);
+    /**
+     * After a failed first connect, writes skip Redis for this long instead of each waiting for a connect timeout
+     * in turn (connecting is serialized). Once connected, Lettuce reconnects by itself.
+     */
+    static final Duration CONNECT_RETRY = Duration.ofSeconds(1);
 
     private static final Logger log = LoggerFactory.getLogger(FollowingCache.class);
 
@@ -60,6 +65,7 @@ public final class FollowingCache implements AutoCloseable {
     private final Object connectLock = new Object();
     private volatile StatefulRedisConnection<String, String> connection;
     private volatile String applySha;
+    private volatile long nextConnectNanos = System.nanoTime();
 
     /**
      * Creates the client; no connection is made until the first apply.
@@ -140,9 +146,18 @@ public final class FollowingCache implements AutoCloseable {
         if (c != null) {
             return c;
         }
+        if (System.nanoTime() - nextConnectNanos < 0) {
+            throw new IllegalStateException("Redis is not connected; next connect attempt in under "
+                    + CONNECT_RETRY.toMillis() + " ms");
+        }
         synchronized (connectLock) {
             if (connection == null) {
-                connection = client.connect(); // auto-reconnects from now on
+                try {
+                    connection = client.connect(); // auto-reconnects from now on
+                } catch (RuntimeException e) {
+                    nextConnectNanos = System.nanoTime() + CONNECT_RETRY.toNanos();
+                    throw e;
+                }
             }
             return connection;
         }
