@@ -1,0 +1,64 @@
+package dev.socialgraph.write;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Settings of the write service, bound from {@code graph.write.*} (DESIGN.md 3, 10). Every value can be
+ * overridden by environment variables through relaxed binding, e.g. {@code GRAPH_WRITE_FOLLOWING_CAP}.
+ *
+ * @param followingCap the most users one user may follow (DESIGN.md 10: 10,000; the table's CHECK allows no more)
+ * @param tokenSecret  HMAC secret of follow tokens, at least 32 bytes, shared with the check service
+ * @param topic        the Kafka topic the outbox relay publishes to ({@code follow-events})
+ * @param redis        the L1 cache connection
+ * @param relay        the outbox relay
+ */
+@Validated
+@ConfigurationProperties("graph.write")
+public record WriteProperties(
+        @DefaultValue("10000") @Min(1) @Max(10000) int followingCap,
+        @NotNull @Size(min = 32, message = "must be at least 32 bytes (GRAPH_TOKEN_SECRET)") String tokenSecret,
+        @DefaultValue("follow-events") @NotBlank String topic,
+        @DefaultValue @Valid Redis redis,
+        @DefaultValue @Valid Relay relay) {
+
+    /**
+     * The Redis connection of the write-through to {@code following:{id}}.
+     *
+     * @param uri      Lettuce URI, e.g. {@code redis://127.0.0.1:6379/0}
+     * @param timeout  bound on connecting and on each command; a dead Redis delays a write by at most this
+     * @param cacheTtl time to live of a version floor written for an uncached user (DESIGN.md 2.3: 3600 s)
+     */
+    public record Redis(
+            @DefaultValue("redis://127.0.0.1:6379") @NotBlank String uri,
+            @DefaultValue("250ms") @NotNull Duration timeout,
+            @DefaultValue("3600s") @NotNull Duration cacheTtl) {
+    }
+
+    /**
+     * The outbox relay: one active publisher per physical following database (DESIGN.md 3 step 5).
+     *
+     * @param enabled          whether this instance runs relays (every instance may; one per database is active)
+     * @param bootstrapServers Kafka bootstrap servers
+     * @param batchSize        outbox rows read and published per round
+     * @param pollInterval     pause after a round that found nothing, or while standing by for the lock
+     * @param sendTimeout      bound on one batch's publication (also the producer's {@code max.block.ms})
+     * @param retention        how long published rows are kept before they are pruned
+     */
+    public record Relay(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("127.0.0.1:9092") @NotBlank String bootstrapServers,
+            @DefaultValue("500") @Min(1) @Max(10000) int batchSize,
+            @DefaultValue("200ms") @NotNull Duration pollInterval,
+            @DefaultValue("10s") @NotNull Duration sendTimeout,
+            @DefaultValue("7d") @NotNull Duration retention) {
+    }
+}

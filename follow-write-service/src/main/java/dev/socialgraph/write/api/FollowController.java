@@ -1,0 +1,52 @@
+package dev.socialgraph.write.api;
+
+import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.common.token.FollowTokens;
+import dev.socialgraph.write.follow.FollowResult;
+import dev.socialgraph.write.follow.FollowService;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * {@code PUT} (follow) and {@code DELETE} (unfollow) of {@code /internal/v1/users/{followerId}/following/{followeeId}}
+ * (DESIGN.md 6; the gateway maps {@code /v1/me/following/{targetId}} here with the token's subject as follower).
+ * Both are idempotent and reply 200 with the edge's state. Ids are parsed strictly ({@link UserIds#parse}); errors
+ * are {@code application/problem+json} from {@link ProblemAdvice}.
+ */
+@RestController
+@RequestMapping(path = "/internal/v1/users/{followerId}/following/{followeeId}",
+        produces = MediaType.APPLICATION_JSON_VALUE)
+class FollowController {
+
+    private final FollowService follows;
+    private final FollowTokens tokens;
+
+    FollowController(FollowService follows, FollowTokens tokens) {
+        this.follows = follows;
+        this.tokens = tokens;
+    }
+
+    @PutMapping
+    FollowResponse follow(@PathVariable("followerId") String followerId,
+                          @PathVariable("followeeId") String followeeId) {
+        long follower = UserIds.parse(followerId, "followerId");
+        long followee = UserIds.parse(followeeId, "followeeId");
+        return reply(follows.follow(follower, followee));
+    }
+
+    @DeleteMapping
+    FollowResponse unfollow(@PathVariable("followerId") String followerId,
+                            @PathVariable("followeeId") String followeeId) {
+        long follower = UserIds.parse(followerId, "followerId");
+        long followee = UserIds.parse(followeeId, "followeeId");
+        return reply(follows.unfollow(follower, followee));
+    }
+
+    private FollowResponse reply(FollowResult result) {
+        return FollowResponse.of(result, tokens.issue(result.followerId()));
+    }
+}

@@ -1,0 +1,24 @@
+package dev.socialgraph.write.api;
+
+import dev.socialgraph.write.follow.FollowResult;
+
+/**
+ * The reply to a follow or unfollow (DESIGN.md 6): the edge's state after the call and a follow token for
+ * read-your-writes checks. {@code followedAt} is {@code null} when the edge does not exist (after an unfollow);
+ * the field is always present so that clients see one shape.
+ *
+ * @param followerId  the follower
+ * @param followeeId  the followee
+ * @param following   whether the edge exists now
+ * @param followedAt  epoch ms when the edge was created, or {@code null}
+ * @param version     the follower's following-row version after the call
+ * @param followToken {@code base64url(actorId, issuedAtMillis, HMAC-SHA256)}, to send as {@code X-Follow-Token}
+ */
+record FollowResponse(long followerId, long followeeId, boolean following, Long followedAt, long version,
+                      String followToken) {
+
+    static FollowResponse of(FollowResult result, String followToken) {
+        return new FollowResponse(result.followerId(), result.followeeId(), result.following(), result.followedAt(),
+                result.version(), followToken);
+    }
+}

@@ -1,0 +1,52 @@
+package dev.socialgraph.write.follow;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.stereotype.Component;
+
+/**
+ * Write results by outcome, {@code graph.write.results{outcome}} (DESIGN.md 8). Outcomes: {@code followed},
+ * {@code unfollowed}, {@code unchanged} (an idempotent repeat), {@code rejected} (4xx: bad id, self-follow, cap)
+ * and {@code unavailable} (503). Never a user id as a tag.
+ */
+@Component
+public final class WriteMetrics {
+
+    private final Counter followed;
+    private final Counter unfollowed;
+    private final Counter unchanged;
+    private final Counter rejected;
+    private final Counter unavailable;
+
+    WriteMetrics(MeterRegistry registry) {
+        followed = counter(registry, "followed");
+        unfollowed = counter(registry, "unfollowed");
+        unchanged = counter(registry, "unchanged");
+        rejected = counter(registry, "rejected");
+        unavailable = counter(registry, "unavailable");
+    }
+
+    private static Counter counter(MeterRegistry registry, String outcome) {
+        return Counter.builder("graph.write.results").description("Follow and unfollow requests by outcome")
+                .tag("outcome", outcome).register(registry);
+    }
+
+    /** Counts a request rejected before anything was written (invalid input or the following cap). */
+    public void rejected() {
+        rejected.increment();
+    }
+
+    void result(FollowResult result) {
+        if (!result.changed()) {
+            unchanged.increment();
+        } else if (result.following()) {
+            followed.increment();
+        } else {
+            unfollowed.increment();
+        }
+    }
+
+    void unavailable() {
+        unavailable.increment();
+    }
+}

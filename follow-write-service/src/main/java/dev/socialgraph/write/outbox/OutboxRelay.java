@@ -1,0 +1,387 @@
+package dev.socialgraph.write.outbox;
+
+import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.store.OutboxBacklog;
+import dev.socialgraph.store.OutboxEntry;
+import dev.socialgraph.store.OutboxRepository;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes the outbox of one physical following database to Kafka in id order (DESIGN.md 3 step 5).
+ *
+ * <p><b>One active relay per database.</b> Every instance runs a relay per database, but only the one holding the
+ * PostgreSQL session advisory lock {@link #LOCK_KEY} (advisory locks are scoped to one database) publishes; the
+ * others stand by and try again every poll interval. Two active relays could publish a follow and the unfollow
+ * after it in the wrong order. The lock lives on a dedicated connection that the active relay also reads and
+ * marks with, so a relay whose connection died has lost the lock and can no longer mark anything either. Closing
+ * the relay (or the process dying) ends the session and hands the lock over.
+ *
+ * <p><b>At least once.</b> A round reads up to {@code batchSize} unpublished rows in id order, sends each as
+ * {@link FollowEventJson} keyed by the followee id (per-followee order), waits until Kafka acknowledged all of them
+ * ({@code acks=all}, idempotent producer), and only then marks them published. Any failure (Kafka down, a send
+ * timeout, the database) marks nothing: the relay drops its producer and its lock and the batch is read again in a
+ * later round, by this or another instance. Consumers see duplicates then (same {@code eventId}), never a gap.
+ *
+ * <p>Published rows older than the retention are pruned. Gauges per database (tag {@code database}):
+ * {@code graph.outbox.backlog} (unpublished rows) and {@code graph.outbox.oldest.age} (seconds since the oldest
+ * unpublished row was committed), refreshed at most every {@link #BACKLOG_REFRESH}; counters
+ * {@code graph.outbox.published} and {@code graph.outbox.relay.failures}.
+ */
+public final class OutboxRelay implements AutoCloseable {
+
+    /** The advisory lock key of the relay, the same in every database: ASCII "outbox\0\1". */
+    static final long LOCK_KEY = 0x6f7574626f780001L;
+
+    static final Duration BACKLOG_REFRESH = Duration.ofSeconds(5);
+    static final Duration PRUNE_INTERVAL = Duration.ofMinutes(1);
+    static final Duration WARN_INTERVAL = Duration.ofSeconds(30);
+    /** Longest pause after consecutive failed rounds: the pause doubles from 1 s up to this. */
+    static final Duration MAX_FAILURE_PAUSE = Duration.ofSeconds(8);
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxRelay.class);
+
+    /** Settings of one relay; see {@code WriteProperties.Relay}. */
+    record Settings(String topic, int batchSize, Duration pollInterval, Duration sendTimeout, Duration retention) {
+        Settings {
+            Objects.requireNonNull(topic, "topic");
+            if (batchSize < 1) {
+                throw new IllegalArgumentException("batchSize must be >= 1, was " + batchSize);
+            }
+        }
+    }
+
+    /** Runs between the acknowledged send and the marking; tests use it to simulate a crash there. */
+    @FunctionalInterface
+    interface AfterPublish {
+        void run(List<OutboxEntry> batch);
+    }
+
+    private final String database;
+    private final DataSource dataSource;
+    private final OutboxRepository outbox;
+    private final Supplier<Producer<String, byte[]>> producers;
+    private final Settings settings;
+    private final AfterPublish afterPublish;
+    private final Clock clock;
+    private final Counter published;
+    private final Counter failures;
+    private final AtomicLong backlog = new AtomicLong();
+    private final AtomicLong oldestAgeSeconds = new AtomicLong();
+    private final Object wakeUp = new Object();
+    private final Thread thread;
+
+    private volatile boolean running = true;
+    private volatile Connection lockConnection;
+    private Producer<String, byte[]> producer;
+    private long lastBacklogNanos;
+    private long lastPruneNanos;
+    private long lastWarnNanos;
+    private int consecutiveFailures;
+
+    OutboxRelay(String database, DataSource dataSource, OutboxRepository outbox,
+                Supplier<Producer<String, byte[]>> producers, Settings settings, MeterRegistry registry,
+                AfterPublish afterPublish, Clock clock) {
+        this.database = database;
+        this.dataSource = dataSource;
+        this.outbox = outbox;
+        this.producers = producers;
+        this.settings = settings;
+        this.afterPublish = afterPublish;
+        this.clock = clock;
+        this.published = Counter.builder("graph.outbox.published").description("Outbox rows published to Kafka")
+                .tag("database", database).register(registry);
+        this.failures = Counter.builder("graph.outbox.relay.failures")
+                .description("Relay rounds that failed and will be retried").tag("database", database)
+                .register(registry);
+        Gauge.builder("graph.outbox.backlog", backlog, AtomicLong::get).description("Unpublished outbox rows")
+                .tag("database", database).register(registry);
+        Gauge.builder("graph.outbox.oldest.age", oldestAgeSeconds, AtomicLong::get).baseUnit("seconds")
+                .description("Age of the oldest unpublished outbox row").tag("database", database).register(registry);
+        long now = System.nanoTime();
+        this.lastBacklogNanos = now - BACKLOG_REFRESH.toNanos();
+        this.lastPruneNanos = now - PRUNE_INTERVAL.toNanos();
+        this.lastWarnNanos = now - WARN_INTERVAL.toNanos();
+        this.thread = new Thread(this::run, "outbox-relay-" + database);
+        thread.setDaemon(true);
+    }
+
+    /** Starts the relay's thread. */
+    void start() {
+        thread.start();
+    }
+
+    /**
+     * Whether this relay holds its database's lock and publishes.
+     *
+     * @return {@code true} while active
+     */
+    public boolean isActive() {
+        return lockConnection != null;
+    }
+
+    /**
+     * The physical database this relay publishes.
+     *
+     * @return the shard map's short name of the database
+     */
+    public String database() {
+        return database;
+    }
+
+    /** Stops after the current round (bounded by the send timeout), releasing the lock and the producer. */
+    @Override
+    public void close() {
+        requestStop();
+        awaitStop();
+    }
+
+    /** Asks the relay to stop after its current round without waiting; see {@link #awaitStop()}. */
+    void requestStop() {
+        running = false;
+        synchronized (wakeUp) {
+            wakeUp.notifyAll();
+        }
+    }
+
+    /** Waits until the relay stopped, at most the send timeout plus 5 s. */
+    void awaitStop() {
+        try {
+            thread.join(settings.sendTimeout().plusSeconds(5).toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void run() {
+        while (running) {
+            try {
+                refreshBacklog(false);
+                if (lockConnection == null && !tryAcquire()) {
+                    pause(settings.pollInterval());
+                    continue;
+                }
+                int relayed = relayBatch();
+                consecutiveFailures = 0;
+                if (relayed > 0) {
+                    refreshBacklog(true); // so the gauges show a drained backlog without waiting
+                }
+                pruneIfDue();
+                if (relayed < settings.batchSize()) {
+                    pause(settings.pollInterval());
+                }
+            } catch (SQLException e) {
+                // The lock connection may be gone, and the lock with it: stand down and compete again.
+                failed(e);
+                release();
+                pause(failurePause());
+            } catch (Exception e) {
+                // Kafka (or the hook) failed: keep the lock, start over with a fresh producer.
+                failed(e);
+                closeProducer();
+                pause(failurePause());
+            }
+        }
+        release();
+    }
+
+    private boolean tryAcquire() throws SQLException {
+        Connection c = dataSource.getConnection();
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
+            c.setAutoCommit(true);
+            ps.setLong(1, LOCK_KEY);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                if (rs.getBoolean(1)) {
+                    lockConnection = c;
+                    log.info("Outbox relay of {} is active", database);
+                    return true;
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        c.close();
+        return false;
+    }
+
+    private int relayBatch() throws SQLException, InterruptedException, ExecutionException, TimeoutException {
+        Connection c = lockConnection;
+        List<OutboxEntry> batch = outbox.unpublished(c, settings.batchSize());
+        if (batch.isEmpty()) {
+            return 0;
+        }
+        if (producer == null) {
+            producer = producers.get();
+        }
+        long deadline = System.nanoTime() + settings.sendTimeout().toNanos();
+        List<Future<RecordMetadata>> acks = new ArrayList<>(batch.size());
+        for (OutboxEntry e : batch) {
+            acks.add(producer.send(new ProducerRecord<>(settings.topic(), Long.toString(e.followeeId()),
+                    FollowEventJson.toJson(toEvent(e)))));
+        }
+        for (Future<RecordMetadata> ack : acks) {
+            ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        afterPublish.run(batch);
+        long[] ids = new long[batch.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = batch.get(i).id();
+        }
+        outbox.markPublished(c, ids);
+        published.increment(batch.size());
+        return batch.size();
+    }
+
+    static FollowEvent toEvent(OutboxEntry e) {
+        return FollowEvent.of(e.follow() ? FollowEvent.Type.FOLLOW : FollowEvent.Type.UNFOLLOW, e.followerId(),
+                e.followeeId(), e.followedAt(), e.version(), e.createdAt().toEpochMilli());
+    }
+
+    /** Refreshes the gauges on a pooled connection, at most every {@link #BACKLOG_REFRESH} unless forced. */
+    private void refreshBacklog(boolean force) throws SQLException {
+        long now = System.nanoTime();
+        if (!force && now - lastBacklogNanos < BACKLOG_REFRESH.toNanos()) {
+            return;
+        }
+        lastBacklogNanos = now;
+        OutboxBacklog b;
+        try (Connection c = dataSource.getConnection()) {
+            b = outbox.backlog(c);
+        }
+        backlog.set(b.unpublished());
+        oldestAgeSeconds.set(b.oldestCreatedAt() == null ? 0
+                : Math.max(0, Duration.between(b.oldestCreatedAt(), clock.instant()).toSeconds()));
+    }
+
+    private void pruneIfDue() throws SQLException {
+        long now = System.nanoTime();
+        if (now - lastPruneNanos < PRUNE_INTERVAL.toNanos()) {
+            return;
+        }
+        lastPruneNanos = now;
+        Instant cutoff = clock.instant().minus(settings.retention());
+        int pruned = outbox.prunePublishedBefore(lockConnection, cutoff);
+        if (pruned > 0) {
+            log.debug("Pruned {} published outbox rows of {}", pruned, database);
+        }
+    }
+
+    private void failed(Exception e) {
+        failures.increment();
+        consecutiveFailures++;
+        warn(e);
+    }
+
+    /** 1 s, 2 s, 4 s, ... up to {@link #MAX_FAILURE_PAUSE}, and never shorter than the poll interval. */
+    private Duration failurePause() {
+        Duration backoff = Duration.ofSeconds(1L << Math.min(10, Math.max(0, consecutiveFailures - 1)));
+        if (backoff.compareTo(MAX_FAILURE_PAUSE) > 0) {
+            backoff = MAX_FAILURE_PAUSE;
+        }
+        return settings.pollInterval().compareTo(backoff) > 0 ? settings.pollInterval() : backoff;
+    }
+
+    /**
+     * Drops the producer: its in-flight sends may still land, which gives duplicates, never loss. The close runs on
+     * its own short-lived thread, so that a producer stuck on a dead broker can never stall the relay's loop.
+     */
+    private void closeProducer() {
+        Producer<String, byte[]> old = producer;
+        if (old == null) {
+            return;
+        }
+        producer = null;
+        Thread closer = new Thread(() -> {
+            try {
+                old.close(Duration.ZERO);
+            } catch (RuntimeException e) {
+                log.debug("Closing the producer of {} failed", database, e);
+            }
+        }, "outbox-relay-" + database + "-close");
+        closer.setDaemon(true);
+        closer.start();
+    }
+
+    /** Drops the producer and the lock. */
+    private void release() {
+        closeProducer();
+        Connection c = lockConnection;
+        if (c != null) {
+            lockConnection = null;
+            try {
+                // Closing returns the connection to the pool with the session still open: unlock explicitly.
+                try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock_all()")) {
+                    ps.execute();
+                }
+            } catch (SQLException e) {
+                log.debug("Unlocking {} failed; the broken session releases the lock", database, e);
+                abort(c);
+            }
+            try {
+                c.close();
+            } catch (SQLException e) {
+                log.debug("Closing the lock connection of {} failed", database, e);
+            }
+            log.info("Outbox relay of {} stood down", database);
+        }
+    }
+
+    private static void abort(Connection c) {
+        try {
+            c.abort(Runnable::run);
+        } catch (SQLException e) {
+            // The pool evicts a broken connection on return anyway.
+        }
+    }
+
+    private void pause(Duration duration) {
+        synchronized (wakeUp) {
+            if (!running) {
+                return;
+            }
+            try {
+                wakeUp.wait(Math.max(1, duration.toMillis()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                running = false;
+            }
+        }
+    }
+
+    private void warn(Exception e) {
+        long now = System.nanoTime();
+        if (now - lastWarnNanos >= WARN_INTERVAL.toNanos()) {
+            lastWarnNanos = now;
+            log.warn("Outbox relay of {} failed a round; nothing of it was marked, it will be retried"
+                    + " (further failures at DEBUG for {} s): {}", database, WARN_INTERVAL.toSeconds(), e.toString());
+        } else {
+            log.debug("Outbox relay of {} failed a round", database, e);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.socialgraph.write;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** A small HTTP client for the write service's ITs. */
+final class WriteHttp {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final int port;
+
+    WriteHttp(int port) {
+        this.port = port;
+    }
+
+    /** A reply: status, content type and the body as JSON (or null when empty). */
+    record Reply(int status, String contentType, JsonNode body) {
+    }
+
+    Reply follow(Object followerId, Object followeeId) {
+        return send("PUT", path(followerId, followeeId));
+    }
+
+    Reply unfollow(Object followerId, Object followeeId) {
+        return send("DELETE", path(followerId, followeeId));
+    }
+
+    static String path(Object followerId, Object followeeId) {
+        return "/internal/v1/users/" + followerId + "/following/" + followeeId;
+    }
+
+    /** GETs {@code path} and returns the body as text. */
+    String text(String path) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(30)).build();
+        try {
+            return client.send(request, HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Sends a request without body; {@code headers} are name, value pairs. */
+    Reply send(String method, String path, String... headers) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(30))
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        if (headers.length > 0) {
+            builder.headers(headers);
+        }
+        HttpRequest request = builder.build();
+        try {
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+            String body = response.body();
+            return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
+                    body == null || body.isEmpty() ? null : JSON.readTree(body));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

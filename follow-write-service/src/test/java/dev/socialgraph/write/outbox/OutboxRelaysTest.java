@@ -1,0 +1,38 @@
+package dev.socialgraph.write.outbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.store.OutboxEntry;
+import dev.socialgraph.write.WriteProperties;
+import java.time.Duration;
+import java.time.Instant;
+import org.apache.kafka.clients.producer.Producer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class OutboxRelaysTest {
+
+    /** Kafka validates the producer configuration in the constructor, without connecting. */
+    @ParameterizedTest(name = "send timeout {0} ms")
+    @ValueSource(longs = {100, 2_000, 10_000, 120_000})
+    void producer_acceptsItsConfigurationForAnySendTimeout(long sendTimeoutMs) {
+        WriteProperties.Relay relay = new WriteProperties.Relay(true, "127.0.0.1:1", 500, Duration.ofMillis(200),
+                Duration.ofMillis(sendTimeoutMs), Duration.ofDays(7));
+        try (Producer<String, byte[]> producer = OutboxRelays.producer(relay, "db")) {
+            assertThat(producer).isNotNull();
+        }
+    }
+
+    @Test
+    void toEvent_ofUnfollowRow_carriesTheRemovedFollowTimeAndCommitTime() {
+        Instant created = Instant.parse("2026-11-22T04:00:00.123Z");
+        OutboxEntry row = new OutboxEntry(9, 42, 7, false, 1_700_000_000_000L, 5, created, null);
+
+        FollowEvent event = OutboxRelay.toEvent(row);
+
+        assertThat(event).isEqualTo(new FollowEvent("42-5", FollowEvent.Type.UNFOLLOW, 42, 7, 1_700_000_000_000L, 5,
+                created.toEpochMilli()));
+    }
+}
