@@ -1,0 +1,130 @@
+package dev.socialgraph.cdc.follower;
+
+import dev.socialgraph.cdc.CdcMetrics;
+import dev.socialgraph.cdc.CdcProperties;
+import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
+import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.store.CelebrityPage;
+import dev.socialgraph.store.CelebrityPageRepository;
+import dev.socialgraph.store.FollowerRepository;
+import dev.socialgraph.store.FollowerRow;
+import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.SqlErrors;
+import dev.socialgraph.store.Transactions;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * Applies follow events to the follower side (DESIGN.md 4): per batch, the events of each followee in one
+ * transaction on the followee's follower database, with at most one write of its row (and of the pages it
+ * changes). Idempotent: replaying any events already applied changes nothing and writes nothing.
+ *
+ * <p>Each followee commits on its own, so one database being down only holds back the followees routed there;
+ * {@link #apply} still tries every followee and then throws, so the caller retries the batch (the others are
+ * then no-ops) and commits no offsets until every event is in.
+ */
+@Component
+public class FollowerSide {
+
+    private static final Logger log = LoggerFactory.getLogger(FollowerSide.class);
+
+    private final ShardDataSources dataSources;
+    private final FollowerRepository rows;
+    private final CelebrityPageRepository pages;
+    private final CdcMetrics metrics;
+    private final long celebrityThreshold;
+    private final int pageSize;
+
+    /** Wires the store; threshold and page size come from {@code properties}. */
+    public FollowerSide(ShardDataSources dataSources, FollowerRepository rows, CelebrityPageRepository pages,
+                        CdcMetrics metrics, CdcProperties properties) {
+        this.dataSources = dataSources;
+        this.rows = rows;
+        this.pages = pages;
+        this.metrics = metrics;
+        this.celebrityThreshold = properties.celebrityThreshold();
+        this.pageSize = properties.pageSize();
+    }
+
+    /**
+     * Applies {@code events} (valid, in stream order) followee by followee.
+     *
+     * @throws FollowerSideException when some followee's transaction failed; the others are committed
+     */
+    public void apply(List<FollowEvent> events) {
+        Map<Long, List<FollowEvent>> byFollowee = new LinkedHashMap<>();
+        for (FollowEvent event : events) {
+            byFollowee.computeIfAbsent(event.followeeId(), id -> new ArrayList<>()).add(event);
+        }
+        FollowerSideException failure = null;
+        for (Map.Entry<Long, List<FollowEvent>> entry : byFollowee.entrySet()) {
+            long followeeId = entry.getKey();
+            List<FollowEvent> ofFollowee = entry.getValue();
+            try {
+                FolloweeChanges.Result result = Transactions.inTransaction(
+                        dataSources.forUser(ShardGroup.FOLLOWER, followeeId),
+                        connection -> applyToFollowee(connection, followeeId, ofFollowee));
+                ofFollowee.forEach(metrics::applied);
+                if (result.changed()) {
+                    metrics.rowRewritten();
+                }
+                if (result.migrated()) {
+                    metrics.celebrityMigrated();
+                    log.info("Followee {} reached {} followers: moved into {} celebrity pages", followeeId,
+                            result.followerCount(), result.pageUpserts().size());
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (failure == null) {
+                    failure = new FollowerSideException("follower side of " + byFollowee.size()
+                            + " followees not fully applied; first failure at followee " + followeeId, e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+                log.warn("Applying {} events to followee {} failed ({}): {}", ofFollowee.size(), followeeId,
+                        e instanceof SQLException sql ? SqlErrors.classify(sql) : e.getClass().getSimpleName(),
+                        e.getMessage());
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private FolloweeChanges.Result applyToFollowee(Connection connection, long followeeId, List<FollowEvent> events) throws SQLException {
+        FollowerRow row = rows.lockOrCreate(connection, followeeId);
+        TimeOrderedAdjacency.requireWellFormed(row.followerIds(), row.followedAt());
+        List<CelebrityPage> current = row.celebrity() ? pages.all(connection, followeeId) : List.of();
+        int n = events.size();
+        long[] ids = new long[n];
+        long[] times = new long[n];
+        boolean[] follows = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            FollowEvent event = events.get(i);
+            ids[i] = event.followerId();
+            times[i] = event.followedAt();
+            follows[i] = event.isFollow();
+        }
+        FolloweeChanges.Result result = FolloweeChanges.apply(row, current, ids, times, follows,
+                celebrityThreshold, pageSize);
+        if (!result.changed()) {
+            return result;
+        }
+        for (int pageNum : result.pageDeletes()) {
+            pages.delete(connection, followeeId, pageNum);
+        }
+        for (CelebrityPage page : result.pageUpserts()) {
+            pages.upsert(connection, page);
+        }
+        rows.writeNextVersion(connection, row, result.followerIds(), result.followedAt(), result.followerCount(),
+                result.celebrity());
+        return result;
+    }
+}
