@@ -15,9 +15,11 @@ import dev.socialgraph.store.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -28,8 +30,10 @@ import org.springframework.stereotype.Component;
  * changes). Idempotent: replaying any events already applied changes nothing and writes nothing.
  *
  * <p>Each followee commits on its own, so one database being down only holds back the followees routed there;
- * {@link #apply} still tries every followee and then throws, so the caller retries the batch (the others are
- * then no-ops) and commits no offsets until every event is in.
+ * {@link #apply} still tries every other database's followees and then throws, so the caller retries the batch
+ * (the committed followees are then no-ops) and commits no offsets until every event is in. After a database
+ * is found unavailable (SQLState class 08, pool timeout) the batch's remaining followees there are skipped, so a
+ * retry costs one connection timeout per database, not one per followee.
  */
 @Component
 public class FollowerSide {
@@ -65,12 +69,18 @@ public class FollowerSide {
             byFollowee.computeIfAbsent(event.followeeId(), id -> new ArrayList<>()).add(event);
         }
         FollowerSideException failure = null;
+        // A database that is unreachable fails each connection attempt only after the pool's connection timeout;
+        // its other followees in this batch are skipped at once instead of waiting that long one by one.
+        Map<DataSource, Integer> unavailable = new IdentityHashMap<>();
         for (Map.Entry<Long, List<FollowEvent>> entry : byFollowee.entrySet()) {
             long followeeId = entry.getKey();
             List<FollowEvent> ofFollowee = entry.getValue();
+            DataSource database = dataSources.forUser(ShardGroup.FOLLOWER, followeeId);
+            if (unavailable.computeIfPresent(database, (db, skipped) -> skipped + 1) != null) {
+                continue;
+            }
             try {
-                FolloweeChanges.Result result = Transactions.inTransaction(
-                        dataSources.forUser(ShardGroup.FOLLOWER, followeeId),
+                FolloweeChanges.Result result = Transactions.inTransaction(database,
                         connection -> applyToFollowee(connection, followeeId, ofFollowee));
                 ofFollowee.forEach(metrics::applied);
                 if (result.changed()) {
@@ -88,11 +98,19 @@ public class FollowerSide {
                 } else {
                     failure.addSuppressed(e);
                 }
+                SqlErrors.Kind kind = e instanceof SQLException sql ? SqlErrors.classify(sql) : null;
+                if (kind == SqlErrors.Kind.UNAVAILABLE) {
+                    unavailable.put(database, 0);
+                }
                 log.warn("Applying {} events to followee {} failed ({}): {}", ofFollowee.size(), followeeId,
-                        e instanceof SQLException sql ? SqlErrors.classify(sql) : e.getClass().getSimpleName(),
-                        e.getMessage());
+                        kind != null ? kind : e.getClass().getSimpleName(), e.getMessage());
             }
         }
+        unavailable.forEach((database, skipped) -> {
+            if (skipped > 0) {
+                log.warn("Skipped {} more followees of this batch on a database that is unavailable", skipped);
+            }
+        });
         if (failure != null) {
             throw failure;
         }
