@@ -6,7 +6,11 @@ import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.FollowerRow;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The new state of one followee's follower side after a batch of its events, computed in memory: the row's
@@ -17,8 +21,10 @@ import java.util.List;
  * the threshold the row is cut into pages of {@code pageSize} in arrival order (page 0 oldest) and the row keeps
  * only its count and version (the schema's CHECK requires its arrays empty then).
  *
- * <p><b>Celebrity.</b> Every page is given (read once per batch). One scan over the pages finds where each id the
- * batch touches is now, so "a follow of an id present anywhere is a no-op" holds across pages; the events are
+ * <p><b>Celebrity.</b> The headers of every page are given (number, size, first entry), and in full only the pages
+ * the batch can touch: those holding one of its ids, and those its follows may be added to ({@link #pagesToLoad}).
+ * One scan over those pages finds where each id the batch touches is now, so "a follow of an id present anywhere
+ * is a no-op" holds across all pages; the events are
  * replayed on that per-id state exactly as {@code apply} does for a row (remove only the exact
  * {@code (id, followedAt)}). The net change is then applied page by page: removals on the page holding the
  * entry, additions on the page whose time range they fall in, normally the last one, which splits into new
@@ -50,7 +56,7 @@ final class FolloweeChanges {
     }
 
     /**
-     * Applies {@code ops} in order.
+     * Applies {@code ops} in order, with every page of a celebrity at hand.
      *
      * @param row        the locked row
      * @param pages      every page of the followee in page order (empty unless {@code row.celebrity()})
@@ -62,6 +68,25 @@ final class FolloweeChanges {
      */
     static Result apply(FollowerRow row, List<CelebrityPage> pages, long[] opIds, long[] opTimes,
                         boolean[] opIsFollow, long threshold, int pageSize) {
+        List<PageHeader> headers = new ArrayList<>(pages.size());
+        Map<Integer, CelebrityPage> loaded = new HashMap<>();
+        for (CelebrityPage page : pages) {
+            headers.add(PageHeader.of(page));
+            loaded.put(page.pageNum(), page);
+        }
+        return apply(row, headers, loaded, opIds, opTimes, opIsFollow, threshold, pageSize);
+    }
+
+    /**
+     * Applies {@code ops} in order, with only the pages the batch can touch at hand: {@code loaded} must hold
+     * every page that contains one of {@code opIds} and every page in {@link #pagesToLoad}.
+     *
+     * @param headers    every page of the followee, in page order (empty unless {@code row.celebrity()})
+     * @param loaded     full pages by page number, a subset as above
+     * @throws IllegalStateException if a page the batch changes was not loaded
+     */
+    static Result apply(FollowerRow row, List<PageHeader> headers, Map<Integer, CelebrityPage> loaded, long[] opIds,
+                        long[] opTimes, boolean[] opIsFollow, long threshold, int pageSize) {
         if (!row.celebrity()) {
             Adjacency next = TimeOrderedAdjacency.apply(row.followerIds(), row.followedAt(), opIds, opTimes, opIsFollow);
             long count = next.size();
@@ -72,11 +97,28 @@ final class FolloweeChanges {
             boolean changed = next.changed() || count != row.followerCount();
             return new Result(changed, next.ids(), next.followedAt(), count, false, false, List.of(), List.of());
         }
-        return applyToPages(row, pages, opIds, opTimes, opIsFollow, pageSize);
+        return applyToPages(row, headers, loaded, opIds, opTimes, opIsFollow, pageSize);
     }
 
-    private static Result applyToPages(FollowerRow row, List<CelebrityPage> pages, long[] opIds, long[] opTimes,
-                                       boolean[] opIsFollow, int pageSize) {
+    /**
+     * The numbers of the pages a follow of this batch may be added to (found from the headers alone), which the
+     * caller must load besides the pages holding one of the batch's ids.
+     */
+    static int[] pagesToLoad(List<PageHeader> headers, long[] opIds, long[] opTimes, boolean[] opIsFollow) {
+        Set<Integer> nums = new TreeSet<>();
+        for (int op = 0; op < opIds.length; op++) {
+            if (opIsFollow[op]) {
+                int target = targetPage(headers, opTimes[op], opIds[op]);
+                if (target >= 0) {
+                    nums.add(headers.get(target).pageNum());
+                }
+            }
+        }
+        return nums.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    private static Result applyToPages(FollowerRow row, List<PageHeader> headers, Map<Integer, CelebrityPage> loaded,
+                                       long[] opIds, long[] opTimes, boolean[] opIsFollow, int pageSize) {
         int ops = opIds.length;
         if (ops == 0) {
             return new Result(false, EMPTY, EMPTY, row.followerCount(), true, false, List.of(), List.of());
@@ -84,13 +126,17 @@ final class FolloweeChanges {
         long[] keys = distinctSorted(opIds);
         int k = keys.length;
 
-        // One scan of every page: where each touched id is now.
-        int[] pageOf = new int[k];
+        // One scan of the loaded pages (every page holding a touched id): where each touched id is now.
+        int[] pageOf = new int[k]; // index into headers
         long[] timeOf = new long[k];
         Arrays.fill(pageOf, -1);
-        for (int p = 0; p < pages.size(); p++) {
-            long[] ids = pages.get(p).followerIds();
-            long[] times = pages.get(p).followedAt();
+        for (int p = 0; p < headers.size(); p++) {
+            CelebrityPage page = loaded.get(headers.get(p).pageNum());
+            if (page == null) {
+                continue;
+            }
+            long[] ids = page.followerIds();
+            long[] times = page.followedAt();
             for (int i = 0; i < ids.length; i++) {
                 if (ids[i] >= keys[0] && ids[i] <= keys[k - 1]) {
                     int key = Arrays.binarySearch(keys, ids[i]);
@@ -127,7 +173,7 @@ final class FolloweeChanges {
 
         // Net change per page: removals where the entry is, additions where their time falls.
         List<List<long[]>> pageOps = new ArrayList<>(); // per page: {id, time, isFollow(1/0)}
-        for (int p = 0; p < pages.size(); p++) {
+        for (int p = 0; p < headers.size(); p++) {
             pageOps.add(new ArrayList<>());
         }
         List<long[]> removals = new ArrayList<>();
@@ -143,19 +189,19 @@ final class FolloweeChanges {
             }
         }
         if (removals.isEmpty() && additions.isEmpty()) {
-            long count = total(pages);
+            long count = total(headers);
             boolean changed = count != row.followerCount();
             return new Result(changed, EMPTY, EMPTY, count, true, false, List.of(), List.of());
         }
         for (long[] removal : removals) {
             pageOps.get((int) removal[3]).add(removal);
         }
-        int maxPageNum = pages.isEmpty() ? -1 : pages.getLast().pageNum();
+        int maxPageNum = headers.isEmpty() ? -1 : headers.getLast().pageNum();
         List<CelebrityPage> upserts = new ArrayList<>();
         List<Integer> deletes = new ArrayList<>();
         List<long[]> toNewPage = new ArrayList<>();
         for (long[] addition : additions) {
-            int target = targetPage(pages, addition[1], addition[0]);
+            int target = targetPage(headers, addition[1], addition[0]);
             if (target < 0) {
                 toNewPage.add(addition);
             } else {
@@ -165,12 +211,16 @@ final class FolloweeChanges {
 
         long count = 0;
         int nextPageNum = maxPageNum + 1;
-        for (int p = 0; p < pages.size(); p++) {
-            CelebrityPage page = pages.get(p);
+        for (int p = 0; p < headers.size(); p++) {
             List<long[]> list = pageOps.get(p);
             if (list.isEmpty()) {
-                count += page.followerIds().length;
+                count += headers.get(p).size();
                 continue;
+            }
+            CelebrityPage page = loaded.get(headers.get(p).pageNum());
+            if (page == null) {
+                throw new IllegalStateException("celebrity page " + headers.get(p).pageNum() + " of "
+                        + row.followeeId() + " is changed by the batch but was not loaded");
             }
             // Removals first, then additions: the net change never holds an id twice on one page.
             list.sort((a, b) -> Long.compare(a[2], b[2]));
@@ -204,20 +254,19 @@ final class FolloweeChanges {
      * The index of the page a new entry {@code (followedAt, id)} belongs on: the last non-empty page whose first
      * entry is not after it, else the first non-empty page; {@code -1} when every page is empty (start a new one).
      */
-    static int targetPage(List<CelebrityPage> pages, long followedAt, long id) {
+    static int targetPage(List<PageHeader> headers, long followedAt, long id) {
         int first = -1;
         int target = -1;
-        for (int p = 0; p < pages.size(); p++) {
-            CelebrityPage page = pages.get(p);
-            if (page.followerIds().length == 0) {
+        for (int p = 0; p < headers.size(); p++) {
+            PageHeader page = headers.get(p);
+            if (page.size() == 0) {
                 continue;
             }
             if (first < 0) {
                 first = p;
             }
-            long t0 = page.followedAt()[0];
-            long id0 = page.followerIds()[0];
-            if (t0 < followedAt || (t0 == followedAt && id0 <= id)) {
+            if (page.firstFollowedAt() < followedAt
+                    || (page.firstFollowedAt() == followedAt && page.firstId() <= id)) {
                 target = p;
             }
         }
@@ -235,10 +284,10 @@ final class FolloweeChanges {
         return pages;
     }
 
-    private static long total(List<CelebrityPage> pages) {
+    private static long total(List<PageHeader> headers) {
         long count = 0;
-        for (CelebrityPage page : pages) {
-            count += page.followerIds().length;
+        for (PageHeader page : headers) {
+            count += page.size();
         }
         return count;
     }

@@ -43,6 +43,7 @@ public class FollowerSide {
     private final ShardDataSources dataSources;
     private final FollowerRepository rows;
     private final CelebrityPageRepository pages;
+    private final CelebrityPageLookupRepository lookup = new CelebrityPageLookupRepository();
     private final CdcMetrics metrics;
     private final long celebrityThreshold;
     private final int pageSize;
@@ -119,7 +120,6 @@ public class FollowerSide {
     private FolloweeChanges.Result applyToFollowee(Connection connection, long followeeId, List<FollowEvent> events) throws SQLException {
         FollowerRow row = rows.lockOrCreate(connection, followeeId);
         TimeOrderedAdjacency.requireWellFormed(row.followerIds(), row.followedAt());
-        List<CelebrityPage> current = row.celebrity() ? pages.all(connection, followeeId) : List.of();
         int n = events.size();
         long[] ids = new long[n];
         long[] times = new long[n];
@@ -130,7 +130,15 @@ public class FollowerSide {
             times[i] = event.followedAt();
             follows[i] = event.isFollow();
         }
-        FolloweeChanges.Result result = FolloweeChanges.apply(row, current, ids, times, follows,
+        List<PageHeader> headers = List.of();
+        Map<Integer, CelebrityPage> loaded = Map.of();
+        if (row.celebrity()) {
+            // Only the pages this batch can touch, not all of a celebrity's pages.
+            headers = lookup.headers(connection, followeeId);
+            loaded = lookup.touched(connection, followeeId, FolloweeChanges.pagesToLoad(headers, ids, times, follows),
+                    ids);
+        }
+        FolloweeChanges.Result result = FolloweeChanges.apply(row, headers, loaded, ids, times, follows,
                 celebrityThreshold, pageSize);
         if (!result.changed()) {
             return result;

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.FollowerRow;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -78,7 +81,10 @@ class FolloweeChangesTest {
         assertThat(result.pageUpserts()).isEmpty();
     }
 
-    /** Random batches against a model: every follower exactly once across row and pages, in time order. */
+    /**
+     * Random batches against a model, loading only the pages a batch can touch: every follower exactly once across
+     * row and pages, in time order.
+     */
     @Test
     void apply_randomBatches_matchModelAndKeepPagesInvariant() {
         Random random = new Random(20261122);
@@ -117,8 +123,22 @@ class FolloweeChangesTest {
                     }
                     lastTime.put(id, times[i]);
                 }
-                FolloweeChanges.Result result = FolloweeChanges.apply(row, new ArrayList<>(stored.values()), ids, times,
-                        follows, threshold, pageSize);
+                // Load as the consumer does: headers of all pages, in full only those the batch can touch.
+                List<PageHeader> headers = stored.values().stream().map(PageHeader::of).toList();
+                Set<Integer> toLoad = new HashSet<>();
+                for (int num : FolloweeChanges.pagesToLoad(headers, ids, times, follows)) {
+                    toLoad.add(num);
+                }
+                Map<Integer, CelebrityPage> loaded = new HashMap<>();
+                for (CelebrityPage page : stored.values()) {
+                    boolean holdsTouchedId = Arrays.stream(page.followerIds())
+                            .anyMatch(id -> Arrays.stream(ids).anyMatch(op -> op == id));
+                    if (holdsTouchedId || toLoad.contains(page.pageNum())) {
+                        loaded.put(page.pageNum(), page);
+                    }
+                }
+                FolloweeChanges.Result result = FolloweeChanges.apply(row, headers, loaded, ids, times, follows,
+                        threshold, pageSize);
                 if (result.changed()) {
                     result.pageDeletes().forEach(stored::remove);
                     result.pageUpserts().forEach(p -> stored.put(p.pageNum(), p));
