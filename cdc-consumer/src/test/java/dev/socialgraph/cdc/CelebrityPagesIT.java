@@ -98,6 +98,17 @@ class CelebrityPagesIT {
         assertThat(pageIds(followee)).containsExactly(List.of(4L, 5L, 6L), List.of(7L, 2L));
         assertMatchesModel(followee);
         assertThat(row(followee).followerCount()).isEqualTo(5);
+
+        unfollow(5, followee, T0 + 5);
+        unfollow(6, followee, T0 + 6); // below the threshold: the followers stay in pages
+        KAFKA.awaitCaughtUp();
+        assertThat(row(followee).celebrity()).isTrue();
+        assertThat(row(followee).followerCount()).isEqualTo(3);
+        follow(8, followee, T0 + 9);
+        follow(9, followee, T0 + 10);
+        KAFKA.awaitCaughtUp();
+        assertThat(pageIds(followee)).containsExactly(List.of(4L), List.of(7L, 2L, 8L), List.of(9L));
+        assertMatchesModel(followee);
     }
 
     @Test
