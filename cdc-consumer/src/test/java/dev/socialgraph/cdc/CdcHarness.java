@@ -89,6 +89,27 @@ final class CdcHarness implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends records of one key together, so they share a producer batch and hence a consumer poll; returns the
+     * first one's metadata.
+     */
+    RecordMetadata publishTogether(String key, List<byte[]> values) {
+        try {
+            List<java.util.concurrent.Future<RecordMetadata>> sends = new ArrayList<>();
+            for (byte[] value : values) {
+                sends.add(producer.send(new ProducerRecord<>(topic, key, value)));
+            }
+            producer.flush();
+            RecordMetadata first = sends.getFirst().get(30, TimeUnit.SECONDS);
+            for (var send : sends) {
+                send.get(30, TimeUnit.SECONDS);
+            }
+            return first;
+        } catch (Exception e) {
+            throw new IllegalStateException("publish failed", e);
+        }
+    }
+
     /** Waits until the group's committed offsets reach the end of every partition of the topic. */
     void awaitCaughtUp() {
         await("consumer group " + groupId + " caught up").atMost(Duration.ofSeconds(60))

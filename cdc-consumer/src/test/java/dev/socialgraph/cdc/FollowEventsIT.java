@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.cache.FollowingCacheScripts;
 import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
@@ -246,7 +247,10 @@ class FollowEventsIT {
         setConnectionsAllowed(admin, downDatabase, false);
         RecordMetadata firstDown;
         try {
-            firstDown = KAFKA.publish(FollowEvent.follow(1, down, T0 + 1, 1, T0 + 1));
+            // The poison record shares the failing batch (one producer batch, one poll).
+            firstDown = KAFKA.publishTogether(Long.toString(down), List.of(
+                    FollowEventJson.toJson(FollowEvent.follow(1, down, T0 + 1, 1, T0 + 1)),
+                    ("poison during outage " + down).getBytes(StandardCharsets.UTF_8)));
             KAFKA.publish(FollowEvent.follow(2, down, T0 + 2, 1, T0 + 2));
             KAFKA.publish(FollowEvent.follow(1, later, T0 + 1, 2, T0 + 1));
 
@@ -267,6 +271,8 @@ class FollowEventsIT {
                 .containsExactly(new long[] {1, T0 + 1}, new long[] {2, T0 + 2});
         assertThat(CdcHarness.row(dataSources, down).orElseThrow().followerCount()).isEqualTo(2);
         assertThat(CdcHarness.followers(dataSources, later)).containsExactly(new long[] {1, T0 + 1});
+        // Dead-lettered once, not once per failed attempt.
+        assertThat(allDeadLetters("poison during outage " + down)).hasSize(1);
     }
 
     /**
@@ -372,6 +378,28 @@ class FollowEventsIT {
             });
         }
         return found.subList(0, expected);
+    }
+
+    /** Every dead letter whose value mentions {@code marker}, reading the DLT (one partition) to its end. */
+    private static List<ConsumerRecord<byte[], byte[]>> allDeadLetters(String marker) {
+        List<ConsumerRecord<byte[], byte[]>> found = new ArrayList<>();
+        TopicPartition dlt = new TopicPartition(KAFKA.dltTopic, 0);
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, TestServers.kafka().bootstrapServers()),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.assign(List.of(dlt));
+            consumer.seekToBeginning(List.of(dlt));
+            long end = consumer.endOffsets(List.of(dlt)).get(dlt);
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    if (new String(record.value(), StandardCharsets.UTF_8).contains(marker)) {
+                        found.add(record);
+                    }
+                }
+                return consumer.position(dlt) >= end;
+            });
+        }
+        return found;
     }
 
     private static void setConnectionsAllowed(DataSource admin, String database, boolean allowed) throws Exception {

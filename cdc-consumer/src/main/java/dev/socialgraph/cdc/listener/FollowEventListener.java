@@ -13,9 +13,9 @@ import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.support.Acknowledgment;
 
 /**
- * The batch listener on {@code follow-events} (DESIGN.md 4). Per poll: parse every record, send poison records to
- * the dead-letter topic, apply the valid events to the follower side (one transaction and at most one row write
- * per followee), then to the followers' caches, and only then commit the offsets.
+ * The batch listener on {@code follow-events} (DESIGN.md 4). Per poll: parse every record, apply the valid events
+ * to the follower side (one transaction and at most one row write per followee), then to the followers' caches,
+ * send the poison records to the dead-letter topic and wait for the broker, and only then commit the offsets.
  *
  * <p>When the follower side fails (a database is down) the listener throws before acknowledging: the container's
  * error handler retries the whole batch after a pause, without committing, for as long as it takes. Replaying the
@@ -53,7 +53,6 @@ final class FollowEventListener {
                 poison.add(new DeadLetterPublisher.DeadLetter(record, e));
             }
         }
-        deadLetters.publish(poison);
         try {
             followerSide.apply(events);
         } catch (RuntimeException e) {
@@ -61,6 +60,9 @@ final class FollowEventListener {
             throw e;
         }
         cache.apply(events);
+        // After the follower side: a batch retried while a database is down must not dead-letter its poison
+        // records again on every attempt.
+        deadLetters.publish(poison);
         acknowledgment.acknowledge();
         poison.forEach(letter -> metrics.deadLettered());
     }
