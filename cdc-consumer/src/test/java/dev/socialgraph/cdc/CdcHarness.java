@@ -90,21 +90,22 @@ final class CdcHarness implements AutoCloseable {
     }
 
     /**
-     * Sends records of one key together, so they share a producer batch and hence a consumer poll; returns the
-     * first one's metadata.
+     * Sends records together, so that those of one partition share a producer batch and hence a consumer poll;
+     * returns the first one's metadata.
+     *
+     * @param records key and value of each record
      */
-    RecordMetadata publishTogether(String key, List<byte[]> values) {
+    RecordMetadata publishTogether(List<Map.Entry<String, byte[]>> records) {
         try {
             List<java.util.concurrent.Future<RecordMetadata>> sends = new ArrayList<>();
-            for (byte[] value : values) {
-                sends.add(producer.send(new ProducerRecord<>(topic, key, value)));
+            for (Map.Entry<String, byte[]> record : records) {
+                sends.add(producer.send(new ProducerRecord<>(topic, record.getKey(), record.getValue())));
             }
             producer.flush();
-            RecordMetadata first = sends.getFirst().get(30, TimeUnit.SECONDS);
             for (var send : sends) {
                 send.get(30, TimeUnit.SECONDS);
             }
-            return first;
+            return sends.getFirst().get();
         } catch (Exception e) {
             throw new IllegalStateException("publish failed", e);
         }
