@@ -1,26 +1,33 @@
 package dev.socialgraph.cdc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.TestShards;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 @SpringBootTest(classes = CdcConsumerApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@DirtiesContext
 class ServiceProbesIT {
 
     private static final TestShards SHARDS = TestShards.create("cdc_probes");
+    private static final CdcHarness KAFKA = new CdcHarness("cdc-probes");
 
     @DynamicPropertySource
     static void shards(DynamicPropertyRegistry registry) {
-        SHARDS.springProperties().forEach((k, v) -> registry.add(k, () -> v));
+        KAFKA.properties(SHARDS).forEach((k, v) -> registry.add(k, () -> v));
     }
 
     @AfterAll
     static void dropShards() {
+        KAFKA.close();
         SHARDS.close();
     }
 
@@ -30,5 +37,18 @@ class ServiceProbesIT {
     @Test
     void servesProbesAndPrometheus() {
         ActuatorProbe.assertProbesUpAndScraped(port, "cdc-consumer");
+    }
+
+    @Test
+    void prometheus_exposesAppliedEventsRewritesAndConsumerLag() {
+        KAFKA.publish(FollowEvent.follow(1, 2, 1_700_000_000_000L, 1, 1_700_000_000_000L));
+        KAFKA.awaitCaughtUp();
+
+        String scrape = ActuatorProbe.get(port, "/actuator/prometheus").body();
+
+        assertThat(scrape).contains("graph_cdc_events_applied_total{", "type=\"follow\"",
+                "graph_cdc_row_rewrites_total", "graph_cdc_batch_size_records_count",
+                "graph_cdc_events_dead_lettered_total", "graph_cdc_celebrity_migrations_total",
+                "kafka_consumer_fetch_manager_records_lag_max");
     }
 }

@@ -1,0 +1,57 @@
+package dev.socialgraph.cdc.listener;
+
+import dev.socialgraph.cdc.CdcMetrics;
+import dev.socialgraph.cdc.CdcProperties;
+import dev.socialgraph.cdc.cache.FollowingCache;
+import dev.socialgraph.cdc.follower.FollowerSide;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer;
+import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
+import org.springframework.kafka.core.ConsumerFactory;
+import org.springframework.util.backoff.FixedBackOff;
+
+/**
+ * Kafka wiring of the listener: batch mode, offsets committed by the listener after the database commit
+ * ({@link ContainerProperties.AckMode#MANUAL_IMMEDIATE}), and an error handler that retries a failed batch
+ * without end: an event must never be skipped because a database is down.
+ */
+@Configuration(proxyBeanMethods = false)
+public class ListenerConfiguration {
+
+    @Bean
+    ConcurrentKafkaListenerContainerFactory<Object, Object> kafkaListenerContainerFactory(
+            ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumerFactory,
+            CommonErrorHandler errorHandler) {
+        ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
+        configurer.configure(factory, consumerFactory);
+        factory.setBatchListener(true);
+        factory.getContainerProperties().setAckMode(ContainerProperties.AckMode.MANUAL_IMMEDIATE);
+        factory.setCommonErrorHandler(errorHandler);
+        return factory;
+    }
+
+    /**
+     * Retries a failed batch every {@code graph.cdc.retry-backoff}, forever, keeping the consumer in its group
+     * (it pauses and polls between attempts) and committing nothing.
+     */
+    @Bean
+    CommonErrorHandler batchRetryingErrorHandler(CdcProperties properties) {
+        return new DefaultErrorHandler(new FixedBackOff(properties.retryBackoff().toMillis(), FixedBackOff.UNLIMITED_ATTEMPTS));
+    }
+
+    @Bean
+    DeadLetterPublisher deadLetterPublisher(KafkaTemplate<byte[], byte[]> template, CdcProperties properties) {
+        return new DeadLetterPublisher(template, properties);
+    }
+
+    @Bean
+    FollowEventListener followEventListener(FollowerSide followerSide, FollowingCache cache,
+                                            DeadLetterPublisher deadLetters, CdcMetrics metrics) {
+        return new FollowEventListener(followerSide, cache, deadLetters, metrics);
+    }
+}
