@@ -1,0 +1,126 @@
+package dev.socialgraph.check.follow;
+
+import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.cache.LocalFollowingCache;
+import dev.socialgraph.check.cache.RedisFollowingCache;
+import dev.socialgraph.check.store.ShardReader;
+import dev.socialgraph.common.adjacency.AdjacencyArray;
+import dev.socialgraph.common.token.FollowTokens;
+import dev.socialgraph.store.FollowingRow;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.springframework.stereotype.Service;
+
+/**
+ * Answers "does a follow b?" through the layers of DESIGN.md 5: local cache, L1 Redis, L2 shard (with a
+ * version-guarded backfill of Redis and a local put). A valid follow token of the same actor skips the local
+ * cache (read-your-writes); the write service has already updated Redis and the shard is the truth.
+ *
+ * <p>Each answer is timed in {@code graph.check.latency}, tagged with the layer that answered (never the user).
+ * The check path stays primitive: {@code long} ids, sorted {@code long[]} arrays, binary search.
+ */
+@Service
+public class FollowChecker {
+
+    /** Layers that answer a check, the values of the {@code layer} tag. */
+    enum Layer { LOCAL, REDIS, SHARD } // "bloom" joins when the L0 filter exists
+
+    private final LocalFollowingCache local;
+    private final RedisFollowingCache redis;
+    private final ShardReader shards;
+    private final FollowTokens tokens;
+    private final Duration tokenMaxAge;
+    private final Timer[] latency = new Timer[Layer.values().length];
+
+    FollowChecker(LocalFollowingCache local, RedisFollowingCache redis, ShardReader shards,
+                  CheckProperties properties, MeterRegistry registry) {
+        this.local = local;
+        this.redis = redis;
+        this.shards = shards;
+        this.tokens = new FollowTokens(properties.tokenSecret().getBytes(StandardCharsets.UTF_8), Clock.systemUTC());
+        this.tokenMaxAge = properties.tokenMaxAge();
+        for (Layer layer : Layer.values()) {
+            latency[layer.ordinal()] = Timer.builder("graph.check.latency")
+                    .description("Follow check latency by the layer that answered")
+                    .tag("layer", layer.name().toLowerCase())
+                    .serviceLevelObjectives(Duration.ofNanos(300_000), Duration.ofMillis(1))
+                    .publishPercentileHistogram()
+                    .register(registry);
+        }
+    }
+
+    /**
+     * Whether {@code followerId} follows {@code followeeId}.
+     *
+     * @param followerId  positive
+     * @param followeeId  positive
+     * @param followToken the {@code X-Follow-Token} header, or {@code null}
+     * @return the answer, correct whatever the state of the caches
+     * @throws dev.socialgraph.check.store.ShardUnavailableException when the answer needs a shard that is down
+     */
+    public boolean isFollowing(long followerId, long followeeId, String followToken) {
+        long start = System.nanoTime();
+        boolean fresh = followToken != null && tokens.verify(followToken, followerId, tokenMaxAge).isValid();
+        if (!fresh) {
+            LocalFollowingCache.Entry entry = local.get(followerId);
+            if (entry != null) {
+                return answered(Layer.LOCAL, start, AdjacencyArray.contains(entry.ids(), followeeId));
+            }
+        }
+        int cached = redis.isFollowing(followerId, followeeId);
+        if (cached != RedisFollowingCache.MISS) {
+            return answered(Layer.REDIS, start, cached == RedisFollowingCache.FOLLOWING);
+        }
+        long[] ids = loadFromShard(followerId);
+        return answered(Layer.SHARD, start, AdjacencyArray.contains(ids, followeeId));
+    }
+
+    /**
+     * Membership of many followees at once: one local lookup or one Redis round trip for a cached user, else
+     * one shard read.
+     *
+     * @param followerId  positive
+     * @param followeeIds positive ids
+     * @return membership aligned with {@code followeeIds}
+     */
+    public boolean[] areFollowing(long followerId, long[] followeeIds) {
+        long start = System.nanoTime();
+        LocalFollowingCache.Entry entry = local.get(followerId);
+        long[] ids;
+        Layer layer;
+        if (entry != null) {
+            ids = entry.ids();
+            layer = Layer.LOCAL;
+        } else {
+            boolean[] cached = redis.areFollowing(followerId, followeeIds);
+            if (cached != null) {
+                latency[Layer.REDIS.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                return cached;
+            }
+            ids = loadFromShard(followerId);
+            layer = Layer.SHARD;
+        }
+        boolean[] out = new boolean[followeeIds.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = AdjacencyArray.contains(ids, followeeIds[i]);
+        }
+        latency[layer.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        return out;
+    }
+
+    private long[] loadFromShard(long followerId) {
+        FollowingRow row = shards.following(followerId);
+        redis.fill(followerId, row.followingIds(), row.version());
+        local.put(followerId, row.followingIds(), row.version());
+        return row.followingIds();
+    }
+
+    private boolean answered(Layer layer, long startNanos, boolean answer) {
+        latency[layer.ordinal()].record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
+        return answer;
+    }
+}
