@@ -58,6 +58,8 @@ class ReadPathIT {
     static final int USERS = 60;
     static final long CELEBRITY = 5000;
     static final long BASE_TIME = 1_700_000_000_000L;
+    /** Small, so that the model's users (up to 21 follows) exercise the "most recent per node" cut. */
+    static final int SUGGESTIONS_FAN_OUT = 5;
 
     /** follower -> (followee -> followedAt): the graph as the test wrote it. */
     static final Map<Long, TreeMap<Long, Long>> MODEL = new HashMap<>();
@@ -71,6 +73,7 @@ class ReadPathIT {
         SHARDS.springProperties().forEach((k, v) -> registry.add(k, () -> v));
         registry.add("graph.shards.migrate-on-startup", () -> "true");
         registry.add("graph.check.redis-uri", () -> REDIS.uri(0));
+        registry.add("graph.check.suggestions-fan-out", () -> Integer.toString(SUGGESTIONS_FAN_OUT));
     }
 
     @Autowired
@@ -311,6 +314,55 @@ class ReadPathIT {
         }
     }
 
+    /** Depth 2 with the fan-out cut, skipping self and followed, by mutual count then id: {@code [id, count]}. */
+    static List<List<Long>> expectedSuggestions(long a) {
+        Map<Long, Long> counts = new HashMap<>();
+        for (List<Long> hop : mostRecent(MODEL.getOrDefault(a, new TreeMap<>()))) {
+            for (List<Long> candidate : mostRecent(MODEL.getOrDefault(hop.get(0), new TreeMap<>()))) {
+                long c = candidate.get(0);
+                if (c != a && !follows(a, c)) {
+                    counts.merge(c, 1L, Long::sum);
+                }
+            }
+        }
+        List<List<Long>> out = new ArrayList<>();
+        counts.forEach((id, n) -> out.add(List.of(id, n)));
+        out.sort(Comparator.<List<Long>>comparingLong(p -> -p.get(1)).thenComparingLong(p -> p.get(0)));
+        return out;
+    }
+
+    static List<List<Long>> mostRecent(Map<Long, Long> following) {
+        List<List<Long>> all = newestFirst(following);
+        return all.subList(0, Math.min(SUGGESTIONS_FAN_OUT, all.size()));
+    }
+
+    List<List<Long>> suggestions(long a, int limit) throws Exception {
+        List<List<Long>> out = new ArrayList<>();
+        json(get("/internal/v1/users/" + a + "/suggestions?limit=" + limit)).get("items").forEach(
+                n -> out.add(List.of(n.get("userId").longValue(), n.get("mutualCount").longValue())));
+        return out;
+    }
+
+    @Test
+    void suggestions_matchTheModel_computedCachedAndAfterFlush() throws Exception {
+        writeGraph();
+        int nonEmpty = 0;
+        for (long a : allUsers()) {
+            List<List<Long>> expected = expectedSuggestions(a);
+            nonEmpty += expected.isEmpty() ? 0 : 1;
+            assertThat(suggestions(a, 1000)).as("suggestions for %d", a).isEqualTo(expected); // computed
+            assertThat(suggestions(a, 1000)).as("cached suggestions for %d", a).isEqualTo(expected);
+            assertThat(suggestions(a, 3)).isEqualTo(expected.subList(0, Math.min(3, expected.size())));
+        }
+        assertThat(nonEmpty).isGreaterThan(USERS / 2);
+        try (RedisClient client = RedisClient.create(REDIS.uri(0));
+             StatefulRedisConnection<String, String> redis = client.connect()) {
+            redis.sync().flushall();
+        }
+        assertThat(suggestions(FIRST_USER + 1, 1000)).isEqualTo(expectedSuggestions(FIRST_USER + 1));
+        assertThat(json(get("/internal/v1/users/" + CELEBRITY + "/suggestions")).get("items")).isEmpty();
+    }
+
     @Test
     void redisStoppedThenBackEmpty_everyAnswerStaysCorrect() throws Exception {
         writeGraph();
@@ -459,6 +511,8 @@ class ReadPathIT {
         cases.put("/internal/v1/users/1001/following?cursor=" + cursorOfA.substring(0, 55) + "A", "cursor");
         cases.put("/internal/v1/users/1/common-following/zz", "otherId");
         cases.put("/internal/v1/users/1/relationship/0", "otherId");
+        cases.put("/internal/v1/users/x/suggestions", "id");
+        cases.put("/internal/v1/users/1/suggestions?limit=1001", "limit");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             assertProblem(get(c.getKey()), 400, c.getValue());
         }

@@ -3,6 +3,7 @@ package dev.socialgraph.check.api;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.lists.FollowLists;
+import dev.socialgraph.check.suggest.Suggestions;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.cursor.CursorCodec;
 import dev.socialgraph.common.cursor.CursorPosition;
@@ -34,12 +35,15 @@ class GraphReadController {
 
     private final FollowChecker checker;
     private final FollowLists lists;
+    private final Suggestions suggestions;
     private final CheckProperties properties;
     private final CursorCodec cursors;
 
-    GraphReadController(FollowChecker checker, FollowLists lists, CheckProperties properties) {
+    GraphReadController(FollowChecker checker, FollowLists lists, Suggestions suggestions,
+                        CheckProperties properties) {
         this.checker = checker;
         this.lists = lists;
+        this.suggestions = suggestions;
         this.properties = properties;
         this.cursors = new CursorCodec(properties.cursorKey().getBytes(StandardCharsets.UTF_8));
     }
@@ -155,6 +159,18 @@ class GraphReadController {
     }
 
     /** The position after which to continue, or {@code null} for the first page. */
+    /** {@code {items:[{userId, mutualCount}]}}, best first. */
+    record SuggestionsResponse(List<Suggestions.Suggestion> items) {
+    }
+
+    @GetMapping("/suggestions")
+    SuggestionsResponse suggestions(@PathVariable("id") String id,
+                                    @RequestParam(name = "limit", required = false) String limit) {
+        long user = UserIds.parse(id, "id");
+        int size = Params.limit(limit, properties.defaultLimit(), properties.suggestionsMax());
+        return new SuggestionsResponse(suggestions.suggest(user, size));
+    }
+
     private CursorPosition position(String cursor, ListKind kind, long owner) {
         return cursor == null ? null : cursors.decode(cursor, kind, owner);
     }
