@@ -13,7 +13,12 @@ import dev.socialgraph.testsupport.TestShards;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import dev.socialgraph.common.shard.ShardGroup;
 import java.net.URI;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import org.awaitility.Awaitility;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -72,6 +77,7 @@ class ReadPathIT {
     static void properties(DynamicPropertyRegistry registry) {
         SHARDS.springProperties().forEach((k, v) -> registry.add(k, () -> v));
         registry.add("graph.shards.migrate-on-startup", () -> "true");
+        registry.add("graph.shards.connection-timeout", () -> "1s"); // a database that is down fails fast
         registry.add("graph.check.redis-uri", () -> REDIS.uri(0));
         registry.add("graph.check.suggestions-fan-out", () -> Integer.toString(SUGGESTIONS_FAN_OUT));
     }
@@ -366,7 +372,7 @@ class ReadPathIT {
     @Test
     void redisStoppedThenBackEmpty_everyAnswerStaysCorrect() throws Exception {
         writeGraph();
-        check_answersEveryPairLikeTheModel_fromShardThenCaches(); // caches warm
+        assertChecksAndBatchesMatchModel(); // caches warm
         REDIS.stop();
         try {
             localCache.clear();
@@ -382,7 +388,7 @@ class ReadPathIT {
     @Test
     void redisFlushed_everyAnswerStaysCorrect() throws Exception {
         writeGraph();
-        check_answersEveryPairLikeTheModel_fromShardThenCaches();
+        assertChecksAndBatchesMatchModel(); // caches warm
         try (RedisClient client = RedisClient.create(REDIS.uri(0));
              StatefulRedisConnection<String, String> redis = client.connect()) {
             redis.sync().flushall();
@@ -541,6 +547,35 @@ class ReadPathIT {
         JsonNode problem = JSON.readTree(response.body());
         assertThat(problem.get("parameter").stringValue()).as(response.uri().toString()).isEqualTo(parameter);
         assertThat(problem.get("status").intValue()).isEqualTo(status);
+    }
+
+    @Test
+    void shardDatabaseDown_is503ForItsUsersOnly() throws Exception {
+        writeGraph();
+        String database = SHARDS.shardMap().ranges(ShardGroup.FOLLOWING).get(1).database(); // shards 128..255
+        long routedThere = FIRST_USER;      // shard 232
+        long routedElsewhere = FIRST_USER + 40; // shard 16
+        javax.sql.DataSource admin = TestServers.postgres().dataSource("postgres");
+        try (Connection c = admin.getConnection(); Statement st = c.createStatement()) {
+            st.execute("ALTER DATABASE \"" + database + "\" ALLOW_CONNECTIONS false");
+            st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + database + "'");
+        }
+        try {
+            HttpResponse<String> down = get("/internal/v1/users/" + routedThere + "/following");
+            assertThat(down.statusCode()).as(down.body()).isEqualTo(503);
+            assertThat(down.headers().firstValue("Content-Type")).hasValueSatisfying(
+                    t -> assertThat(t).startsWith("application/problem+json"));
+            assertThat(walk("/internal/v1/users/" + routedElsewhere + "/following", 1000))
+                    .isEqualTo(newestFirst(MODEL.get(routedElsewhere)));
+        } finally {
+            try (Connection c = admin.getConnection(); Statement st = c.createStatement()) {
+                st.execute("ALTER DATABASE \"" + database + "\" ALLOW_CONNECTIONS true");
+            }
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                assertThat(get("/internal/v1/users/" + routedThere + "/following").statusCode()).isEqualTo(200));
+        assertThat(walk("/internal/v1/users/" + routedThere + "/following", 1000))
+                .isEqualTo(newestFirst(MODEL.get(routedThere)));
     }
 
     @Test
