@@ -1,5 +1,8 @@
 package dev.socialgraph.check;
 
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -29,6 +32,7 @@ import org.springframework.validation.annotation.Validated;
  * @param suggestionsTtl      time to live of cached suggestions (15 min)
  * @param suggestionsFanOut   most recent followings followed per node of the depth-2 walk (500)
  * @param suggestionsMax      most suggestions computed and cached (1000)
+ * @param bloom               the L0 edge bloom filter and its event feed
  */
 @Validated
 @ConfigurationProperties("graph.check")
@@ -46,5 +50,29 @@ public record CheckProperties(
         @Min(1) @Max(10000) @DefaultValue("1000") int batchMax,
         @NotNull @DefaultValue("15m") Duration suggestionsTtl,
         @Min(1) @Max(10000) @DefaultValue("500") int suggestionsFanOut,
-        @Min(1) @Max(10000) @DefaultValue("1000") int suggestionsMax) {
+        @Min(1) @Max(10000) @DefaultValue("1000") int suggestionsMax,
+        @Valid @NotNull @DefaultValue Bloom bloom) {
+
+    /**
+     * The L0 bloom filter over follow edges (DESIGN.md 5 step 1), {@code graph.check.bloom.*}.
+     *
+     * @param enabled              build and consult it
+     * @param fpp                  target false-positive probability (0.001: ~14.4 bits per edge)
+     * @param growth               headroom over the edge count found at start-up, for follows until the rebuild
+     * @param minimumExpectedEdges smallest size, so that a young deployment does not saturate a tiny filter
+     * @param kafkaBootstrap       brokers of {@code follow-events}
+     * @param topic                the event topic
+     * @param groupPrefix          consumer group prefix; each instance adds a random suffix (its own group)
+     * @param startTimeout         how long start-up waits for Kafka before leaving the filter off
+     */
+    public record Bloom(
+            @DefaultValue("true") boolean enabled,
+            @DecimalMin("0.0000001") @DecimalMax("0.5") @DefaultValue("0.001") double fpp,
+            @DecimalMin("1.0") @DecimalMax("100.0") @DefaultValue("1.5") double growth,
+            @Min(1) @DefaultValue("1000000") long minimumExpectedEdges,
+            @NotBlank @DefaultValue("127.0.0.1:9092") String kafkaBootstrap,
+            @NotBlank @DefaultValue("follow-events") String topic,
+            @NotBlank @DefaultValue("follow-check") String groupPrefix,
+            @NotNull @DefaultValue("10s") Duration startTimeout) {
+    }
 }

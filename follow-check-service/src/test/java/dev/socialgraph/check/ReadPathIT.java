@@ -79,6 +79,7 @@ class ReadPathIT {
         registry.add("graph.shards.migrate-on-startup", () -> "true");
         registry.add("graph.shards.connection-timeout", () -> "1s"); // a database that is down fails fast
         registry.add("graph.check.redis-uri", () -> REDIS.uri(0));
+        registry.add("graph.check.bloom.enabled", () -> "false"); // rows are written without events here (BloomIT)
         registry.add("graph.check.suggestions-fan-out", () -> Integer.toString(SUGGESTIONS_FAN_OUT));
     }
 

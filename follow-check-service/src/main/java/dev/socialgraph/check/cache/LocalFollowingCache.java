@@ -58,6 +58,15 @@ public class LocalFollowingCache {
         cache.asMap().merge(followerId, fresh, (old, neu) -> old.version() > neu.version() ? old : neu);
     }
 
+    /**
+     * Drops the entry of {@code followerId}: its row changed (a follow event).
+     *
+     * @param followerId positive
+     */
+    public void invalidate(long followerId) {
+        cache.invalidate(followerId);
+    }
+
     /** Drops every entry (tests and operators). */
     public void clear() {
         cache.invalidateAll();

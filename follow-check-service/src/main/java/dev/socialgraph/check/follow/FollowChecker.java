@@ -1,6 +1,7 @@
 package dev.socialgraph.check.follow;
 
 import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.bloom.EdgeBloom;
 import dev.socialgraph.check.cache.LocalFollowingCache;
 import dev.socialgraph.check.cache.RedisFollowingCache;
 import dev.socialgraph.check.store.ShardReader;
@@ -16,9 +17,10 @@ import java.util.concurrent.TimeUnit;
 import org.springframework.stereotype.Service;
 
 /**
- * Answers "does a follow b?" through the layers of DESIGN.md 5: local cache, L1 Redis, L2 shard (with a
- * version-guarded backfill of Redis and a local put). A valid follow token of the same actor skips the local
- * cache (read-your-writes); the write service has already updated Redis and the shard is the truth.
+ * Answers "does a follow b?" through the layers of DESIGN.md 5: L0 bloom filter (a definite "no"), local cache, L1 Redis, L2 shard (with a
+ * version-guarded backfill of Redis and a local put). A valid follow token of the same actor skips the bloom
+ * filter and the local cache (read-your-writes: the event may not have arrived yet); the write service has
+ * already updated Redis, and the shard is the truth.
  *
  * <p>Each answer is timed in {@code graph.check.latency}, tagged with the layer that answered (never the user).
  * The check path stays primitive: {@code long} ids, sorted {@code long[]} arrays, binary search.
@@ -27,8 +29,9 @@ import org.springframework.stereotype.Service;
 public class FollowChecker {
 
     /** Layers that answer a check, the values of the {@code layer} tag. */
-    enum Layer { LOCAL, REDIS, SHARD } // "bloom" joins when the L0 filter exists
+    enum Layer { BLOOM, LOCAL, REDIS, SHARD }
 
+    private final EdgeBloom bloom;
     private final LocalFollowingCache local;
     private final RedisFollowingCache redis;
     private final ShardReader shards;
@@ -36,8 +39,9 @@ public class FollowChecker {
     private final Duration tokenMaxAge;
     private final Timer[] latency = new Timer[Layer.values().length];
 
-    FollowChecker(LocalFollowingCache local, RedisFollowingCache redis, ShardReader shards,
+    FollowChecker(EdgeBloom bloom, LocalFollowingCache local, RedisFollowingCache redis, ShardReader shards,
                   CheckProperties properties, MeterRegistry registry) {
+        this.bloom = bloom;
         this.local = local;
         this.redis = redis;
         this.shards = shards;
@@ -66,6 +70,9 @@ public class FollowChecker {
         long start = System.nanoTime();
         boolean fresh = followToken != null && tokens.verify(followToken, followerId, tokenMaxAge).isValid();
         if (!fresh) {
+            if (!bloom.mightFollow(followerId, followeeId)) {
+                return answered(Layer.BLOOM, start, false);
+            }
             LocalFollowingCache.Entry entry = local.get(followerId);
             if (entry != null) {
                 return answered(Layer.LOCAL, start, AdjacencyArray.contains(entry.ids(), followeeId));

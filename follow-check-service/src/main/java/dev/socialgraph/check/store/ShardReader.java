@@ -3,6 +3,7 @@ package dev.socialgraph.check.store;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;
@@ -32,11 +33,14 @@ public class ShardReader {
 
     /** Pages read per query of a celebrity walk at first; doubled while the page is not full. */
     private static final int FIRST_PAGE_BATCH = 4;
+    /** Rows per query of a full scan. */
+    private static final int SCAN_BATCH = 500;
 
     private final ShardDataSources dataSources;
     private final FollowingRepository following;
     private final FollowerRepository followers;
     private final CelebrityPageRepository celebrityPages;
+    private final FollowingStatsRepository stats = new FollowingStatsRepository();
 
     ShardReader(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
                 CelebrityPageRepository celebrityPages) {
@@ -177,6 +181,76 @@ public class ShardReader {
         boolean hasMore = size > limit;
         int n = Math.min(size, limit);
         return new Page(Arrays.copyOf(ids, n), Arrays.copyOf(times, n), hasMore);
+    }
+
+    /** Receives the edges of a scan. */
+    @FunctionalInterface
+    public interface EdgeSink {
+        /**
+         * One edge.
+         *
+         * @param follower positive
+         * @param followee positive
+         */
+        void accept(long follower, long followee);
+    }
+
+    /**
+     * The number of follow edges in the following group: the sum of {@code following_count} of every database.
+     *
+     * @return edges, {@code >= 0}
+     * @throws ShardUnavailableException when a database is down
+     */
+    public long edgeCount() {
+        long total = 0;
+        for (DataSource ds : followingDatabases()) {
+            total += read(ds, 0, stats::edgeCount);
+        }
+        return total;
+    }
+
+    /**
+     * Streams every follow edge of the following group, row by row in batches of {@value #SCAN_BATCH} rows per
+     * database (for building the bloom filter).
+     *
+     * @param sink receives each edge
+     * @return the number of edges streamed
+     * @throws ShardUnavailableException when a database is down
+     */
+    public long scanEdges(EdgeSink sink) {
+        long edges = 0;
+        for (DataSource ds : followingDatabases()) {
+            long after = 0;
+            while (true) {
+                long from = after;
+                List<FollowingRow> rows = read(ds, from, c -> following.scan(c, from, SCAN_BATCH));
+                for (FollowingRow row : rows) {
+                    long[] ids = row.followingIds();
+                    for (long id : ids) {
+                        sink.accept(row.followerId(), id);
+                    }
+                    edges += ids.length;
+                    after = row.followerId();
+                }
+                if (rows.size() < SCAN_BATCH) {
+                    break;
+                }
+            }
+        }
+        return edges;
+    }
+
+    /** Each physical database of the following group once. */
+    private List<DataSource> followingDatabases() {
+        Map<DataSource, Boolean> seen = new IdentityHashMap<>();
+        List<DataSource> out = new ArrayList<>();
+        for (ShardRange range : dataSources.shardMap().ranges(ShardGroup.FOLLOWING)) {
+            DataSource ds = dataSources.forRange(range);
+            if (seen.put(ds, Boolean.TRUE) == null) {
+                out.add(ds);
+            }
+        }
+        return out;
     }
 
     private <T> T read(ShardGroup group, long userId, Read<T> work) {
