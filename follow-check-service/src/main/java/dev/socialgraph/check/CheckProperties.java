@@ -23,6 +23,8 @@ import org.springframework.validation.annotation.Validated;
  * @param localCacheBudget    memory budget of the in-process cache of following arrays
  * @param localCacheTtl       how long a local entry is trusted; bounds its staleness while this instance does
  *                            not yet consume {@code follow-events} (DESIGN.md 1: other readers within 2 s)
+ * @param localAdmitOneIn     admit a user to the local cache on one in this many Redis hits (1: every hit), so
+ *                            that hot users, who are asked often, get in soon and cold ones rarely cost a fetch
  * @param tokenSecret         HMAC secret of follow tokens, shared with the write service (>= 32 bytes)
  * @param tokenMaxAge         how long a follow token lets a check skip the local cache (5 s)
  * @param cursorKey           HMAC key of list cursors, shared by every check instance (>= 32 bytes)
@@ -42,6 +44,7 @@ public record CheckProperties(
         @NotNull @DefaultValue("3600s") Duration cacheTtl,
         @NotNull @DefaultValue("64MB") DataSize localCacheBudget,
         @NotNull @DefaultValue("1s") Duration localCacheTtl,
+        @Min(1) @Max(1_000_000) @DefaultValue("16") int localAdmitOneIn,
         @NotNull @Size(min = 32) @DefaultValue("dev-only-follow-token-secret-change-me-0123456789") String tokenSecret,
         @NotNull @DefaultValue("5s") Duration tokenMaxAge,
         @NotNull @Size(min = 32) @DefaultValue("dev-only-list-cursor-key-change-me-0123456789") String cursorKey,

@@ -79,6 +79,7 @@ class ReadPathIT {
         registry.add("graph.shards.migrate-on-startup", () -> "true");
         registry.add("graph.shards.connection-timeout", () -> "1s"); // a database that is down fails fast
         registry.add("graph.check.redis-uri", () -> REDIS.uri(0));
+        registry.add("graph.check.local-admit-one-in", () -> "1"); // deterministic admission from Redis
         registry.add("graph.check.bloom.enabled", () -> "false"); // rows are written without events here (BloomIT)
         registry.add("graph.check.suggestions-fan-out", () -> Integer.toString(SUGGESTIONS_FAN_OUT));
     }
@@ -577,6 +578,21 @@ class ReadPathIT {
                 assertThat(get("/internal/v1/users/" + routedThere + "/following").statusCode()).isEqualTo(200));
         assertThat(walk("/internal/v1/users/" + routedThere + "/following", 1000))
                 .isEqualTo(newestFirst(MODEL.get(routedThere)));
+    }
+
+    @Test
+    void redisHit_admitsTheUsersWholeSetToTheLocalCache() throws Exception {
+        writeGraph();
+        long a = allUsers().stream().filter(u -> MODEL.getOrDefault(u, new TreeMap<>()).size() > 3).findFirst()
+                .orElseThrow();
+        localCache.clear();
+        check(a, CELEBRITY); // from Redis, or from the shard, which fills Redis
+        localCache.clear();
+        check(a, FIRST_USER); // from Redis: admits the set
+        LocalFollowingCache.Entry entry = localCache.get(a);
+        assertThat(entry).isNotNull();
+        assertThat(entry.ids()).containsExactly(MODEL.get(a).keySet().stream().mapToLong(Long::longValue).toArray());
+        assertThat(entry.version()).isPositive();
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.Timer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.springframework.stereotype.Service;
 
@@ -37,6 +38,7 @@ public class FollowChecker {
     private final ShardReader shards;
     private final FollowTokens tokens;
     private final Duration tokenMaxAge;
+    private final int admitOneIn;
     private final Timer[] latency = new Timer[Layer.values().length];
 
     FollowChecker(EdgeBloom bloom, LocalFollowingCache local, RedisFollowingCache redis, ShardReader shards,
@@ -47,6 +49,7 @@ public class FollowChecker {
         this.shards = shards;
         this.tokens = new FollowTokens(properties.tokenSecret().getBytes(StandardCharsets.UTF_8), Clock.systemUTC());
         this.tokenMaxAge = properties.tokenMaxAge();
+        this.admitOneIn = properties.localAdmitOneIn();
         for (Layer layer : Layer.values()) {
             latency[layer.ordinal()] = Timer.builder("graph.check.latency")
                     .description("Follow check latency by the layer that answered")
@@ -80,7 +83,11 @@ public class FollowChecker {
         }
         int cached = redis.isFollowing(followerId, followeeId);
         if (cached != RedisFollowingCache.MISS) {
-            return answered(Layer.REDIS, start, cached == RedisFollowingCache.FOLLOWING);
+            boolean answer = answered(Layer.REDIS, start, cached == RedisFollowingCache.FOLLOWING);
+            if (ThreadLocalRandom.current().nextInt(admitOneIn) == 0) {
+                admit(followerId);
+            }
+            return answer;
         }
         long[] ids = loadFromShard(followerId);
         return answered(Layer.SHARD, start, AdjacencyArray.contains(ids, followeeId));
@@ -117,6 +124,14 @@ public class FollowChecker {
         }
         latency[layer.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
         return out;
+    }
+
+    /** Copies a user's cached Redis set into the local cache (after the answer was timed). */
+    private void admit(long followerId) {
+        LocalFollowingCache.Entry entry = redis.members(followerId);
+        if (entry != null) {
+            local.put(followerId, entry.ids(), entry.version());
+        }
     }
 
     private long[] loadFromShard(long followerId) {
