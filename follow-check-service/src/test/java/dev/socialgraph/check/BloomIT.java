@@ -170,5 +170,8 @@ class BloomIT {
         }
         publish(FollowEvent.unfollow(follower, followee, T0 + 20, unfollowed, T0 + 21));
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !check(follower, followee));
+        // An unfollow cannot leave the filter: it still says "maybe", and the answer "no" counts as a false positive.
+        assertThat(bloom.mightFollow(follower, followee)).isTrue();
+        assertThat(registry.get("graph.check.bloom.false.positives").counter().count()).isPositive();
     }
 }

@@ -615,5 +615,14 @@ class ReadPathIT {
                     + "layer=\"" + layer + "\"");
         }
         assertThat(metrics).doesNotContain("1001\"");
+        List<Double> shardBuckets = new ArrayList<>(); // the SLO buckets of DESIGN.md 8: 0.3 ms and 1 ms
+        for (String line : metrics.split("\n")) {
+            if (line.startsWith("graph_check_latency_seconds_bucket{") && line.contains("layer=\"shard\"")) {
+                String le = line.substring(line.indexOf("le=\"") + 4);
+                le = le.substring(0, le.indexOf('"'));
+                shardBuckets.add(le.equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(le));
+            }
+        }
+        assertThat(shardBuckets).contains(0.0003, 0.001);
     }
 }

@@ -8,6 +8,7 @@ import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.FollowingRow;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.nio.charset.StandardCharsets;
@@ -40,6 +41,7 @@ public class FollowChecker {
     private final Duration tokenMaxAge;
     private final int admitOneIn;
     private final Timer[] latency = new Timer[Layer.values().length];
+    private final Counter bloomFalsePositives;
 
     FollowChecker(EdgeBloom bloom, LocalFollowingCache local, RedisFollowingCache redis, ShardReader shards,
                   CheckProperties properties, MeterRegistry registry) {
@@ -50,6 +52,9 @@ public class FollowChecker {
         this.tokens = new FollowTokens(properties.tokenSecret().getBytes(StandardCharsets.UTF_8), Clock.systemUTC());
         this.tokenMaxAge = properties.tokenMaxAge();
         this.admitOneIn = properties.localAdmitOneIn();
+        this.bloomFalsePositives = Counter.builder("graph.check.bloom.false.positives")
+                .description("Checks the bloom filter let through that a later layer answered false")
+                .register(registry);
         for (Layer layer : Layer.values()) {
             latency[layer.ordinal()] = Timer.builder("graph.check.latency")
                     .description("Follow check latency by the layer that answered")
@@ -72,13 +77,16 @@ public class FollowChecker {
     public boolean isFollowing(long followerId, long followeeId, String followToken) {
         long start = System.nanoTime();
         boolean fresh = followToken != null && tokens.verify(followToken, followerId, tokenMaxAge).isValid();
+        boolean bloomSaidMaybe = false;
         if (!fresh) {
             if (!bloom.mightFollow(followerId, followeeId)) {
                 return answered(Layer.BLOOM, start, false);
             }
+            bloomSaidMaybe = bloom.isReady();
             LocalFollowingCache.Entry entry = local.get(followerId);
             if (entry != null) {
-                return answered(Layer.LOCAL, start, AdjacencyArray.contains(entry.ids(), followeeId));
+                return counted(bloomSaidMaybe,
+                        answered(Layer.LOCAL, start, AdjacencyArray.contains(entry.ids(), followeeId)));
             }
         }
         int cached = redis.isFollowing(followerId, followeeId);
@@ -87,10 +95,18 @@ public class FollowChecker {
             if (ThreadLocalRandom.current().nextInt(admitOneIn) == 0) {
                 admit(followerId);
             }
-            return answer;
+            return counted(bloomSaidMaybe, answer);
         }
         long[] ids = loadFromShard(followerId);
-        return answered(Layer.SHARD, start, AdjacencyArray.contains(ids, followeeId));
+        return counted(bloomSaidMaybe, answered(Layer.SHARD, start, AdjacencyArray.contains(ids, followeeId)));
+    }
+
+    /** Counts a bloom false positive: the filter said "maybe" and the answer is "no". */
+    private boolean counted(boolean bloomSaidMaybe, boolean answer) {
+        if (bloomSaidMaybe && !answer) {
+            bloomFalsePositives.increment();
+        }
+        return answer;
     }
 
     /**
