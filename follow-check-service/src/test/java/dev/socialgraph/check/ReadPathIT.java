@@ -388,6 +388,28 @@ class ReadPathIT {
     }
 
     @Test
+    void redisHanging_answersFromTheShardWithinTheCommandTimeout() throws Exception {
+        writeGraph();
+        assertChecksAndBatchesMatchModel(); // caches warm
+        localCache.clear();
+        try (RedisClient client = RedisClient.create(REDIS.uri(0));
+             StatefulRedisConnection<String, String> redis = client.connect()) {
+            redis.sync().clientPause(3000); // every client's commands now wait 3 s: a hung server
+            long start = System.nanoTime();
+            for (long a = FIRST_USER; a < FIRST_USER + 4; a++) {
+                assertThat(check(a, CELEBRITY)).as("%d follows the celebrity", a).isEqualTo(follows(a, CELEBRITY));
+            }
+            // Four checks, each one SMISMEMBER and one FILL bounded by the 100 ms timeout, then the shard.
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(2500));
+        }
+        try (RedisClient client = RedisClient.create(REDIS.uri(0));
+             StatefulRedisConnection<String, String> redis = client.connect()) {
+            redis.setTimeout(Duration.ofSeconds(10));
+            assertThat(redis.sync().ping()).isEqualTo("PONG"); // returns when the pause is over
+        }
+    }
+
+    @Test
     void redisFlushed_everyAnswerStaysCorrect() throws Exception {
         writeGraph();
         assertChecksAndBatchesMatchModel(); // caches warm
