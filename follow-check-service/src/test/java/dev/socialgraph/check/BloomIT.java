@@ -140,6 +140,25 @@ class BloomIT {
     }
 
     @Test
+    void batchCheck_ruledOutByTheFilter_needsNoOtherLayer() throws Exception {
+        double before = bloomAnswers();
+        HttpResponse<String> none = post("/internal/v1/users/100/following/contains", "{\"ids\":[150,160,170]}");
+        assertThat(none.body()).isEqualTo("{\"following\":[],\"notFollowing\":[150,160,170]}");
+        assertThat(bloomAnswers() - before).isEqualTo(1);
+        HttpResponse<String> some = post("/internal/v1/users/100/following/contains", "{\"ids\":[150,101,102]}");
+        assertThat(some.body()).isEqualTo("{\"following\":[101,102],\"notFollowing\":[150]}");
+    }
+
+    HttpResponse<String> post(String path, String body) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response;
+    }
+
+    @Test
     void followEvent_reachesTheFilter_andATokenReadsTheWriteBeforeIt() throws Exception {
         GraphWriter writer = new GraphWriter(dataSources);
         long follower = 500;

@@ -110,8 +110,8 @@ public class FollowChecker {
     }
 
     /**
-     * Membership of many followees at once: one local lookup or one Redis round trip for a cached user, else
-     * one shard read.
+     * Membership of many followees at once: nothing but the bloom filter when it rules out every id, else one
+     * local lookup or one Redis round trip for a cached user, else one shard read.
      *
      * @param followerId  positive
      * @param followeeIds positive ids
@@ -119,6 +119,10 @@ public class FollowChecker {
      */
     public boolean[] areFollowing(long followerId, long[] followeeIds) {
         long start = System.nanoTime();
+        if (bloom.isReady() && noneMightFollow(followerId, followeeIds)) {
+            latency[Layer.BLOOM.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            return new boolean[followeeIds.length];
+        }
         LocalFollowingCache.Entry entry = local.get(followerId);
         long[] ids;
         Layer layer;
@@ -140,6 +144,15 @@ public class FollowChecker {
         }
         latency[layer.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
         return out;
+    }
+
+    private boolean noneMightFollow(long followerId, long[] followeeIds) {
+        for (long followee : followeeIds) {
+            if (bloom.mightFollow(followerId, followee)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Copies a user's cached Redis set into the local cache (after the answer was timed). */
