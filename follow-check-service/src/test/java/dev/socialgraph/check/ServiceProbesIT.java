@@ -17,6 +17,7 @@ class ServiceProbesIT {
     @DynamicPropertySource
     static void shards(DynamicPropertyRegistry registry) {
         SHARDS.springProperties().forEach((k, v) -> registry.add(k, () -> v));
+        registry.add("graph.check.bloom.enabled", () -> "false"); // BloomIT covers readiness with the filter
     }
 
     @AfterAll

@@ -1,0 +1,81 @@
+package dev.socialgraph.check;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Settings of the read path, {@code graph.check.*} (DESIGN.md 5 and 10). A bad value stops start-up naming it.
+ *
+ * @param redisUri            the L1 cache server, e.g. {@code redis://127.0.0.1:6379/0}
+ * @param redisTimeout        per-command timeout; a dead Redis costs at most this before the shard answers
+ * @param cacheTtl            time to live of a {@code following:{id}} set filled from the shard (3600 s)
+ * @param localCacheBudget    memory budget of the in-process cache of following arrays
+ * @param localCacheTtl       how long a local entry is trusted; bounds its staleness while this instance does
+ *                            not yet consume {@code follow-events} (DESIGN.md 1: other readers within 2 s)
+ * @param localAdmitOneIn     admit a user to the local cache on one in this many Redis hits (1: every hit), so
+ *                            that hot users, who are asked often, get in soon and cold ones rarely cost a fetch
+ * @param tokenSecret         HMAC secret of follow tokens, shared with the write service (>= 32 bytes)
+ * @param tokenMaxAge         how long a follow token lets a check skip the local cache (5 s)
+ * @param cursorKey           HMAC key of list cursors, shared by every check instance (>= 32 bytes)
+ * @param defaultLimit        list page size when {@code limit} is absent (50)
+ * @param maxLimit            largest accepted {@code limit} (1000)
+ * @param batchMax            most ids in one batch check (1000)
+ * @param suggestionsTtl      time to live of cached suggestions (15 min)
+ * @param suggestionsFanOut   most recent followings followed per node of the depth-2 walk (500)
+ * @param suggestionsMax      most suggestions computed and cached (1000)
+ * @param bloom               the L0 edge bloom filter and its event feed
+ */
+@Validated
+@ConfigurationProperties("graph.check")
+public record CheckProperties(
+        @NotBlank @DefaultValue("redis://127.0.0.1:6379") String redisUri,
+        @NotNull @DefaultValue("100ms") Duration redisTimeout,
+        @NotNull @DefaultValue("3600s") Duration cacheTtl,
+        @NotNull @DefaultValue("64MB") DataSize localCacheBudget,
+        @NotNull @DefaultValue("1s") Duration localCacheTtl,
+        @Min(1) @Max(1_000_000) @DefaultValue("16") int localAdmitOneIn,
+        @NotNull @Size(min = 32) @DefaultValue("dev-only-follow-token-secret-change-me-0123456789") String tokenSecret,
+        @NotNull @DefaultValue("5s") Duration tokenMaxAge,
+        @NotNull @Size(min = 32) @DefaultValue("dev-only-list-cursor-key-change-me-0123456789") String cursorKey,
+        @Min(1) @Max(1000) @DefaultValue("50") int defaultLimit,
+        @Min(1) @Max(10000) @DefaultValue("1000") int maxLimit,
+        @Min(1) @Max(10000) @DefaultValue("1000") int batchMax,
+        @NotNull @DefaultValue("15m") Duration suggestionsTtl,
+        @Min(1) @Max(10000) @DefaultValue("500") int suggestionsFanOut,
+        @Min(1) @Max(10000) @DefaultValue("1000") int suggestionsMax,
+        @Valid @NotNull @DefaultValue Bloom bloom) {
+
+    /**
+     * The L0 bloom filter over follow edges (DESIGN.md 5 step 1), {@code graph.check.bloom.*}.
+     *
+     * @param enabled              build and consult it
+     * @param fpp                  target false-positive probability (0.001: ~14.4 bits per edge)
+     * @param growth               headroom over the edge count found at start-up, for follows until the rebuild
+     * @param minimumExpectedEdges smallest size, so that a young deployment does not saturate a tiny filter
+     * @param kafkaBootstrap       brokers of {@code follow-events}
+     * @param topic                the event topic
+     * @param groupPrefix          consumer group prefix; each instance adds a random suffix (its own group)
+     * @param startTimeout         how long start-up waits for Kafka before leaving the filter off
+     */
+    public record Bloom(
+            @DefaultValue("true") boolean enabled,
+            @DecimalMin("0.0000001") @DecimalMax("0.5") @DefaultValue("0.001") double fpp,
+            @DecimalMin("1.0") @DecimalMax("100.0") @DefaultValue("1.5") double growth,
+            @Min(1) @DefaultValue("1000000") long minimumExpectedEdges,
+            @NotBlank @DefaultValue("127.0.0.1:9092") String kafkaBootstrap,
+            @NotBlank @DefaultValue("follow-events") String topic,
+            @NotBlank @DefaultValue("follow-check") String groupPrefix,
+            @NotNull @DefaultValue("10s") Duration startTimeout) {
+    }
+}

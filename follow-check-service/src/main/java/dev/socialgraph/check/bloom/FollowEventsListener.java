@@ -1,0 +1,150 @@
+package dev.socialgraph.check.bloom;
+
+import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.cache.LocalFollowingCache;
+import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.common.event.MalformedEventException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.stereotype.Component;
+
+/**
+ * Consumes {@code follow-events} in this instance's own consumer group (DESIGN.md 2.4): every follow goes into
+ * the {@link EdgeBloom}, and every change drops the follower's entry from the {@link LocalFollowingCache}, so a
+ * local answer is stale for at most the event latency. Every partition is assigned directly and read from its
+ * end as of {@link #start}: the start-up scan that follows covers everything before that position.
+ *
+ * <p>One thread owns the consumer (KafkaConsumer is not thread-safe). Malformed records are counted and skipped:
+ * this consumer only maintains caches, and the cdc-consumer owns the dead-letter topic.
+ */
+@Component
+class FollowEventsListener implements DisposableBean {
+
+    private static final Logger log = LoggerFactory.getLogger(FollowEventsListener.class);
+    private static final Duration POLL = Duration.ofMillis(100);
+
+    private final CheckProperties.Bloom settings;
+    private final EdgeBloom bloom;
+    private final LocalFollowingCache local;
+    private final Counter applied;
+    private final Counter malformed;
+    private final CountDownLatch positioned = new CountDownLatch(1);
+    private volatile boolean running;
+    private volatile boolean atEnd;
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
+    private Thread thread;
+
+    FollowEventsListener(CheckProperties properties, EdgeBloom bloom, LocalFollowingCache local,
+                         MeterRegistry registry) {
+        this.settings = properties.bloom();
+        this.bloom = bloom;
+        this.local = local;
+        this.applied = Counter.builder("graph.check.events.applied")
+                .description("follow-events applied to the bloom filter and local cache").register(registry);
+        this.malformed = Counter.builder("graph.check.events.malformed")
+                .description("follow-events records that could not be parsed and were skipped").register(registry);
+    }
+
+    /**
+     * Starts the consumer thread and waits until every partition has a position.
+     *
+     * @param timeout how long to wait for the broker
+     * @return whether the consumer is positioned (events from now on will be applied)
+     */
+    boolean start(Duration timeout) throws InterruptedException {
+        running = true;
+        thread = new Thread(() -> run(timeout), "follow-events-listener");
+        thread.setDaemon(true);
+        thread.start();
+        return positioned.await(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS) && atEnd;
+    }
+
+    private void run(Duration timeout) {
+        Properties config = new Properties();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.kafkaBootstrap());
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupPrefix() + "-" + UUID.randomUUID());
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true");
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(config)) {
+            consumer = c;
+            List<PartitionInfo> partitions = c.partitionsFor(settings.topic(), timeout);
+            if (partitions == null || partitions.isEmpty()) {
+                log.warn("Topic {} has no partitions; the bloom filter stays off", settings.topic());
+                return;
+            }
+            List<TopicPartition> assigned = new ArrayList<>();
+            for (PartitionInfo p : partitions) {
+                assigned.add(new TopicPartition(p.topic(), p.partition()));
+            }
+            c.assign(assigned);
+            c.seekToEnd(assigned);
+            for (TopicPartition tp : assigned) {
+                c.position(tp, timeout); // resolve now: the scan must start after these positions
+            }
+            atEnd = true;
+            positioned.countDown();
+            log.info("Consuming {} ({} partitions) from its end", settings.topic(), assigned.size());
+            while (running) {
+                for (ConsumerRecord<byte[], byte[]> record : c.poll(POLL)) {
+                    apply(record.value());
+                }
+            }
+        } catch (WakeupException e) {
+            // shutdown
+        } catch (RuntimeException e) {
+            if (running) {
+                bloom.markStale(); // without the feed the filter would miss new follows
+                log.warn("follow-events consumer stopped; bloom filter off: {}", e.toString());
+            }
+        } finally {
+            positioned.countDown();
+        }
+    }
+
+    private void apply(byte[] value) {
+        FollowEvent event;
+        try {
+            event = FollowEventJson.fromJson(value);
+        } catch (MalformedEventException | NullPointerException e) {
+            malformed.increment();
+            return;
+        }
+        if (event.isFollow()) {
+            bloom.recordFollow(event.followerId(), event.followeeId());
+        }
+        local.invalidate(event.followerId());
+        applied.increment();
+    }
+
+    @Override
+    public void destroy() throws InterruptedException {
+        running = false;
+        KafkaConsumer<byte[], byte[]> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+        if (thread != null) {
+            thread.join(5000);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.socialgraph.check.lists;
+
+import dev.socialgraph.check.store.ShardReader;
+import dev.socialgraph.common.adjacency.AdjacencyArray;
+import dev.socialgraph.common.adjacency.Page;
+import dev.socialgraph.store.FollowingRow;
+import org.springframework.stereotype.Service;
+
+/**
+ * Lists and counts of DESIGN.md 5: following newest first from the following row, followers newest first from
+ * the follower row or celebrity pages, counts, and common following (intersection of two sorted rows). Pages
+ * continue strictly after a position {@code (followedAt, userId)}, so follows and unfollows between two pages
+ * never repeat an item and never skip one that stayed.
+ */
+@Service
+public class FollowLists {
+
+    private final ShardReader shards;
+
+    FollowLists(ShardReader shards) {
+        this.shards = shards;
+    }
+
+    /**
+     * Whom {@code followerId} follows, newest first.
+     *
+     * @param followerId       positive
+     * @param cursorFollowedAt position to continue after (ignored for the first page)
+     * @param cursorId         position to continue after, or {@link Page#START}
+     * @param limit            page size, {@code >= 1}
+     * @return the page
+     */
+    public Page following(long followerId, long cursorFollowedAt, long cursorId, int limit) {
+        FollowingRow row = shards.following(followerId);
+        return AdjacencyArray.newestFirst(row.followingIds(), row.followedAt(), cursorFollowedAt, cursorId, limit);
+    }
+
+    /**
+     * Who follows {@code followeeId}, newest first.
+     *
+     * @param followeeId       positive
+     * @param cursorFollowedAt position to continue after (ignored for the first page)
+     * @param cursorId         position to continue after, or {@link Page#START}
+     * @param limit            page size, {@code >= 1}
+     * @return the page
+     */
+    public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit) {
+        return shards.followers(followeeId, cursorFollowedAt, cursorId, limit);
+    }
+
+    /**
+     * Follower and following counts.
+     *
+     * @param userId positive
+     * @return the counts; followers from the follower side (eventually consistent), following from the row
+     */
+    public Counts counts(long userId) {
+        return new Counts(shards.followerRow(userId).followerCount(), shards.following(userId).followingCount());
+    }
+
+    /**
+     * Ids both users follow, ascending, after {@code afterId}.
+     *
+     * @param a       positive
+     * @param b       positive
+     * @param afterId exclusive lower bound, {@code 0} for the first page
+     * @param limit   page size, {@code >= 1}
+     * @return up to {@code limit} ids plus whether more remain
+     */
+    public CommonPage commonFollowing(long a, long b, long afterId, int limit) {
+        long[] first = shards.following(a).followingIds();
+        long[] second = a == b ? first : shards.following(b).followingIds();
+        long[] found = AdjacencyArray.intersect(first, second, afterId, limit + 1);
+        boolean hasMore = found.length > limit;
+        return new CommonPage(hasMore ? java.util.Arrays.copyOf(found, limit) : found, hasMore);
+    }
+
+    /**
+     * Counts of a user.
+     *
+     * @param followers how many follow the user
+     * @param following how many the user follows
+     */
+    public record Counts(long followers, long following) {
+    }
+
+    /**
+     * One page of common following.
+     *
+     * @param ids     ascending
+     * @param hasMore whether ids remain after the last
+     */
+    public record CommonPage(long[] ids, boolean hasMore) {
+    }
+}

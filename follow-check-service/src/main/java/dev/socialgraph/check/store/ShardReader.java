@@ -1,0 +1,275 @@
+package dev.socialgraph.check.store;
+
+import dev.socialgraph.common.adjacency.Page;
+import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
+import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.shard.ShardRange;
+import dev.socialgraph.store.CelebrityPage;
+import dev.socialgraph.store.CelebrityPageRepository;
+import dev.socialgraph.store.FollowerRepository;
+import dev.socialgraph.store.FollowerRow;
+import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.SqlErrors;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.springframework.stereotype.Component;
+
+/**
+ * Read-only access to both shard groups (DESIGN.md 2): the following row (source of truth for checks and
+ * following lists) and the follower side (follower lists, celebrity pages, counts). Reads run with
+ * auto-commit and take no locks. A database that cannot be reached raises {@link ShardUnavailableException};
+ * every other database error is a bug and propagates as {@link IllegalStateException}.
+ */
+@Component
+public class ShardReader {
+
+    /** Pages read per query of a celebrity walk at first; doubled while the page is not full. */
+    private static final int FIRST_PAGE_BATCH = 4;
+    /** Rows per query of a full scan. */
+    private static final int SCAN_BATCH = 500;
+
+    private final ShardDataSources dataSources;
+    private final FollowingRepository following;
+    private final FollowerRepository followers;
+    private final CelebrityPageRepository celebrityPages;
+    private final FollowingStatsRepository stats = new FollowingStatsRepository();
+
+    ShardReader(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
+                CelebrityPageRepository celebrityPages) {
+        this.dataSources = dataSources;
+        this.following = following;
+        this.followers = followers;
+        this.celebrityPages = celebrityPages;
+    }
+
+    /**
+     * The following row of {@code followerId}; an empty row of version 0 when the user never followed anyone.
+     *
+     * @param followerId positive user id
+     * @return the row as stored
+     * @throws ShardUnavailableException when its database is down
+     */
+    public FollowingRow following(long followerId) {
+        return read(ShardGroup.FOLLOWING, followerId,
+                c -> following.find(c, followerId).orElseGet(() -> FollowingRow.empty(followerId)));
+    }
+
+    /**
+     * The following rows of many users, one query per physical database; absent users get empty rows.
+     *
+     * @param followerIds positive user ids, any order
+     * @return rows in no particular order, one per distinct id
+     * @throws ShardUnavailableException when one of the databases is down
+     */
+    public List<FollowingRow> followingRows(long[] followerIds) {
+        Map<DataSource, long[]> byDatabase = new IdentityHashMap<>();
+        Map<DataSource, Integer> counts = new IdentityHashMap<>();
+        for (long id : followerIds) {
+            DataSource ds = dataSources.forUser(ShardGroup.FOLLOWING, id);
+            int n = counts.getOrDefault(ds, 0);
+            long[] ids = byDatabase.computeIfAbsent(ds, k -> new long[followerIds.length]);
+            ids[n] = id;
+            counts.put(ds, n + 1);
+        }
+        List<FollowingRow> rows = new ArrayList<>(followerIds.length);
+        for (Map.Entry<DataSource, long[]> e : byDatabase.entrySet()) {
+            long[] ids = Arrays.copyOf(e.getValue(), counts.get(e.getKey()));
+            rows.addAll(read(e.getKey(), ids[0], c -> following.findAll(c, ids)));
+        }
+        return rows;
+    }
+
+    /**
+     * The follower row of {@code followeeId}; an empty row when nobody ever followed the user.
+     *
+     * @param followeeId positive user id
+     * @return the row (for a celebrity its arrays are empty and the ids are in pages)
+     * @throws ShardUnavailableException when its database is down
+     */
+    public FollowerRow followerRow(long followeeId) {
+        return read(ShardGroup.FOLLOWER, followeeId,
+                c -> followers.find(c, followeeId).orElseGet(() -> FollowerRow.empty(followeeId)));
+    }
+
+    /**
+     * One newest-first page of who follows {@code followeeId}, from the follower row or, for a celebrity, by
+     * walking its pages from the newest down (DESIGN.md 2.2). Row and pages are read in one transaction.
+     *
+     * @param followeeId       positive user id
+     * @param cursorFollowedAt position to continue after (ignored when {@code cursorId == Page.START})
+     * @param cursorId         position to continue after, or {@link Page#START}
+     * @param limit            page size, {@code >= 1}
+     * @return the page
+     * @throws ShardUnavailableException when its database is down
+     */
+    public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit) {
+        DataSource ds = dataSources.forUser(ShardGroup.FOLLOWER, followeeId);
+        return read(ds, followeeId, c -> {
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ); // row and pages from one snapshot
+            try {
+                FollowerRow row = followers.find(c, followeeId).orElseGet(() -> FollowerRow.empty(followeeId));
+                Page page = row.celebrity()
+                        ? celebrityPage(c, followeeId, cursorFollowedAt, cursorId, limit)
+                        : TimeOrderedAdjacency.newestFirst(row.followerIds(), row.followedAt(), cursorFollowedAt,
+                        cursorId, limit);
+                c.commit();
+                return page;
+            } finally {
+                c.rollback(); // no-op after commit; ends the snapshot on failure before the connection returns
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                c.setAutoCommit(true);
+            }
+        });
+    }
+
+    /**
+     * Walks celebrity pages newest first. Pages hold arrival order with {@code (followedAt, id)} ascending
+     * across pages, so every entry of an older page comes after every entry of a newer one in newest-first
+     * order and the cursor can be applied to each page alone. {@code limit + 1} entries are collected to learn
+     * whether more remain.
+     */
+    private Page celebrityPage(Connection c, long followeeId, long cursorFollowedAt, long cursorId, int limit)
+            throws SQLException {
+        boolean fromStart = cursorId == Page.START;
+        long atOrBefore = fromStart ? Long.MAX_VALUE : cursorFollowedAt;
+        int want = limit + 1;
+        long[] ids = new long[Math.min(want, 1024)];
+        long[] times = new long[ids.length];
+        int size = 0;
+        int lastPageNum = Integer.MAX_VALUE;
+        int batch = FIRST_PAGE_BATCH;
+        while (size < want) {
+            List<CelebrityPage> pages = celebrityPages.newestFirst(c, followeeId, atOrBefore, batch);
+            boolean progressed = false;
+            for (CelebrityPage p : pages) {
+                if (p.pageNum() >= lastPageNum) {
+                    continue; // seen in an earlier query (several pages can share a minimum time)
+                }
+                progressed = true;
+                lastPageNum = p.pageNum();
+                Page part = TimeOrderedAdjacency.newestFirst(p.followerIds(), p.followedAt(), cursorFollowedAt,
+                        cursorId, want - size);
+                if (size + part.size() > ids.length) {
+                    int capacity = Math.max(size + part.size(), ids.length * 2);
+                    ids = Arrays.copyOf(ids, capacity);
+                    times = Arrays.copyOf(times, capacity);
+                }
+                System.arraycopy(part.ids(), 0, ids, size, part.size());
+                System.arraycopy(part.followedAt(), 0, times, size, part.size());
+                size += part.size();
+                atOrBefore = Math.min(atOrBefore, p.minFollowedAt());
+                if (size >= want) {
+                    break;
+                }
+            }
+            if (size >= want || pages.size() < batch) {
+                break; // full, or the query returned every remaining page
+            }
+            if (!progressed) {
+                batch *= 2; // every returned page shares the minimum time of one already read: widen
+            }
+        }
+        boolean hasMore = size > limit;
+        int n = Math.min(size, limit);
+        return new Page(Arrays.copyOf(ids, n), Arrays.copyOf(times, n), hasMore);
+    }
+
+    /** Receives the edges of a scan. */
+    @FunctionalInterface
+    public interface EdgeSink {
+        /**
+         * One edge.
+         *
+         * @param follower positive
+         * @param followee positive
+         */
+        void accept(long follower, long followee);
+    }
+
+    /**
+     * The number of follow edges in the following group: the sum of {@code following_count} of every database.
+     *
+     * @return edges, {@code >= 0}
+     * @throws ShardUnavailableException when a database is down
+     */
+    public long edgeCount() {
+        long total = 0;
+        for (DataSource ds : followingDatabases()) {
+            total += read(ds, 0, stats::edgeCount);
+        }
+        return total;
+    }
+
+    /**
+     * Streams every follow edge of the following group, row by row in batches of {@value #SCAN_BATCH} rows per
+     * database (for building the bloom filter).
+     *
+     * @param sink receives each edge
+     * @return the number of edges streamed
+     * @throws ShardUnavailableException when a database is down
+     */
+    public long scanEdges(EdgeSink sink) {
+        long edges = 0;
+        for (DataSource ds : followingDatabases()) {
+            long after = 0;
+            while (true) {
+                long from = after;
+                List<FollowingRow> rows = read(ds, from, c -> following.scan(c, from, SCAN_BATCH));
+                for (FollowingRow row : rows) {
+                    long[] ids = row.followingIds();
+                    for (long id : ids) {
+                        sink.accept(row.followerId(), id);
+                    }
+                    edges += ids.length;
+                    after = row.followerId();
+                }
+                if (rows.size() < SCAN_BATCH) {
+                    break;
+                }
+            }
+        }
+        return edges;
+    }
+
+    /** Each physical database of the following group once. */
+    private List<DataSource> followingDatabases() {
+        Map<DataSource, Boolean> seen = new IdentityHashMap<>();
+        List<DataSource> out = new ArrayList<>();
+        for (ShardRange range : dataSources.shardMap().ranges(ShardGroup.FOLLOWING)) {
+            DataSource ds = dataSources.forRange(range);
+            if (seen.put(ds, Boolean.TRUE) == null) {
+                out.add(ds);
+            }
+        }
+        return out;
+    }
+
+    private <T> T read(ShardGroup group, long userId, Read<T> work) {
+        return read(dataSources.forUser(group, userId), userId, work);
+    }
+
+    private static <T> T read(DataSource ds, long userId, Read<T> work) {
+        try (Connection c = ds.getConnection()) {
+            return work.run(c);
+        } catch (SQLException e) {
+            if (SqlErrors.classify(e) == SqlErrors.Kind.UNAVAILABLE) {
+                throw new ShardUnavailableException("shard database of user " + userId + " is unavailable", e);
+            }
+            throw new IllegalStateException("shard read failed for user " + userId, e);
+        }
+    }
+
+    @FunctionalInterface
+    private interface Read<T> {
+        T run(Connection connection) throws SQLException;
+    }
+}

@@ -1,0 +1,196 @@
+package dev.socialgraph.check;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.socialgraph.check.bloom.EdgeBloom;
+import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.common.token.FollowTokens;
+import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.ShardMigrations;
+import dev.socialgraph.testsupport.KafkaServer;
+import dev.socialgraph.testsupport.TestServers;
+import dev.socialgraph.testsupport.TestShards;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Properties;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The L0 bloom filter with real Kafka: built from rows written before start-up, fed by {@code follow-events}
+ * afterwards, skipped by a follow token; follow events also drop the follower's local cache entry.
+ */
+@SpringBootTest(classes = FollowCheckServiceApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class BloomIT {
+
+    static final TestShards SHARDS = TestShards.create("check_bloom");
+    static final KafkaServer KAFKA = TestServers.kafka();
+    static final String TOPIC = KAFKA.createTopic("follow-events", 3);
+    static final long T0 = 1_700_000_000_000L;
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static final String REDIS_URI = TestServers.redis().uri(TestServers.redis().freshDatabase());
+
+    /** Edges written before the service starts: only the start-up scan can know them. */
+    static {
+        try (ShardDataSources dataSources = new ShardDataSources(SHARDS.shardMap(),
+                new ShardDataSources.PoolSettings(SHARDS.username(), SHARDS.password(), 2, Duration.ofSeconds(2),
+                        "bloom-it"))) {
+            ShardMigrations.migrateAll(dataSources);
+            GraphWriter writer = new GraphWriter(dataSources);
+            for (long follower = 100; follower < 140; follower++) {
+                writer.follow(follower, follower + 1, T0);
+                writer.follow(follower, follower + 2, T0 + 1);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        SHARDS.springProperties().forEach((k, v) -> registry.add(k, () -> v));
+        registry.add("graph.check.redis-uri", () -> REDIS_URI);
+        registry.add("graph.check.bloom.kafka-bootstrap", KAFKA::bootstrapServers);
+        registry.add("graph.check.bloom.topic", () -> TOPIC);
+        registry.add("graph.check.bloom.minimum-expected-edges", () -> "1000");
+        registry.add("graph.check.local-cache-ttl", () -> "1h"); // only events may refresh a local entry here
+    }
+
+    @AfterAll
+    static void close() {
+        SHARDS.close();
+    }
+
+    @Autowired
+    ShardDataSources dataSources;
+
+    @Autowired
+    EdgeBloom bloom;
+
+    @Autowired
+    MeterRegistry registry;
+
+    @LocalServerPort
+    int port;
+
+    HttpResponse<String> get(String path, String... headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return HTTP.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    boolean check(long a, long b, String... headers) throws Exception {
+        HttpResponse<String> response = get("/internal/v1/users/" + a + "/following/" + b, headers);
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response.body().contains("\"following\":true");
+    }
+
+    double bloomAnswers() {
+        return registry.get("graph.check.latency").tag("layer", "bloom").timer().count();
+    }
+
+    static void publish(FollowEvent event) {
+        Properties config = new Properties();
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
+            producer.send(new ProducerRecord<>(TOPIC, Long.toString(event.followeeId()).getBytes(StandardCharsets.UTF_8),
+                    FollowEventJson.toJson(event))).get();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void startUp_buildsTheFilterFromTheShards_beforeReadiness() throws Exception {
+        assertThat(bloom.isReady()).isTrue();
+        assertThat(get("/actuator/health/readiness").body()).contains("\"UP\"");
+        for (long follower = 100; follower < 140; follower++) {
+            assertThat(check(follower, follower + 1)).isTrue();
+            assertThat(check(follower, follower + 2)).isTrue();
+        }
+        double before = bloomAnswers();
+        int no = 0;
+        for (long follower = 100; follower < 140; follower++) {
+            no += check(follower, follower + 3) ? 1 : 0;
+            no += check(follower, follower + 50) ? 1 : 0;
+        }
+        assertThat(no).isZero();
+        assertThat(bloomAnswers() - before).isGreaterThan(70); // ~80 negatives; 0.1 % may pass to the next layer
+    }
+
+    @Test
+    void batchCheck_ruledOutByTheFilter_needsNoOtherLayer() throws Exception {
+        double before = bloomAnswers();
+        HttpResponse<String> none = post("/internal/v1/users/100/following/contains", "{\"ids\":[150,160,170]}");
+        assertThat(none.body()).isEqualTo("{\"following\":[],\"notFollowing\":[150,160,170]}");
+        assertThat(bloomAnswers() - before).isEqualTo(1);
+        HttpResponse<String> some = post("/internal/v1/users/100/following/contains", "{\"ids\":[150,101,102]}");
+        assertThat(some.body()).isEqualTo("{\"following\":[101,102],\"notFollowing\":[150]}");
+    }
+
+    HttpResponse<String> post(String path, String body) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response;
+    }
+
+    @Test
+    void followEvent_reachesTheFilter_andATokenReadsTheWriteBeforeIt() throws Exception {
+        GraphWriter writer = new GraphWriter(dataSources);
+        long follower = 500;
+        long followee = 501;
+        long version = writer.follow(follower, followee, T0 + 10); // committed; its event is not published yet
+        String token = new FollowTokens("dev-only-follow-token-secret-change-me-0123456789"
+                .getBytes(StandardCharsets.UTF_8), Clock.systemUTC()).issue(follower);
+        assertThat(check(follower, followee, "X-Follow-Token", token)).isTrue(); // read-your-writes
+
+        publish(FollowEvent.follow(follower, followee, T0 + 10, version, T0 + 10));
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> bloom.mightFollow(follower, followee));
+        assertThat(check(follower, followee)).isTrue();
+    }
+
+    @Test
+    void unfollowEvent_dropsTheLocalCacheEntry() throws Exception {
+        GraphWriter writer = new GraphWriter(dataSources);
+        long follower = 600;
+        long followee = 601;
+        long followed = writer.follow(follower, followee, T0 + 20);
+        publish(FollowEvent.follow(follower, followee, T0 + 20, followed, T0 + 20));
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> bloom.mightFollow(follower, followee));
+        assertThat(check(follower, followee)).isTrue(); // now cached locally for an hour
+
+        long unfollowed = writer.unfollow(follower, followee);
+        try (var client = io.lettuce.core.RedisClient.create(REDIS_URI); var redis = client.connect()) {
+            redis.sync().del(dev.socialgraph.common.keys.RedisKeys.following(follower)); // as if evicted
+        }
+        publish(FollowEvent.unfollow(follower, followee, T0 + 20, unfollowed, T0 + 21));
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !check(follower, followee));
+        // An unfollow cannot leave the filter: it still says "maybe", and the answer "no" counts as a false positive.
+        assertThat(bloom.mightFollow(follower, followee)).isTrue();
+        assertThat(registry.get("graph.check.bloom.false.positives").counter().count()).isPositive();
+    }
+}
