@@ -119,6 +119,11 @@ public final class ScanService implements AutoCloseable {
         return repository.transition(id, ScanState.RUNNING, ScanState.CANCELLED, null);
     }
 
+    /** Ids of the scans in state {@link ScanState#RUNNING}, oldest first. */
+    public List<Long> running() throws SQLException {
+        return repository.running();
+    }
+
     /** Resumes, in the background, every scan left running by a previous process. Returns their ids. */
     public List<Long> resumeInterrupted() throws SQLException {
         List<Long> ids = repository.running();
