@@ -62,7 +62,7 @@ class ReconcilerConfiguration {
         ReconcilerProperties.Scan scan = properties.scan();
         return new ScanService(dataSources, following, followers, pages, repairs, metrics,
                 listeners.orderedStream().toList(), scan.rateLimit(), scan.pageSize(),
-                properties.admin().scanThreads());
+                properties.admin().scanThreads(), scan.retryDelay());
     }
 
     @Bean

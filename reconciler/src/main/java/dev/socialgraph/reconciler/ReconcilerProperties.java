@@ -36,12 +36,14 @@ public record ReconcilerProperties(
      *                          bounds the load a scan puts on production databases
      * @param scheduled         whether a full scan of every logical shard is started every {@code scheduledInterval}
      * @param scheduledInterval time between the start of scheduled full scans
+     * @param retryDelay        pause before a scan stopped by an unavailable database resumes from its checkpoint
      */
     public record Scan(
             @DefaultValue("500") @Min(1) @Max(10_000) int pageSize,
             @DefaultValue("5000") @DecimalMin(value = "0.1") double rateLimit,
             @DefaultValue("false") boolean scheduled,
-            @DefaultValue("24h") @NotNull Duration scheduledInterval) {
+            @DefaultValue("24h") @NotNull Duration scheduledInterval,
+            @DefaultValue("10s") @NotNull Duration retryDelay) {
     }
 
     /**

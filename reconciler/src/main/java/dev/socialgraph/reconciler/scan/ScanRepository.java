@@ -42,8 +42,12 @@ final class ScanRepository {
                SET phase = ?, range_index = ?, cursor_id = ?, rows_scanned = rows_scanned + ?,
                    missing_follower = missing_follower + ?, stale_follower = stale_follower + ?,
                    wrong_count = wrong_count + ?, duplicate = duplicate + ?, repairs = repairs + ?,
-                   skipped_in_flight = skipped_in_flight + ?, updated_at = now()
+                   skipped_in_flight = skipped_in_flight + ?, error = NULL, updated_at = now()
              WHERE id = ? AND state = 'running'
+            """;
+
+    private static final String NOTE_ERROR = """
+            UPDATE reconciler_scan SET error = ?, updated_at = now() WHERE id = ? AND state = 'running'
             """;
 
     private static final String SET_STATE = """
@@ -111,6 +115,15 @@ final class ScanRepository {
             ps.setLong(10, delta.skippedInFlight);
             ps.setLong(11, id);
             return ps.executeUpdate() == 1;
+        }
+    }
+
+    /** Records a transient error of a running scan (cleared by its next checkpoint). */
+    void noteError(long id, String error) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(NOTE_ERROR)) {
+            ps.setString(1, error);
+            ps.setLong(2, id);
+            ps.executeUpdate();
         }
     }
 

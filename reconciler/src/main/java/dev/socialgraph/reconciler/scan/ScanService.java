@@ -8,9 +8,12 @@ import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.SqlErrors;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -45,15 +48,18 @@ public final class ScanService implements AutoCloseable {
     private final ReconcilerMetrics metrics;
     private final int logicalShardCount;
     private final ExecutorService executor;
+    private final Duration retryDelay;
 
     /**
      * @param rowsPerSecond scan rate limit, both groups together
      * @param pageSize      rows per page and checkpoint
      * @param threads       scans running at the same time
+     * @param retryDelay    pause before a scan stopped by an unavailable database is retried
      */
     public ScanService(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
                        CelebrityPageRepository pages, FollowerRepairs repairs, ReconcilerMetrics metrics,
-                       List<ScanListener> listeners, double rowsPerSecond, int pageSize, int threads) {
+                       List<ScanListener> listeners, double rowsPerSecond, int pageSize, int threads,
+                       Duration retryDelay) {
         DataSource own = dataSources.forRange(dataSources.shardMap().rangeOfShard(ShardGroup.FOLLOWER, 0));
         migrate(own);
         this.repository = new ScanRepository(own);
@@ -61,6 +67,7 @@ public final class ScanService implements AutoCloseable {
                 RateLimiter.create(rowsPerSecond), listeners, pageSize);
         this.metrics = metrics;
         this.logicalShardCount = dataSources.shardMap().logicalShardCount();
+        this.retryDelay = retryDelay;
         this.executor = Executors.newFixedThreadPool(threads, Thread.ofPlatform().name("reconciler-scan-", 0)
                 .daemon(true).factory());
     }
@@ -135,18 +142,43 @@ public final class ScanService implements AutoCloseable {
     }
 
     private void submit(long id) {
-        executor.execute(() -> {
-            try {
-                runPages(id, Long.MAX_VALUE);
-            } catch (SQLException | RuntimeException e) {
-                log.warn("Scan {} failed", id, e);
+        executor.execute(() -> run(id));
+    }
+
+    /**
+     * Runs a scan to its end. A database that is unreachable (SQLState 08xxx, 57P0x, pool timeout:
+     * {@link SqlErrors.Kind#UNAVAILABLE}) only pauses it: the error is recorded and the scan retried from its
+     * checkpoint after {@code retryDelay}, as long as it stays running. Any other error fails it.
+     */
+    private void run(long id) {
+        try {
+            runPages(id, Long.MAX_VALUE);
+        } catch (SQLException e) {
+            if (SqlErrors.classify(e) == SqlErrors.Kind.UNAVAILABLE && !executor.isShutdown()) {
+                log.warn("Scan {} paused: a database is unavailable ({}); retrying in {}", id, e.getMessage(),
+                        retryDelay);
                 try {
-                    repository.transition(id, ScanState.RUNNING, ScanState.FAILED, String.valueOf(e.getMessage()));
+                    repository.noteError(id, "retrying: " + e.getMessage());
                 } catch (SQLException again) {
-                    log.warn("Could not mark scan {} failed; it resumes at the next start", id, again);
+                    log.warn("Could not record the error of scan {}", id, again);
                 }
+                CompletableFuture.delayedExecutor(retryDelay.toMillis(), TimeUnit.MILLISECONDS, executor)
+                        .execute(() -> run(id));
+            } else {
+                fail(id, e);
             }
-        });
+        } catch (RuntimeException e) {
+            fail(id, e);
+        }
+    }
+
+    private void fail(long id, Exception e) {
+        log.warn("Scan {} failed", id, e);
+        try {
+            repository.transition(id, ScanState.RUNNING, ScanState.FAILED, String.valueOf(e.getMessage()));
+        } catch (SQLException again) {
+            log.warn("Could not mark scan {} failed; it resumes at the next start", id, again);
+        }
     }
 
     /**
