@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -51,7 +52,7 @@ class ScanController {
         return json(scans.status(id).orElseThrow(() -> new ScanNotFoundException(id)));
     }
 
-    @org.springframework.web.bind.annotation.DeleteMapping("/{id}")
+    @DeleteMapping("/{id}")
     Map<String, Object> cancel(@PathVariable long id) throws SQLException {
         ScanStatus before = scans.status(id).orElseThrow(() -> new ScanNotFoundException(id));
         if (!scans.cancel(id)) {

@@ -3,6 +3,7 @@ package dev.socialgraph.reconciler.repair;
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.store.CelebrityPage;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -159,7 +160,7 @@ final class FollowerDiff {
         if (n == ids.length) {
             return new long[][] {ids, times};
         }
-        return new long[][] {java.util.Arrays.copyOf(keptIds, n), java.util.Arrays.copyOf(keptTimes, n)};
+        return new long[][] {Arrays.copyOf(keptIds, n), Arrays.copyOf(keptTimes, n)};
     }
 
     private static long[][] insert(long[][] rowOrPage, long id, long followedAt) {

@@ -1,5 +1,6 @@
 package dev.socialgraph.reconciler.sample;
 
+import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.reconciler.ReconcilerMetrics;
@@ -13,7 +14,6 @@ import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.OutboxEntry;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
-import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;

@@ -85,6 +85,10 @@ class ScanAdminIT {
                 "\"missing_follower\":0", "\"repairs\":1", "\"rowsScanned\":2");
         assertThat(fixture.followerRow(followee).followerCount()).isEqualTo(1);
 
+        HttpResponse<String> cancelDone = send("DELETE", "/admin/scans/" + id, null);
+        assertThat(cancelDone.statusCode()).isEqualTo(409);
+        assertThat(cancelDone.body()).contains("\"field\":\"id\"", "is completed, not running");
+
         String metrics = send("GET", "/actuator/prometheus", null).body();
         assertThat(metrics).containsPattern(
                 "reconciler_divergences_total\\{[^}]*kind=\"wrong_count\",outcome=\"repaired\"[^}]*} 1\\.0");
@@ -113,10 +117,12 @@ class ScanAdminIT {
     @Test
     void getScan_whenUnknownOrNotANumber_isProblem() throws Exception {
         HttpResponse<String> missing = send("GET", "/admin/scans/987654", null);
+        HttpResponse<String> cancelMissing = send("DELETE", "/admin/scans/987654", null);
         HttpResponse<String> notNumber = send("GET", "/admin/scans/abc", null);
 
         assertThat(missing.statusCode()).isEqualTo(404);
         assertThat(missing.body()).contains("\"field\":\"id\"");
+        assertThat(cancelMissing.statusCode()).isEqualTo(404);
         assertThat(notNumber.statusCode()).isEqualTo(400);
         assertThat(notNumber.body()).contains("\"field\":\"id\"");
         assertThat(notNumber.headers().firstValue("Content-Type")).hasValueSatisfying(

@@ -4,6 +4,17 @@ import static dev.socialgraph.reconciler.ShardFixture.inShard;
 import static dev.socialgraph.reconciler.ShardFixture.without;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.mockito.Mockito.atLeastOnce;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.verify;
+
+import com.google.common.util.concurrent.RateLimiter;
+import dev.socialgraph.reconciler.ReconcilerMetrics;
+import dev.socialgraph.reconciler.repair.FollowerRepairs;
+import dev.socialgraph.store.CelebrityPageRepository;
+import dev.socialgraph.store.FollowerRepository;
+import dev.socialgraph.store.FollowingRepository;
+import org.mockito.ArgumentCaptor;
 
 import dev.socialgraph.reconciler.ReconcilerApplication;
 import dev.socialgraph.reconciler.ShardFixture;
@@ -55,6 +66,12 @@ class FullScanIT {
 
     @Autowired
     ShardDataSources sources;
+
+    @Autowired
+    FollowerRepairs repairs;
+
+    @Autowired
+    ReconcilerMetrics metrics;
 
     ShardFixture fixture;
 
@@ -259,6 +276,30 @@ class FullScanIT {
         assertThat(second.followedAt()).containsExactly(OLD + 100, OLD + 101, OLD + 102, OLD + 103, OLD + 104,
                 OLD + 105);
         assertThat(second.followerCount()).isEqualTo(6);
+    }
+
+    @Test
+    void step_acquiresOnePermitPerRowRead_fromTheRateLimiter() throws Exception {
+        for (int i = 0; i < 5; i++) {
+            fixture.following(inShard(20, i), a(20_001), a(OLD + i));
+        }
+        RateLimiter limiter = mock(RateLimiter.class);
+        FullScan scan = new FullScan(sources, new FollowingRepository(), new FollowerRepository(),
+                new CelebrityPageRepository(), repairs, metrics, limiter, List.of(), 3);
+
+        FullScan.Position position = new FullScan.Position(ScanPhase.FOLLOWING, 0, 0);
+        long rows = 0;
+        while (position.phase() != ScanPhase.DONE) {
+            FullScan.Delta delta = new FullScan.Delta();
+            position = scan.step(20, 20, position, delta);
+            rows += delta.rows;
+        }
+
+        ArgumentCaptor<Integer> permits = ArgumentCaptor.forClass(Integer.class);
+        verify(limiter, atLeastOnce()).acquire(permits.capture());
+        assertThat(permits.getAllValues()).allMatch(p -> p >= 1 && p <= 3);
+        assertThat(permits.getAllValues().stream().mapToLong(Integer::longValue).sum()).isEqualTo(rows);
+        assertThat(rows).isGreaterThanOrEqualTo(5 + 1); // the five following rows and the repaired follower row
     }
 
     @Test
