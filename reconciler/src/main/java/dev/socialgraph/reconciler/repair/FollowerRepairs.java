@@ -42,10 +42,12 @@ import org.slf4j.LoggerFactory;
  *       transaction.</li>
  * </ol>
  *
- * <p>Race with the cdc-consumer: an event committed on the following side after step 2 is younger than the
- * threshold, so it is either skipped here or, being applied by the consumer after our commit (it needs our lock),
- * lands on the repaired state; follow is idempotent by id and unfollow removes the exact {@code (id, followedAt)}
- * entry (docs/decisions.md), so both orders converge.
+ * <p>Race with the cdc-consumer: an event the consumer is applying holds the row lock, so step 1 waits and step 2
+ * sees its result. A follow or unfollow committed on the following side after step 2 is not seen here; its event
+ * is applied after our commit (the consumer needs our lock), on top of the repaired state, and since a follow is
+ * idempotent by id and an unfollow removes only the exact {@code (id, followedAt)} entry (docs/decisions.md), the
+ * row converges either way. Edge age is judged by this JVM's clock against {@code followedAt}; outbox age by the
+ * database's {@code now()} against {@code created_at}.
  *
  * <p>Thread-safe.
  */
