@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.reconciler.ReconcilerApplication;
 import dev.socialgraph.reconciler.ShardFixture;
+import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.TestShards;
@@ -95,5 +96,27 @@ class OutboxSamplerIT {
                 .isEqualTo(without(before, followeeA, followeeB));
 
         assertThat(sampler.sampleOnce()).isZero(); // the young row still blocks; nothing re-checked
+    }
+
+    @Test
+    void sampleOnce_whenACelebrityMissesAFollower_addsItToThePageOfItsTime() throws Exception {
+        // Following database 0 (shards < 128): the other test's young outbox row blocks database 1.
+        ShardFixture fixture = new ShardFixture(sources);
+        long early = inShard(60, 0);
+        long lost = inShard(60, 1);
+        long late = inShard(60, 2);
+        long celebrity = 60_001;
+        fixture.following(early, a(celebrity), a(OLD));
+        fixture.following(lost, a(celebrity), a(OLD + 5));
+        fixture.following(late, a(celebrity), a(OLD + 10));
+        fixture.celebrity(celebrity, 2, a(early), a(OLD), a(late), a(OLD + 10));
+        fixture.outbox(lost, celebrity, true, OLD + 5, true, 60);
+
+        sampler.sampleOnce();
+
+        assertThat(fixture.pages(celebrity)).containsExactly(
+                new CelebrityPage(celebrity, 0, a(early, lost), a(OLD, OLD + 5)),
+                new CelebrityPage(celebrity, 1, a(late), a(OLD + 10)));
+        assertThat(fixture.followerRow(celebrity).followerCount()).isEqualTo(3);
     }
 }
