@@ -1,0 +1,115 @@
+package dev.socialgraph.reconciler;
+
+import dev.socialgraph.reconciler.repair.FollowerRepairs;
+import dev.socialgraph.reconciler.sample.OutboxSampler;
+import dev.socialgraph.reconciler.scan.ScanListener;
+import dev.socialgraph.reconciler.scan.ScanService;
+import dev.socialgraph.store.CelebrityPageRepository;
+import dev.socialgraph.store.FollowerRepository;
+import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.OutboxRepository;
+import dev.socialgraph.store.ShardDataSources;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
+
+/**
+ * Wiring of the reconciler's features, and its two schedules: recent-edge sampling every
+ * {@code graph.reconciler.sampling.interval}, and (when enabled) a full scan of every logical shard every
+ * {@code graph.reconciler.scan.scheduled-interval}. Both start when the application is ready, after
+ * {@link ScanService#resumeInterrupted()}.
+ */
+@Configuration(proxyBeanMethods = false)
+class ReconcilerConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(ReconcilerConfiguration.class);
+
+    @Bean
+    @ConditionalOnMissingBean
+    Clock clock() {
+        return Clock.systemUTC();
+    }
+
+    @Bean
+    ReconcilerMetrics reconcilerMetrics(MeterRegistry registry) {
+        return new ReconcilerMetrics(registry);
+    }
+
+    @Bean
+    FollowerRepairs followerRepairs(ShardDataSources dataSources, FollowingRepository following,
+                                    FollowerRepository followers, CelebrityPageRepository pages,
+                                    ReconcilerMetrics metrics, ReconcilerProperties properties, Clock clock) {
+        return new FollowerRepairs(dataSources, following, followers, pages, metrics, properties.repairThreshold(),
+                clock);
+    }
+
+    @Bean(destroyMethod = "close")
+    ScanService scanService(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
+                            CelebrityPageRepository pages, FollowerRepairs repairs, ReconcilerMetrics metrics,
+                            ObjectProvider<ScanListener> listeners, ReconcilerProperties properties) {
+        ReconcilerProperties.Scan scan = properties.scan();
+        return new ScanService(dataSources, following, followers, pages, repairs, metrics,
+                listeners.orderedStream().toList(), scan.rateLimit(), scan.pageSize(),
+                properties.admin().scanThreads(), scan.retryDelay());
+    }
+
+    @Bean
+    OutboxSampler outboxSampler(ShardDataSources dataSources, OutboxRepository outbox, FollowingRepository following,
+                                FollowerRepository followers, CelebrityPageRepository pages, FollowerRepairs repairs,
+                                ReconcilerMetrics metrics, ReconcilerProperties properties, Clock clock) {
+        return new OutboxSampler(dataSources, outbox, following, followers, pages, repairs, metrics,
+                properties.sampling().batchSize(), clock);
+    }
+
+    @Bean(destroyMethod = "shutdownNow")
+    ScheduledExecutorService reconcilerSchedule() {
+        return Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("reconciler-schedule")
+                .daemon(true).factory());
+    }
+
+    /** Resumes interrupted scans, then starts the schedules. */
+    @EventListener(ApplicationReadyEvent.class)
+    void onReady(ApplicationReadyEvent event) throws SQLException {
+        var context = event.getApplicationContext();
+        ReconcilerProperties properties = context.getBean(ReconcilerProperties.class);
+        ScanService scans = context.getBean(ScanService.class);
+        OutboxSampler sampler = context.getBean(OutboxSampler.class);
+        ScheduledExecutorService schedule = context.getBean("reconcilerSchedule", ScheduledExecutorService.class);
+        List<Long> resumed = scans.resumeInterrupted();
+        if (!resumed.isEmpty()) {
+            log.info("Resumed {} interrupted scan(s)", resumed.size());
+        }
+        if (properties.sampling().enabled()) {
+            long every = properties.sampling().interval().toMillis();
+            schedule.scheduleWithFixedDelay(sampler::sampleOnce, every, every, TimeUnit.MILLISECONDS);
+        }
+        if (properties.scan().scheduled()) {
+            long every = properties.scan().scheduledInterval().toMillis();
+            schedule.scheduleAtFixedRate(() -> {
+                try {
+                    if (!scans.running().isEmpty()) {
+                        log.info("Scheduled full scan skipped: scans {} still running", scans.running());
+                        return;
+                    }
+                    scans.start(0, context.getBean(ShardDataSources.class).shardMap().logicalShardCount() - 1);
+                } catch (SQLException | RuntimeException e) {
+                    log.warn("Could not start the scheduled full scan", e);
+                }
+            }, every, every, TimeUnit.MILLISECONDS);
+        }
+        log.info("Reconciler ready: sampling {}, scheduled scans {}", properties.sampling().enabled() ? "on" : "off",
+                properties.scan().scheduled() ? "every " + properties.scan().scheduledInterval() : "off");
+    }
+}

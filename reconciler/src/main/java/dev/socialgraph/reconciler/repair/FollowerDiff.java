@@ -1,0 +1,200 @@
+package dev.socialgraph.reconciler.repair;
+
+import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
+import dev.socialgraph.store.CelebrityPage;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The pure decision of a repair: given one followee's follower entries (row and celebrity pages) and, for a
+ * <em>scope</em> of follower ids, the edges that exist on the following side, computes the entries the follower
+ * side should hold. Only scope ids are judged; every other entry is kept as it is, so a repair of some followers
+ * never touches the rest (in-flight edges are simply left out of the scope by the caller).
+ *
+ * <p>For each scope id {@code f} with following edge time {@code e} (or none):
+ * <ul>
+ *   <li>an entry {@code (f, e)} is kept once; further entries of {@code f} are {@link Divergence#DUPLICATE}s;</li>
+ *   <li>without an entry at {@code e}, the first entry of {@code f} is {@link Divergence#STALE_FOLLOWER} (the edge
+ *       it records does not exist), further ones are duplicates;</li>
+ *   <li>an edge without an entry at {@code e} is {@link Divergence#MISSING_FOLLOWER} and is added at its time
+ *       position: into the row, or for a celebrity into the page whose time range it extends (pages stay in
+ *       arrival order; a page may grow past its nominal size by the few repaired entries).</li>
+ * </ul>
+ * The count becomes the number of entries afterwards; a stored count that did not match the entries before the
+ * repair is {@link Divergence#WRONG_COUNT}. Emptied pages are kept (empty) rather than renumbered.
+ */
+final class FollowerDiff {
+
+    /**
+     * The repaired follower side of one followee.
+     *
+     * @param rowIds       the row's new ids (unchanged arrays when the row does not change)
+     * @param rowTimes     aligned times
+     * @param changedPages pages whose content changes (to upsert), possibly a new one
+     * @param count        the new {@code follower_count}
+     */
+    record Plan(long[] rowIds, long[] rowTimes, List<CelebrityPage> changedPages, long count, int missing,
+                int stale, int wrongCount, int duplicate) {
+
+        boolean changed() {
+            return missing + stale + wrongCount + duplicate > 0;
+        }
+
+        RepairResult result(boolean repaired, int skippedInFlight) {
+            return new RepairResult(RepairResult.counts(missing, stale, wrongCount, duplicate), repaired,
+                    skippedInFlight);
+        }
+    }
+
+    private FollowerDiff() {
+    }
+
+    /**
+     * Plans the repair of followee {@code followeeId}.
+     *
+     * @param rowIds      the follower row's ids (empty when the row is absent or the followee is a celebrity)
+     * @param rowTimes    aligned epoch-ms times
+     * @param pages       the celebrity pages, by page number (empty when none)
+     * @param celebrity   whether followers live in pages (where missing entries go)
+     * @param storedCount the row's {@code follower_count}
+     * @param scope       follower ids to judge
+     * @param expected    for scope ids that follow the followee on the following side: epoch-ms follow time
+     */
+    static Plan plan(long followeeId, long[] rowIds, long[] rowTimes, List<CelebrityPage> pages, boolean celebrity,
+                     long storedCount, Set<Long> scope, Map<Long, Long> expected) {
+        Set<Long> exact = new HashSet<>();
+        long originalSize = rowIds.length;
+        collectExact(rowIds, rowTimes, scope, expected, exact);
+        for (CelebrityPage p : pages) {
+            collectExact(p.followerIds(), p.followedAt(), scope, expected, exact);
+            originalSize += p.followerIds().length;
+        }
+
+        Counter counter = new Counter();
+        Set<Long> accounted = new HashSet<>();
+        long[][] row = filter(rowIds, rowTimes, scope, expected, exact, accounted, counter);
+        List<long[][]> newPages = new ArrayList<>(pages.size());
+        for (CelebrityPage p : pages) {
+            newPages.add(filter(p.followerIds(), p.followedAt(), scope, expected, exact, accounted, counter));
+        }
+
+        int missing = 0;
+        int newPageNum = -1;
+        for (Long id : scope) {
+            Long e = expected.get(id);
+            if (e == null || exact.contains(id)) {
+                continue;
+            }
+            missing++;
+            if (!celebrity) {
+                row = insert(row, id, e);
+            } else {
+                if (newPages.isEmpty()) {
+                    newPages.add(new long[][] {new long[0], new long[0]});
+                    newPageNum = 0;
+                }
+                int target = pageFor(newPages, id, e);
+                newPages.set(target, insert(newPages.get(target), id, e));
+            }
+        }
+
+        long size = row[0].length;
+        List<CelebrityPage> changed = new ArrayList<>();
+        for (int i = 0; i < newPages.size(); i++) {
+            long[][] np = newPages.get(i);
+            size += np[0].length;
+            if (i < pages.size()) {
+                CelebrityPage old = pages.get(i);
+                if (np[0] != old.followerIds()) {
+                    changed.add(new CelebrityPage(followeeId, old.pageNum(), np[0], np[1]));
+                }
+            } else {
+                changed.add(new CelebrityPage(followeeId, newPageNum, np[0], np[1]));
+            }
+        }
+        int wrongCount = storedCount != originalSize ? 1 : 0;
+        return new Plan(row[0], row[1], changed, size, missing, counter.stale, wrongCount, counter.duplicate);
+    }
+
+    private static void collectExact(long[] ids, long[] times, Set<Long> scope, Map<Long, Long> expected,
+                                     Set<Long> exact) {
+        for (int i = 0; i < ids.length; i++) {
+            Long e = expected.get(ids[i]);
+            if (e != null && e == times[i] && scope.contains(ids[i])) {
+                exact.add(ids[i]);
+            }
+        }
+    }
+
+    /** Entries kept from one row or page; the same arrays when nothing is dropped. */
+    private static long[][] filter(long[] ids, long[] times, Set<Long> scope, Map<Long, Long> expected,
+                                   Set<Long> exact, Set<Long> accounted, Counter counter) {
+        long[] keptIds = new long[ids.length];
+        long[] keptTimes = new long[ids.length];
+        int n = 0;
+        for (int i = 0; i < ids.length; i++) {
+            long id = ids[i];
+            boolean keep;
+            if (!scope.contains(id)) {
+                keep = true;
+            } else {
+                Long e = expected.get(id);
+                keep = e != null && e == times[i] && accounted.add(id);
+                if (!keep) {
+                    if (exact.contains(id) || !accounted.add(id)) {
+                        counter.duplicate++;
+                    } else {
+                        counter.stale++;
+                    }
+                }
+            }
+            if (keep) {
+                keptIds[n] = id;
+                keptTimes[n++] = times[i];
+            }
+        }
+        if (n == ids.length) {
+            return new long[][] {ids, times};
+        }
+        return new long[][] {Arrays.copyOf(keptIds, n), Arrays.copyOf(keptTimes, n)};
+    }
+
+    private static long[][] insert(long[][] rowOrPage, long id, long followedAt) {
+        var next = TimeOrderedAdjacency.insert(rowOrPage[0], rowOrPage[1], id, followedAt);
+        return new long[][] {next.ids(), next.followedAt()};
+    }
+
+    /**
+     * The page a missing {@code (followedAt, id)} belongs to: the last non-empty page whose first entry is not
+     * after it, else the first non-empty page, else the last page. Keeps pages ordered by time.
+     */
+    private static int pageFor(List<long[][]> pages, long id, long followedAt) {
+        int firstNonEmpty = -1;
+        int chosen = -1;
+        for (int i = 0; i < pages.size(); i++) {
+            long[][] p = pages.get(i);
+            if (p[0].length == 0) {
+                continue;
+            }
+            if (firstNonEmpty < 0) {
+                firstNonEmpty = i;
+            }
+            if (p[1][0] < followedAt || (p[1][0] == followedAt && p[0][0] < id)) {
+                chosen = i;
+            }
+        }
+        if (chosen >= 0) {
+            return chosen;
+        }
+        return firstNonEmpty >= 0 ? firstNonEmpty : pages.size() - 1;
+    }
+
+    private static final class Counter {
+        int stale;
+        int duplicate;
+    }
+}

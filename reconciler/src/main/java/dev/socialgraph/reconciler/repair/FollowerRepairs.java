@@ -1,0 +1,191 @@
+package dev.socialgraph.reconciler.repair;
+
+import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.shard.ShardMap;
+import dev.socialgraph.common.shard.ShardRange;
+import dev.socialgraph.reconciler.ReconcilerMetrics;
+import dev.socialgraph.store.CelebrityPage;
+import dev.socialgraph.store.CelebrityPageRepository;
+import dev.socialgraph.store.FollowerRepository;
+import dev.socialgraph.store.FollowerRow;
+import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.Transactions;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Repairs one followee's follower side (row, celebrity pages, count) so that it agrees with the following side,
+ * for a given scope of follower ids. Callers (full scan, sampler) only detect; this class decides under the lock:
+ *
+ * <ol>
+ *   <li>lock the followee's follower row (it guards the celebrity pages as well), so the cdc-consumer cannot apply
+ *       an event for this followee while we compare;</li>
+ *   <li>re-read, for every scope id, its following row: what the scan saw may be out of date;</li>
+ *   <li>drop from the scope every follower whose edge may still be in flight (DESIGN.md 7): an edge younger than
+ *       the repair threshold, or a pair with an unpublished or recent outbox row (a recent unfollow in
+ *       particular). Such entries are neither added nor removed;</li>
+ *   <li>plan with {@link FollowerDiff} and write the row ({@code version + 1}) and changed pages in the same
+ *       transaction.</li>
+ * </ol>
+ *
+ * <p>Race with the cdc-consumer: an event the consumer is applying holds the row lock, so step 1 waits and step 2
+ * sees its result. A follow or unfollow committed on the following side after step 2 is not seen here; its event
+ * is applied after our commit (the consumer needs our lock), on top of the repaired state, and since a follow is
+ * idempotent by id and an unfollow removes only the exact {@code (id, followedAt)} entry (docs/decisions.md), the
+ * row converges either way. Edge age is judged by this JVM's clock against {@code followedAt}; outbox age by the
+ * database's {@code now()} against {@code created_at}.
+ *
+ * <p>Thread-safe.
+ */
+public final class FollowerRepairs {
+
+    private static final Logger log = LoggerFactory.getLogger(FollowerRepairs.class);
+
+    private final ShardDataSources dataSources;
+    private final FollowingRepository following;
+    private final FollowerRepository followers;
+    private final CelebrityPageRepository pages;
+    private final InFlightRepository inFlight = new InFlightRepository();
+    private final ReconcilerMetrics metrics;
+    private final Duration threshold;
+    private final Clock clock;
+
+    /**
+     * @param threshold edges younger than this are in flight and left alone (DESIGN.md 7: 30 s)
+     */
+    public FollowerRepairs(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
+                           CelebrityPageRepository pages, ReconcilerMetrics metrics, Duration threshold, Clock clock) {
+        this.dataSources = dataSources;
+        this.following = following;
+        this.followers = followers;
+        this.pages = pages;
+        this.metrics = metrics;
+        this.threshold = threshold;
+        this.clock = clock;
+    }
+
+    /** The repair threshold: edges younger than this are in flight. */
+    public Duration threshold() {
+        return threshold;
+    }
+
+    /** Whether an edge followed at {@code followedAtMillis} is older than the threshold, so settled. */
+    public boolean isSettled(long followedAtMillis) {
+        return clock.millis() - followedAtMillis >= threshold.toMillis();
+    }
+
+    /**
+     * Makes followee {@code followeeId}'s follower side agree with the following side for the followers in
+     * {@code scope}, and its count agree with its entries, in one transaction under the follower row lock.
+     * Nothing else changes; in-flight edges are skipped. Does not create a row unless an entry must be added.
+     *
+     * @param followeeId positive user id
+     * @param scope      follower ids to judge; may be empty (then only the count and nothing else is checked)
+     * @return what was found and whether it was written
+     * @throws SQLException when a database fails; nothing was written then
+     */
+    public RepairResult repair(long followeeId, long[] scope) throws SQLException {
+        RepairResult result = Transactions.inTransaction(dataSources.forUser(ShardGroup.FOLLOWER, followeeId),
+                connection -> repairLocked(connection, followeeId, scope));
+        metrics.recordRepair(result);
+        if (result.repaired()) {
+            log.debug("Repaired followee {}: {}", followeeId, result);
+        }
+        return result;
+    }
+
+    private RepairResult repairLocked(Connection connection, long followeeId, long[] scope) throws SQLException {
+        Optional<FollowerRow> maybeRow = followers.lock(connection, followeeId);
+        Map<Long, Long> expected = followingEdges(followeeId, scope);
+        Set<Long> settled = new HashSet<>();
+        for (long id : scope) {
+            settled.add(id);
+        }
+        Set<Long> skipped = inFlight(followeeId, scope, expected);
+        settled.removeAll(skipped);
+
+        FollowerRow row = maybeRow.orElse(FollowerRow.empty(followeeId));
+        FollowerDiff.Plan plan = plan(connection, row, settled, expected);
+        if (!plan.changed()) {
+            return plan.result(false, skipped.size());
+        }
+        if (maybeRow.isEmpty()) {
+            row = followers.lockOrCreate(connection, followeeId); // the consumer may have created it meanwhile
+            plan = plan(connection, row, settled, expected);
+            if (!plan.changed()) {
+                return plan.result(false, skipped.size());
+            }
+        }
+        followers.writeNextVersion(connection, row, plan.rowIds(), plan.rowTimes(), plan.count(), row.celebrity());
+        for (CelebrityPage page : plan.changedPages()) {
+            pages.upsert(connection, page);
+        }
+        return plan.result(true, skipped.size());
+    }
+
+    private FollowerDiff.Plan plan(Connection connection, FollowerRow row, Set<Long> scope, Map<Long, Long> expected)
+            throws SQLException {
+        List<CelebrityPage> celebrityPages = row.celebrity() || row.version() > 0
+                ? pages.all(connection, row.followeeId()) : List.of();
+        return FollowerDiff.plan(row.followeeId(), row.followerIds(), row.followedAt(), celebrityPages,
+                row.celebrity(), row.followerCount(), scope, expected);
+    }
+
+    /** For each of {@code followerIds} that follows {@code followeeId}: the follow time, read now. */
+    private Map<Long, Long> followingEdges(long followeeId, long[] followerIds) throws SQLException {
+        Map<Long, Long> expected = new HashMap<>();
+        for (Map.Entry<ShardRange, long[]> group : byFollowingRange(followerIds).entrySet()) {
+            try (Connection c = dataSources.forRange(group.getKey()).getConnection()) {
+                for (FollowingRow f : following.findAll(c, group.getValue())) {
+                    int at = java.util.Arrays.binarySearch(f.followingIds(), followeeId);
+                    if (at >= 0) {
+                        expected.put(f.followerId(), f.followedAt()[at]);
+                    }
+                }
+            }
+        }
+        return expected;
+    }
+
+    /** Follower ids whose edge with {@code followeeId} may still be on its way to the follower side. */
+    private Set<Long> inFlight(long followeeId, long[] followerIds, Map<Long, Long> expected) throws SQLException {
+        Set<Long> out = new HashSet<>();
+        for (long id : followerIds) {
+            Long t = expected.get(id);
+            if (t != null && !isSettled(t)) {
+                out.add(id);
+            }
+        }
+        for (Map.Entry<ShardRange, long[]> group : byFollowingRange(followerIds).entrySet()) {
+            try (Connection c = dataSources.forRange(group.getKey()).getConnection()) {
+                out.addAll(inFlight.inFlight(c, followeeId, group.getValue(), threshold));
+            }
+        }
+        return out;
+    }
+
+    private Map<ShardRange, long[]> byFollowingRange(long[] followerIds) {
+        ShardMap map = dataSources.shardMap();
+        Map<ShardRange, List<Long>> grouped = new LinkedHashMap<>();
+        for (long id : followerIds) {
+            grouped.computeIfAbsent(map.route(ShardGroup.FOLLOWING, id), r -> new ArrayList<>()).add(id);
+        }
+        Map<ShardRange, long[]> out = new LinkedHashMap<>();
+        grouped.forEach((r, ids) -> out.put(r, ids.stream().mapToLong(Long::longValue).toArray()));
+        return out;
+    }
+}

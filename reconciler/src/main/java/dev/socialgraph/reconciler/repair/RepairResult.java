@@ -1,0 +1,46 @@
+package dev.socialgraph.reconciler.repair;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * What one repair of a followee did.
+ *
+ * @param found           divergences found under the row lock, by kind (in-flight edges left out)
+ * @param repaired        whether the fix was committed ({@code false} when nothing was found)
+ * @param skippedInFlight follower ids left alone because their event may still be in flight
+ */
+public record RepairResult(Map<Divergence, Integer> found, boolean repaired, int skippedInFlight) {
+
+    /** Nothing found, nothing skipped. */
+    public static final RepairResult NONE = new RepairResult(Map.of(), false, 0);
+
+    public RepairResult {
+        found = Map.copyOf(found);
+    }
+
+    /** Number of divergences of {@code kind} found. */
+    public int found(Divergence kind) {
+        return found.getOrDefault(kind, 0);
+    }
+
+    /** Total divergences found. */
+    public int totalFound() {
+        return found.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    static Map<Divergence, Integer> counts(int missing, int stale, int wrongCount, int duplicate) {
+        Map<Divergence, Integer> m = new EnumMap<>(Divergence.class);
+        put(m, Divergence.MISSING_FOLLOWER, missing);
+        put(m, Divergence.STALE_FOLLOWER, stale);
+        put(m, Divergence.WRONG_COUNT, wrongCount);
+        put(m, Divergence.DUPLICATE, duplicate);
+        return m;
+    }
+
+    private static void put(Map<Divergence, Integer> m, Divergence kind, int n) {
+        if (n > 0) {
+            m.put(kind, n);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package dev.socialgraph.reconciler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration;
+import org.springframework.context.annotation.Configuration;
+
+class ReconcilerPropertiesTest {
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableConfigurationProperties(ReconcilerProperties.class)
+    static class Bind {
+    }
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(ValidationAutoConfiguration.class))
+            .withUserConfiguration(Bind.class);
+
+    @Test
+    void bind_withoutProperties_usesTheDefaults() {
+        runner.run(context -> {
+            ReconcilerProperties p = context.getBean(ReconcilerProperties.class);
+            assertThat(p.repairThreshold()).isEqualTo(Duration.ofSeconds(30));
+            assertThat(p.scan().pageSize()).isEqualTo(500);
+            assertThat(p.scan().rateLimit()).isEqualTo(5000.0);
+            assertThat(p.scan().scheduled()).isFalse();
+            assertThat(p.sampling().enabled()).isTrue();
+            assertThat(p.sampling().interval()).isEqualTo(Duration.ofSeconds(10));
+            assertThat(p.admin().enabled()).isTrue();
+            assertThat(p.admin().scanThreads()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void bind_withOverrides_usesThem() {
+        runner.withPropertyValues("graph.reconciler.repair-threshold=1m", "graph.reconciler.scan.rate-limit=250.5",
+                "graph.reconciler.sampling.batch-size=7").run(context -> {
+                    ReconcilerProperties p = context.getBean(ReconcilerProperties.class);
+                    assertThat(p.repairThreshold()).isEqualTo(Duration.ofMinutes(1));
+                    assertThat(p.scan().rateLimit()).isEqualTo(250.5);
+                    assertThat(p.sampling().batchSize()).isEqualTo(7);
+                });
+    }
+
+    @Test
+    void bind_withZeroPageSize_stopsStartUpNamingTheProperty() {
+        runner.withPropertyValues("graph.reconciler.scan.page-size=0").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("scan.pageSize");
+        });
+    }
+
+    @Test
+    void bind_withNonPositiveRateLimit_stopsStartUp() {
+        runner.withPropertyValues("graph.reconciler.scan.rate-limit=0").run(context ->
+                assertThat(context).hasFailed());
+    }
+}

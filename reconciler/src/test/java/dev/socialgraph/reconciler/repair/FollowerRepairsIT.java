@@ -1,0 +1,132 @@
+package dev.socialgraph.reconciler.repair;
+
+import static dev.socialgraph.reconciler.ShardFixture.inShard;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.reconciler.ReconcilerMetrics;
+import dev.socialgraph.reconciler.ShardFixture;
+import dev.socialgraph.store.CelebrityPageRepository;
+import dev.socialgraph.store.FollowerRepository;
+import dev.socialgraph.store.FollowerRow;
+import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.ShardMigrations;
+import dev.socialgraph.testsupport.TestShards;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The repair primitive against real Postgres, without Spring: it waits for the cdc-consumer's row lock and decides
+ * on what is there once it holds the lock, and it re-reads the following side instead of trusting the scan.
+ */
+class FollowerRepairsIT {
+
+    private static final TestShards SHARDS = TestShards.create("reconciler_repair");
+    private static final long OLD = System.currentTimeMillis() - 600_000;
+
+    private static ShardDataSources sources;
+    private static FollowerRepairs repairs;
+    private static ShardFixture fixture;
+
+    @BeforeAll
+    static void open() {
+        sources = new ShardDataSources(SHARDS.shardMap(), new ShardDataSources.PoolSettings(SHARDS.username(),
+                SHARDS.password(), 4, Duration.ofSeconds(5), "repair-it"));
+        ShardMigrations.migrateAll(sources);
+        repairs = new FollowerRepairs(sources, new FollowingRepository(), new FollowerRepository(),
+                new CelebrityPageRepository(), new ReconcilerMetrics(new SimpleMeterRegistry()),
+                Duration.ofSeconds(30), Clock.systemUTC());
+        fixture = new ShardFixture(sources);
+    }
+
+    @AfterAll
+    static void close() {
+        sources.close();
+        SHARDS.close();
+    }
+
+    private static long[] a(long... v) {
+        return v;
+    }
+
+    @Test
+    void repair_waitsForTheConsumersRowLock_andDoesNotRedoWhatTheConsumerApplied() throws Exception {
+        long follower = inShard(40, 0);
+        long followee = 40_001;
+        fixture.following(follower, a(followee), a(OLD));
+        fixture.followerRow(followee, a(), a(), 0); // version 1: the follow event not applied yet
+        DataSource followerDb = sources.forUser(ShardGroup.FOLLOWER, followee);
+        FollowerRepository followers = new FollowerRepository();
+
+        CompletableFuture<RepairResult> repair;
+        try (Connection consumer = followerDb.getConnection()) {
+            consumer.setAutoCommit(false);
+            FollowerRow locked = followers.lock(consumer, followee).orElseThrow();
+            repair = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return repairs.repair(followee, a(follower));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> waitingForLocks(followerDb) > 0);
+            assertThat(repair).isNotDone();
+            // The consumer applies the event, then releases the lock.
+            followers.writeNextVersion(consumer, locked, a(follower), a(OLD), 1, false);
+            consumer.commit();
+        }
+
+        RepairResult result = repair.get(10, TimeUnit.SECONDS);
+        assertThat(result.repaired()).isFalse();
+        assertThat(result.totalFound()).isZero();
+        FollowerRow row = fixture.followerRow(followee);
+        assertThat(row.version()).isEqualTo(2);
+        assertThat(row.followerIds()).containsExactly(follower);
+    }
+
+    @Test
+    void repair_rereadsTheFollowingSide_insteadOfTrustingTheScan() throws Exception {
+        long follower = inShard(41, 0);
+        long followee = 41_001;
+        // The scan saw the edge; it was removed (long ago, outbox pruned) before the repair ran.
+        fixture.following(follower, a(), a());
+        fixture.followerRow(followee, a(), a(), 0);
+
+        RepairResult result = repairs.repair(followee, a(follower));
+
+        assertThat(result.repaired()).isFalse();
+        assertThat(fixture.followerRow(followee).version()).isEqualTo(1);
+    }
+
+    @Test
+    void repair_whenNothingToAdd_doesNotCreateARow() throws Exception {
+        long follower = inShard(42, 0);
+        long followee = 42_001;
+
+        RepairResult result = repairs.repair(followee, a(follower));
+
+        assertThat(result).isEqualTo(RepairResult.NONE);
+        assertThat(fixture.followerRow(followee)).isNull();
+    }
+
+    private static int waitingForLocks(DataSource db) throws Exception {
+        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
+                SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+                """); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+}

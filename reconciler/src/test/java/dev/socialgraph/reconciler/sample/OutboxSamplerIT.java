@@ -1,0 +1,122 @@
+package dev.socialgraph.reconciler.sample;
+
+import static dev.socialgraph.reconciler.ShardFixture.inShard;
+import static dev.socialgraph.reconciler.ShardFixture.without;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.reconciler.ReconcilerApplication;
+import dev.socialgraph.reconciler.ShardFixture;
+import dev.socialgraph.store.CelebrityPage;
+import dev.socialgraph.store.FollowerRow;
+import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.testsupport.TestShards;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** Recent-edge sampling against real Postgres: outbox pairs older than the threshold are checked and repaired. */
+@SpringBootTest(classes = ReconcilerApplication.class, webEnvironment = SpringBootTest.WebEnvironment.NONE)
+class OutboxSamplerIT {
+
+    private static final TestShards SHARDS = TestShards.create("reconciler_sample");
+
+    private static final long OLD = System.currentTimeMillis() - 600_000;
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        SHARDS.springProperties().forEach((k, v) -> registry.add(k, () -> v));
+        registry.add("graph.shards.migrate-on-startup", () -> "true");
+        registry.add("graph.reconciler.sampling.enabled", () -> "false"); // rounds are run by the test
+    }
+
+    @AfterAll
+    static void dropShards() {
+        SHARDS.close();
+    }
+
+    @Autowired
+    OutboxSampler sampler;
+
+    @Autowired
+    ShardDataSources sources;
+
+    private static long[] a(long... v) {
+        return v;
+    }
+
+    @Test
+    void sampleOnce_repairsSettledPairsThatDisagree_andStopsAtEdgesInFlight() throws Exception {
+        ShardFixture fixture = new ShardFixture(sources);
+        long lostFollow = inShard(200, 0);
+        long lostUnfollow = inShard(200, 1);
+        long agreeing = inShard(200, 2);
+        long young = inShard(200, 3);
+        long followeeA = 20_001;
+        long followeeB = 20_002;
+        long followeeC = 20_003;
+        long followeeD = 20_004;
+        long now = System.currentTimeMillis();
+
+        // A follow whose event never reached the follower side.
+        fixture.following(lostFollow, a(followeeA), a(OLD));
+        fixture.outbox(lostFollow, followeeA, true, OLD, true, 60);
+        // An unfollow whose event never reached the follower side.
+        fixture.following(lostUnfollow, a(), a());
+        fixture.outbox(lostUnfollow, followeeB, false, OLD + 1, true, 60);
+        fixture.followerRow(followeeB, a(lostUnfollow), a(OLD + 1), 1);
+        // A follow that was applied.
+        fixture.following(agreeing, a(followeeC), a(OLD + 2));
+        long lastSettled = fixture.outbox(agreeing, followeeC, true, OLD + 2, true, 60);
+        fixture.followerRow(followeeC, a(agreeing), a(OLD + 2), 1);
+        // A follow of a moment ago, not on the follower side yet: in flight.
+        fixture.following(young, a(followeeD), a(now));
+        fixture.outbox(young, followeeD, true, now, true, 0);
+        Map<Long, List<Object>> before = fixture.followerSide();
+
+        int checked = sampler.sampleOnce();
+
+        assertThat(checked).isEqualTo(3);
+        String database = sources.shardMap().route(ShardGroup.FOLLOWING, lostFollow).database();
+        assertThat(sampler.position(database)).isEqualTo(lastSettled);
+        FollowerRow a = fixture.followerRow(followeeA);
+        assertThat(a.followerIds()).containsExactly(lostFollow);
+        assertThat(a.followedAt()).containsExactly(OLD);
+        assertThat(a.followerCount()).isEqualTo(1);
+        FollowerRow b = fixture.followerRow(followeeB);
+        assertThat(b.followerIds()).isEmpty();
+        assertThat(b.followerCount()).isZero();
+        assertThat(fixture.followerRow(followeeD)).isNull();
+        assertThat(without(fixture.followerSide(), followeeA, followeeB))
+                .isEqualTo(without(before, followeeA, followeeB));
+
+        assertThat(sampler.sampleOnce()).isZero(); // the young row still blocks; nothing re-checked
+    }
+
+    @Test
+    void sampleOnce_whenACelebrityMissesAFollower_addsItToThePageOfItsTime() throws Exception {
+        // Following database 0 (shards < 128): the other test's young outbox row blocks database 1.
+        ShardFixture fixture = new ShardFixture(sources);
+        long early = inShard(60, 0);
+        long lost = inShard(60, 1);
+        long late = inShard(60, 2);
+        long celebrity = 60_001;
+        fixture.following(early, a(celebrity), a(OLD));
+        fixture.following(lost, a(celebrity), a(OLD + 5));
+        fixture.following(late, a(celebrity), a(OLD + 10));
+        fixture.celebrity(celebrity, 2, a(early), a(OLD), a(late), a(OLD + 10));
+        fixture.outbox(lost, celebrity, true, OLD + 5, true, 60);
+
+        sampler.sampleOnce();
+
+        assertThat(fixture.pages(celebrity)).containsExactly(
+                new CelebrityPage(celebrity, 0, a(early, lost), a(OLD, OLD + 5)),
+                new CelebrityPage(celebrity, 1, a(late), a(OLD + 10)));
+        assertThat(fixture.followerRow(celebrity).followerCount()).isEqualTo(3);
+    }
+}
