@@ -52,7 +52,7 @@ public final class BulkImporter {
      * Import settings.
      *
      * @param followingCap        maximum followings per user (10,000); a user above it fails the import
-     * @param celebrityThreshold  followers above which a followee's followers go to celebrity pages
+     * @param celebrityThreshold  followers at or above which a followee's followers go to celebrity pages
      * @param pageSize            followers per celebrity page
      */
     public record Settings(int followingCap, long celebrityThreshold, int pageSize) {
@@ -303,7 +303,7 @@ public final class BulkImporter {
                         }
                         if (range.contains(map.logicalShard(followee))) {
                             int count = j - i;
-                            boolean celebrity = count > settings.celebrityThreshold();
+                            boolean celebrity = count >= settings.celebrityThreshold(); // same rule as the cdc-consumer: reaching it moves the row
                             line.setLength(0);
                             line.append(followee).append('\t');
                             if (celebrity) {
