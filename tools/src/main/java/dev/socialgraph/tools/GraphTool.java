@@ -95,7 +95,7 @@ public final class GraphTool {
         Postgres postgres = new Postgres();
 
         @Option(names = "--celebrity-threshold", defaultValue = "1000000",
-                description = "followers above which a user's followers go to celebrity pages (default: ${DEFAULT-VALUE})")
+                description = "followers at or above which a user's followers go to celebrity pages (default: ${DEFAULT-VALUE})")
         long celebrityThreshold;
 
         @Option(names = "--page-size", defaultValue = "100000", description = "followers per celebrity page (default: ${DEFAULT-VALUE})")
