@@ -1,0 +1,65 @@
+package dev.socialgraph.gateway;
+
+import java.net.ConnectException;
+import java.util.concurrent.TimeoutException;
+import org.springframework.boot.webflux.error.ErrorWebExceptionHandler;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.stereotype.Component;
+import org.springframework.web.server.ResponseStatusException;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+/**
+ * Every error the gateway itself raises becomes problem+json: no route (404), wrong method (405), a service that
+ * cannot be reached (503) or does not answer in time (504). Errors a service returns are passed through as they
+ * are (they are problem+json already).
+ */
+@Component
+@Order(-2) // before Spring Boot's DefaultErrorWebExceptionHandler (-1)
+class GatewayErrors implements ErrorWebExceptionHandler {
+
+    private final ProblemResponses problems;
+
+    GatewayErrors(ProblemResponses problems) {
+        this.problems = problems;
+    }
+
+    @Override
+    public Mono<Void> handle(ServerWebExchange exchange, Throwable error) {
+        if (hasCause(error, ConnectException.class) || hasCause(error, java.nio.channels.ClosedChannelException.class)
+                || error.getClass().getName().contains("PrematureCloseException")) {
+            return problems.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
+                    "the service behind this route cannot be reached", null);
+        }
+        if (hasCause(error, TimeoutException.class)) {
+            return problems.write(exchange, HttpStatus.GATEWAY_TIMEOUT, "Gateway Timeout",
+                    "the service behind this route did not answer in time", null);
+        }
+        if (error instanceof ResponseStatusException rse) {
+            HttpStatusCode code = rse.getStatusCode();
+            HttpStatus status = HttpStatus.resolve(code.value());
+            if (status == null) {
+                status = HttpStatus.INTERNAL_SERVER_ERROR;
+            }
+            if (status.is5xxServerError() && status != HttpStatus.SERVICE_UNAVAILABLE && status != HttpStatus.GATEWAY_TIMEOUT) {
+                return problems.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
+                        "the service behind this route failed", null);
+            }
+            String detail = status == HttpStatus.NOT_FOUND ? "no such resource" : rse.getReason();
+            return problems.write(exchange, status, status.getReasonPhrase(), detail, null);
+        }
+        return problems.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
+                "the request could not be completed", null);
+    }
+
+    private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

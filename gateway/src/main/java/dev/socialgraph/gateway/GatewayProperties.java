@@ -1,0 +1,23 @@
+package dev.socialgraph.gateway;
+
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Size;
+import java.net.URI;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Gateway settings, {@code graph.gateway.*}.
+ *
+ * @param jwtSecret HS256 secret of the bearer tokens (local and test runs; env {@code GRAPH_JWT_SECRET}),
+ *                  at least 32 bytes (RFC 7518 section 3.2: the key must be at least as long as the hash)
+ * @param writeUri  base URI of follow-write-service (writes)
+ * @param checkUri  base URI of follow-check-service (reads)
+ */
+@Validated
+@ConfigurationProperties("graph.gateway")
+public record GatewayProperties(
+        @NotNull @Size(min = 32, message = "must be at least 32 bytes (HS256)") String jwtSecret,
+        @NotNull URI writeUri,
+        @NotNull URI checkUri) {
+}

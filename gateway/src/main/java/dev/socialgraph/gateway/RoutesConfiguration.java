@@ -1,0 +1,62 @@
+package dev.socialgraph.gateway;
+
+import dev.socialgraph.common.id.InvalidUserIdException;
+import dev.socialgraph.common.id.UserIds;
+import java.util.Map;
+import org.springframework.cloud.gateway.filter.GatewayFilter;
+import org.springframework.cloud.gateway.route.RouteLocator;
+import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
+import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
+
+/**
+ * The public API of DESIGN.md 6 mapped onto the services' internal API:
+ * <ul>
+ *   <li>{@code PUT|DELETE /v1/me/following/{targetId}} → write service
+ *       {@code /internal/v1/users/{sub}/following/{targetId}}: the actor is the token's subject, never a client
+ *       value, so no request can write as anyone else;</li>
+ *   <li>{@code GET /v1/users/**} and {@code POST /v1/users/{id}/following/contains} → check service
+ *       {@code /internal/v1/users/**}.</li>
+ * </ul>
+ * Nothing else is routed: {@code /internal/**} from outside is a 404. Paths are checked by {@link PathGuard}
+ * first, so a dot segment or an encoded slash can never walk a rewritten path out of {@code /internal/v1/users}.
+ */
+@Configuration(proxyBeanMethods = false)
+class RoutesConfiguration {
+
+    @Bean
+    RouteLocator routes(RouteLocatorBuilder builder, GatewayProperties properties, ProblemResponses problems) {
+        return builder.routes()
+                .route("follow-write", r -> r.path("/v1/me/following/{targetId}")
+                        .and().method(HttpMethod.PUT, HttpMethod.DELETE)
+                        .filters(f -> f.filter(actorFromToken(problems)))
+                        .uri(properties.writeUri()))
+                .route("reads", r -> r.path("/v1/users/**")
+                        .and().method(HttpMethod.GET, HttpMethod.POST)
+                        .filters(f -> f.rewritePath("/v1/(?<rest>.*)", "/internal/v1/${rest}"))
+                        .uri(properties.checkUri()))
+                .build();
+    }
+
+    /** Rewrites {@code /v1/me/following/{targetId}} to the token subject's internal path. */
+    static GatewayFilter actorFromToken(ProblemResponses problems) {
+        return (exchange, chain) -> exchange.getPrincipal()
+                .cast(JwtAuthenticationToken.class)
+                .flatMap(auth -> {
+                    Map<String, String> vars = ServerWebExchangeUtils.getUriTemplateVariables(exchange);
+                    String target = vars.getOrDefault("targetId", "");
+                    long targetId;
+                    try {
+                        targetId = UserIds.parse(target, "targetId");
+                    } catch (InvalidUserIdException e) {
+                        return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", e.getMessage(), "targetId");
+                    }
+                    String path = "/internal/v1/users/" + auth.getToken().getSubject() + "/following/" + targetId;
+                    return chain.filter(exchange.mutate().request(r -> r.path(path)).build());
+                });
+    }
+}

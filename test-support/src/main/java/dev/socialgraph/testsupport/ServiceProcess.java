@@ -1,0 +1,154 @@
+package dev.socialgraph.testsupport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One of the project's services running as its own JVM from its runnable jar
+ * ({@code <module>/target/<module>-<version>-exec.jar}), on a free port, for tests that need several services at
+ * once (each with its own classpath and {@code application.yml}, as in production). Output goes to
+ * {@code target/<name>.log} of the calling module.
+ */
+public final class ServiceProcess implements AutoCloseable {
+
+    private final String name;
+    private final Process process;
+    private final int port;
+    private final Path log;
+
+    private ServiceProcess(String name, Process process, int port, Path log) {
+        this.name = name;
+        this.process = process;
+        this.port = port;
+        this.log = log;
+    }
+
+    /**
+     * Starts {@code module}'s exec jar with {@code properties} as command-line arguments and waits until its
+     * readiness probe answers UP.
+     *
+     * @param module     the service's module directory name, e.g. {@code follow-write-service}; its jar is looked up
+     *                   next to the calling module ({@code ../<module>/target})
+     * @param properties Spring properties, e.g. {@code graph.shards.*}
+     * @param startup    how long to wait for readiness
+     * @throws IllegalStateException when the jar is missing (build the module first: {@code ./mvnw package}), the
+     *                               process exits, or readiness does not come in time; the log's tail is included
+     */
+    public static ServiceProcess start(String module, Map<String, String> properties, Duration startup) {
+        Path jar = findJar(module);
+        int port = freePort();
+        Path log = Path.of("target", module + "-" + port + ".log");
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        command.add("-XX:TieredStopAtLevel=1"); // start fast; these JVMs live for one test class
+        command.add("-jar");
+        command.add(jar.toString());
+        command.add("--server.port=" + port);
+        properties.forEach((k, v) -> command.add("--" + k + "=" + v));
+        try {
+            Files.createDirectories(log.getParent());
+            Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(log.toFile()).start();
+            ServiceProcess service = new ServiceProcess(module, process, port, log);
+            service.awaitReady(startup);
+            return service;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start " + module, e);
+        }
+    }
+
+    /** The HTTP port the service listens on (127.0.0.1). */
+    public int port() {
+        return port;
+    }
+
+    /** {@code http://127.0.0.1:<port>}. */
+    public String baseUrl() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    private void awaitReady(Duration startup) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create(baseUrl() + "/actuator/health/readiness"))
+                .timeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + startup.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + process.exitValue() + "; log:\n" + tail());
+            }
+            try {
+                HttpResponse<String> r = http.send(ready, HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200 && r.body().contains("\"UP\"")) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+            try {
+                process.waitFor(200, TimeUnit.MILLISECONDS); // poll interval that also notices an early exit
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+        close();
+        throw new IllegalStateException(name + " not ready within " + startup + "; log:\n" + tail());
+    }
+
+    private String tail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** Stops the service (SIGTERM, graceful shutdown; killed after 30 s). */
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Path findJar(String module) {
+        Path target = Path.of("..", module, "target");
+        try (var files = Files.list(target)) {
+            return files.filter(p -> p.getFileName().toString().endsWith("-exec.jar")).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no runnable jar in " + target.toAbsolutePath()
+                            + "; build it first: ./mvnw -pl " + module + " package -DskipTests"));
+        } catch (IOException e) {
+            throw new IllegalStateException("no " + target.toAbsolutePath() + "; build " + module + " first", e);
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
