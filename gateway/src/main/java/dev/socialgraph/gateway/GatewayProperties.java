@@ -1,5 +1,7 @@
 package dev.socialgraph.gateway;
 
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import java.net.URI;
@@ -13,11 +15,24 @@ import org.springframework.validation.annotation.Validated;
  *                  at least 32 bytes (RFC 7518 section 3.2: the key must be at least as long as the hash)
  * @param writeUri  base URI of follow-write-service (writes)
  * @param checkUri  base URI of follow-check-service (reads)
+ * @param reads     per-user budget of reads
+ * @param writes    per-user budget of writes
  */
 @Validated
 @ConfigurationProperties("graph.gateway")
 public record GatewayProperties(
         @NotNull @Size(min = 32, message = "must be at least 32 bytes (HS256)") String jwtSecret,
         @NotNull URI writeUri,
-        @NotNull URI checkUri) {
+        @NotNull URI checkUri,
+        @NotNull @Valid Budget reads,
+        @NotNull @Valid Budget writes) {
+
+    /**
+     * A token bucket per user.
+     *
+     * @param replenishRate  tokens added per second
+     * @param burstCapacity  bucket size: requests a user may make at once
+     */
+    public record Budget(@Min(1) int replenishRate, @Min(1) int burstCapacity) {
+    }
 }

@@ -3,12 +3,15 @@ package dev.socialgraph.gateway;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
 import java.util.Map;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
+import org.springframework.cloud.gateway.filter.ratelimit.RedisRateLimiter;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
@@ -29,15 +32,30 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
 class RoutesConfiguration {
 
     @Bean
-    RouteLocator routes(RouteLocatorBuilder builder, GatewayProperties properties, ProblemResponses problems) {
+    RedisRateLimiter readLimiter(GatewayProperties properties) {
+        return new RedisRateLimiter(properties.reads().replenishRate(), properties.reads().burstCapacity());
+    }
+
+    @Bean
+    @Primary // the one Spring Cloud Gateway's own RequestRateLimiter factory would pick; unused by our routes
+    RedisRateLimiter writeLimiter(GatewayProperties properties) {
+        return new RedisRateLimiter(properties.writes().replenishRate(), properties.writes().burstCapacity());
+    }
+
+    @Bean
+    RouteLocator routes(RouteLocatorBuilder builder, GatewayProperties properties, ProblemResponses problems,
+                        RedisRateLimiter readLimiter, RedisRateLimiter writeLimiter, MeterRegistry meters) {
+        RateLimits limits = new RateLimits(problems, meters);
         return builder.routes()
                 .route("follow-write", r -> r.path("/v1/me/following/{targetId}")
                         .and().method(HttpMethod.PUT, HttpMethod.DELETE)
-                        .filters(f -> f.filter(actorFromToken(problems)))
+                        .filters(f -> f.filter(limits.filter(writeLimiter, "writes", properties.writes().replenishRate()))
+                                .filter(actorFromToken(problems)))
                         .uri(properties.writeUri()))
                 .route("reads", r -> r.path("/v1/users/**")
                         .and().method(HttpMethod.GET, HttpMethod.POST)
-                        .filters(f -> f.rewritePath("/v1/(?<rest>.*)", "/internal/v1/${rest}"))
+                        .filters(f -> f.filter(limits.filter(readLimiter, "reads", 0))
+                                .rewritePath("/v1/(?<rest>.*)", "/internal/v1/${rest}"))
                         .uri(properties.checkUri()))
                 .build();
     }

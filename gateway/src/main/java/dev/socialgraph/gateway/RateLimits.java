@@ -1,0 +1,66 @@
+package dev.socialgraph.gateway;
+
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.LoadingCache;
+import com.google.common.util.concurrent.RateLimiter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.security.Principal;
+import java.time.Duration;
+import org.springframework.cloud.gateway.filter.GatewayFilter;
+import org.springframework.cloud.gateway.filter.ratelimit.RedisRateLimiter;
+import org.springframework.http.HttpStatus;
+
+
+/**
+ * Per-user rate limits (issue 5): a token bucket per user and budget in Redis, with Spring Cloud Gateway's
+ * {@link RedisRateLimiter} (its Lua script, after Stripe's "Scaling your API with rate limiters"), keyed by the
+ * token's subject. Over budget: 429 problem+json with {@code Retry-After}.
+ *
+ * <p>Redis down: {@code RedisRateLimiter} fails open (it answers "allowed" with remaining {@code -1}). Reads stay
+ * open, counted in {@code graph.gateway.ratelimit.failopen}; writes fall back to an in-process Guava
+ * {@link RateLimiter} per user at the write budget's rate, so an outage does not lift the write limit.
+ */
+final class RateLimits {
+
+    private final ProblemResponses problems;
+    private final Counter failOpen;
+    private final Counter rejected;
+
+    RateLimits(ProblemResponses problems, MeterRegistry meters) {
+        this.problems = problems;
+        this.failOpen = meters.counter("graph.gateway.ratelimit.failopen");
+        this.rejected = meters.counter("graph.gateway.ratelimit.rejected");
+    }
+
+    /**
+     * A filter applying {@code limiter} (one budget) per user.
+     *
+     * @param budgetName     the bucket's name in Redis (the route id the limiter keys its config by)
+     * @param fallbackPerSec when not 0, the in-process limit per user while Redis is unreachable
+     */
+    GatewayFilter filter(RedisRateLimiter limiter, String budgetName, double fallbackPerSec) {
+        LoadingCache<String, RateLimiter> fallback = fallbackPerSec <= 0 ? null : Caffeine.newBuilder()
+                .expireAfterAccess(Duration.ofMinutes(10)).maximumSize(1_000_000)
+                .build(user -> RateLimiter.create(fallbackPerSec));
+        return (exchange, chain) -> exchange.getPrincipal().map(Principal::getName).defaultIfEmpty("anonymous")
+                .flatMap(user -> limiter.isAllowed(budgetName, user).flatMap(response -> {
+                    boolean redisDown = "-1".equals(response.getHeaders().get(RedisRateLimiter.REMAINING_HEADER));
+                    boolean allowed = response.isAllowed();
+                    if (redisDown) {
+                        failOpen.increment();
+                        allowed = fallback == null || fallback.get(user).tryAcquire();
+                    } else {
+                        response.getHeaders().forEach((k, v) -> exchange.getResponse().getHeaders().set(k, v));
+                    }
+                    if (!allowed) {
+                        rejected.increment();
+                        exchange.getResponse().getHeaders().set("Retry-After", "1");
+                        return problems.write(exchange, HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests",
+                                "over the " + budgetName + " budget; retry after 1 s", null);
+                    }
+                    return chain.filter(exchange);
+                }));
+    }
+
+}
