@@ -65,6 +65,13 @@ class GatewayIT {
     @DynamicPropertySource
     static void routes(DynamicPropertyRegistry registry) {
         registry.add("graph.gateway.jwt-secret", () -> JWT_SECRET);
+        registry.add("spring.data.redis.host", () -> TestServers.redis().host());
+        registry.add("spring.data.redis.port", () -> TestServers.redis().port());
+        // The fuzz test sends hundreds of requests as one user: budgets out of its way (RateLimitIT tests them).
+        registry.add("graph.gateway.reads.replenish-rate", () -> "100000");
+        registry.add("graph.gateway.reads.burst-capacity", () -> "100000");
+        registry.add("graph.gateway.writes.replenish-rate", () -> "100000");
+        registry.add("graph.gateway.writes.burst-capacity", () -> "100000");
         registry.add("graph.gateway.write-uri", WRITE::baseUrl);
         registry.add("graph.gateway.check-uri", CHECK::baseUrl);
     }
@@ -188,5 +195,145 @@ class GatewayIT {
         HttpResponse<String> badLimit = send("GET", "/v1/users/109/following?limit=0", token(109));
         assertThat(badLimit.statusCode()).isEqualTo(400);
         assertThat(badLimit.body()).contains("limit");
+    }
+
+    @Test
+    void openApiDocument_isServedWithoutATokenAndCoversThePublicApi() throws Exception {
+        HttpResponse<String> r = send("GET", "/openapi.yaml", null);
+        assertThat(r.statusCode()).isEqualTo(200);
+        Map<String, Object> doc = new org.yaml.snakeyaml.Yaml().load(r.body());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> paths = (Map<String, Object>) doc.get("paths");
+        assertThat(paths).containsOnlyKeys("/v1/me/following/{targetId}", "/v1/users/{id}/following/{targetId}",
+                "/v1/users/{id}/following/contains", "/v1/users/{id}/following", "/v1/users/{id}/followers",
+                "/v1/users/{id}/counts", "/v1/users/{id}/common-following/{otherId}",
+                "/v1/users/{id}/relationship/{otherId}", "/v1/users/{id}/suggestions");
+    }
+
+    /** Issue 5: at least 500 malformed requests; every reply is 4xx problem+json and the graph is unchanged. */
+    @Test
+    void fuzz_malformedRequestsGet4xxProblemJsonAndChangeNothing() throws Exception {
+        assertThat(send("PUT", "/v1/me/following/302", token(301)).statusCode()).isEqualTo(200);
+        String before = graphChecksum();
+        java.util.List<HttpRequest> requests = malformedRequests(token(301));
+        assertThat(requests).hasSizeGreaterThanOrEqualTo(500);
+        for (HttpRequest request : requests) {
+            HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+            String what = request.method() + " " + request.uri();
+            assertThat(r.statusCode()).as(what).isBetween(400, 499);
+            assertThat(r.headers().firstValue("Content-Type").orElse("")).as(what + " -> " + r.statusCode())
+                    .startsWith("application/problem+json");
+        }
+        assertThat(graphChecksum()).isEqualTo(before);
+    }
+
+    private java.util.List<HttpRequest> malformedRequests(String bearer) {
+        String[] badIds = {"0", "-1", "-9223372036854775808", "9223372036854775808", "99999999999999999999", "abc",
+                "1.5", "1e3", "0x10", "+1", "0001", "%20", "%00", "null", "true", "%2e%2e", "..", "1%2F2", "%E2%82%AC",
+                "9223372036854775807x"};
+        String[] badLimits = {"0", "-1", "1001", "99999999999", "abc", "1.5", "", "%00", "1e2", "NaN"};
+        String[] badCursors = {"x", "AAAA", "!!!!", "%00", "eyJhbGciOiJub25lIn0", "A".repeat(56), "_".repeat(56),
+                "-".repeat(500), "%2F%2F", "Zm9v"};
+        String[] badBodies = {"", "{", "[]", "null", "{\"ids\":null}", "{\"ids\":\"1\"}", "{\"ids\":[0]}",
+                "{\"ids\":[-5]}", "{\"ids\":[\"abc\"]}", "{\"ids\":[1.5]}", "{\"ids\":[99999999999999999999]}",
+                "{\"ids\":[" + "1,".repeat(1000) + "1]}", "{\"ids\":{}}", "not json", "{\"ids\":[1]}}"};
+        java.util.List<HttpRequest> out = new java.util.ArrayList<>();
+        String base = "http://127.0.0.1:" + port;
+        for (String id : badIds) {
+            for (String method : new String[] {"PUT", "DELETE"}) {
+                out.add(request(method, base + "/v1/me/following/" + id, bearer, null, null));
+            }
+            out.add(request("GET", base + "/v1/users/" + id + "/following/5", bearer, null, null));
+            out.add(request("GET", base + "/v1/users/5/following/" + id, bearer, null, null));
+            out.add(request("GET", base + "/v1/users/" + id + "/following", bearer, null, null));
+            out.add(request("GET", base + "/v1/users/" + id + "/followers", bearer, null, null));
+            out.add(request("GET", base + "/v1/users/" + id + "/counts", bearer, null, null));
+            out.add(request("GET", base + "/v1/users/5/common-following/" + id, bearer, null, null));
+            out.add(request("GET", base + "/v1/users/" + id + "/relationship/5", bearer, null, null));
+            out.add(request("GET", base + "/v1/users/" + id + "/suggestions", bearer, null, null));
+            out.add(request("POST", base + "/v1/users/" + id + "/following/contains", bearer, "application/json", "{\"ids\":[1]}"));
+            out.add(request("GET", base + "/v1/users/5/relationship/" + id, bearer, null, null));
+            out.add(request("GET", base + "/v1/users/" + id + "/common-following/5", bearer, null, null));
+            out.add(request("DELETE", base + "/v1/users/" + id + "/following/5", bearer, null, null));
+            out.add(request("PUT", base + "/v1/users/" + id + "/following/5", bearer, null, null));
+            out.add(request("POST", base + "/v1/users/5/following/contains", bearer, "application/json",
+                    "{\"ids\":[\"" + id + "\"]}"));
+            out.add(request("GET", base + "/v1/users/5/followers?cursor=" + id, bearer, null, null));
+            out.add(request("GET", base + "/v1/users/5/following?cursor=" + id, bearer, null, null));
+        }
+        for (String limit : badLimits) {
+            for (String list : new String[] {"following", "followers", "suggestions"}) {
+                out.add(request("GET", base + "/v1/users/5/" + list + "?limit=" + limit, bearer, null, null));
+            }
+            out.add(request("GET", base + "/v1/users/5/common-following/6?limit=" + limit, bearer, null, null));
+        }
+        for (String cursor : badCursors) {
+            for (String list : new String[] {"following", "followers", "common-following/6"}) {
+                out.add(request("GET", base + "/v1/users/5/" + list + "?cursor=" + cursor, bearer, null, null));
+            }
+        }
+        for (String body : badBodies) {
+            out.add(request("POST", base + "/v1/users/5/following/contains", bearer, "application/json", body));
+        }
+        for (String type : new String[] {"text/plain", "application/xml", "application/x-www-form-urlencoded", "foo/bar"}) {
+            out.add(request("POST", base + "/v1/users/5/following/contains", bearer, type, "{\"ids\":[1]}"));
+        }
+        for (String method : new String[] {"PATCH", "POST", "GET", "OPTIONS"}) {
+            out.add(request(method, base + "/v1/me/following/5", bearer, null, null));
+        }
+        for (String method : new String[] {"PUT", "DELETE", "PATCH"}) {
+            out.add(request(method, base + "/v1/users/5/following/6", bearer, null, null));
+            out.add(request(method, base + "/v1/users/5/counts", bearer, null, null));
+        }
+        for (String path : new String[] {"/v1", "/v1/", "/v1/me", "/v1/me/following", "/v1/users", "/v1/users/5",
+                "/v1/users/5/unknown", "/v1/me/followers/5", "/internal/v1/users/5/counts", "/v1//users/5/counts",
+                "/v1/users/5/following/6/7", "/v2/users/5/counts"}) {
+            out.add(request("GET", base + path, bearer, null, null));
+            out.add(request("PUT", base + path, bearer, null, null));
+        }
+        // Without or with broken credentials, every route once more.
+        java.util.List<HttpRequest> unauthenticated = new java.util.ArrayList<>();
+        for (String auth : new String[] {null, "garbage", "Bearer", "Bearer x.y.z", "Basic dXNlcjpwYXNz"}) {
+            for (String path : new String[] {"/v1/me/following/5", "/v1/users/5/following/6", "/v1/users/5/counts"}) {
+                for (String method : new String[] {"GET", "PUT", "DELETE"}) {
+                    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10))
+                            .method(method, HttpRequest.BodyPublishers.noBody());
+                    if (auth != null) {
+                        b.header("Authorization", auth);
+                    }
+                    unauthenticated.add(b.build());
+                }
+            }
+        }
+        out.addAll(unauthenticated);
+        return out;
+    }
+
+    private static HttpRequest request(String method, String url, String bearer, String contentType, String body) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+                .header("Authorization", "Bearer " + bearer)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (contentType != null) {
+            b.header("Content-Type", contentType);
+        }
+        return b.build();
+    }
+
+    /** Row count and version sum of every following and follower row in every database. */
+    private String graphChecksum() throws Exception {
+        StringBuilder sb = new StringBuilder();
+        try (ShardDataSources ds = new ShardDataSources(SHARDS.shardMap(), new ShardDataSources.PoolSettings(
+                SHARDS.username(), SHARDS.password(), 1, Duration.ofSeconds(5), "gateway-fuzz"))) {
+            for (var entry : ds.all().entrySet()) {
+                try (var c = entry.getValue().getConnection(); var st = c.createStatement();
+                     var rs = st.executeQuery("SELECT (SELECT count(*) || ':' || coalesce(sum(version), 0) FROM following_adjacency)"
+                             + " || '/' || (SELECT count(*) || ':' || coalesce(sum(version), 0) FROM follower_adjacency)"
+                             + " || '/' || (SELECT count(*) FROM follow_outbox)")) {
+                    rs.next();
+                    sb.append(entry.getKey()).append('=').append(rs.getString(1)).append(';');
+                }
+            }
+        }
+        return sb.toString();
     }
 }
