@@ -94,6 +94,7 @@ public final class Pipeline implements AutoCloseable {
 
         Map<String, String> common = new LinkedHashMap<>(shards.springProperties());
         common.put("server.port", "0");
+        common.put("spring.main.banner-mode", "off");
         common.put("logging.level.org.apache.kafka", "warn");
         common.put("logging.level.kafka", "warn");
         common.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
