@@ -155,6 +155,16 @@ public final class Pipeline implements AutoCloseable {
         return write.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
     }
 
+    /** The write service's application context. */
+    public ConfigurableApplicationContext writeContext() {
+        return write;
+    }
+
+    /** The cdc-consumer's application context. */
+    public ConfigurableApplicationContext cdcContext() {
+        return cdc;
+    }
+
     /** The topic both services use. */
     public String topic() {
         return topic;

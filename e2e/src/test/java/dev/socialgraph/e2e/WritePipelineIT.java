@@ -19,6 +19,9 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.listener.MessageListenerContainer;
 
 /**
  * The write pipeline end to end: HTTP follow/unfollow on the write service, its shard transaction and outbox,
@@ -57,6 +60,38 @@ class WritePipelineIT {
     /** A user id on logical shard {@code shard} (0..127: first database of its group, 128..255: second). */
     static long user(long n, int shard) {
         return 256L * n + shard;
+    }
+
+    @Test
+    void eachServiceKeepsToItsRole_writeServiceHasNoListener_consumerHasNoRelay() {
+        ConfigurableApplicationContext write = pipeline.writeContext();
+        ConfigurableApplicationContext cdc = pipeline.cdcContext();
+
+        assertThat(beanPackages(write)).noneMatch(p -> p.startsWith("dev.socialgraph.cdc"));
+        assertThat(beanPackages(cdc)).noneMatch(p -> p.startsWith("dev.socialgraph.write"));
+        assertThat(listenerContainers(write)).isZero();
+        assertThat(listenerContainers(cdc)).isPositive();
+        assertThat(write.getEnvironment().getProperty("spring.application.name")).isEqualTo("follow-write-service");
+        assertThat(cdc.getEnvironment().getProperty("spring.application.name")).isEqualTo("cdc-consumer");
+    }
+
+    private static List<String> beanPackages(ConfigurableApplicationContext context) {
+        List<String> packages = new ArrayList<>();
+        for (String name : context.getBeanDefinitionNames()) {
+            Class<?> type = context.getType(name);
+            if (type != null) {
+                packages.add(type.getPackageName());
+            }
+        }
+        return packages;
+    }
+
+    /** Kafka listener containers, declared as beans or registered from {@code @KafkaListener} methods. */
+    private static int listenerContainers(ConfigurableApplicationContext context) {
+        int containers = context.getBeansOfType(MessageListenerContainer.class).size();
+        KafkaListenerEndpointRegistry registry =
+                context.getBeanProvider(KafkaListenerEndpointRegistry.class).getIfAvailable();
+        return registry == null ? containers : containers + registry.getListenerContainers().size();
     }
 
     @Test
