@@ -1,0 +1,254 @@
+package dev.socialgraph.e2e;
+
+import dev.socialgraph.common.shard.ShardGroup;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The write pipeline's benchmark program (not a test): starts {@link Pipeline} (follow-write-service and
+ * cdc-consumer in this JVM, on test-support's servers: embedded by default, external through
+ * {@code GRAPH_TEST_POSTGRES_URL}, {@code GRAPH_TEST_REDIS_URL}, {@code GRAPH_TEST_KAFKA_BOOTSTRAP}) and
+ * measures:
+ *
+ * <ol>
+ *   <li><b>ack → visible</b>: follows at a fixed rate, each to a fresh followee; the time from the write
+ *       service's 200 to the edge being in the followee's follower row. One thread per follower database
+ *       polls every pending followee in one query on a dedicated connection, pausing {@value #POLL_PAUSE_MICROS}
+ *       µs between queries, so a sample is late by at most one query plus that pause.</li>
+ *   <li><b>sustained follows/s</b> of the one write-service instance: N closed-loop HTTP clients (one request
+ *       in flight each) follow random pairs of 1..{@value #USERS} for a warm-up, then for the measured
+ *       duration; throughput is the requests completed in the measured window over its length, latency is
+ *       per request, client-side.</li>
+ * </ol>
+ *
+ * <p>Options ({@code --name=value}): {@code clients} (comma-separated, default {@code 8,32}), {@code warmup}
+ * (seconds, 5), {@code duration} (seconds, 20), {@code rate} (follows/s of the latency phase, 50),
+ * {@code samples} (measured latency samples, 500), {@code relay-poll-interval} (ms, 200: the service default).
+ * Everything runs in one JVM: the clients, both services and, by default, the Kafka broker share its CPUs.
+ * Prints markdown tables on standard output.
+ */
+public final class PipelineBenchmark {
+
+    static final long USERS = 1_000_000;
+    static final long POLL_PAUSE_MICROS = 500;
+
+    private PipelineBenchmark() {
+    }
+
+    /** Runs both phases and prints the tables; see the class comment for the options. */
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = new HashMap<>();
+        for (String arg : args) {
+            if (!arg.startsWith("--") || !arg.contains("=")) {
+                throw new IllegalArgumentException("options are --name=value, was " + arg);
+            }
+            options.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
+        }
+        int[] clients = Arrays.stream(options.getOrDefault("clients", "8,32").split(","))
+                .mapToInt(Integer::parseInt).toArray();
+        int warmup = Integer.parseInt(options.getOrDefault("warmup", "5"));
+        int duration = Integer.parseInt(options.getOrDefault("duration", "20"));
+        int rate = Integer.parseInt(options.getOrDefault("rate", "50"));
+        int samples = Integer.parseInt(options.getOrDefault("samples", "500"));
+        long relayPoll = Long.parseLong(options.getOrDefault("relay-poll-interval", "200"));
+
+        Pipeline.Settings settings = Pipeline.Settings.defaults("bench_pipeline")
+                .withRelayPollInterval(Duration.ofMillis(relayPoll));
+        try (Pipeline pipeline = Pipeline.start(settings)) {
+            WriteClient client = new WriteClient(pipeline.writePort());
+            StringBuilder out = new StringBuilder();
+            out.append(String.format(Locale.ROOT, "%n## Write pipeline (cores: %d, relay poll interval %d ms)%n%n",
+                    Runtime.getRuntime().availableProcessors(), relayPoll));
+
+            // Latency first, while the consumer has no backlog; a short unmeasured run warms both services up.
+            visibility(pipeline, client, rate, Math.max(50, samples / 5), 0);
+            Histogram visible = visibility(pipeline, client, rate, samples, 1_000_000_000L);
+            out.append("ack → visible on the follower side (follows at ").append(rate).append("/s, ")
+                    .append(samples).append(" samples, fresh followee each; ms):\n\n")
+                    .append("| p50 | p90 | p99 | max |\n|---:|---:|---:|---:|\n")
+                    .append(String.format(Locale.ROOT, "| %.1f | %.1f | %.1f | %.1f |%n%n",
+                            ms(visible.getValueAtPercentile(50)), ms(visible.getValueAtPercentile(90)),
+                            ms(visible.getValueAtPercentile(99)), ms(visible.getMaxValue())));
+
+            out.append("Sustained follows/s of one write-service instance (closed loop, ").append(warmup)
+                    .append(" s warm-up, ").append(duration).append(" s measured; latency ms):\n\n")
+                    .append("| clients | follows/s | p50 | p90 | p99 | p99.9 | max | errors |\n")
+                    .append("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            for (int c : clients) {
+                out.append(throughput(client, c, warmup, duration));
+            }
+            System.out.println(out);
+        }
+        System.exit(0); // the shared servers stop in their shutdown hooks
+    }
+
+    private static double ms(long nanos) {
+        return nanos / 1_000_000.0;
+    }
+
+    /** One closed-loop run; returns its table row. */
+    static String throughput(WriteClient client, int clients, int warmupSeconds, int durationSeconds)
+            throws InterruptedException {
+        long start = System.nanoTime();
+        long measureFrom = start + TimeUnit.SECONDS.toNanos(warmupSeconds);
+        long end = measureFrom + TimeUnit.SECONDS.toNanos(durationSeconds);
+        Histogram[] latencies = new Histogram[clients];
+        long[] completed = new long[clients];
+        AtomicLong errors = new AtomicLong();
+        CountDownLatch done = new CountDownLatch(clients);
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        for (int t = 0; t < clients; t++) {
+            int thread = t;
+            latencies[t] = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+            pool.execute(() -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                try {
+                    long now;
+                    while ((now = System.nanoTime()) < end) {
+                        long follower = random.nextLong(1, USERS + 1);
+                        long followee = random.nextLong(1, USERS + 1);
+                        if (follower == followee) {
+                            continue;
+                        }
+                        int status;
+                        try {
+                            status = client.follow(follower, followee).status();
+                        } catch (RuntimeException e) {
+                            status = -1; // counted as an error, like a non-200 reply
+                        }
+                        long after = System.nanoTime();
+                        if (now >= measureFrom && after <= end) {
+                            latencies[thread].recordValue(
+                                    Math.min(after - now, latencies[thread].getHighestTrackableValue()));
+                            completed[thread]++;
+                            if (status != 200) {
+                                errors.incrementAndGet();
+                            }
+                        }
+                    }
+                } finally {
+                    done.countDown();
+                }
+            });
+        }
+        done.await();
+        pool.shutdown();
+        Histogram all = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+        long total = 0;
+        for (int t = 0; t < clients; t++) {
+            all.add(latencies[t]);
+            total += completed[t];
+        }
+        return String.format(Locale.ROOT, "| %d | %,.0f | %.1f | %.1f | %.1f | %.1f | %.1f | %d |%n", clients,
+                total / (double) durationSeconds, ms(all.getValueAtPercentile(50)), ms(all.getValueAtPercentile(90)),
+                ms(all.getValueAtPercentile(99)), ms(all.getValueAtPercentile(99.9)), ms(all.getMaxValue()),
+                errors.get());
+    }
+
+    /**
+     * Follows {@code count} fresh (follower, followee) pairs at {@code rate}/s and measures ack → visible.
+     *
+     * @param idOffset keeps the ids of separate runs apart
+     */
+    static Histogram visibility(Pipeline pipeline, WriteClient client, int rate, int count, long idOffset)
+            throws InterruptedException {
+        Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(120), 3);
+        long base = 2_000_000_000L + idOffset;
+        Map<DataSource, ConcurrentHashMap<Long, Long>> pendingByDatabase = new HashMap<>();
+        for (DataSource ds : pipeline.dataSources().all().values()) {
+            pendingByDatabase.put(ds, new ConcurrentHashMap<>());
+        }
+        AtomicLong remaining = new AtomicLong(count);
+        List<Thread> pollers = new ArrayList<>();
+        for (var entry : pendingByDatabase.entrySet()) {
+            Thread poller = Thread.ofPlatform().name("visibility-poller").daemon(true).start(
+                    () -> poll(entry.getKey(), entry.getValue(), histogram, remaining));
+            pollers.add(poller);
+        }
+        ExecutorService senders = Executors.newFixedThreadPool(8);
+        long interval = TimeUnit.SECONDS.toNanos(1) / rate;
+        long next = System.nanoTime();
+        for (int i = 0; i < count; i++) {
+            long follower = base + 2L * i;
+            long followee = base + 2L * i + 1;
+            LockSupport.parkNanos(next - System.nanoTime());
+            next += interval;
+            ConcurrentHashMap<Long, Long> pending =
+                    pendingByDatabase.get(pipeline.dataSources().forUser(ShardGroup.FOLLOWER, followee));
+            senders.execute(() -> {
+                WriteClient.Reply reply = client.follow(follower, followee);
+                if (reply.status() != 200) {
+                    throw new IllegalStateException("follow failed: " + reply);
+                }
+                pending.put(followee, System.nanoTime());
+            });
+        }
+        senders.shutdown();
+        senders.awaitTermination(1, TimeUnit.MINUTES);
+        for (Thread poller : pollers) {
+            poller.join(TimeUnit.MINUTES.toMillis(2));
+        }
+        if (remaining.get() > 0) {
+            throw new IllegalStateException(remaining.get() + " follows never became visible within 2 minutes");
+        }
+        return histogram;
+    }
+
+    private static final String VISIBLE = """
+            SELECT followee_id FROM follower_adjacency WHERE followee_id = ANY(?) AND follower_count > 0
+            """;
+
+    /**
+     * Polls {@code pending} (followee → ack time in ns) on one dedicated connection until every sample has been
+     * seen; each followee has exactly one follower, so a row with a follower is that edge.
+     */
+    private static void poll(DataSource ds, ConcurrentHashMap<Long, Long> pending, Histogram histogram,
+                             AtomicLong remaining) {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(VISIBLE)) {
+            while (remaining.get() > 0) {
+                if (pending.isEmpty()) {
+                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(POLL_PAUSE_MICROS));
+                    continue;
+                }
+                Long[] ids = pending.keySet().toArray(Long[]::new);
+                Array array = c.createArrayOf("bigint", ids);
+                ps.setArray(1, array);
+                try (ResultSet rs = ps.executeQuery()) {
+                    long seen = System.nanoTime();
+                    while (rs.next()) {
+                        Long ackedAt = pending.remove(rs.getLong(1));
+                        synchronized (histogram) {
+                            histogram.recordValue(Math.min(Math.max(0, seen - ackedAt),
+                                    histogram.getHighestTrackableValue()));
+                        }
+                        remaining.decrementAndGet();
+                    }
+                }
+                array.free();
+                LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(POLL_PAUSE_MICROS));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.socialgraph.e2e;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Follow and unfollow through the write service's internal HTTP API (HTTP/1.1, kept-alive connections; safe
+ * for concurrent use).
+ */
+public final class WriteClient {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final HttpClient client = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    private final String base;
+
+    /** A client of the write service on {@code 127.0.0.1:port}. */
+    public WriteClient(int port) {
+        this.base = "http://127.0.0.1:" + port + "/internal/v1/users/";
+    }
+
+    /**
+     * A reply of the write service.
+     *
+     * @param status     HTTP status
+     * @param following  whether the edge exists after the request
+     * @param followedAt epoch ms of the follow, -1 when the edge does not exist
+     * @param version    the follower's following-row version
+     */
+    public record Reply(int status, boolean following, long followedAt, long version) {
+    }
+
+    /** PUT: {@code followerId} follows {@code followeeId}. */
+    public Reply follow(long followerId, long followeeId) {
+        return send("PUT", followerId, followeeId);
+    }
+
+    /** DELETE: {@code followerId} unfollows {@code followeeId}. */
+    public Reply unfollow(long followerId, long followeeId) {
+        return send("DELETE", followerId, followeeId);
+    }
+
+    private Reply send(String method, long followerId, long followeeId) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + followerId + "/following/" + followeeId))
+                .timeout(Duration.ofSeconds(30))
+                .method(method, HttpRequest.BodyPublishers.noBody())
+                .build();
+        try {
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                return new Reply(response.statusCode(), false, -1, -1);
+            }
+            JsonNode body = JSON.readTree(response.body());
+            JsonNode followedAt = body.get("followedAt");
+            return new Reply(200, body.get("following").asBoolean(),
+                    followedAt == null || followedAt.isNull() ? -1 : followedAt.asLong(), body.get("version").asLong());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
