@@ -1,5 +1,6 @@
 package dev.socialgraph.reconciler;
 
+import dev.socialgraph.reconciler.bloom.SnapshotBuilder;
 import dev.socialgraph.reconciler.repair.FollowerRepairs;
 import dev.socialgraph.reconciler.sample.OutboxSampler;
 import dev.socialgraph.reconciler.scan.ScanListener;
@@ -73,6 +74,13 @@ class ReconcilerConfiguration {
                 properties.sampling().batchSize(), clock);
     }
 
+    @Bean
+    SnapshotBuilder snapshotBuilder(ShardDataSources dataSources, FollowingRepository following,
+                                    ReconcilerProperties properties, Clock clock, MeterRegistry registry) {
+        return new SnapshotBuilder(dataSources, following, properties.bloom(), properties.scan().pageSize(), clock,
+                registry);
+    }
+
     @Bean(destroyMethod = "shutdownNow")
     ScheduledExecutorService reconcilerSchedule() {
         return Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("reconciler-schedule")
@@ -94,6 +102,18 @@ class ReconcilerConfiguration {
         if (properties.sampling().enabled()) {
             long every = properties.sampling().interval().toMillis();
             schedule.scheduleWithFixedDelay(sampler::sampleOnce, every, every, TimeUnit.MILLISECONDS);
+        }
+        if (properties.bloom().scheduled()) {
+            SnapshotBuilder snapshots = context.getBean(SnapshotBuilder.class);
+            int last = context.getBean(ShardDataSources.class).shardMap().logicalShardCount() - 1;
+            long every = properties.bloom().interval().toMillis();
+            schedule.scheduleAtFixedRate(() -> {
+                try {
+                    snapshots.build(0, last);
+                } catch (Exception e) {
+                    log.warn("Scheduled bloom snapshot failed", e);
+                }
+            }, every, every, TimeUnit.MILLISECONDS);
         }
         if (properties.scan().scheduled()) {
             long every = properties.scan().scheduledInterval().toMillis();
