@@ -72,6 +72,8 @@ public record CheckProperties(
      *                             {@code POST /internal/v1/bloom/swap}; none there: the shards are scanned
      * @param replayTimeout        longest replay of {@code follow-events} from a snapshot's offsets; past it the
      *                             snapshot is abandoned (at start-up: the shards are scanned instead)
+     * @param swapCheckInterval    how often the directory is checked for a snapshot newer than the live filter's,
+     *                             which is then swapped in; {@code 0s} turns the check off
      */
     public record Bloom(
             @DefaultValue("true") boolean enabled,
@@ -83,6 +85,7 @@ public record CheckProperties(
             @NotBlank @DefaultValue("follow-check") String groupPrefix,
             @NotNull @DefaultValue("10s") Duration startTimeout,
             @NotBlank @DefaultValue("/var/tmp/graph-bloom-snapshots") String snapshotDir,
-            @NotNull @DefaultValue("5m") Duration replayTimeout) {
+            @NotNull @DefaultValue("5m") Duration replayTimeout,
+            @NotNull @DefaultValue("10m") Duration swapCheckInterval) {
     }
 }

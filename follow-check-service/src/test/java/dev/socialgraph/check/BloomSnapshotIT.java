@@ -40,6 +40,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -182,6 +183,7 @@ class BloomSnapshotIT {
         registry.add("graph.check.bloom.topic", () -> TOPIC);
         registry.add("graph.check.bloom.minimum-expected-edges", () -> "1000");
         registry.add("graph.check.bloom.snapshot-dir", SNAPSHOT_DIR::toString);
+        registry.add("graph.check.bloom.swap-check-interval", () -> "500ms");
     }
 
     @AfterAll
@@ -250,7 +252,7 @@ class BloomSnapshotIT {
 
         HttpResponse<String> swapped = call("POST", "/internal/v1/bloom/swap");
 
-        assertThat(swapped.statusCode()).as(swapped.body()).isEqualTo(200);
+        assertThat(swapped.statusCode()).as(swapped.body()).isEqualTo(200); // by this call or by the directory check
         assertThat(swapped.body()).contains("\"snapshotCreatedAt\":" + rebuiltAt);
         assertThat(bloom.snapshotCreatedAt()).isEqualTo(rebuiltAt);
         assertThat(bloom.isReady()).isTrue();
@@ -261,7 +263,33 @@ class BloomSnapshotIT {
                 .isEqualTo("{\"following\":true}");
 
         HttpResponse<String> again = call("POST", "/internal/v1/bloom/swap");
-        assertThat(again.statusCode()).isEqualTo(409);
-        assertThat(again.body()).contains("newer");
+        assertThat(again.statusCode()).isEqualTo(200);
+        assertThat(again.body()).contains("\"swapped\":false", "\"snapshotCreatedAt\":" + rebuiltAt);
+        REBUILT_AT[0] = rebuiltAt;
+    }
+
+    static final long[] REBUILT_AT = {0};
+
+    @Test
+    @Order(3)
+    void aNewerSnapshotInTheDirectory_goesLiveWithoutBeingAsked() throws Exception {
+        long at = Math.max(System.currentTimeMillis(), REBUILT_AT[0] + 1);
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            Map<Integer, Long> now = endOffsets(producer);
+            EdgeFilter filter = EdgeFilter.create(EdgeFilter.expectedEdges(FOLLOWERS * PER_FOLLOWER, 1.5, 1000),
+                    0.001);
+            for (int f = 1; f <= FOLLOWERS; f++) {
+                for (long e : FOLLOWING[f]) {
+                    filter.put(f, e);
+                }
+            }
+            new SnapshotStore(SNAPSHOT_DIR, 3).write(new BloomSnapshot(TestShards.LOGICAL_SHARDS, 0,
+                    TestShards.LOGICAL_SHARDS - 1, FOLLOWERS * PER_FOLLOWER, at, TOPIC, now, filter));
+        }
+
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> bloom.snapshotCreatedAt() == at);
+
+        assertThat(bloom.isReady()).isTrue();
+        assertThat(falseNegatives()).isZero();
     }
 }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.BiConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -121,6 +122,24 @@ public final class SnapshotStore {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Creation time of the newest snapshot file whose name covers {@code first..last}, without reading it (cheap
+     * enough to poll; the file may still turn out corrupt when read).
+     *
+     * @param first first logical shard needed
+     * @param last  last logical shard needed
+     * @return epoch ms, or empty when there is none
+     * @throws IOException when the directory cannot be listed
+     */
+    public OptionalLong newestCreatedAt(int first, int last) throws IOException {
+        for (Entry e : list()) {
+            if (e.first <= first && last <= e.last) {
+                return OptionalLong.of(e.createdAt);
+            }
+        }
+        return OptionalLong.empty();
     }
 
     /**

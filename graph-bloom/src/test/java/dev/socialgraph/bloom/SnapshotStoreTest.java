@@ -122,10 +122,13 @@ class SnapshotStoreTest {
         assertThat(store.newestCovering(256, 0, 100, (f, e) -> { }).orElseThrow().createdAt()).isEqualTo(T0 + 4);
         assertThat(store.newestCovering(512, 0, 255, (f, e) -> { })).isEmpty();
         assertThat(SnapshotStore.read(older).createdAt()).isEqualTo(T0 + 1);
+        assertThat(store.newestCreatedAt(0, 255)).hasValue(T0 + 3); // by name: not read, so not known to be bad
+        assertThat(store.newestCreatedAt(0, 100)).hasValue(T0 + 4);
     }
 
     @Test
     void newestCovering_inAMissingDirectory_isEmpty() throws IOException {
         assertThat(new SnapshotStore(dir.resolve("none"), 1).newestCovering(256, 0, 255, (f, e) -> { })).isEmpty();
+        assertThat(new SnapshotStore(dir.resolve("none"), 1).newestCreatedAt(0, 255)).isEmpty();
     }
 }

@@ -81,6 +81,13 @@ class ReconcilerConfiguration {
                 registry);
     }
 
+    /** Its own thread: a snapshot build takes minutes in production and must not delay sampling. */
+    @Bean(destroyMethod = "shutdownNow")
+    ScheduledExecutorService bloomSnapshotSchedule() {
+        return Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("bloom-snapshot-schedule")
+                .daemon(true).factory());
+    }
+
     @Bean(destroyMethod = "shutdownNow")
     ScheduledExecutorService reconcilerSchedule() {
         return Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("reconciler-schedule")
@@ -107,7 +114,7 @@ class ReconcilerConfiguration {
             SnapshotBuilder snapshots = context.getBean(SnapshotBuilder.class);
             int last = context.getBean(ShardDataSources.class).shardMap().logicalShardCount() - 1;
             long every = properties.bloom().interval().toMillis();
-            schedule.scheduleAtFixedRate(() -> {
+            context.getBean("bloomSnapshotSchedule", ScheduledExecutorService.class).scheduleAtFixedRate(() -> {
                 try {
                     snapshots.build(0, last);
                 } catch (Exception e) {

@@ -8,9 +8,10 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code POST /internal/v1/bloom/swap}: swap the live bloom filter for the newest snapshot, caught up from its
- * offsets, without downtime (the reconciler, or an operator, calls it after writing a rebuilt snapshot). 200
- * {@code {swapped:true, snapshotCreatedAt, replayed}} or 409 {@code {swapped:false, reason}}. Internal: the gateway
- * does not route it.
+ * offsets, without downtime (an operator, after the reconciler wrote a rebuilt snapshot; the instance also polls).
+ * 200 {@code {swapped, snapshotCreatedAt, replayed}} when the newest valid snapshot is live afterwards
+ * ({@code swapped:false}: it already was), 409 {@code {swapped:false, reason}} otherwise. Internal: the gateway does
+ * not route it.
  */
 @RestController
 class BloomController {
@@ -26,6 +27,8 @@ class BloomController {
         return switch (snapshots.swap()) {
             case BloomSnapshots.SwapResult.Swapped s -> ResponseEntity.ok(Map.of("swapped", true,
                     "snapshotCreatedAt", s.snapshotCreatedAt(), "replayed", s.replayed()));
+            case BloomSnapshots.SwapResult.AlreadyLive a -> ResponseEntity.ok(Map.of("swapped", false,
+                    "snapshotCreatedAt", a.snapshotCreatedAt(), "replayed", 0L));
             case BloomSnapshots.SwapResult.NotSwapped n -> ResponseEntity.status(409).body(Map.of("swapped", false,
                     "reason", n.reason()));
         };

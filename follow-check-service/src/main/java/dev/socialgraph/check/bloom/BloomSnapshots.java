@@ -9,18 +9,26 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
 import org.springframework.stereotype.Component;
 
 /**
  * Bloom snapshots for this instance (DESIGN.md 5 step 1): finds the newest valid snapshot in
  * {@code graph.check.bloom.snapshot-dir} that covers the shards served (every logical shard: the instance reads all
- * following databases), and swaps a rebuilt one in without downtime ({@link #swap}).
+ * following databases), and swaps a rebuilt one in without downtime ({@link #swap}): on
+ * {@code POST /internal/v1/bloom/swap}, and on its own when a newer file appears (checked every
+ * {@code swap-check-interval}).
  */
 @Component
-public class BloomSnapshots {
+public class BloomSnapshots implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(BloomSnapshots.class);
 
@@ -28,6 +36,10 @@ public class BloomSnapshots {
     public sealed interface SwapResult {
         /** The live filter now is the snapshot's, caught up by {@code replayed} events. */
         record Swapped(long snapshotCreatedAt, long replayed) implements SwapResult {
+        }
+
+        /** The newest valid snapshot already is the live filter's. */
+        record AlreadyLive(long snapshotCreatedAt) implements SwapResult {
         }
 
         /** Nothing changed; {@code reason} says why. */
@@ -41,6 +53,8 @@ public class BloomSnapshots {
     private final SnapshotReplay replay;
     private final int logicalShards;
     private final ReentrantLock swapping = new ReentrantLock();
+    private final ScheduledExecutorService checker = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("bloom-snapshot-check").daemon(true).factory());
 
     BloomSnapshots(CheckProperties properties, EdgeBloom bloom, ShardDataSources dataSources) {
         this.settings = properties.bloom();
@@ -48,6 +62,34 @@ public class BloomSnapshots {
         this.store = new SnapshotStore(Path.of(settings.snapshotDir()), Integer.MAX_VALUE);
         this.replay = new SnapshotReplay(settings);
         this.logicalShards = dataSources.shardMap().logicalShardCount();
+    }
+
+    /**
+     * Swaps when a snapshot file newer than the live filter's has appeared (by name, without reading it); called
+     * every {@code graph.check.bloom.swap-check-interval}, so snapshots the reconciler writes go live on their own.
+     */
+    void swapIfNewer() {
+        try {
+            OptionalLong newest = store.newestCreatedAt(0, logicalShards - 1);
+            if (bloom.isReady() && newest.isPresent() && newest.getAsLong() > bloom.snapshotCreatedAt()) {
+                swap();
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("Bloom snapshot check failed: {}", e.toString());
+        }
+    }
+
+    @EventListener(ApplicationReadyEvent.class)
+    void startChecking() {
+        long every = settings.swapCheckInterval().toMillis();
+        if (settings.enabled() && every > 0) {
+            checker.scheduleWithFixedDelay(this::swapIfNewer, every, every, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Override
+    public void destroy() {
+        checker.shutdownNow();
     }
 
     /** The newest valid snapshot covering every logical shard, corrupt ones skipped with a warning. */
@@ -68,7 +110,8 @@ public class BloomSnapshots {
 
     /**
      * Loads the newest snapshot into a shadow filter fed by the live events, replays it from its offsets and then
-     * makes it the live filter; checks keep using the old filter meanwhile. One swap at a time.
+     * makes it the live filter; checks keep using the old filter meanwhile. One swap at a time: a second caller
+     * waits for the first and then usually finds its snapshot live, so the call is idempotent.
      *
      * @return what happened
      */
@@ -76,17 +119,18 @@ public class BloomSnapshots {
         if (!bloom.isReady()) {
             return new SwapResult.NotSwapped("the filter is not built yet");
         }
-        if (!swapping.tryLock()) {
-            return new SwapResult.NotSwapped("a swap is already running");
-        }
+        swapping.lock();
         try {
             Optional<BloomSnapshot> found = newest();
             if (found.isEmpty()) {
                 return new SwapResult.NotSwapped("no valid snapshot in " + settings.snapshotDir());
             }
             BloomSnapshot snapshot = found.get();
-            if (snapshot.createdAt() <= bloom.snapshotCreatedAt()) {
-                return new SwapResult.NotSwapped("the live filter is from that snapshot or a newer one");
+            if (snapshot.createdAt() == bloom.snapshotCreatedAt()) {
+                return new SwapResult.AlreadyLive(snapshot.createdAt());
+            }
+            if (snapshot.createdAt() < bloom.snapshotCreatedAt()) {
+                return new SwapResult.NotSwapped("the live filter is from a newer snapshot");
             }
             bloom.beginShadow(snapshot.filter()); // live follows go into it from here on
             OptionalLong replayed = catchUp(snapshot);
