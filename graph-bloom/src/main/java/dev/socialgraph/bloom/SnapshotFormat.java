@@ -1,6 +1,8 @@
 package dev.socialgraph.bloom;
 
+import com.google.common.io.ByteStreams;
 import java.io.BufferedInputStream;
+import java.io.ByteArrayInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -8,6 +10,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +44,8 @@ final class SnapshotFormat {
 
     static final int MAGIC = 0x47424631; // "GBF1"
     static final int VERSION = 1;
+    /** Guava's BloomFilter.writeTo header: strategy ordinal (1), hash functions (1), number of longs (4). */
+    private static final int GUAVA_HEADER = 6;
 
     private SnapshotFormat() {
     }
@@ -113,9 +118,28 @@ final class SnapshotFormat {
             if (filterLength < 0 || filterLength > size) {
                 throw new CorruptSnapshotException(file, "bad filter length " + filterLength, null);
             }
-            byte[] bits = in.readNBytes((int) Math.min(filterLength, Integer.MAX_VALUE - 16));
-            if (bits.length != filterLength) {
-                throw new EOFException("filter bytes end early");
+            // Guava's header (strategy byte, hash count byte, int number of longs) must agree with the length
+            // before Guava allocates the bit array from it; the bits are then read straight from the checked stream
+            // (no copy: peak memory is one filter) and thrown away if the checksum disagrees.
+            byte[] guavaHeader = in.readNBytes(GUAVA_HEADER);
+            if (guavaHeader.length != GUAVA_HEADER) {
+                throw new EOFException("filter header ends early");
+            }
+            long words = ((guavaHeader[2] & 0xFFL) << 24) | ((guavaHeader[3] & 0xFFL) << 16)
+                    | ((guavaHeader[4] & 0xFFL) << 8) | (guavaHeader[5] & 0xFFL);
+            if (GUAVA_HEADER + 8 * words != filterLength) {
+                throw new CorruptSnapshotException(file, "filter length " + filterLength + " does not match its "
+                        + words + " words", null);
+            }
+            EdgeFilter filter;
+            try {
+                filter = EdgeFilter.readFrom(new SequenceInputStream(new ByteArrayInputStream(guavaHeader),
+                        ByteStreams.limit(in, filterLength - GUAVA_HEADER)), expected, fpp);
+            } catch (EOFException e) {
+                throw e;
+            } catch (IOException | RuntimeException e) {
+                // Corrupt bytes Guava refuses; the checksum would have failed too.
+                throw new CorruptSnapshotException(file, "filter bytes unreadable: " + e.getMessage(), e);
             }
             long computed = crc.getValue();
             int stored = new DataInputStream(raw).readInt();
@@ -125,7 +149,6 @@ final class SnapshotFormat {
             if (raw.read() != -1) {
                 throw new CorruptSnapshotException(file, "bytes after the checksum", null);
             }
-            EdgeFilter filter = EdgeFilter.readFrom(new java.io.ByteArrayInputStream(bits), expected, fpp);
             return new BloomSnapshot(shards, first, last, edges, createdAt, topic, offsets, filter);
         } catch (EOFException e) {
             throw new CorruptSnapshotException(file, "truncated", e);
