@@ -67,6 +67,13 @@ public record CheckProperties(
      * @param topic                the event topic
      * @param groupPrefix          consumer group prefix; each instance adds a random suffix (its own group)
      * @param startTimeout         how long start-up waits for Kafka before leaving the filter off
+     * @param snapshotDir          directory of bloom snapshots (graph-bloom format) written by the reconciler; the
+     *                             newest valid one covering every shard is loaded at start-up and by
+     *                             {@code POST /internal/v1/bloom/swap}; none there: the shards are scanned
+     * @param replayTimeout        longest replay of {@code follow-events} from a snapshot's offsets; past it the
+     *                             snapshot is abandoned (at start-up: the shards are scanned instead)
+     * @param swapCheckInterval    how often the directory is checked for a snapshot newer than the live filter's,
+     *                             which is then swapped in; {@code 0s} turns the check off
      */
     public record Bloom(
             @DefaultValue("true") boolean enabled,
@@ -76,6 +83,9 @@ public record CheckProperties(
             @NotBlank @DefaultValue("127.0.0.1:9092") String kafkaBootstrap,
             @NotBlank @DefaultValue("follow-events") String topic,
             @NotBlank @DefaultValue("follow-check") String groupPrefix,
-            @NotNull @DefaultValue("10s") Duration startTimeout) {
+            @NotNull @DefaultValue("10s") Duration startTimeout,
+            @NotBlank @DefaultValue("/var/tmp/graph-bloom-snapshots") String snapshotDir,
+            @NotNull @DefaultValue("5m") Duration replayTimeout,
+            @NotNull @DefaultValue("10m") Duration swapCheckInterval) {
     }
 }

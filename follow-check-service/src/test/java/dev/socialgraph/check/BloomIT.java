@@ -71,6 +71,7 @@ class BloomIT {
         registry.add("graph.check.bloom.topic", () -> TOPIC);
         registry.add("graph.check.bloom.minimum-expected-edges", () -> "1000");
         registry.add("graph.check.local-cache-ttl", () -> "1h"); // only events may refresh a local entry here
+        registry.add("graph.check.bloom.snapshot-dir", () -> "target/no-bloom-snapshots"); // start-up scans
     }
 
     @AfterAll

@@ -1,5 +1,6 @@
 package dev.socialgraph.reconciler;
 
+import dev.socialgraph.reconciler.bloom.SnapshotBuilder;
 import dev.socialgraph.reconciler.repair.FollowerRepairs;
 import dev.socialgraph.reconciler.sample.OutboxSampler;
 import dev.socialgraph.reconciler.scan.ScanListener;
@@ -73,6 +74,20 @@ class ReconcilerConfiguration {
                 properties.sampling().batchSize(), clock);
     }
 
+    @Bean
+    SnapshotBuilder snapshotBuilder(ShardDataSources dataSources, FollowingRepository following,
+                                    ReconcilerProperties properties, Clock clock, MeterRegistry registry) {
+        return new SnapshotBuilder(dataSources, following, properties.bloom(), properties.scan().pageSize(), clock,
+                registry);
+    }
+
+    /** Its own thread: a snapshot build takes minutes in production and must not delay sampling. */
+    @Bean(destroyMethod = "shutdownNow")
+    ScheduledExecutorService bloomSnapshotSchedule() {
+        return Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("bloom-snapshot-schedule")
+                .daemon(true).factory());
+    }
+
     @Bean(destroyMethod = "shutdownNow")
     ScheduledExecutorService reconcilerSchedule() {
         return Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("reconciler-schedule")
@@ -94,6 +109,18 @@ class ReconcilerConfiguration {
         if (properties.sampling().enabled()) {
             long every = properties.sampling().interval().toMillis();
             schedule.scheduleWithFixedDelay(sampler::sampleOnce, every, every, TimeUnit.MILLISECONDS);
+        }
+        if (properties.bloom().scheduled()) {
+            SnapshotBuilder snapshots = context.getBean(SnapshotBuilder.class);
+            int last = context.getBean(ShardDataSources.class).shardMap().logicalShardCount() - 1;
+            long every = properties.bloom().interval().toMillis();
+            context.getBean("bloomSnapshotSchedule", ScheduledExecutorService.class).scheduleAtFixedRate(() -> {
+                try {
+                    snapshots.build(0, last);
+                } catch (Exception e) {
+                    log.warn("Scheduled bloom snapshot failed", e);
+                }
+            }, every, every, TimeUnit.MILLISECONDS);
         }
         if (properties.scan().scheduled()) {
             long every = properties.scan().scheduledInterval().toMillis();

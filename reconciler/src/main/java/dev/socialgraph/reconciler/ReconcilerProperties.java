@@ -1,9 +1,11 @@
 package dev.socialgraph.reconciler;
 
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -19,6 +21,7 @@ import org.springframework.validation.annotation.Validated;
  * @param scan            full scans
  * @param sampling        recent-edge sampling from the outbox
  * @param admin           the admin endpoints
+ * @param bloom           bloom filter snapshots for the check service
  */
 @Validated
 @ConfigurationProperties("graph.reconciler")
@@ -26,7 +29,8 @@ public record ReconcilerProperties(
         @DefaultValue("30s") @NotNull Duration repairThreshold,
         @DefaultValue @NotNull @Valid Scan scan,
         @DefaultValue @NotNull @Valid Sampling sampling,
-        @DefaultValue @NotNull @Valid Admin admin) {
+        @DefaultValue @NotNull @Valid Admin admin,
+        @DefaultValue @NotNull @Valid Bloom bloom) {
 
     /**
      * Full scans of the following group against the follower group.
@@ -68,5 +72,33 @@ public record ReconcilerProperties(
     public record Admin(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("1") @Min(1) @Max(16) int scanThreads) {
+    }
+
+    /**
+     * Bloom snapshots (DESIGN.md 5 step 1): the edge filter of a logical shard range, with the {@code follow-events}
+     * end offsets read before the shards were scanned, in graph-bloom's format.
+     *
+     * @param scheduled            build a snapshot of every logical shard every {@code interval}
+     * @param interval             time between scheduled builds (6 h)
+     * @param snapshotDir          where snapshots are written; the check service's {@code graph.check.bloom.snapshot-dir}
+     * @param keep                 newest snapshots kept per shard range
+     * @param fpp                  target false-positive probability (0.001: ~14.4 bits per edge)
+     * @param growth               headroom over the edge count, for follows until the next rebuild
+     * @param minimumExpectedEdges smallest filter size
+     * @param kafkaBootstrap       brokers of {@code follow-events}
+     * @param topic                the event topic whose offsets a snapshot records
+     * @param kafkaTimeout         how long reading the end offsets may take
+     */
+    public record Bloom(
+            @DefaultValue("true") boolean scheduled,
+            @DefaultValue("6h") @NotNull Duration interval,
+            @DefaultValue("/var/tmp/graph-bloom-snapshots") @NotBlank String snapshotDir,
+            @DefaultValue("3") @Min(1) @Max(1000) int keep,
+            @DefaultValue("0.001") @DecimalMin("0.0000001") @DecimalMax("0.5") double fpp,
+            @DefaultValue("1.5") @DecimalMin("1.0") @DecimalMax("100.0") double growth,
+            @DefaultValue("1000000") @Min(1) long minimumExpectedEdges,
+            @DefaultValue("127.0.0.1:9092") @NotBlank String kafkaBootstrap,
+            @DefaultValue("follow-events") @NotBlank String topic,
+            @DefaultValue("30s") @NotNull Duration kafkaTimeout) {
     }
 }

@@ -33,7 +33,19 @@ class ReconcilerPropertiesTest {
             assertThat(p.sampling().interval()).isEqualTo(Duration.ofSeconds(10));
             assertThat(p.admin().enabled()).isTrue();
             assertThat(p.admin().scanThreads()).isEqualTo(1);
+            assertThat(p.bloom().scheduled()).isTrue();
+            assertThat(p.bloom().interval()).isEqualTo(Duration.ofHours(6));
+            assertThat(p.bloom().snapshotDir()).isEqualTo("/var/tmp/graph-bloom-snapshots");
+            assertThat(p.bloom().keep()).isEqualTo(3);
+            assertThat(p.bloom().fpp()).isEqualTo(0.001);
+            assertThat(p.bloom().topic()).isEqualTo("follow-events");
         });
+    }
+
+    @Test
+    void bind_withZeroBloomKeep_stopsStartUpNamingTheProperty() {
+        runner.withPropertyValues("graph.reconciler.bloom.keep=0").run(context ->
+                assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("bloom.keep"));
     }
 
     @Test

@@ -6,8 +6,9 @@ import java.util.List;
 
 /**
  * Extension point: sees every following row a full scan reads (phase {@link ScanPhase#FOLLOWING}), after the
- * shard-range filter. The bloom snapshot rebuild (DESIGN.md 5 step 1) is meant to plug in here as a Spring bean,
- * so a snapshot and a reconciliation share one pass over the following group; its format is defined elsewhere.
+ * shard-range filter. Bloom snapshots do not use it: {@code reconciler.bloom.SnapshotBuilder} makes its own
+ * unthrottled pass, because a snapshot needs the Kafka offsets read right before one uninterrupted scan, and a
+ * reconciliation is rate-limited and resumes across restarts (see the README).
  *
  * <p>Delivery is at least once: a page interrupted before its checkpoint is read again on resume. Called on the
  * scan's thread; keep it fast (the scan's rate limit includes it).
