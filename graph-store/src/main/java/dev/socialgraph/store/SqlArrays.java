@@ -7,23 +7,29 @@ import java.sql.SQLException;
 import org.postgresql.PGConnection;
 
 /**
- * Conversion between {@code long[]} and PostgreSQL {@code BIGINT[]}. pgjdbc encodes a primitive {@code long[]}
+ * Conversion between {@code long[]} and PostgreSQL {@code BIGINT[]}, for repositories here and in the services. pgjdbc encodes a primitive {@code long[]}
  * directly (no boxing) when it is passed to {@link PGConnection#createArrayOf(String, Object)}; decoding yields
  * {@code Long[]}, which is copied out once.
  */
-final class SqlArrays {
+public final class SqlArrays {
 
     static final long[] EMPTY = new long[0];
 
     private SqlArrays() {
     }
 
-    static Array bigintArray(Connection connection, long[] values) throws SQLException {
+    /** A {@code BIGINT[]} parameter holding {@code values}, encoded without boxing. */
+    public static Array bigintArray(Connection connection, long[] values) throws SQLException {
         return connection.unwrap(PGConnection.class).createArrayOf("int8", values);
     }
 
-    static long[] longs(ResultSet rs, String column) throws SQLException {
-        Array array = rs.getArray(column);
+    /** The {@code BIGINT[]} column {@code column} of the current row; empty for SQL NULL. */
+    public static long[] longs(ResultSet rs, String column) throws SQLException {
+        return longs(rs.getArray(column));
+    }
+
+    /** The values of a {@code BIGINT[]}; empty for {@code null}. Frees the array. */
+    public static long[] longs(Array array) throws SQLException {
         if (array == null) {
             return EMPTY;
         }

@@ -1,7 +1,7 @@
 package dev.socialgraph.cdc.follower;
 
 import dev.socialgraph.store.CelebrityPage;
-import java.sql.Array;
+import dev.socialgraph.store.SqlArrays;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -63,24 +63,11 @@ final class CelebrityPageLookupRepository {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     int pageNum = rs.getInt("page_num");
-                    pages.put(pageNum, new CelebrityPage(followeeId, pageNum, longs(rs.getArray("follower_ids")),
-                            longs(rs.getArray("followed_at"))));
+                    pages.put(pageNum, new CelebrityPage(followeeId, pageNum, SqlArrays.longs(rs.getArray("follower_ids")),
+                            SqlArrays.longs(rs.getArray("followed_at"))));
                 }
             }
             return pages;
         }
-    }
-
-    private static long[] longs(Array array) throws SQLException {
-        Object raw = array.getArray();
-        if (raw instanceof long[] primitive) {
-            return primitive;
-        }
-        Long[] boxed = (Long[]) raw;
-        long[] out = new long[boxed.length];
-        for (int i = 0; i < boxed.length; i++) {
-            out[i] = boxed[i];
-        }
-        return out;
     }
 }

@@ -263,6 +263,20 @@ public final class TimeOrderedAdjacency {
     }
 
     /**
+     * Whether the row or page holds exactly the edge {@code (followedAtMillis, id)}: binary search on the time
+     * order, O(log n). The reconciler's question: is this follow, with this time, on the follower side?
+     *
+     * @param ids              time-ordered ids
+     * @param followedAt       aligned times, {@code (followedAt, id)} strictly ascending
+     * @param id               the follower
+     * @param followedAtMillis the follow time, epoch ms
+     * @return whether that exact pair is present
+     */
+    public static boolean contains(long[] ids, long[] followedAt, long id, long followedAtMillis) {
+        return Pairs.search(ids, followedAt, followedAtMillis, id) >= 0;
+    }
+
+    /**
      * Index of {@code id} in the row, or {@code -1}: a linear scan, O(n), because the row is ordered by
      * time. For many lookups in one row, prefer {@link #apply} or an index built once.
      *

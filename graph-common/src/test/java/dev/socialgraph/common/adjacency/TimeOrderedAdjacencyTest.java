@@ -160,4 +160,15 @@ class TimeOrderedAdjacencyTest {
         assertThatThrownBy(() -> TimeOrderedAdjacency.requireWellFormed(new long[] {5, 3}, new long[] {8, 7}))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void contains_matchesIdAndTimeExactly() {
+        long[] ids = {5, 2, 9, 1};
+        long[] times = {10, 20, 20, 30};
+        assertThat(TimeOrderedAdjacency.contains(ids, times, 9, 20)).isTrue();
+        assertThat(TimeOrderedAdjacency.contains(ids, times, 2, 20)).isTrue();
+        assertThat(TimeOrderedAdjacency.contains(ids, times, 9, 30)).isFalse();
+        assertThat(TimeOrderedAdjacency.contains(ids, times, 3, 20)).isFalse();
+        assertThat(TimeOrderedAdjacency.contains(new long[0], new long[0], 1, 1)).isFalse();
+    }
 }

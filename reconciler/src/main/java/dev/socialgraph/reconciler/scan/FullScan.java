@@ -1,5 +1,6 @@
 package dev.socialgraph.reconciler.scan;
 
+import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import com.google.common.util.concurrent.RateLimiter;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
@@ -190,10 +191,10 @@ final class FullScan {
             return false;
         }
         if (!row.celebrity()) {
-            return containsEdge(row.followerIds(), row.followedAt(), followerId, followedAt);
+            return TimeOrderedAdjacency.contains(row.followerIds(), row.followedAt(), followerId, followedAt);
         }
         for (CelebrityPage page : pages.containing(c, followee, followedAt)) {
-            if (containsEdge(page.followerIds(), page.followedAt(), followerId, followedAt)) {
+            if (TimeOrderedAdjacency.contains(page.followerIds(), page.followedAt(), followerId, followedAt)) {
                 return true;
             }
         }
@@ -304,26 +305,5 @@ final class FullScan {
         Map<ShardRange, long[]> out = new LinkedHashMap<>();
         grouped.forEach((r, list) -> out.put(r, list.stream().mapToLong(Long::longValue).sorted().toArray()));
         return out;
-    }
-
-    /**
-     * Whether the row or page holds exactly {@code (followedAt, id)}: binary search on the time order
-     * ({@code (followedAt, id)} strictly ascending, DESIGN.md 2.2).
-     */
-    static boolean containsEdge(long[] ids, long[] times, long id, long followedAt) {
-        int lo = 0;
-        int hi = ids.length - 1;
-        while (lo <= hi) {
-            int mid = (lo + hi) >>> 1;
-            int c = times[mid] != followedAt ? Long.compare(times[mid], followedAt) : Long.compare(ids[mid], id);
-            if (c < 0) {
-                lo = mid + 1;
-            } else if (c > 0) {
-                hi = mid - 1;
-            } else {
-                return true;
-            }
-        }
-        return false;
     }
 }
