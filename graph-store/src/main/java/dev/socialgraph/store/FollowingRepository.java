@@ -41,6 +41,10 @@ public final class FollowingRepository {
             SELECT %s FROM following_adjacency WHERE follower_id = ANY (?)
             """.formatted(COLUMNS);
 
+    private static final String EDGE_COUNT = """
+            SELECT coalesce(sum(following_count), 0)::bigint FROM following_adjacency
+            """;
+
     private static final String SCAN = """
             SELECT %s FROM following_adjacency WHERE follower_id > ? ORDER BY follower_id LIMIT ?
             """.formatted(COLUMNS);
@@ -124,6 +128,14 @@ public final class FollowingRepository {
         }
     }
 
+
+    /** The number of edges (followings) stored in this database: sizes bloom filters before a scan. */
+    public long edgeCount(Connection connection) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(EDGE_COUNT); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
 
     private static FollowingRow map(ResultSet rs) throws SQLException {
         return new FollowingRow(rs.getLong("follower_id"), SqlArrays.longs(rs, "following_ids"),

@@ -75,8 +75,8 @@ public class RedisFollowingCache implements DisposableBean {
         this.errors = Counter.builder("graph.check.redis.errors")
                 .description("Redis commands that failed or timed out; the shard answered instead")
                 .register(registry);
-        this.fillDigest = sha1Hex(FollowingCacheScripts.FILL);
-        this.membersDigest = sha1Hex(MEMBERS);
+        this.fillDigest = FollowingCacheScripts.FILL_SHA1;
+        this.membersDigest = FollowingCacheScripts.sha1(MEMBERS);
     }
 
     /**
@@ -287,13 +287,4 @@ public class RedisFollowingCache implements DisposableBean {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     }
 
-    private static String sha1Hex(String script) {
-        try {
-            byte[] digest = java.security.MessageDigest.getInstance("SHA-1")
-                    .digest(script.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return java.util.HexFormat.of().formatHex(digest);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is required by every JDK", e);
-        }
-    }
 }

@@ -40,7 +40,6 @@ public class ShardReader {
     private final FollowingRepository following;
     private final FollowerRepository followers;
     private final CelebrityPageRepository celebrityPages;
-    private final FollowingStatsRepository stats = new FollowingStatsRepository();
 
     ShardReader(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
                 CelebrityPageRepository celebrityPages) {
@@ -204,7 +203,7 @@ public class ShardReader {
     public long edgeCount() {
         long total = 0;
         for (DataSource ds : followingDatabases()) {
-            total += read(ds, 0, stats::edgeCount);
+            total += read(ds, 0, following::edgeCount);
         }
         return total;
     }

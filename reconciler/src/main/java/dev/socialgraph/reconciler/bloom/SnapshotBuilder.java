@@ -15,8 +15,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -48,10 +46,6 @@ import org.slf4j.LoggerFactory;
 public final class SnapshotBuilder {
 
     private static final Logger log = LoggerFactory.getLogger(SnapshotBuilder.class);
-
-    private static final String EDGE_COUNT = """
-            SELECT coalesce(sum(following_count), 0)::bigint FROM following_adjacency
-            """;
 
     /** What a build wrote. */
     public record Built(Path file, int firstShard, int lastShard, long edges, long createdAt,
@@ -178,11 +172,9 @@ public final class SnapshotBuilder {
         return out;
     }
 
-    private static long edgeCount(DataSource ds) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(EDGE_COUNT);
-             ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
+    private long edgeCount(DataSource ds) throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            return following.edgeCount(c);
         }
     }
 
