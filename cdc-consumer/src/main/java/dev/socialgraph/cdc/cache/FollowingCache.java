@@ -15,12 +15,8 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +40,6 @@ public class FollowingCache implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(FollowingCache.class);
 
-    private static final String APPLY_SHA = sha1(FollowingCacheScripts.APPLY);
 
     private final RedisClient client;
     private final RedisURI uri;
@@ -89,7 +84,7 @@ public class FollowingCache implements DisposableBean {
         }
         List<RedisFuture<Long>> futures = new ArrayList<>(events.size());
         for (FollowEvent event : events) {
-            futures.add(commands.evalsha(APPLY_SHA, ScriptOutputType.INTEGER, keys(event), args(event)));
+            futures.add(commands.evalsha(FollowingCacheScripts.APPLY_SHA1, ScriptOutputType.INTEGER, keys(event), args(event)));
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         int errors = 0;
@@ -160,14 +155,5 @@ public class FollowingCache implements DisposableBean {
             connection.close();
         }
         client.shutdown();
-    }
-
-    private static String sha1(String script) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1")
-                    .digest(script.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-1 is a required JDK algorithm", e);
-        }
     }
 }

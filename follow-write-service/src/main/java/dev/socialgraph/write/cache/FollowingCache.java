@@ -64,7 +64,6 @@ public final class FollowingCache implements AutoCloseable {
     private final AtomicLong lastWarnNanos = new AtomicLong(System.nanoTime() - WARN_INTERVAL.toNanos());
     private final Object connectLock = new Object();
     private volatile StatefulRedisConnection<String, String> connection;
-    private volatile String applySha;
     private volatile long nextConnectNanos = System.nanoTime();
 
     /**
@@ -126,13 +125,8 @@ public final class FollowingCache implements AutoCloseable {
         String[] keys = {RedisKeys.following(followerId), RedisKeys.followingVersion(followerId)};
         String[] args = {Long.toString(version), follow ? FollowingCacheScripts.ADD : FollowingCacheScripts.REMOVE,
                 Long.toString(followeeId), ttlSeconds};
-        String sha = applySha;
-        if (sha == null) {
-            sha = c.sync().digest(FollowingCacheScripts.APPLY); // computed locally, no round trip
-            applySha = sha;
-        }
         try {
-            Long code = c.sync().evalsha(sha, ScriptOutputType.INTEGER, keys, args);
+            Long code = c.sync().evalsha(FollowingCacheScripts.APPLY_SHA1, ScriptOutputType.INTEGER, keys, args);
             return code;
         } catch (RedisNoScriptException e) {
             // A restarted or flushed server forgot the script; EVAL loads it again for later EVALSHAs.

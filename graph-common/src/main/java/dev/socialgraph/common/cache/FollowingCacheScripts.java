@@ -96,6 +96,24 @@ public final class FollowingCacheScripts {
     /** Argument of {@link #APPLY} for an unfollow. */
     public static final String REMOVE = "rem";
 
+    /** {@code EVALSHA} digest of {@link #FILL}. */
+    public static final String FILL_SHA1 = sha1(FILL);
+    /** {@code EVALSHA} digest of {@link #APPLY}. */
+    public static final String APPLY_SHA1 = sha1(APPLY);
+
     private FollowingCacheScripts() {
+    }
+
+    /**
+     * The digest Redis names a script by for {@code EVALSHA}: lower-case hex SHA-1 of its UTF-8 text (Redis
+     * documentation, "Scripting with Lua", script cache).
+     */
+    public static String sha1(String script) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1")
+                    .digest(script.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required of every Java SE implementation", e);
+        }
     }
 }
