@@ -86,7 +86,8 @@ class GatewayIT {
     @LocalServerPort
     int port;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1).build(); // no h2c upgrade attempt: plain HTTP/1.1 as API clients send it
 
     private static String token(String subject, Instant expiresAt, String secret) throws Exception {
         JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(subject).issueTime(new Date())

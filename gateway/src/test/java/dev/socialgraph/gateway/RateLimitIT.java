@@ -56,7 +56,8 @@ class RateLimitIT {
     @LocalServerPort
     int port;
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1).build(); // no h2c upgrade attempt: plain HTTP/1.1 as API clients send it
 
     private int send(String method, String path, long user) throws Exception {
         JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(Long.toString(user))
