@@ -1,0 +1,170 @@
+package dev.socialgraph.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.networknt.schema.JsonMetaSchema;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.NonValidationKeyword;
+import com.networknt.schema.SpecVersion;
+import com.networknt.schema.ValidationMessage;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code docker-compose.yml} against the Compose Specification's JSON schema (anchors and merge keys resolved
+ * first, as Compose does), plus what the schema cannot know: each service's image is built from the shared
+ * Dockerfile for an existing module, its ports and health checks use the port of that module's
+ * {@code application.yml}, Prometheus scrapes exactly those services, and every mounted file exists. The
+ * Dockerfile itself is checked for structure (no Docker engine here to build it).
+ */
+class ComposeFileTest {
+
+    private static final List<String> SERVICES =
+            List.of("gateway", "follow-check-service", "follow-write-service", "cdc-consumer", "reconciler");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void schema_rejectsMisspelledServiceKeys() {
+        Map<String, Object> broken = Repo.yamlDocuments("""
+                services:
+                  redis:
+                    image: redis:7.4
+                    helthcheck: {test: [CMD, redis-cli, ping]}
+                """).get(0);
+
+        assertThat(validate(broken)).anyMatch(m -> m.getMessage().contains("helthcheck"));
+    }
+
+    @Test
+    void composeFile_isValidAgainstTheComposeSpecSchema() {
+        Set<ValidationMessage> errors = validate(compose());
+
+        assertThat(errors).isEmpty();
+    }
+
+    @Test
+    void services_areBuiltFromTheirModulesAndUseTheirPorts() {
+        Map<String, Object> services = map(compose(), "services");
+
+        assertThat(services).containsKeys("postgres", "redis", "kafka", "kafka-init", "prometheus", "grafana");
+        for (String service : SERVICES) {
+            Map<String, Object> definition = map(services, service);
+            Map<String, Object> build = map(definition, "build");
+            assertThat(build.get("dockerfile")).as(service).isEqualTo("deploy/docker/Dockerfile");
+            assertThat(map(build, "args")).as(service).containsEntry("MODULE", service);
+            assertThat(Files.isRegularFile(Repo.path(service).resolve("pom.xml"))).as(service).isTrue();
+            assertThat(definition.get("image")).isEqualTo("social-graph/" + service + ":0.1.0-SNAPSHOT");
+            int port = serverPort(service);
+            @SuppressWarnings("unchecked")
+            List<String> ports = (List<String>) definition.get("ports");
+            assertThat(ports).as(service).singleElement().asString().endsWith(port + ":" + port);
+            @SuppressWarnings("unchecked")
+            List<String> test = (List<String>) map(definition, "healthcheck").get("test");
+            assertThat(String.join(" ", test)).as(service).contains("/dev/tcp/127.0.0.1/" + port + " ")
+                    .contains("/actuator/health/readiness");
+        }
+    }
+
+    @Test
+    void prometheus_scrapesEveryServiceOnItsPort() {
+        Map<String, Object> config = Repo.yaml(Repo.path("deploy/prometheus/prometheus.yml"));
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> jobs = (List<Map<String, Object>>) config.get("scrape_configs");
+        @SuppressWarnings("unchecked")
+        List<String> targets = (List<String>) ((List<Map<String, Object>>) jobs.get(0).get("static_configs"))
+                .get(0).get("targets");
+
+        assertThat(jobs.get(0)).containsEntry("metrics_path", "/actuator/prometheus");
+        assertThat(targets).containsExactlyInAnyOrderElementsOf(
+                SERVICES.stream().map(s -> s + ":" + serverPort(s)).toList());
+    }
+
+    @Test
+    void mountedFiles_exist() {
+        Map<String, Object> services = map(compose(), "services");
+        for (Map.Entry<String, Object> service : services.entrySet()) {
+            @SuppressWarnings("unchecked")
+            List<String> volumes = (List<String>) ((Map<String, Object>) service.getValue())
+                    .getOrDefault("volumes", List.of());
+            for (String volume : volumes) {
+                String source = volume.split(":")[0];
+                if (source.startsWith("./")) {
+                    assertThat(Repo.path(source.substring(2))).as(service.getKey()).exists();
+                }
+            }
+        }
+    }
+
+    @Test
+    void dockerfile_copiesTheExecJarAndRunsAsNonRoot() {
+        List<String> lines = Repo.read(Repo.path("deploy/docker/Dockerfile")).lines()
+                .filter(l -> !l.isBlank() && !l.startsWith("#")).toList();
+        String version = Pattern.compile("<version>([^<]+)</version>").matcher(Repo.read(Repo.path("pom.xml")))
+                .results().map(r -> r.group(1)).findFirst().orElseThrow();
+
+        assertThat(lines.get(0)).matches("FROM eclipse-temurin:\\d+-jre[-\\w]*");
+        assertThat(lines).contains("ARG MODULE", "ARG VERSION=" + version,
+                "COPY ${MODULE}/target/${MODULE}-${VERSION}-exec.jar /app/service.jar");
+        int user = indexOf(lines, "USER ");
+        Matcher uid = Pattern.compile("USER (\\d+):(\\d+)").matcher(lines.get(user));
+        assertThat(uid.matches()).isTrue();
+        assertThat(Integer.parseInt(uid.group(1))).isPositive();
+        assertThat(user).isLessThan(indexOf(lines, "ENTRYPOINT "));
+        assertThat(lines.get(indexOf(lines, "ENV JAVA_TOOL_OPTIONS="))).contains("-XX:MaxRAMPercentage=");
+        // The build context keeps only the runnable jars.
+        assertThat(Repo.read(Repo.path(".dockerignore")).lines().toList()).contains("*", "!*/target/*-exec.jar");
+    }
+
+    /** {@code server.port} of the module's {@code application.yml}. */
+    static int serverPort(String module) {
+        Map<String, Object> config = Repo.yaml(Repo.path(module + "/src/main/resources/application.yml"));
+        return (Integer) map(config, "server").get("port");
+    }
+
+    private static int indexOf(List<String> lines, String prefix) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith(prefix)) {
+                return i;
+            }
+        }
+        throw new AssertionError("no line starting with " + prefix + " in " + lines);
+    }
+
+    private static Map<String, Object> compose() {
+        return Repo.yaml(Repo.path("docker-compose.yml"));
+    }
+
+    private static Set<ValidationMessage> validate(Map<String, Object> compose) {
+        try (InputStream schemaText = ComposeFileTest.class.getResourceAsStream("/schemas/compose-spec.json")) {
+            // The compose schema still names its subschemas with draft-04's "id": an annotation, not a rule.
+            JsonMetaSchema metaSchema = JsonMetaSchema.builder(JsonMetaSchema.getV201909())
+                    .keyword(new NonValidationKeyword("id")).keyword(new NonValidationKeyword("service")).build();
+            JsonSchema schema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V201909,
+                    builder -> builder.metaSchema(metaSchema)).getSchema(schemaText);
+            JsonNode document = JSON.valueToTree(compose);
+            return schema.validate(document).stream().collect(Collectors.toSet());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Map<String, Object> parent, String key) {
+        Object value = parent.get(key);
+        assertThat(value).as("%s in %s", key, parent.keySet()).isInstanceOf(Map.class);
+        return (Map<String, Object>) value;
+    }
+}

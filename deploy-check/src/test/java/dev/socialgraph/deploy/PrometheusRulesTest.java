@@ -1,0 +1,113 @@
+package dev.socialgraph.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Prometheus files of {@code deploy/prometheus} checked by {@code promtool}: rule syntax, the unit tests of
+ * every alert, both scrape configurations, and the syntax of every Grafana dashboard expression (written as
+ * recording rules so {@code promtool check rules} parses them). Also: every alert the issue asks for exists and
+ * has a test case where it fires and one where it stays silent.
+ */
+class PrometheusRulesTest {
+
+    private static final Path PROMETHEUS = Repo.path("deploy/prometheus");
+    private static final Set<String> ALERTS = Set.of("GraphConsumerLagHigh", "GraphOutboxStale",
+            "GraphCheckLatencyP99High", "GraphRedisHitRatioCollapsed", "GraphReconcilerRepairsSpiking",
+            "GraphServiceDown", "GraphServiceAbsent");
+
+    @Test
+    void rules_passPromtoolCheck() {
+        Repo.Run run = promtool("check", "rules", "rules/social-graph-alerts.yml");
+
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        assertThat(run.output()).contains("SUCCESS: " + ALERTS.size() + " rules found");
+    }
+
+    @Test
+    void rules_passTheirPromtoolUnitTests() {
+        Repo.Run run = promtool("test", "rules", "tests/social-graph-alerts-test.yml");
+
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        assertThat(run.output()).contains("SUCCESS");
+    }
+
+    @Test
+    void scrapeConfigs_passPromtoolCheck() {
+        Repo.Run run = promtool("check", "config", "prometheus.yml", "prometheus-kubernetes.yml");
+
+        assertThat(run.exitCode()).as(run.output()).isZero();
+    }
+
+    @Test
+    void everyAlert_hasAFiringAndASilentTestCase() {
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> rules = (List<Map<String, Object>>) ((List<Map<String, Object>>) Repo
+                .yaml(PROMETHEUS.resolve("rules/social-graph-alerts.yml")).get("groups")).get(0).get("rules");
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> tests = (List<Map<String, Object>>) Repo
+                .yaml(PROMETHEUS.resolve("tests/social-graph-alerts-test.yml")).get("tests");
+        Set<String> fires = new HashSet<>();
+        Set<String> silent = new HashSet<>();
+        for (Map<String, Object> test : tests) {
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> cases = (List<Map<String, Object>>) test.get("alert_rule_test");
+            for (Map<String, Object> c : cases) {
+                List<?> expected = (List<?>) c.get("exp_alerts");
+                (expected.isEmpty() ? silent : fires).add((String) c.get("alertname"));
+            }
+        }
+
+        assertThat(rules).extracting(r -> (String) r.get("alert")).containsExactlyInAnyOrderElementsOf(ALERTS);
+        assertThat(fires).isEqualTo(ALERTS);
+        assertThat(silent).isEqualTo(ALERTS);
+    }
+
+    @Test
+    void dashboardExpressions_parse(@TempDir Path dir) throws IOException {
+        List<String> expressions = GrafanaDashboardTest.expressions();
+        StringBuilder rules = new StringBuilder("groups:\n  - name: dashboard\n    rules:\n");
+        for (int i = 0; i < expressions.size(); i++) {
+            rules.append("      - record: dashboard:expression_").append(i).append('\n')
+                    .append("        expr: |\n");
+            expressions.get(i).lines().forEach(l -> rules.append("          ").append(l).append('\n'));
+        }
+        Path file = dir.resolve("dashboard-expressions.yml");
+        Files.writeString(file, rules);
+
+        Repo.Run run = Repo.run(dir, List.of(Repo.tool("promtool", "PROMTOOL").toString(), "check", "rules",
+                file.toString()));
+
+        assertThat(run.exitCode()).as(run.output()).isZero();
+        assertThat(run.output()).contains("SUCCESS: " + expressions.size() + " rules found");
+    }
+
+    /** Metric names the alert rules read (for {@code ExportedMetricsIT}). */
+    static Set<String> ruleMetricNames() {
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> rules = (List<Map<String, Object>>) ((List<Map<String, Object>>) Repo
+                .yaml(PROMETHEUS.resolve("rules/social-graph-alerts.yml")).get("groups")).get(0).get("rules");
+        Set<String> names = new HashSet<>();
+        for (Map<String, Object> rule : rules) {
+            names.addAll(PromQl.metricNames((String) rule.get("expr")));
+        }
+        return names;
+    }
+
+    private static Repo.Run promtool(String... arguments) {
+        List<String> command = new ArrayList<>();
+        command.add(Repo.tool("promtool", "PROMTOOL").toString());
+        command.addAll(List.of(arguments));
+        return Repo.run(PROMETHEUS, command);
+    }
+}
