@@ -151,7 +151,9 @@ class ComposeFileTest {
         try (InputStream schemaText = ComposeFileTest.class.getResourceAsStream("/schemas/compose-spec.json")) {
             // The compose schema still names its subschemas with draft-04's "id": an annotation, not a rule.
             JsonMetaSchema metaSchema = JsonMetaSchema.builder(JsonMetaSchema.getV201909())
-                    .keyword(new NonValidationKeyword("id")).keyword(new NonValidationKeyword("service")).build();
+                    .keyword(new NonValidationKeyword("id"))
+                    .keyword(new NonValidationKeyword("service"))
+                    .build();
             JsonSchema schema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V201909,
                     builder -> builder.metaSchema(metaSchema)).getSchema(schemaText);
             JsonNode document = JSON.valueToTree(compose);

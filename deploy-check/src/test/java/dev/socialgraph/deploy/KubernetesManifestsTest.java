@@ -220,7 +220,8 @@ class KubernetesManifestsTest {
         }
         for (Map<String, Object> container : list(pod, "containers")) {
             @SuppressWarnings("unchecked")
-            List<Map<String, Object>> envFrom = (List<Map<String, Object>>) container.getOrDefault("envFrom", List.of());
+            List<Map<String, Object>> envFrom =
+                    (List<Map<String, Object>>) container.getOrDefault("envFrom", List.of());
             for (Map<String, Object> source : envFrom) {
                 if (source.get("configMapRef") instanceof Map<?, ?> c) {
                     references.add("ConfigMap/" + c.get("name"));
