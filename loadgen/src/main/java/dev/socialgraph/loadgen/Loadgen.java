@@ -77,6 +77,11 @@ public final class Loadgen implements Callable<Integer> {
     @Option(names = "--warmup", defaultValue = "5s", converter = DurationConverter.class, description = "per step, not recorded (default: ${DEFAULT-VALUE})")
     Duration warmup;
 
+    @Option(names = "--series-warmup", defaultValue = "15s", converter = DurationConverter.class,
+            description = "extra warm-up before the first step of each workload on each target: JIT and caches of a "
+                    + "freshly started service, connection pools (default: ${DEFAULT-VALUE})")
+    Duration seriesWarmup;
+
     @Option(names = "--measure", defaultValue = "15s", converter = DurationConverter.class, description = "per step, recorded (default: ${DEFAULT-VALUE})")
     Duration measure;
 
@@ -122,14 +127,17 @@ public final class Loadgen implements Callable<Integer> {
                 opened.add(open(t.trim(), fleet, graph));
             }
             OpenLoopRunner runner = new OpenLoopRunner(concurrency, warmup, measure, saturation);
+            OpenLoopRunner firstStep = new OpenLoopRunner(concurrency, warmup.plus(seriesWarmup), measure, saturation);
             List<StepResult> results = new ArrayList<>();
             for (Workload w : selected) {
                 for (Target target : opened) {
                     if (!w.kinds().stream().allMatch(target::supports)) {
                         continue;
                     }
+                    boolean first = true;
                     for (double rate : rates.stream().sorted().toList()) {
-                        StepResult r = runner.run(target, w, w.source(graph, seed), rate);
+                        StepResult r = (first ? firstStep : runner).run(target, w, w.source(graph, seed), rate);
+                        first = false;
                         results.add(r);
                         System.out.printf(Locale.ROOT, "%-16s %-9s %7.0f/s → %8.1f/s  p50 %7.2f  p99 %8.2f  p99.9 %8.2f ms"
                                         + "  errors %d  cores %.2f%s%n", w.label(), target.name(), rate,
@@ -203,7 +211,8 @@ public final class Loadgen implements Callable<Integer> {
         h.put("load generator JDK", Runtime.version() + " (" + System.getProperty("java.vm.vendor") + ")");
         h.put("dataset", dataset.getFileName() + ": " + String.format(Locale.ROOT, "%,d", graph.edgeCount())
                 + " edges, " + String.format(Locale.ROOT, "%,d", graph.userCount()) + " users");
-        h.put("settings", "rates " + rates + " req/s, warm-up " + warmup.toSeconds() + " s, measure "
+        h.put("settings", "rates " + rates + " req/s, warm-up " + warmup.toSeconds() + " s (+ "
+                + seriesWarmup.toSeconds() + " s before a series' first step), measure "
                 + measure.toSeconds() + " s per step, " + concurrency + " operations in flight at most, saturation below "
                 + (int) Math.round(saturation * 100) + " % of offered, seed " + seed);
         StringBuilder pids = new StringBuilder();
