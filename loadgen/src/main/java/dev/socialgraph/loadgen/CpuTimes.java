@@ -35,9 +35,22 @@ final class CpuTimes {
 
     /**
      * CPU seconds used so far by each of {@code processes} (with descendants, see the class comment), keyed by the
-     * process's name; several processes of one name are summed. A process that is gone reads 0.
+     * process's name; several processes of one name are summed. A process that is gone is left out.
      */
     static Map<String, Double> sample(List<ServerProcess> processes) {
+        Map<String, Double> seconds = new HashMap<>();
+        for (Map.Entry<ServerProcess, Double> e : sampleEach(processes).entrySet()) {
+            seconds.merge(e.getKey().name(), e.getValue(), Double::sum);
+        }
+        return seconds;
+    }
+
+    /**
+     * CPU seconds used so far by each of {@code processes} that is still running (with descendants, see the class
+     * comment); a process that is gone is absent, so a difference of two samples can leave it out instead of
+     * going negative.
+     */
+    static Map<ServerProcess, Double> sampleEach(List<ServerProcess> processes) {
         Map<Long, long[]> all = readAll(); // pid → {ppid, own ticks}
         Map<Long, List<Long>> children = new HashMap<>();
         for (Map.Entry<Long, long[]> e : all.entrySet()) {
@@ -47,10 +60,11 @@ final class CpuTimes {
         for (ServerProcess p : processes) {
             measured.add(p.pid());
         }
-        Map<String, Double> seconds = new HashMap<>();
+        Map<ServerProcess, Double> seconds = new HashMap<>();
         for (ServerProcess p : processes) {
-            long ticks = ticks(p.pid(), all, children, measured, true);
-            seconds.merge(p.name(), ticks / TICKS_PER_SECOND, Double::sum);
+            if (all.containsKey(p.pid())) {
+                seconds.put(p, ticks(p.pid(), all, children, measured, true) / TICKS_PER_SECOND);
+            }
         }
         return seconds;
     }

@@ -72,10 +72,13 @@ final class OpenLoopRunner {
         long windowEnd = windowStart + measure.toNanos();
         long due = start;
         // CPU is read at the window's edges by another thread, so reading /proc never delays the dispatcher.
+        // The process list is taken once, so both edges of the window read the same processes.
         AtomicReference<Sample> before = new AtomicReference<>();
+        AtomicReference<List<ServerProcess>> processes = new AtomicReference<>();
         Thread sampler = Thread.ofPlatform().daemon().name("cpu-sampler").start(() -> {
             parkUntil(windowStart);
-            before.set(Sample.take(target.processes()));
+            processes.set(target.processes());
+            before.set(Sample.take(processes.get()));
         });
         long unsent = 0;
         long sent = 0;
@@ -114,8 +117,8 @@ final class OpenLoopRunner {
             });
         }
         parkUntil(windowEnd);
-        Sample after = Sample.take(target.processes());
         sampler.join();
+        Sample after = Sample.take(processes.get());
         boolean drained = permits.tryAcquire(concurrency, DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         if (drained) {
             permits.release(concurrency);
@@ -124,18 +127,23 @@ final class OpenLoopRunner {
         double achieved = okInWindow.sum() / seconds;
         long failed = errors.sum() + rateLimited.sum() + unsent;
         boolean saturated = unsent > 0 || !drained || achieved < saturationRatio * rate;
+        // Per process, and only processes alive at both edges: a backend that ended mid-window is left out
+        // rather than subtracting its whole history.
         Map<String, Double> cpu = new HashMap<>();
-        for (Map.Entry<String, Double> e : after.server().entrySet()) {
-            cpu.put(e.getKey(), e.getValue() - before.get().server().getOrDefault(e.getKey(), 0.0));
+        for (Map.Entry<ServerProcess, Double> e : after.server().entrySet()) {
+            Double atStart = before.get().server().get(e.getKey());
+            if (atStart != null) {
+                cpu.merge(e.getKey().name(), e.getValue() - atStart, Double::sum);
+            }
         }
         return new StepResult(target.name(), workload, rate, achieved, ok.sum(), failed, rateLimited.sum(), unsent,
                 latency, seconds, cpu, after.self() - before.get().self(), CpuTimes.loadAverage(), saturated);
     }
 
     /** CPU seconds so far of the target's processes and of this JVM. */
-    private record Sample(Map<String, Double> server, double self) {
+    private record Sample(Map<ServerProcess, Double> server, double self) {
         static Sample take(List<ServerProcess> processes) {
-            return new Sample(CpuTimes.sample(processes), CpuTimes.self());
+            return new Sample(CpuTimes.sampleEach(processes), CpuTimes.self());
         }
     }
 

@@ -194,9 +194,12 @@ final class Report {
     XYChart chart(Workload w) {
         XYChart chart = new XYChartBuilder().width(900).height(540)
                 .title(w.label() + ": latency against throughput")
-                .xAxisTitle("achieved req/s").yAxisTitle("latency (ms, log)").build();
+                .xAxisTitle("achieved req/s (log)").yAxisTitle("latency from scheduled start, ms (log)").build();
         chart.getStyler().setYAxisLogarithmic(true);
-        chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
+        chart.getStyler().setXAxisLogarithmic(true);
+        chart.getStyler().setXAxisDecimalPattern("#,##0");
+        chart.getStyler().setYAxisDecimalPattern("#,##0.###");
+        chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
         chart.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
         for (String t : targets(w)) {
             for (double p : new double[] {50, 99}) {

@@ -23,6 +23,19 @@ class CpuTimesTest {
     }
 
     @Test
+    void sampleEach_processThatIsGone_isLeftOut() throws Exception {
+        assumeTrue(CpuTimes.available(), "needs Linux /proc");
+        Process ended = new ProcessBuilder("true").start();
+        ended.waitFor();
+        ServerProcess me = new ServerProcess("me", ProcessHandle.current().pid());
+
+        Map<ServerProcess, Double> sample = CpuTimes.sampleEach(List.of(me, new ServerProcess("gone", ended.pid())));
+
+        assertThat(sample).containsOnlyKeys(me);
+        assertThat(sample.get(me)).isPositive();
+    }
+
+    @Test
     void sample_busyChild_countsUnderTheParentUnlessMeasuredItself() throws Exception {
         assumeTrue(CpuTimes.available(), "needs Linux /proc");
         ServerProcess me = new ServerProcess("me", ProcessHandle.current().pid());
