@@ -220,6 +220,15 @@ public final class Loadgen implements Callable<Integer> {
             pids.append(pids.isEmpty() ? "" : ", ").append(p.name()).append(' ').append(p.pid());
         }
         h.put("fleet processes (CPU counted for fleet and gateway)", pids.isEmpty() ? "none found" : pids.toString());
+        java.util.TreeSet<String> executables = new java.util.TreeSet<>();
+        for (Target.ServerProcess p : fleet.processes()) {
+            try {
+                executables.add(Files.readSymbolicLink(Path.of("/proc", Long.toString(p.pid()), "exe")).toString());
+            } catch (IOException | UnsupportedOperationException | SecurityException e) {
+                // not Linux, or the process is gone: nothing to record
+            }
+        }
+        h.put("fleet executables (JDK of the services)", executables.isEmpty() ? "unknown" : String.join(", ", executables));
         h.put("CPU method", CpuTimes.available()
                 ? "/proc/<pid>/stat utime+stime (+ reaped and unmeasured living children, e.g. PostgreSQL backends); "
                 + "redis peer: its server process; postgres peer: its database's client backends"
