@@ -1,0 +1,214 @@
+package dev.socialgraph.loadgen;
+
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import dev.socialgraph.loadgen.Operation.Kind;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The fleet over HTTP/1.1 (JDK {@link HttpClient}, asynchronous): either directly, reads to follow-check-service's
+ * and writes to follow-write-service's internal API, or through the gateway's public API with an HS256 JWT per
+ * request. At most as many connections are open as the runner allows operations in flight.
+ *
+ * <p>Gateway tokens: a write's token is its follower's (the gateway takes the actor from {@code sub}); a read's
+ * token is one of {@link #VIEWERS} users in turn, so no single user's read bucket is drained by the benchmark
+ * (429s are still counted, as errors). Tokens are minted once per user and cached.
+ */
+final class HttpTarget implements Target {
+
+    /** Distinct token subjects reads rotate over through the gateway. */
+    static final int VIEWERS = 10_000;
+
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+    private final String name;
+    private final String readBase;
+    private final String writeBase;
+    private final boolean viaGateway;
+    private final MACSigner signer;
+    private final List<ServerProcess> processes;
+    private final ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
+        Thread t = new Thread(r, "http-client");
+        t.setDaemon(true);
+        return t;
+    });
+    private final HttpClient client;
+    private final ConcurrentHashMap<Long, String> tokens = new ConcurrentHashMap<>();
+    private final AtomicLong viewer = new AtomicLong();
+    private final AtomicLong reported = new AtomicLong();
+    private final long[] viewerIds;
+
+    private HttpTarget(String name, String readBase, String writeBase, MACSigner signer, long[] viewerIds,
+                       List<ServerProcess> processes) {
+        this.name = name;
+        this.readBase = readBase;
+        this.writeBase = writeBase;
+        this.viaGateway = signer != null;
+        this.signer = signer;
+        this.viewerIds = viewerIds;
+        this.processes = List.copyOf(processes);
+        this.client = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2))
+                .executor(executor)
+                .build();
+    }
+
+    /** The fleet's internal API: reads to {@code checkUri}, writes to {@code writeUri}. */
+    static HttpTarget direct(URI checkUri, URI writeUri, List<ServerProcess> fleet) {
+        return new HttpTarget("fleet", strip(checkUri) + "/internal/v1/users/", strip(writeUri) + "/internal/v1/users/",
+                null, null, fleet);
+    }
+
+    /**
+     * The public API behind the gateway at {@code gatewayUri}, tokens signed with {@code jwtSecret} (≥ 32 bytes);
+     * read tokens rotate over the first {@link #VIEWERS} users of {@code graph}.
+     */
+    static HttpTarget gateway(URI gatewayUri, String jwtSecret, EdgeList graph, List<ServerProcess> fleet) {
+        try {
+            long[] viewers = new long[Math.min(VIEWERS, graph.userCount())];
+            for (int i = 0; i < viewers.length; i++) {
+                viewers[i] = graph.user((int) ((long) i * graph.userCount() / viewers.length));
+            }
+            return new HttpTarget("gateway", strip(gatewayUri) + "/v1/users/", strip(gatewayUri) + "/v1/me/following/",
+                    new MACSigner(jwtSecret.getBytes(StandardCharsets.UTF_8)), viewers, fleet);
+        } catch (JOSEException e) {
+            throw new IllegalArgumentException("the JWT secret must be at least 32 bytes", e);
+        }
+    }
+
+    private static String strip(URI uri) {
+        String s = uri.toString();
+        return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public boolean supports(Kind kind) {
+        return true;
+    }
+
+    @Override
+    public List<ServerProcess> processes() {
+        return processes;
+    }
+
+    @Override
+    public CompletableFuture<Outcome> execute(Operation op) {
+        HttpRequest request;
+        try {
+            request = request(op);
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(Outcome.ERROR);
+        }
+        return client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+                .handle((response, failure) -> {
+                    if (failure != null) {
+                        reportFirst(request.method() + " " + request.uri().getPath() + ": " + failure);
+                        return Outcome.ERROR;
+                    }
+                    int status = response.statusCode();
+                    if (status / 100 != 2 && status != 429) {
+                        reportFirst(request.method() + " " + request.uri().getPath() + ": HTTP " + status);
+                    }
+                    return status / 100 == 2 ? Outcome.OK : status == 429 ? Outcome.RATE_LIMITED : Outcome.ERROR;
+                });
+    }
+
+    /** Prints the first few failures to standard error, so a misconfigured run explains itself. */
+    private void reportFirst(String failure) {
+        if (reported.getAndIncrement() < 5) {
+            System.err.println(name + ": " + failure);
+        }
+    }
+
+    /** The HTTP request for {@code op}; visible for tests. */
+    HttpRequest request(Operation op) {
+        String user = Long.toString(op.user());
+        HttpRequest.Builder b = switch (op.kind()) {
+            case CHECK -> get(readBase + user + "/following/" + op.other());
+            case BATCH_CHECK -> post(readBase + user + "/following/contains", batchBody(op.ids()));
+            case FOLLOWING_PAGE -> get(readBase + user + "/following?limit=50");
+            case FOLLOWERS_PAGE -> get(readBase + user + "/followers?limit=50");
+            case COUNTS -> get(readBase + user + "/counts");
+            case FOLLOW -> HttpRequest.newBuilder(URI.create(writePath(op))).PUT(HttpRequest.BodyPublishers.noBody());
+            case UNFOLLOW -> HttpRequest.newBuilder(URI.create(writePath(op))).DELETE();
+        };
+        b.timeout(REQUEST_TIMEOUT);
+        if (viaGateway) {
+            long subject = op.kind().isWrite()
+                    ? op.user() : viewerIds[(int) (viewer.getAndIncrement() % viewerIds.length)];
+            b.header("Authorization", "Bearer " + token(subject));
+        }
+        return b.build();
+    }
+
+    private String writePath(Operation op) {
+        return viaGateway ? writeBase + op.other() : writeBase + op.user() + "/following/" + op.other();
+    }
+
+    private static HttpRequest.Builder get(String uri) {
+        return HttpRequest.newBuilder(URI.create(uri)).GET().header("Accept", "application/json");
+    }
+
+    private static HttpRequest.Builder post(String uri, String json) {
+        return HttpRequest.newBuilder(URI.create(uri))
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json");
+    }
+
+    private static String batchBody(long[] ids) {
+        StringBuilder s = new StringBuilder(ids.length * 12).append("{\"ids\":[");
+        for (int i = 0; i < ids.length; i++) {
+            s.append(i == 0 ? "" : ",").append(ids[i]);
+        }
+        return s.append("]}").toString();
+    }
+
+    /** An HS256 JWT with {@code sub} = {@code userId}, valid for 12 hours from its first use. */
+    String token(long userId) {
+        return tokens.computeIfAbsent(userId, id -> {
+            Instant now = Instant.now();
+            JWTClaimsSet claims = new JWTClaimsSet.Builder()
+                    .subject(Long.toString(id))
+                    .issueTime(Date.from(now))
+                    .expirationTime(Date.from(now.plus(Duration.ofHours(12))))
+                    .build();
+            SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
+            try {
+                jwt.sign(signer);
+            } catch (JOSEException e) {
+                throw new IllegalStateException("cannot sign a token", e);
+            }
+            return jwt.serialize();
+        });
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        executor.shutdownNow();
+    }
+}

@@ -1,0 +1,240 @@
+package dev.socialgraph.loadgen;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.socialgraph.loadgen.Operation.Kind;
+import java.nio.charset.StandardCharsets;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyIn;
+
+/**
+ * Peer (b): the naive design users start from. One table,
+ * {@code follows(follower_id, followee_id, followed_at, PRIMARY KEY (follower_id, followee_id))} plus an index on
+ * {@code (followee_id, followed_at)}, loaded with the same edges by {@code COPY}; checks by primary key, list pages by
+ * keyset (first pages here), counts by {@code count(*)}, writes as single-row autocommit statements.
+ *
+ * <p>HikariCP with as many connections as the runner allows operations in flight, each driven by its own thread
+ * (JDBC blocks). CPU is counted over this database's client backends ({@code pg_stat_activity}), so the server must
+ * run on this machine; WAL writer and checkpointer work caused by writes is not included.
+ */
+final class PostgresPeer implements Target {
+
+    private static final String CREATE_TABLE = """
+            CREATE TABLE follows (
+                follower_id BIGINT NOT NULL,
+                followee_id BIGINT NOT NULL,
+                followed_at TIMESTAMPTZ NOT NULL
+            )""";
+    private static final String ADD_KEYS = """
+            ALTER TABLE follows ADD PRIMARY KEY (follower_id, followee_id);
+            CREATE INDEX follows_followee_followed_at ON follows (followee_id, followed_at);
+            ANALYZE follows""";
+    private static final String CHECK = "SELECT 1 FROM follows WHERE follower_id = ? AND followee_id = ?";
+    private static final String BATCH_CHECK =
+            "SELECT followee_id FROM follows WHERE follower_id = ? AND followee_id = ANY (?)";
+    // Newest first like the service; the primary key finds the follower's rows, a top-50 sort orders them.
+    private static final String FOLLOWING_PAGE = """
+            SELECT followee_id, followed_at FROM follows WHERE follower_id = ?
+            ORDER BY followed_at DESC, followee_id DESC LIMIT 50""";
+    private static final String FOLLOWERS_PAGE = """
+            SELECT follower_id, followed_at FROM follows WHERE followee_id = ?
+            ORDER BY followed_at DESC LIMIT 50""";
+    private static final String COUNTS = """
+            SELECT (SELECT count(*) FROM follows WHERE followee_id = ?),
+                   (SELECT count(*) FROM follows WHERE follower_id = ?)""";
+    private static final String FOLLOW =
+            "INSERT INTO follows (follower_id, followee_id, followed_at) VALUES (?, ?, now()) ON CONFLICT DO NOTHING";
+    private static final String UNFOLLOW = "DELETE FROM follows WHERE follower_id = ? AND followee_id = ?";
+    private static final String BACKENDS = """
+            SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'""";
+
+    /** Edge {@code i} of the load gets {@code 2020-01-01T00:00:00Z + i ms}, as the importer dates file lines. */
+    private static final long EPOCH_2020_MS = 1_577_836_800_000L;
+
+    private final HikariDataSource pool;
+    private final ExecutorService workers;
+
+    private PostgresPeer(HikariDataSource pool, int connections) {
+        this.pool = pool;
+        this.workers = Executors.newFixedThreadPool(connections, r -> {
+            Thread t = new Thread(r, "postgres-peer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Opens the peer at {@code jdbcUrl} (user and password may be in the URL), creating the database when missing and
+     * loading {@code graph} unless the table already holds it.
+     */
+    static PostgresPeer open(String jdbcUrl, int connections, EdgeList graph) throws SQLException {
+        createDatabaseIfMissing(jdbcUrl);
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setMaximumPoolSize(Math.max(1, connections));
+        config.setMinimumIdle(Math.max(1, connections));
+        config.setPoolName("postgres-peer");
+        HikariDataSource pool = new HikariDataSource(config);
+        try (Connection c = pool.getConnection()) {
+            loadIfNeeded(c, graph);
+        }
+        return new PostgresPeer(pool, Math.max(1, connections));
+    }
+
+    private static void createDatabaseIfMissing(String jdbcUrl) throws SQLException {
+        int slash = jdbcUrl.indexOf('/', "jdbc:postgresql://".length());
+        int end = jdbcUrl.indexOf('?', slash);
+        String database = jdbcUrl.substring(slash + 1, end < 0 ? jdbcUrl.length() : end);
+        if (!database.matches("[a-z_][a-z0-9_]*")) {
+            throw new IllegalArgumentException("peer database name must be a plain lower-case identifier: " + database);
+        }
+        String admin = jdbcUrl.substring(0, slash + 1) + "postgres" + (end < 0 ? "" : jdbcUrl.substring(end));
+        try (Connection c = DriverManager.getConnection(admin);
+             PreparedStatement exists = c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+            exists.setString(1, database);
+            try (ResultSet rs = exists.executeQuery()) {
+                if (!rs.next()) {
+                    try (Statement s = c.createStatement()) {
+                        s.execute("CREATE DATABASE " + database);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void loadIfNeeded(Connection c, EdgeList graph) throws SQLException {
+        String marker = graph.edgeCount() + " edges, " + graph.userCount() + " users";
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS bench_loaded (marker TEXT NOT NULL)");
+            try (ResultSet rs = s.executeQuery("SELECT marker FROM bench_loaded")) {
+                if (rs.next() && marker.equals(rs.getString(1))) {
+                    return;
+                }
+            }
+            s.execute("DROP TABLE IF EXISTS follows");
+            s.execute(CREATE_TABLE);
+            CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY follows FROM STDIN");
+            StringBuilder chunk = new StringBuilder(1 << 20);
+            int edge = 0;
+            for (int u = 0; u < graph.userCount(); u++) {
+                long follower = graph.user(u);
+                for (int e = graph.rowStart(u); e < graph.rowEnd(u); e++, edge++) {
+                    chunk.append(follower).append('\t').append(graph.followee(e)).append('\t')
+                            .append(Instant.ofEpochMilli(EPOCH_2020_MS + edge)).append('\n');
+                    if (chunk.length() > (1 << 20) - 100) {
+                        byte[] bytes = chunk.toString().getBytes(StandardCharsets.US_ASCII);
+                        copy.writeToCopy(bytes, 0, bytes.length);
+                        chunk.setLength(0);
+                    }
+                }
+            }
+            byte[] bytes = chunk.toString().getBytes(StandardCharsets.US_ASCII);
+            copy.writeToCopy(bytes, 0, bytes.length);
+            copy.endCopy();
+            s.execute(ADD_KEYS);
+            s.execute("DELETE FROM bench_loaded");
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO bench_loaded (marker) VALUES (?)")) {
+                p.setString(1, marker);
+                p.executeUpdate();
+            }
+        }
+    }
+
+    @Override
+    public String name() {
+        return "postgres";
+    }
+
+    @Override
+    public boolean supports(Kind kind) {
+        return true;
+    }
+
+    @Override
+    public List<ServerProcess> processes() {
+        List<ServerProcess> backends = new ArrayList<>();
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(BACKENDS)) {
+            while (rs.next()) {
+                backends.add(new ServerProcess("postgres-peer", rs.getLong(1)));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot list the peer's backends", e);
+        }
+        return backends;
+    }
+
+    @Override
+    public CompletableFuture<Outcome> execute(Operation op) {
+        return CompletableFuture.supplyAsync(() -> {
+            try (Connection c = pool.getConnection()) {
+                run(c, op);
+                return Outcome.OK;
+            } catch (SQLException | RuntimeException e) {
+                return Outcome.ERROR;
+            }
+        }, workers);
+    }
+
+    /** Runs {@code op}; for a check, returns whether the edge exists (tests use it), else whether rows came back. */
+    static boolean run(Connection c, Operation op) throws SQLException {
+        String sql = switch (op.kind()) {
+            case CHECK -> CHECK;
+            case BATCH_CHECK -> BATCH_CHECK;
+            case FOLLOWING_PAGE -> FOLLOWING_PAGE;
+            case FOLLOWERS_PAGE -> FOLLOWERS_PAGE;
+            case COUNTS -> COUNTS;
+            case FOLLOW -> FOLLOW;
+            case UNFOLLOW -> UNFOLLOW;
+        };
+        try (PreparedStatement p = c.prepareStatement(sql)) {
+            p.setLong(1, op.user());
+            switch (op.kind()) {
+                case CHECK, FOLLOW, UNFOLLOW -> p.setLong(2, op.other());
+                case BATCH_CHECK -> {
+                    Long[] ids = new Long[op.ids().length];
+                    for (int i = 0; i < ids.length; i++) {
+                        ids[i] = op.ids()[i];
+                    }
+                    Array array = c.createArrayOf("bigint", ids);
+                    p.setArray(2, array);
+                }
+                case COUNTS -> p.setLong(2, op.user());
+                default -> { }
+            }
+            if (op.kind().isWrite()) {
+                return p.executeUpdate() > 0;
+            }
+            try (ResultSet rs = p.executeQuery()) {
+                boolean any = false;
+                while (rs.next()) {
+                    any = true; // read every row: a list page costs its transfer
+                }
+                return any;
+            }
+        }
+    }
+
+    /** A connection from the peer's pool; for tests. */
+    Connection connection() throws SQLException {
+        return pool.getConnection();
+    }
+
+    @Override
+    public void close() {
+        workers.shutdownNow();
+        pool.close();
+    }
+}

@@ -1,0 +1,54 @@
+package dev.socialgraph.loadgen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.nimbusds.jose.crypto.MACVerifier;
+import com.nimbusds.jwt.SignedJWT;
+import dev.socialgraph.loadgen.Operation.Kind;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class HttpTargetTest {
+
+    private static final String SECRET = "a-test-secret-that-is-at-least-32-bytes-long";
+    private static final EdgeList GRAPH = EdgeList.of(new long[] {10, 20, 30}, new long[] {20, 30, 10});
+
+    @Test
+    void direct_mapsReadsToTheCheckServiceAndWritesToTheWriteService() {
+        try (HttpTarget t = HttpTarget.direct(URI.create("http://h:1/"), URI.create("http://h:2"), List.of())) {
+            assertThat(t.request(Operation.of(Kind.CHECK, 10, 20)).uri())
+                    .hasToString("http://h:1/internal/v1/users/10/following/20");
+            assertThat(t.request(Operation.of(Kind.FOLLOWERS_PAGE, 10, 0)).uri())
+                    .hasToString("http://h:1/internal/v1/users/10/followers?limit=50");
+            HttpRequest follow = t.request(Operation.of(Kind.FOLLOW, 10, 30));
+            assertThat(follow.method()).isEqualTo("PUT");
+            assertThat(follow.uri()).hasToString("http://h:2/internal/v1/users/10/following/30");
+            assertThat(t.request(Operation.of(Kind.UNFOLLOW, 10, 30)).method()).isEqualTo("DELETE");
+            HttpRequest batch = t.request(new Operation(Kind.BATCH_CHECK, 10, 0, new long[] {20, 30}));
+            assertThat(batch.method()).isEqualTo("POST");
+            assertThat(batch.uri()).hasToString("http://h:1/internal/v1/users/10/following/contains");
+            assertThat(batch.headers().firstValue("Authorization")).isEmpty();
+        }
+    }
+
+    @Test
+    void gateway_signsWritesAsTheFollowerAndReadsAsRotatingViewers() throws Exception {
+        try (HttpTarget t = HttpTarget.gateway(URI.create("http://gw:8080"), SECRET, GRAPH, List.of())) {
+            HttpRequest follow = t.request(Operation.of(Kind.FOLLOW, 10, 30));
+            assertThat(follow.uri()).hasToString("http://gw:8080/v1/me/following/30");
+            SignedJWT jwt = SignedJWT.parse(follow.headers().firstValue("Authorization").orElseThrow()
+                    .substring("Bearer ".length()));
+            assertThat(jwt.verify(new MACVerifier(SECRET.getBytes()))).isTrue();
+            assertThat(jwt.getJWTClaimsSet().getSubject()).isEqualTo("10");
+            assertThat(jwt.getJWTClaimsSet().getExpirationTime()).isInTheFuture();
+
+            HttpRequest check = t.request(Operation.of(Kind.CHECK, 20, 30));
+            assertThat(check.uri()).hasToString("http://gw:8080/v1/users/20/following/30");
+            String first = check.headers().firstValue("Authorization").orElseThrow();
+            String second = t.request(Operation.of(Kind.CHECK, 20, 30)).headers().firstValue("Authorization").orElseThrow();
+            assertThat(second).isNotEqualTo(first); // the next viewer in turn
+        }
+    }
+}
