@@ -1,0 +1,45 @@
+package dev.socialgraph.launcher;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Properties;
+
+/** What {@code ./graph up} prints once the fleet is ready: where everything is, a token, and a curl per endpoint. */
+final class Banner {
+
+    private Banner() {
+    }
+
+    static String text(PortPlan ports, Secrets secrets, Properties imported, double startupSeconds, FleetDir dir) {
+        String a = imported.getProperty("sample-follower", "1");
+        String b = imported.getProperty("sample-followee", "2");
+        String token = DevTokens.mint(secrets.jwtSecret(), Long.parseLong(a), Duration.ofHours(24), Instant.now());
+        String gw = "http://127.0.0.1:" + ports.port(PortPlan.GATEWAY);
+        String auth = "-H \"Authorization: Bearer $TOKEN\"";
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format("%nThe social graph fleet is ready (started in %.1f s).%n%n", startupSeconds));
+        sb.append(String.format("  gateway     %s   (public API /v1, bearer JWT; OpenAPI at %s/openapi.yaml)%n", gw, gw));
+        sb.append(String.format("  services    check :%d  write :%d  cdc-consumer :%d  reconciler :%d  (/actuator/prometheus on each)%n",
+                ports.port(PortPlan.CHECK), ports.port(PortPlan.WRITE), ports.port(PortPlan.CDC),
+                ports.port(PortPlan.RECONCILER)));
+        sb.append(String.format("  graph       %s (celebrity threshold %s, pages of %s)%n", imported.getProperty("dataset"),
+                imported.getProperty("celebrity-threshold"), imported.getProperty("page-size")));
+        sb.append(String.format("  data, logs  %s, %s%n%n", dir.root(), dir.logs()));
+        sb.append(String.format("A token for user %s (24 h; './graph token USER_ID' mints others):%n%n", a));
+        sb.append("  export TOKEN=").append(token).append("\n\n");
+        sb.append("Try:\n\n");
+        sb.append(String.format("  curl %s %s/v1/users/%s/following/%s%n", auth, gw, a, b));
+        sb.append(String.format("  curl %s '%s/v1/users/%s/following?limit=10'%n", auth, gw, a));
+        sb.append(String.format("  curl %s '%s/v1/users/%s/followers?limit=10'%n", auth, gw, b));
+        sb.append(String.format("  curl %s %s/v1/users/%s/counts%n", auth, gw, a));
+        sb.append(String.format("  curl %s -H 'Content-Type: application/json' -d '{\"ids\":[%s,1,2]}' %s/v1/users/%s/following/contains%n",
+                auth, b, gw, a));
+        sb.append(String.format("  curl %s %s/v1/users/%s/common-following/%s%n", auth, gw, a, b));
+        sb.append(String.format("  curl %s %s/v1/users/%s/relationship/%s%n", auth, gw, a, b));
+        sb.append(String.format("  curl %s %s/v1/users/%s/suggestions%n", auth, gw, a));
+        sb.append(String.format("  curl %s -X PUT %s/v1/me/following/42      # follow 42 as user %s%n", auth, gw, a));
+        sb.append(String.format("  curl %s -X DELETE %s/v1/me/following/42   # unfollow%n%n", auth, gw));
+        sb.append("Stop with Ctrl-C (foreground) or ./graph down.\n");
+        return sb.toString();
+    }
+}

@@ -1,0 +1,139 @@
+package dev.socialgraph.launcher;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * The launcher's data directory (default {@code .graph} in the repository): everything a fleet keeps across
+ * {@code up}s and everything other tools read about a running fleet.
+ *
+ * <pre>
+ * postgres/          embedded PostgreSQL data directory (the four local shard databases)
+ * kafka/             the KRaft broker's log directory
+ * redis/             redis-server's working directory (it persists nothing: Redis is a cache here)
+ * bloom/             bloom snapshots (graph-bloom format), written by the importer and the reconciler
+ * datasets/          graphs the launcher generated when no dataset file was available
+ * logs/&lt;name&gt;.log    output of every process of the fleet
+ * run/&lt;name&gt;.pid     process ids while the fleet runs (launcher, postgres, redis, services)
+ * run/ports.properties  name=port of every part of the fleet
+ * run/ready          written when every readiness probe answered UP: the gateway URL
+ * imported.properties    what the first start imported (dataset, edges, celebrity settings)
+ * jwt-secret, token-secret, cursor-key   the fleet's generated secrets (see {@link Secrets})
+ * </pre>
+ *
+ * @param root the directory
+ */
+public record FleetDir(Path root) {
+
+    public Path postgres() {
+        return root.resolve("postgres");
+    }
+
+    public Path kafka() {
+        return root.resolve("kafka");
+    }
+
+    public Path redis() {
+        return root.resolve("redis");
+    }
+
+    public Path bloom() {
+        return root.resolve("bloom");
+    }
+
+    public Path datasets() {
+        return root.resolve("datasets");
+    }
+
+    public Path logs() {
+        return root.resolve("logs");
+    }
+
+    public Path run() {
+        return root.resolve("run");
+    }
+
+    public Path log(String name) {
+        return logs().resolve(name + ".log");
+    }
+
+    public Path ready() {
+        return run().resolve("ready");
+    }
+
+    public Path imported() {
+        return root.resolve("imported.properties");
+    }
+
+    /** Creates the directories. */
+    public void create() throws IOException {
+        for (Path p : new Path[] {root, postgres(), kafka(), redis(), bloom(), datasets(), logs(), run()}) {
+            Files.createDirectories(p);
+        }
+    }
+
+    /** Records the pid of a running part of the fleet in {@code run/<name>.pid}. */
+    public void writePid(String name, long pid) throws IOException {
+        Files.writeString(run().resolve(name + ".pid"), pid + "\n", StandardCharsets.US_ASCII);
+    }
+
+    /** The launcher process of this directory, when one is alive. */
+    public Optional<ProcessHandle> runningLauncher() {
+        Path file = run().resolve("launcher.pid");
+        try {
+            long pid = Long.parseLong(Files.readString(file, StandardCharsets.US_ASCII).strip());
+            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
+                    .filter(p -> p.info().command().map(c -> c.contains("java")).orElse(true));
+        } catch (IOException | NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Writes {@code run/ports.properties} atomically. */
+    public void writePorts(Properties ports) throws IOException {
+        writeProperties(run().resolve("ports.properties"), ports, "ports of the running fleet (127.0.0.1)");
+    }
+
+    /** Reads {@code run/ports.properties}; empty when absent. */
+    public Properties ports() throws IOException {
+        return readProperties(run().resolve("ports.properties"));
+    }
+
+    /** Removes the pid files, ports and ready marker of a stopped fleet. */
+    public void clearRun() throws IOException {
+        if (!Files.isDirectory(run())) {
+            return;
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(run())) {
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+            }
+        }
+    }
+
+    static Properties readProperties(Path file) throws IOException {
+        Properties p = new Properties();
+        if (Files.exists(file)) {
+            try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                p.load(r);
+            }
+        }
+        return p;
+    }
+
+    static void writeProperties(Path file, Properties p, String comment) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+            p.store(w, comment);
+        }
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+}

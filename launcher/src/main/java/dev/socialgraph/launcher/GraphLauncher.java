@@ -1,0 +1,619 @@
+package dev.socialgraph.launcher;
+
+import dev.socialgraph.tools.GraphTool;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.GZIPInputStream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code ./graph}: the whole fleet on one machine with only a JDK. Commands: {@code up} (start everything,
+ * importing a graph on first start), {@code down}, {@code status}, {@code token USER_ID} and {@code import FILE}.
+ * Exit codes: 0 done, 1 failure (the message says why), 2 usage.
+ */
+@Command(name = "graph", mixinStandardHelpOptions = true,
+        subcommands = {GraphLauncher.Up.class, GraphLauncher.Down.class, GraphLauncher.Status.class,
+                GraphLauncher.Token.class, GraphLauncher.Import.class},
+        description = "Runs the social graph fleet locally: embedded PostgreSQL and Redis, an in-process Kafka "
+                + "broker and the five services.")
+public final class GraphLauncher {
+
+    /** Default celebrity threshold and page size of a local fleet: low, so that real graphs exercise the pages. */
+    static final long LOCAL_CELEBRITY_THRESHOLD = 2000;
+    static final int LOCAL_PAGE_SIZE = 1000;
+
+    /** The R-MAT graph generated when no dataset file is available (see {@link Datasets}). */
+    static final long GENERATED_USERS = 100_000;
+    static final int GENERATED_EDGES = 1_000_000;
+
+    @Option(names = "--home", defaultValue = ".", description = "the repository (modules' target/ directories; default: the current directory)")
+    Path home;
+
+    @Option(names = "--data-dir", description = "the fleet's data directory (default: <home>/.graph)")
+    Path dataDir;
+
+    /** Runs a command; see {@code --help}. */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new GraphLauncher()).execute(args));
+    }
+
+    FleetDir fleetDir() {
+        return new FleetDir((dataDir != null ? dataDir : home.resolve(".graph")).toAbsolutePath().normalize());
+    }
+
+    Path homeDir() {
+        return home.toAbsolutePath().normalize();
+    }
+
+    // ------------------------------------------------------------------------------------------------ up
+
+    @Command(name = "up", mixinStandardHelpOptions = true,
+            description = "Start the fleet and wait; Ctrl-C or './graph down' stops it. The first start imports a graph.")
+    static final class Up implements Callable<Integer> {
+        @ParentCommand
+        GraphLauncher root;
+
+        @Option(names = "--dataset", paramLabel = "FILE|none",
+                description = "graph imported on first start: an edge list file, or 'none' (default: "
+                        + "../shared/datasets/ego-twitter.txt.gz when present, else a generated R-MAT graph)")
+        String dataset;
+
+        @Option(names = "--celebrity-threshold", description = "followers at or above which a user's followers go to "
+                + "celebrity pages (default: " + LOCAL_CELEBRITY_THRESHOLD + ", low to exercise the pages)")
+        Long celebrityThreshold;
+
+        @Option(names = "--page-size", description = "followers per celebrity page (default: " + LOCAL_PAGE_SIZE + ")")
+        Integer pageSize;
+
+        @Option(names = "--port-offset", defaultValue = "0",
+                description = "added to every port (gateway 8080, services 8081-8085, PostgreSQL 15432, Redis 16379, "
+                        + "Kafka 19092/19093; default: ${DEFAULT-VALUE})")
+        int portOffset;
+
+        @Option(names = "--check-instances", defaultValue = "1",
+                description = "follow-check-service instances, 1 or 2 (default: ${DEFAULT-VALUE})")
+        int checkInstances;
+
+        @Option(names = "--postgres", paramLabel = "HOST:PORT", defaultValue = "${env:GRAPH_POSTGRES}",
+                description = "use this PostgreSQL server (user and password from GRAPH_SHARDS_USERNAME / "
+                        + "GRAPH_SHARDS_PASSWORD) instead of an embedded one; env GRAPH_POSTGRES")
+        String postgres;
+
+        @Option(names = "--redis", paramLabel = "HOST:PORT", defaultValue = "${env:GRAPH_REDIS}",
+                description = "use this Redis instead of an embedded one; env GRAPH_REDIS")
+        String redis;
+
+        @Option(names = "--kafka", paramLabel = "BOOTSTRAP", defaultValue = "${env:GRAPH_KAFKA}",
+                description = "use these Kafka bootstrap servers instead of an in-process broker; env GRAPH_KAFKA")
+        String kafka;
+
+        @Option(names = "--detach", description = "start in the background, return when ready (logs/launcher.log)")
+        boolean detach;
+
+        @Option(names = "--startup-timeout", defaultValue = "600", description = "seconds to wait for readiness (default: ${DEFAULT-VALUE})")
+        int startupTimeout;
+
+        @Override
+        public Integer call() throws Exception {
+            FleetDir dir = root.fleetDir();
+            Optional<ProcessHandle> running = dir.runningLauncher();
+            if (running.isPresent()) {
+                System.err.println("The fleet in " + dir.root() + " is already running (launcher pid "
+                        + running.get().pid() + "); './graph down' stops it.");
+                return 1;
+            }
+            if (checkInstances < 1 || checkInstances > 2) {
+                System.err.println("--check-instances must be 1 or 2, was " + checkInstances);
+                return 2;
+            }
+            PortPlan ports = new PortPlan(portOffset);
+            List<String> needed = new ArrayList<>(List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.WRITE,
+                    PortPlan.CDC, PortPlan.RECONCILER));
+            if (checkInstances == 2) {
+                needed.add(PortPlan.CHECK_2);
+            }
+            if (postgres == null) {
+                needed.add(PortPlan.POSTGRES);
+            }
+            if (redis == null) {
+                needed.add(PortPlan.REDIS);
+            }
+            if (kafka == null) {
+                needed.addAll(List.of(PortPlan.KAFKA, PortPlan.KAFKA_CONTROLLER));
+            }
+            List<String> taken = ports.taken(needed);
+            if (!taken.isEmpty()) {
+                System.err.println("These ports are in use: " + String.join(", ", taken)
+                        + ". Stop what uses them or choose other ports with --port-offset N.");
+                return 1;
+            }
+            dir.create();
+            if (detach) {
+                return detach(dir);
+            }
+            return new Fleet(root.homeDir(), dir, ports, this).run();
+        }
+
+        /** Starts this command again without {@code --detach} as a background process and waits for it. */
+        private int detach(FleetDir dir) throws IOException, InterruptedException {
+            List<String> command = new ArrayList<>();
+            if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+                command.add("/usr/bin/setsid"); // its own session: a Ctrl-C in this terminal does not reach it
+            }
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(ProcessHandle.current().info().arguments().map(Arrays::asList).orElseThrow()
+                    .stream().filter(a -> !a.equals("--detach")).toList());
+            Path log = dir.log("launcher");
+            Files.deleteIfExists(dir.ready());
+            Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(startupTimeout + 120L);
+            System.out.println("Starting the fleet in the background (log: " + log + ") ...");
+            while (System.nanoTime() < deadline) {
+                if (Files.exists(dir.ready())) {
+                    System.out.print(Files.readString(dir.run().resolve("banner.txt")));
+                    return 0;
+                }
+                if (!p.isAlive()) {
+                    System.err.println("The launcher exited with code " + p.exitValue() + "; see " + log + ":");
+                    List<String> lines = Files.readAllLines(log);
+                    lines.subList(Math.max(0, lines.size() - 30), lines.size()).forEach(System.err::println);
+                    return 1;
+                }
+                Thread.sleep(250);
+            }
+            System.err.println("The fleet was not ready in time; see " + log + " and " + dir.logs());
+            return 1;
+        }
+    }
+
+    /** One foreground run of the fleet: stores, first import, services, then wait for a stop signal. */
+    static final class Fleet {
+        private final Path home;
+        private final FleetDir dir;
+        private final PortPlan ports;
+        private final Up options;
+        private final CountDownLatch stopped = new CountDownLatch(1);
+        private volatile boolean stopping;
+        private Stores stores;
+        private ServiceFleet services;
+
+        Fleet(Path home, FleetDir dir, PortPlan ports, Up options) {
+            this.home = home;
+            this.dir = dir;
+            this.ports = ports;
+            this.options = options;
+        }
+
+        int run() throws Exception {
+            long start = System.nanoTime();
+            dir.clearRun();
+            dir.writePid("launcher", ProcessHandle.current().pid());
+            Thread hook = new Thread(this::shutDown, "graph-shutdown");
+            Runtime.getRuntime().addShutdownHook(hook);
+            try {
+                Map<String, String> env = System.getenv();
+                Secrets secrets = Secrets.load(dir.root(), env);
+                Map<String, Long> pids = new LinkedHashMap<>();
+                stores = Stores.start(dir, ports, new Stores.External(options.postgres, options.redis, options.kafka),
+                        env, pids);
+                for (var e : pids.entrySet()) {
+                    dir.writePid(e.getKey(), e.getValue());
+                }
+                Stores.Endpoints endpoints = stores.endpoints();
+                Properties imported = firstImport(endpoints);
+                long threshold = Long.parseLong(imported.getProperty("celebrity-threshold"));
+                int pageSize = Integer.parseInt(imported.getProperty("page-size"));
+
+                services = new ServiceFleet(home, dir, secrets.environment(), javaOptions(env));
+                List<ServiceFleet.Spec> specs = Specs.of(ports, endpoints, dir, threshold, pageSize,
+                        options.checkInstances);
+                services.start(specs.subList(0, 1)); // the write service migrates the shard schema first
+                Duration timeout = Duration.ofSeconds(options.startupTimeout);
+                services.awaitReady(timeout);
+                services.start(specs.subList(1, specs.size()));
+                services.awaitReady(timeout);
+
+                Properties portFile = new Properties();
+                for (ServiceFleet.Spec s : specs) {
+                    portFile.setProperty(s.name(), Integer.toString(s.port()));
+                }
+                portFile.setProperty("postgres.host", endpoints.postgresHost());
+                portFile.setProperty(PortPlan.POSTGRES, Integer.toString(endpoints.postgresPort()));
+                portFile.setProperty("redis.host", endpoints.redisHost());
+                portFile.setProperty(PortPlan.REDIS, Integer.toString(endpoints.redisPort()));
+                portFile.setProperty("kafka.bootstrap", endpoints.kafkaBootstrap());
+                dir.writePorts(portFile);
+                double seconds = (System.nanoTime() - start) / 1e9;
+                String banner = Banner.text(ports, secrets, imported, seconds, dir);
+                Files.writeString(dir.run().resolve("banner.txt"), banner);
+                Files.writeString(dir.ready(), "http://127.0.0.1:" + ports.port(PortPlan.GATEWAY) + "\n");
+                System.out.print(banner);
+                System.out.flush();
+                watch();
+                return 0;
+            } catch (Exception e) {
+                System.err.println("The fleet could not start: " + e.getMessage());
+                if (!stopping) {
+                    shutDown();
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                }
+                return 1;
+            }
+        }
+
+        /** Waits for the stop signal, reporting services that die meanwhile. */
+        private void watch() throws InterruptedException {
+            List<String> reported = new ArrayList<>();
+            while (!stopped.await(2, TimeUnit.SECONDS)) {
+                if (stopping) {
+                    continue;
+                }
+                for (String e : services.exited()) {
+                    if (!reported.contains(e)) {
+                        reported.add(e);
+                        System.err.println("Service stopped unexpectedly: " + e + "; see " + dir.logs());
+                    }
+                }
+            }
+        }
+
+        private synchronized void shutDown() {
+            if (stopping) {
+                return;
+            }
+            stopping = true;
+            System.out.println("Stopping the fleet ...");
+            if (services != null) {
+                services.close();
+            }
+            if (stores != null) {
+                stores.close();
+            }
+            try {
+                dir.clearRun();
+            } catch (IOException e) {
+                System.err.println("could not clear " + dir.run() + ": " + e.getMessage());
+            }
+            System.out.println("Fleet stopped.");
+            stopped.countDown();
+        }
+
+        private Properties firstImport(Stores.Endpoints endpoints) throws IOException {
+            Properties imported = FleetDir.readProperties(dir.imported());
+            if (!imported.isEmpty()) {
+                if (options.dataset != null) {
+                    System.out.println("The data directory already holds " + imported.getProperty("dataset")
+                            + "; --dataset is used on a first start only ('./graph import FILE' replaces the graph).");
+                }
+                return imported;
+            }
+            long threshold = options.celebrityThreshold != null ? options.celebrityThreshold : LOCAL_CELEBRITY_THRESHOLD;
+            int pageSize = options.pageSize != null ? options.pageSize : LOCAL_PAGE_SIZE;
+            Optional<Path> file = Datasets.resolve(options.dataset, home, dir);
+            imported.setProperty("celebrity-threshold", Long.toString(threshold));
+            imported.setProperty("page-size", Integer.toString(pageSize));
+            if (file.isEmpty()) {
+                imported.setProperty("dataset", "none");
+            } else {
+                Path f = file.get();
+                System.out.println("Importing " + f + " ...");
+                int code = Importer.run(f, endpoints, dir, threshold, pageSize);
+                if (code != 0) {
+                    throw new IllegalStateException("the import of " + f + " failed (exit " + code + ")");
+                }
+                imported.setProperty("dataset", f.toString());
+                Datasets.firstEdge(f).ifPresent(edge -> {
+                    imported.setProperty("sample-follower", Long.toString(edge[0]));
+                    imported.setProperty("sample-followee", Long.toString(edge[1]));
+                });
+            }
+            imported.setProperty("imported-at", Instant.now().toString());
+            FleetDir.writeProperties(dir.imported(), imported, "what the first start imported");
+            return imported;
+        }
+
+        private static List<String> javaOptions(Map<String, String> env) {
+            String opts = env.getOrDefault("GRAPH_JAVA_OPTS", "").strip();
+            return opts.isEmpty() ? List.of() : List.of(opts.split("\\s+"));
+        }
+    }
+
+    /** Runs the bulk importer ({@code tools}) in this JVM against the fleet's stores. */
+    static final class Importer {
+        static int run(Path file, Stores.Endpoints endpoints, FleetDir dir, long threshold, int pageSize) {
+            List<String> args = new ArrayList<>(List.of("import", file.toString(),
+                    "--postgres-host", endpoints.postgresHost(),
+                    "--postgres-port", Integer.toString(endpoints.postgresPort()),
+                    "--postgres-user", endpoints.postgresUser(),
+                    "--postgres-password", endpoints.postgresPassword(),
+                    "--celebrity-threshold", Long.toString(threshold),
+                    "--page-size", Integer.toString(pageSize),
+                    "--snapshot-dir", dir.bloom().toString(),
+                    "--kafka-bootstrap", endpoints.kafkaBootstrap()));
+            if (System.console() == null) {
+                args.add("--no-progress");
+            }
+            return new CommandLine(new GraphTool()).execute(args.toArray(String[]::new));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ down
+
+    @Command(name = "down", mixinStandardHelpOptions = true, description = "Stop a running fleet and wait until it stopped.")
+    static final class Down implements Callable<Integer> {
+        @ParentCommand
+        GraphLauncher root;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            FleetDir dir = root.fleetDir();
+            Optional<ProcessHandle> launcher = dir.runningLauncher();
+            if (launcher.isEmpty()) {
+                System.out.println("No fleet is running in " + dir.root() + ".");
+                return 0;
+            }
+            ProcessHandle p = launcher.get();
+            System.out.println("Stopping the fleet (launcher pid " + p.pid() + ") ...");
+            p.destroy();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+            while (p.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            if (p.isAlive()) {
+                System.err.println("The launcher (pid " + p.pid() + ") did not stop within 180 s; see "
+                        + dir.log("launcher"));
+                return 1;
+            }
+            System.out.println("Stopped.");
+            return 0;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ status
+
+    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show whether the fleet runs and each service's readiness.")
+    static final class Status implements Callable<Integer> {
+        @ParentCommand
+        GraphLauncher root;
+
+        @Override
+        public Integer call() throws IOException, InterruptedException {
+            FleetDir dir = root.fleetDir();
+            Optional<ProcessHandle> launcher = dir.runningLauncher();
+            if (launcher.isEmpty()) {
+                System.out.println("not running (" + dir.root() + ")");
+                return 3;
+            }
+            Properties ports = dir.ports();
+            System.out.println("launcher pid " + launcher.get().pid() + (Files.exists(dir.ready()) ? ", ready" : ", starting"));
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+            for (String name : List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.CHECK_2, PortPlan.WRITE,
+                    PortPlan.CDC, PortPlan.RECONCILER)) {
+                String port = ports.getProperty(name);
+                if (port == null) {
+                    continue;
+                }
+                String state;
+                try {
+                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(
+                                    "http://127.0.0.1:" + port + "/actuator/health/readiness")).timeout(Duration.ofSeconds(2)).build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    state = r.statusCode() == 200 ? "UP" : "DOWN (" + r.statusCode() + ")";
+                } catch (IOException e) {
+                    state = "not answering";
+                }
+                System.out.printf("%-24s %5s  %s%n", name, port, state);
+            }
+            return 0;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ token
+
+    @Command(name = "token", mixinStandardHelpOptions = true,
+            description = "Print a dev bearer token for USER_ID (HS256 with GRAPH_JWT_SECRET, else the data directory's jwt-secret).")
+    static final class Token implements Callable<Integer> {
+        @ParentCommand
+        GraphLauncher root;
+
+        @Parameters(index = "0", paramLabel = "USER_ID", description = "a positive 64-bit user id")
+        String userId;
+
+        @Option(names = "--ttl", defaultValue = "24h", description = "lifetime, e.g. 30m, 24h, 7d (default: ${DEFAULT-VALUE})")
+        String ttl;
+
+        @Override
+        public Integer call() throws IOException {
+            long id;
+            Duration lifetime;
+            try {
+                id = dev.socialgraph.common.id.UserIds.parse(userId, "USER_ID");
+                lifetime = parseDuration(ttl);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
+            FleetDir dir = root.fleetDir();
+            Files.createDirectories(dir.root());
+            Secrets secrets = Secrets.load(dir.root(), System.getenv());
+            System.out.println(DevTokens.mint(secrets.jwtSecret(), id, lifetime, Instant.now()));
+            return 0;
+        }
+    }
+
+    /**
+     * Parses {@code <n>s|m|h|d}.
+     *
+     * @throws IllegalArgumentException for anything else or a zero duration
+     */
+    static Duration parseDuration(String text) {
+        Matcher m = Pattern.compile("([1-9][0-9]{0,8})([smhd])").matcher(text == null ? "" : text.strip());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("--ttl must look like 30m, 24h or 7d, was '" + text + "'");
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofDays(n);
+        };
+    }
+
+    // ------------------------------------------------------------------------------------------------ import
+
+    @Command(name = "import", mixinStandardHelpOptions = true,
+            description = "Replace the running fleet's graph with an edge list: bulk import, bloom snapshot, cache "
+                    + "flush, bloom swap on every check instance. For an idle fleet: follows during the import are lost.")
+    static final class Import implements Callable<Integer> {
+        @ParentCommand
+        GraphLauncher root;
+
+        @Parameters(index = "0", paramLabel = "FILE", description = "edge list (follower<TAB>followee, # comments, gzip or plain)")
+        Path file;
+
+        @Override
+        public Integer call() throws Exception {
+            FleetDir dir = root.fleetDir();
+            if (dir.runningLauncher().isEmpty() || !Files.exists(dir.ready())) {
+                System.err.println("No ready fleet in " + dir.root() + ". Start one first: ./graph up --dataset none "
+                        + "(or './graph up --dataset " + file + "' on a fresh data directory).");
+                return 1;
+            }
+            if (!Files.isReadable(file)) {
+                System.err.println("cannot read " + file);
+                return 1;
+            }
+            Properties ports = dir.ports();
+            Properties imported = FleetDir.readProperties(dir.imported());
+            Map<String, String> env = System.getenv();
+            Stores.Endpoints endpoints = new Stores.Endpoints(ports.getProperty("postgres.host"),
+                    Integer.parseInt(ports.getProperty(PortPlan.POSTGRES)),
+                    env.getOrDefault("GRAPH_SHARDS_USERNAME", "postgres"), env.getOrDefault("GRAPH_SHARDS_PASSWORD", ""),
+                    ports.getProperty("redis.host"), Integer.parseInt(ports.getProperty(PortPlan.REDIS)),
+                    ports.getProperty("kafka.bootstrap"));
+            long threshold = Long.parseLong(imported.getProperty("celebrity-threshold", Long.toString(LOCAL_CELEBRITY_THRESHOLD)));
+            int pageSize = Integer.parseInt(imported.getProperty("page-size", Integer.toString(LOCAL_PAGE_SIZE)));
+            int code = Importer.run(file.toAbsolutePath(), endpoints, dir, threshold, pageSize);
+            if (code != 0) {
+                return code;
+            }
+            // The caches hold the old graph: empty the cache database (follow tokens, buckets and caches refill).
+            Stores.redisCommand(endpoints.redisHost(), endpoints.redisPort(), "FLUSHDB");
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            for (String name : List.of(PortPlan.CHECK, PortPlan.CHECK_2)) {
+                String port = ports.getProperty(name);
+                if (port == null) {
+                    continue;
+                }
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                                + "/internal/v1/bloom/swap")).timeout(Duration.ofMinutes(5))
+                                .POST(HttpRequest.BodyPublishers.noBody()).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                System.out.println(name + " bloom swap: " + r.statusCode() + " " + r.body());
+            }
+            imported.setProperty("dataset", file.toAbsolutePath().toString());
+            Datasets.firstEdge(file).ifPresent(edge -> {
+                imported.setProperty("sample-follower", Long.toString(edge[0]));
+                imported.setProperty("sample-followee", Long.toString(edge[1]));
+            });
+            imported.setProperty("imported-at", Instant.now().toString());
+            FleetDir.writeProperties(dir.imported(), imported, "what the last import imported");
+            return 0;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ datasets
+
+    /** Which graph the first start imports. */
+    static final class Datasets {
+        private Datasets() {
+        }
+
+        /**
+         * @param option {@code --dataset}: a file, {@code none}, or {@code null} for the default
+         * @param home   the repository; the default dataset is {@code <home>/../shared/datasets/ego-twitter.txt.gz}
+         * @return the file to import, empty for none
+         * @throws IllegalArgumentException when a named file cannot be read
+         */
+        static Optional<Path> resolve(String option, Path home, FleetDir dir) throws IOException {
+            if ("none".equals(option)) {
+                return Optional.empty();
+            }
+            if (option != null) {
+                Path f = Path.of(option).toAbsolutePath();
+                if (!Files.isReadable(f)) {
+                    throw new IllegalArgumentException("--dataset " + option + ": cannot read " + f);
+                }
+                return Optional.of(f);
+            }
+            Path egoTwitter = home.resolve("../shared/datasets/ego-twitter.txt.gz").normalize();
+            if (Files.isReadable(egoTwitter)) {
+                return Optional.of(egoTwitter);
+            }
+            Path generated = dir.datasets().resolve("rmat-" + GENERATED_USERS + "-" + GENERATED_EDGES + "-seed1.tsv.gz");
+            if (!Files.exists(generated)) {
+                System.out.println("No dataset file (" + egoTwitter + " is absent): generating an R-MAT graph of "
+                        + GENERATED_USERS + " users and " + GENERATED_EDGES + " edges ...");
+                int code = new CommandLine(new GraphTool()).execute("generate", "--users", Long.toString(GENERATED_USERS),
+                        "--edges", Integer.toString(GENERATED_EDGES), "--seed", "1", "--out", generated.toString());
+                if (code != 0) {
+                    throw new IllegalStateException("generating the graph failed (exit " + code + ")");
+                }
+            }
+            return Optional.of(generated);
+        }
+
+        /** The first edge line of an edge list, {@code [follower, followee]}; empty when there is none. */
+        static Optional<long[]> firstEdge(Path file) {
+            try (var raw = Files.newInputStream(file);
+                 var in = file.toString().endsWith(".gz") ? new GZIPInputStream(raw) : raw;
+                 BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.US_ASCII))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    String t = line.strip();
+                    if (t.isEmpty() || t.startsWith("#") || t.startsWith("%")) {
+                        continue;
+                    }
+                    String[] parts = t.split("\\s+");
+                    long a = Long.parseLong(parts[0]);
+                    long b = Long.parseLong(parts[1]);
+                    if (a != b) {
+                        return Optional.of(new long[] {a, b});
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                return Optional.empty();
+            }
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,237 @@
+package dev.socialgraph.launcher;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The services of a local fleet, each a child JVM run from its module's exec jar
+ * ({@code <home>/<module>/target/<module>-<version>-exec.jar}) with its output appended to {@code logs/<name>.log}
+ * and its pid in {@code run/<name>.pid}. Settings go in as Spring command-line properties, secrets as environment
+ * variables (so they do not show in {@code ps}).
+ */
+final class ServiceFleet implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ServiceFleet.class);
+
+    /** How long a service may take to shut down gracefully (two 20 s phases) before it is killed. */
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(45);
+
+    /**
+     * One service to run.
+     *
+     * @param name       its name in logs, pid files and ports ({@code follow-check-service-2} for a second instance)
+     * @param module     its module directory
+     * @param port       HTTP port on 127.0.0.1
+     * @param heap       maximum heap, e.g. {@code 512m}
+     * @param properties Spring properties passed as {@code --key=value}
+     */
+    record Spec(String name, String module, int port, String heap, Map<String, String> properties) {
+    }
+
+    /** A started service. */
+    record Running(Spec spec, Process process) {
+        String baseUrl() {
+            return "http://127.0.0.1:" + spec.port();
+        }
+    }
+
+    private final Path home;
+    private final FleetDir dir;
+    private final Map<String, String> environment;
+    private final List<String> extraJvmOptions;
+    private final List<Running> running = Collections.synchronizedList(new ArrayList<>());
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+    /**
+     * @param home            the repository (modules' {@code target/} directories)
+     * @param dir             the data directory
+     * @param environment     added to every service's environment (secrets)
+     * @param extraJvmOptions appended to every service's JVM options ({@code GRAPH_JAVA_OPTS})
+     */
+    ServiceFleet(Path home, FleetDir dir, Map<String, String> environment, List<String> extraJvmOptions) {
+        this.home = home;
+        this.dir = dir;
+        this.environment = Map.copyOf(environment);
+        this.extraJvmOptions = List.copyOf(extraJvmOptions);
+    }
+
+    /**
+     * The exec jar of a module.
+     *
+     * @throws IllegalStateException when it has not been built
+     */
+    static Path jar(Path home, String module) {
+        Path target = home.resolve(module).resolve("target");
+        try (var files = Files.list(target)) {
+            return files.filter(p -> p.getFileName().toString().endsWith("-exec.jar")).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no runnable jar in " + target
+                            + "; build it: ./mvnw -pl " + module + " -am package -DskipTests"));
+        } catch (IOException e) {
+            throw new IllegalStateException("no " + target + "; build " + module
+                    + ": ./mvnw -pl " + module + " -am package -DskipTests", e);
+        }
+    }
+
+    /**
+     * Starts the services (without waiting for them).
+     *
+     * @throws IOException when a process cannot be started
+     */
+    void start(List<Spec> specs) throws IOException {
+        for (Spec spec : specs) {
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.add("-Xms64m");
+            command.add("-Xmx" + spec.heap());
+            command.add("-XX:+ExitOnOutOfMemoryError");
+            command.addAll(extraJvmOptions);
+            command.add("-jar");
+            command.add(jar(home, spec.module()).toString());
+            command.add("--server.port=" + spec.port());
+            spec.properties().forEach((k, v) -> command.add("--" + k + "=" + v));
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.log(spec.name()).toFile()));
+            pb.environment().putAll(environment);
+            Process p = pb.start();
+            running.add(new Running(spec, p));
+            dir.writePid(spec.name(), p.pid());
+            log.info("{} starting on port {} (pid {}), log {}", spec.name(), spec.port(), p.pid(),
+                    dir.log(spec.name()));
+        }
+    }
+
+    /**
+     * Waits until every started service's readiness probe answers UP.
+     *
+     * @param timeout for all of them together
+     * @throws IllegalStateException when one exits or is not ready in time; the message names it and its log
+     */
+    void awaitReady(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<Running> waiting = new ArrayList<>(running);
+        while (!waiting.isEmpty()) {
+            for (var it = waiting.iterator(); it.hasNext(); ) {
+                Running r = it.next();
+                if (!r.process().isAlive()) {
+                    throw new IllegalStateException(r.spec().name() + " exited with code " + r.process().exitValue()
+                            + " during start-up; see " + dir.log(r.spec().name()) + ":\n" + tail(r.spec().name()));
+                }
+                if (ready(r)) {
+                    log.info("{} ready", r.spec().name());
+                    it.remove();
+                }
+            }
+            if (waiting.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                Running r = waiting.get(0);
+                throw new IllegalStateException(r.spec().name() + " not ready within " + timeout + "; see "
+                        + dir.log(r.spec().name()) + ":\n" + tail(r.spec().name()));
+            }
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the services", e);
+            }
+        }
+    }
+
+    private boolean ready(Running r) {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(
+                            URI.create(r.baseUrl() + "/actuator/health/readiness")).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 && response.body().contains("\"UP\"");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Services that have exited since they were started, with their exit codes. */
+    List<String> exited() {
+        List<String> out = new ArrayList<>();
+        synchronized (running) {
+            for (Running r : running) {
+                if (!r.process().isAlive()) {
+                    out.add(r.spec().name() + " (exit " + r.process().exitValue() + ")");
+                }
+            }
+        }
+        return out;
+    }
+
+    List<Running> running() {
+        return List.copyOf(running);
+    }
+
+    private String tail(String name) {
+        try {
+            List<String> lines = Files.readAllLines(dir.log(name));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /**
+     * Stops the given services together (SIGTERM: graceful shutdown), killing those still alive after 45 s.
+     */
+    void stop(List<String> names) {
+        List<Running> targets = new ArrayList<>();
+        synchronized (running) {
+            for (Running r : running) {
+                if (names.contains(r.spec().name())) {
+                    targets.add(r);
+                }
+            }
+        }
+        for (Running r : targets) {
+            r.process().destroy();
+        }
+        long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+        for (Running r : targets) {
+            try {
+                long left = Math.max(1, deadline - System.nanoTime());
+                if (!r.process().waitFor(left, TimeUnit.NANOSECONDS)) {
+                    log.warn("{} did not stop within {}; killing it", r.spec().name(), STOP_TIMEOUT);
+                    r.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                r.process().destroyForcibly();
+            }
+            running.remove(r);
+            log.info("{} stopped", r.spec().name());
+        }
+    }
+
+    /** Stops everything: the gateway first (no new requests), then the other services. */
+    @Override
+    public void close() {
+        List<String> gateway = new ArrayList<>();
+        List<String> rest = new ArrayList<>();
+        for (Running r : running()) {
+            (r.spec().name().equals(PortPlan.GATEWAY) ? gateway : rest).add(r.spec().name());
+        }
+        stop(gateway);
+        stop(rest);
+    }
+}

@@ -1,0 +1,66 @@
+package dev.socialgraph.launcher;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The five services of a local fleet and the settings that tie them to its stores, in start order: the write
+ * service first (it creates and migrates the shard databases), then cdc-consumer, the check instance(s), the
+ * reconciler and the gateway. Property names are the services' own ({@code graph.*}, see each service's README).
+ */
+final class Specs {
+
+    private Specs() {
+    }
+
+    static List<ServiceFleet.Spec> of(PortPlan ports, Stores.Endpoints stores, FleetDir dir, long celebrityThreshold,
+                                      int pageSize, int checkInstances) {
+        String bloomDir = dir.bloom().toAbsolutePath().toString();
+        List<ServiceFleet.Spec> specs = new ArrayList<>();
+
+        Map<String, String> write = shards(stores);
+        write.put("graph.write.redis.uri", stores.redisUri());
+        write.put("graph.write.relay.bootstrap-servers", stores.kafkaBootstrap());
+        specs.add(new ServiceFleet.Spec(PortPlan.WRITE, "follow-write-service", ports.port(PortPlan.WRITE), "384m", write));
+
+        Map<String, String> cdc = shards(stores);
+        cdc.put("spring.kafka.bootstrap-servers", stores.kafkaBootstrap());
+        cdc.put("graph.cdc.redis-uri", stores.redisUri());
+        cdc.put("graph.cdc.celebrity-threshold", Long.toString(celebrityThreshold));
+        cdc.put("graph.cdc.page-size", Integer.toString(pageSize));
+        specs.add(new ServiceFleet.Spec(PortPlan.CDC, "cdc-consumer", ports.port(PortPlan.CDC), "384m", cdc));
+
+        List<String> checkNames = checkInstances == 2 ? List.of(PortPlan.CHECK, PortPlan.CHECK_2) : List.of(PortPlan.CHECK);
+        for (String name : checkNames) {
+            Map<String, String> check = shards(stores);
+            check.put("graph.check.redis-uri", stores.redisUri());
+            check.put("graph.check.bloom.kafka-bootstrap", stores.kafkaBootstrap());
+            check.put("graph.check.bloom.snapshot-dir", bloomDir);
+            specs.add(new ServiceFleet.Spec(name, "follow-check-service", ports.port(name), "768m", check));
+        }
+
+        Map<String, String> reconciler = shards(stores);
+        reconciler.put("graph.reconciler.bloom.kafka-bootstrap", stores.kafkaBootstrap());
+        reconciler.put("graph.reconciler.bloom.snapshot-dir", bloomDir);
+        specs.add(new ServiceFleet.Spec(PortPlan.RECONCILER, "reconciler", ports.port(PortPlan.RECONCILER), "384m",
+                reconciler));
+
+        Map<String, String> gateway = new LinkedHashMap<>();
+        gateway.put("spring.data.redis.host", stores.redisHost());
+        gateway.put("spring.data.redis.port", Integer.toString(stores.redisPort()));
+        gateway.put("graph.gateway.check-uri", "http://127.0.0.1:" + ports.port(PortPlan.CHECK));
+        gateway.put("graph.gateway.write-uri", "http://127.0.0.1:" + ports.port(PortPlan.WRITE));
+        specs.add(new ServiceFleet.Spec(PortPlan.GATEWAY, "gateway", ports.port(PortPlan.GATEWAY), "384m", gateway));
+        return specs;
+    }
+
+    private static Map<String, String> shards(Stores.Endpoints stores) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("graph.postgres.host", stores.postgresHost());
+        m.put("graph.postgres.port", Integer.toString(stores.postgresPort()));
+        m.put("graph.shards.username", stores.postgresUser());
+        return m;
+    }
+}
