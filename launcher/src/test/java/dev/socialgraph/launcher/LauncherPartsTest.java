@@ -1,0 +1,118 @@
+package dev.socialgraph.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.nimbusds.jose.crypto.MACVerifier;
+import com.nimbusds.jwt.SignedJWT;
+import dev.socialgraph.common.id.InvalidUserIdException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LauncherPartsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void portPlanShiftsEveryPortByTheOffset() {
+        PortPlan plan = new PortPlan(100);
+        assertThat(plan.port(PortPlan.GATEWAY)).isEqualTo(8180);
+        assertThat(plan.port(PortPlan.CHECK_2)).isEqualTo(8185);
+        assertThat(plan.port(PortPlan.POSTGRES)).isEqualTo(15532);
+        assertThat(plan.port(PortPlan.KAFKA_CONTROLLER)).isEqualTo(19193);
+        assertThatThrownBy(() -> new PortPlan(-1)).hasMessageContaining("--port-offset");
+        assertThatThrownBy(() -> plan.port("nope")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void portPlanReportsPortsInUse() throws Exception {
+        try (ServerSocket busy = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            int offset = busy.getLocalPort() - 8080;
+            if (offset < 0 || offset > 40_000) {
+                return; // the OS gave a port below 8080: nothing to learn from it here
+            }
+            PortPlan plan = new PortPlan(offset);
+            assertThat(plan.taken(List.of(PortPlan.GATEWAY))).containsExactly("gateway=" + busy.getLocalPort());
+        }
+    }
+
+    @Test
+    void secretsAreGeneratedOnceAndKeptPrivate() throws Exception {
+        Secrets first = Secrets.load(dir, Map.of());
+        Secrets second = Secrets.load(dir, Map.of());
+        assertThat(second).isEqualTo(first);
+        assertThat(first.jwtSecret()).hasSize(64).isNotEqualTo(first.tokenSecret()).isNotEqualTo(first.cursorKey());
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("jwt-secret"))))
+                .isEqualTo("rw-------");
+        assertThat(first.environment()).containsEntry("GRAPH_JWT_SECRET", first.jwtSecret());
+    }
+
+    @Test
+    void secretsFromTheEnvironmentWin() throws Exception {
+        String mine = "an-external-secret-of-at-least-32-bytes!!";
+        assertThat(Secrets.load(dir, Map.of("GRAPH_JWT_SECRET", mine)).jwtSecret()).isEqualTo(mine);
+        assertThatThrownBy(() -> Secrets.load(dir, Map.of("GRAPH_JWT_SECRET", "short")))
+                .hasMessageContaining("GRAPH_JWT_SECRET must be at least 32 bytes");
+    }
+
+    @Test
+    void devTokensVerifyWithTheSecretAndCarryTheSubject() throws Exception {
+        String secret = "0123456789abcdef0123456789abcdef";
+        Instant now = Instant.parse("2026-11-23T12:00:00Z");
+        SignedJWT jwt = SignedJWT.parse(DevTokens.mint(secret, 214328887L, Duration.ofHours(24), now));
+        assertThat(jwt.verify(new MACVerifier(secret.getBytes(StandardCharsets.UTF_8)))).isTrue();
+        assertThat(jwt.verify(new MACVerifier("another-secret-another-secret-xx".getBytes(StandardCharsets.UTF_8))))
+                .isFalse();
+        assertThat(jwt.getHeader().getAlgorithm().getName()).isEqualTo("HS256");
+        assertThat(jwt.getJWTClaimsSet().getSubject()).isEqualTo("214328887");
+        assertThat(jwt.getJWTClaimsSet().getExpirationTime().toInstant()).isEqualTo(now.plus(Duration.ofHours(24)));
+        assertThatThrownBy(() -> DevTokens.mint(secret, 0, Duration.ofHours(1), now))
+                .isInstanceOf(InvalidUserIdException.class);
+        assertThatThrownBy(() -> DevTokens.mint(secret, 1, Duration.ZERO, now)).hasMessageContaining("lifetime");
+    }
+
+    @Test
+    void ttlParsing() {
+        assertThat(GraphLauncher.parseDuration("30m")).isEqualTo(Duration.ofMinutes(30));
+        assertThat(GraphLauncher.parseDuration("7d")).isEqualTo(Duration.ofDays(7));
+        assertThat(GraphLauncher.parseDuration("15s")).isEqualTo(Duration.ofSeconds(15));
+        for (String bad : new String[] {"", "0h", "-1h", "24", "1w", "1.5h"}) {
+            assertThatThrownBy(() -> GraphLauncher.parseDuration(bad)).as(bad).hasMessageContaining("--ttl");
+        }
+    }
+
+    @Test
+    void datasetResolution() throws Exception {
+        FleetDir fleet = new FleetDir(dir.resolve("fleet"));
+        fleet.create();
+        assertThat(GraphLauncher.Datasets.resolve("none", dir, fleet)).isEmpty();
+        Path file = Files.writeString(dir.resolve("g.tsv"), "# c\n5\t5\n7 9\n");
+        assertThat(GraphLauncher.Datasets.resolve(file.toString(), dir, fleet)).contains(file.toAbsolutePath());
+        assertThat(GraphLauncher.Datasets.firstEdge(file)).hasValueSatisfying(e -> assertThat(e).containsExactly(7, 9));
+        assertThatThrownBy(() -> GraphLauncher.Datasets.resolve(dir.resolve("missing").toString(), dir, fleet))
+                .hasMessageContaining("cannot read");
+    }
+
+    @Test
+    void fleetDirKnowsNoLauncherWithoutAPidFile() throws Exception {
+        FleetDir fleet = new FleetDir(dir);
+        fleet.create();
+        assertThat(fleet.runningLauncher()).isEmpty();
+        fleet.writePid("launcher", ProcessHandle.current().pid());
+        assertThat(fleet.runningLauncher()).hasValueSatisfying(p -> assertThat(p.pid())
+                .isEqualTo(ProcessHandle.current().pid()));
+        fleet.clearRun();
+        assertThat(fleet.runningLauncher()).isEmpty();
+    }
+}
