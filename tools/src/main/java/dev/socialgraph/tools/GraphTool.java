@@ -1,5 +1,6 @@
 package dev.socialgraph.tools;
 
+import dev.socialgraph.bloom.SnapshotStore;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
@@ -13,6 +14,9 @@ import dev.socialgraph.tools.generate.RmatGenerator;
 import dev.socialgraph.tools.importer.BulkImporter;
 import dev.socialgraph.tools.importer.ImportException;
 import dev.socialgraph.tools.importer.ImportSummary;
+import dev.socialgraph.tools.importer.SnapshotSettings;
+import dev.socialgraph.tools.importer.SnapshotWriteException;
+import dev.socialgraph.tools.importer.TopicOffsets;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -40,6 +44,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "graph-tool", mixinStandardHelpOptions = true, subcommands = {GraphTool.Import.class,
         GraphTool.Generate.class}, description = "Social graph tools: import and generate follow graphs.")
 public final class GraphTool {
+
+    /** Longest the import may wait for Kafka when reading (or creating) the event topic, as the reconciler's default. */
+    static final Duration KAFKA_TIMEOUT = Duration.ofSeconds(30);
 
     /** Runs the tool; see {@code --help}. */
     public static void main(String[] args) {
@@ -104,11 +111,84 @@ public final class GraphTool {
         @Option(names = "--no-progress", description = "no progress bar (for logs)")
         boolean noProgress;
 
+        @Option(names = "--snapshot-dir", paramLabel = "DIR",
+                description = "after a successful import, write a bloom snapshot of every logical shard here (the check "
+                        + "service's graph.check.bloom.snapshot-dir), with the topic's end offsets read before the import "
+                        + "commits; needs --kafka-bootstrap")
+        Path snapshotDir;
+
+        @Option(names = "--snapshot-keep", defaultValue = "3",
+                description = "snapshots kept in --snapshot-dir per shard range (default: ${DEFAULT-VALUE})")
+        int snapshotKeep;
+
+        @Option(names = "--bloom-fpp", defaultValue = "0.001",
+                description = "target false-positive probability of the snapshot's filter, 1e-7..0.5 (default: ${DEFAULT-VALUE})")
+        double bloomFpp;
+
+        @Option(names = "--kafka-bootstrap", paramLabel = "HOST:PORT",
+                description = "Kafka bootstrap servers whose event topic the snapshot's offsets come from (with --snapshot-dir)")
+        String kafkaBootstrap;
+
+        @Option(names = "--topic", defaultValue = "follow-events",
+                description = "event topic (default: ${DEFAULT-VALUE})")
+        String topic;
+
+        @Option(names = "--partitions", defaultValue = "12",
+                description = "partitions of the event topic when it must be created, replication 1 (default: ${DEFAULT-VALUE})")
+        int partitions;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        /**
+         * The snapshot settings of the options, or {@code null} without {@code --snapshot-dir}.
+         *
+         * @throws CommandLine.ParameterException naming the option, for a bad combination or value (exit code 2)
+         */
+        SnapshotSettings snapshotSettings() {
+            if (snapshotDir == null) {
+                return null;
+            }
+            if (kafkaBootstrap == null || kafkaBootstrap.isBlank()) {
+                throw usage("--snapshot-dir needs --kafka-bootstrap HOST:PORT: the snapshot records the offsets of "
+                        + "topic '" + topic + "' from which the check service replays later events");
+            }
+            if (snapshotKeep < 1) {
+                throw usage("--snapshot-keep must be >= 1, was " + snapshotKeep);
+            }
+            if (partitions < 1) {
+                throw usage("--partitions must be >= 1, was " + partitions);
+            }
+            try {
+                return SnapshotSettings.withDefaultSizing(new SnapshotStore(snapshotDir, snapshotKeep), bloomFpp,
+                        new TopicOffsets(kafkaBootstrap, topic, partitions, KAFKA_TIMEOUT));
+            } catch (IllegalArgumentException e) {
+                throw usage(e.getMessage().replace("bloom fpp", "--bloom-fpp").replace("topic must", "--topic must"));
+            }
+        }
+
+        private CommandLine.ParameterException usage(String message) {
+            return new CommandLine.ParameterException(spec.commandLine(), message);
+        }
+
         @Override
         public Integer call() throws Exception {
+            SnapshotSettings snapshot = snapshotSettings();
             if (!Files.isReadable(file)) {
                 System.err.println("cannot read " + file);
                 return 1;
+            }
+            if (snapshot != null) {
+                try {
+                    Files.createDirectories(snapshotDir);
+                } catch (IOException e) {
+                    System.err.println("cannot create snapshot directory " + snapshotDir + ": " + e);
+                    return 1;
+                }
+                if (!Files.isWritable(snapshotDir)) {
+                    System.err.println("cannot write snapshot directory " + snapshotDir);
+                    return 1;
+                }
             }
             ShardMap map = postgres.shardMap();
             ShardDatabases.createMissing(map.databases(), postgres.user, postgres.password);
@@ -118,12 +198,15 @@ public final class GraphTool {
                 ShardMigrations.migrateAll(dataSources);
                 BulkImporter importer = new BulkImporter(dataSources,
                         new BulkImporter.Settings(10_000, celebrityThreshold, pageSize), progress);
-                ImportSummary summary = importer.importFile(file);
+                ImportSummary summary = importer.importFile(file, snapshot);
                 progress.close();
                 System.out.print(summary.report());
                 return 0;
             } catch (EdgeListFormatException | ImportException e) {
                 System.err.println("import stopped, nothing written: " + e.getMessage());
+                return 1;
+            } catch (SnapshotWriteException e) {
+                System.err.println(e.getMessage());
                 return 1;
             }
         }

@@ -1,5 +1,7 @@
 package dev.socialgraph.tools.importer;
 
+import dev.socialgraph.bloom.BloomSnapshot;
+import dev.socialgraph.bloom.EdgeFilter;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
@@ -9,6 +11,7 @@ import dev.socialgraph.tools.edges.EdgeListReader;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -16,6 +19,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.LongConsumer;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
@@ -33,7 +37,12 @@ import org.postgresql.copy.CopyIn;
  * Re-importing the same file changes nothing: the follow times are deterministic
  * ({@link EdgeListReader#BASE_FOLLOWED_AT} + edge index) and unchanged rows are not rewritten.
  *
- * <p>No outbox rows or events are produced.
+ * <p>No outbox rows or events are produced. Given {@link SnapshotSettings}, the import also writes a bloom
+ * snapshot of every logical shard for the check service, built from the edges already in memory (no database
+ * scan). Its Kafka offsets are the event topic's end offsets read <em>before</em> the first database commits (the
+ * argument of the reconciler's {@code SnapshotBuilder}): any write committed after the import has its event at or
+ * after them, so the check service's replay from them adds it. Writes the import overwrote may still be replayed
+ * into the filter; a bloom filter may say "maybe" too often, never too rarely.
  */
 public final class BulkImporter {
 
@@ -80,17 +89,38 @@ public final class BulkImporter {
     }
 
     /**
-     * Imports {@code file}.
+     * Imports {@code file} without writing a bloom snapshot.
      *
+     * @param file an edge list (see {@link EdgeListReader})
+     * @return what the import did; no snapshot
      * @throws dev.socialgraph.tools.edges.EdgeListFormatException on a malformed line; nothing was written
      * @throws ImportException when the graph breaks a rule (a user above the following cap); nothing was written
      * @throws SQLException    when a database fails; databases merged before it keep the new graph, the failing one
      *                         and those after it keep the old one (re-run the import to finish: it is idempotent)
+     * @throws IOException     when the file cannot be read; nothing was written
      */
     public ImportSummary importFile(Path file) throws IOException, SQLException {
+        return importFile(file, null);
+    }
+
+    /**
+     * Imports {@code file}, then writes a bloom snapshot of every logical shard ({@code 0..logicalShards-1}) into
+     * {@code snapshot.store()}, recording the event topic's end offsets read before the first commit.
+     *
+     * @param file     an edge list (see {@link EdgeListReader})
+     * @param snapshot where and how to write the snapshot; {@code null}: no snapshot, as {@link #importFile(Path)}
+     * @return what the import did, with the snapshot written
+     * @throws dev.socialgraph.tools.edges.EdgeListFormatException on a malformed line; nothing was written
+     * @throws ImportException         when the graph breaks a rule, or the topic's offsets cannot be read (Kafka
+     *                                 unreachable); nothing was written
+     * @throws SQLException            when a database fails (see {@link #importFile(Path)}); no snapshot
+     * @throws SnapshotWriteException  when the graph was imported but the snapshot could not be written
+     * @throws IOException             when the file cannot be read; nothing was written
+     */
+    public ImportSummary importFile(Path file, SnapshotSettings snapshot) throws IOException, SQLException {
         Map<String, Duration> phases = new LinkedHashMap<>();
         long t0 = System.nanoTime();
-        listener.phase("read", java.nio.file.Files.size(file));
+        listener.phase("read", Files.size(file));
         EdgeList edges = EdgeListReader.read(file, listener::progress);
         long edgesRead = edges.size();
         long t1 = mark(phases, "read", t0);
@@ -102,15 +132,57 @@ public final class BulkImporter {
         checkFollowingCap(edges);
         long t2 = mark(phases, "sort", t1);
 
+        // Before the first commit below: replay from these offsets covers every write committed after the import.
+        Map<Integer, Long> offsets = null;
+        long createdAt = 0;
+        if (snapshot != null) {
+            listener.phase("event offsets", -1);
+            createdAt = System.currentTimeMillis();
+            offsets = snapshot.offsets().endOffsets();
+            t2 = mark(phases, "event offsets", t2);
+        }
+
         long[] following = writeFollowing(edges);
         long t3 = mark(phases, "following shards", t2);
 
         edges.sortByFollowee();
         long[] follower = writeFollower(edges);
-        mark(phases, "follower shards", t3);
+        long t4 = mark(phases, "follower shards", t3);
 
+        Optional<ImportSummary.Snapshot> written = Optional.empty();
+        if (snapshot != null) {
+            written = Optional.of(writeSnapshot(edges, snapshot, offsets, createdAt));
+            mark(phases, "bloom snapshot", t4);
+        }
         return new ImportSummary(edgesRead, skipped[0], skipped[1], edges.size(), users, following[0], follower[0],
-                follower[2], follower[3], following[1], follower[1], phases);
+                follower[2], follower[3], following[1], follower[1], phases, written);
+    }
+
+    /** Puts every imported edge into a filter sized like the reconciler's and writes it with the offsets. */
+    private ImportSummary.Snapshot writeSnapshot(EdgeList edges, SnapshotSettings settings,
+                                                 Map<Integer, Long> offsets, long createdAt)
+            throws SnapshotWriteException {
+        int n = edges.size();
+        listener.phase("bloom snapshot", n);
+        long expected = EdgeFilter.expectedEdges(n, settings.growth(), settings.minimumExpectedEdges());
+        EdgeFilter filter = EdgeFilter.create(expected, settings.fpp());
+        for (int i = 0; i < n; i++) {
+            filter.put(edges.follower(i), edges.followee(i));
+            if ((i & 0xFFFF) == 0) {
+                listener.progress(i);
+            }
+        }
+        listener.progress(n);
+        int shards = dataSources.shardMap().logicalShardCount();
+        BloomSnapshot snapshot = new BloomSnapshot(shards, 0, shards - 1, n, createdAt,
+                settings.offsets().topic(), offsets, filter);
+        try {
+            Path file = settings.store().write(snapshot);
+            return new ImportSummary.Snapshot(file, Files.size(file), n, expected, settings.fpp(), 0, shards - 1,
+                    snapshot.topic(), snapshot.nextOffsets());
+        } catch (IOException e) {
+            throw new SnapshotWriteException(settings.store().directory(), e);
+        }
     }
 
     private long mark(Map<String, Duration> phases, String name, long since) {

@@ -1,8 +1,12 @@
 package dev.socialgraph.tools.importer;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * What an import did.
@@ -19,13 +23,44 @@ import java.util.Map;
  * @param followingChanged   following rows whose content changed (0 on a repeated import)
  * @param followerChanged    follower rows whose content changed (0 on a repeated import)
  * @param phases             wall time per phase, in order
+ * @param snapshot           the bloom snapshot written after the import; empty when none was asked for
  */
 public record ImportSummary(long edgesRead, long selfLoopsSkipped, long duplicatesSkipped, long edgesImported,
                             long users, long followingRows, long followerRows, long celebrities, long celebrityPages,
-                            long followingChanged, long followerChanged, Map<String, Duration> phases) {
+                            long followingChanged, long followerChanged, Map<String, Duration> phases,
+                            Optional<Snapshot> snapshot) {
 
+    /** Copies the phases (keeping their order). */
     public ImportSummary {
         phases = new LinkedHashMap<>(phases);
+        Objects.requireNonNull(snapshot, "snapshot");
+    }
+
+    /**
+     * The bloom snapshot an import wrote.
+     *
+     * @param file          the snapshot file
+     * @param bytes         its size in bytes
+     * @param edges         edges put into its filter (every imported edge)
+     * @param expectedEdges edges the filter is sized for
+     * @param fpp           target false-positive probability at {@code expectedEdges}
+     * @param firstShard    first logical shard covered (0)
+     * @param lastShard     last logical shard covered ({@code logicalShards - 1})
+     * @param topic         the event topic of the offsets
+     * @param nextOffsets   partition → end offset read before the import's first commit (a sorted copy is kept)
+     */
+    public record Snapshot(Path file, long bytes, long edges, long expectedEdges, double fpp, int firstShard,
+                           int lastShard, String topic, Map<Integer, Long> nextOffsets) {
+
+        /** Copies the offsets. */
+        public Snapshot {
+            nextOffsets = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(nextOffsets));
+        }
+
+        /** Events on the topic before the import, summed over partitions (end offsets; 0 on a fresh topic). */
+        public long eventsBefore() {
+            return nextOffsets.values().stream().mapToLong(Long::longValue).sum();
+        }
     }
 
     /** Total wall time. */
@@ -50,6 +85,13 @@ public record ImportSummary(long edgesRead, long selfLoopsSkipped, long duplicat
         sb.append(String.format("following rows       %,d (%,d changed)%n", followingRows, followingChanged));
         sb.append(String.format("follower rows        %,d (%,d changed)%n", followerRows, followerChanged));
         sb.append(String.format("celebrities          %,d in %,d pages%n", celebrities, celebrityPages));
+        snapshot.ifPresent(s -> {
+            sb.append(String.format("bloom snapshot       %s%n", s.file()));
+            sb.append(String.format("snapshot size        %,d bytes, %,d edges (sized for %,d at fpp %s), shards %d..%d%n",
+                    s.bytes(), s.edges(), s.expectedEdges(), s.fpp(), s.firstShard(), s.lastShard()));
+            sb.append(String.format("snapshot offsets     %s, %d partitions, %,d events before the import%n", s.topic(),
+                    s.nextOffsets().size(), s.eventsBefore()));
+        });
         phases.forEach((phase, d) -> sb.append(String.format("%-20s %,.2f s%n", phase, d.toNanos() / 1e9)));
         sb.append(String.format("total                %,.2f s, %,.0f edges/s%n", total().toNanos() / 1e9, edgesPerSecond()));
         return sb.toString();
