@@ -9,6 +9,7 @@ import org.springframework.cloud.gateway.filter.ratelimit.RedisRateLimiter;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
@@ -37,14 +38,17 @@ class RoutesConfiguration {
     }
 
     @Bean
-    @Primary // the one Spring Cloud Gateway's own RequestRateLimiter factory would pick; unused by our routes
+    // @Primary: the one Spring Cloud Gateway's own RequestRateLimiter factory would pick; unused by our routes.
+    // Our routes name each limiter by @Qualifier: by type alone both parameters would get this primary bean.
+    @Primary
     RedisRateLimiter writeLimiter(GatewayProperties properties) {
         return new RedisRateLimiter(properties.writes().replenishRate(), properties.writes().burstCapacity());
     }
 
     @Bean
     RouteLocator routes(RouteLocatorBuilder builder, GatewayProperties properties, ProblemResponses problems,
-                        RedisRateLimiter readLimiter, RedisRateLimiter writeLimiter, MeterRegistry meters) {
+                        @Qualifier("readLimiter") RedisRateLimiter readLimiter,
+                        @Qualifier("writeLimiter") RedisRateLimiter writeLimiter, MeterRegistry meters) {
         RateLimits limits = new RateLimits(problems, meters);
         return builder.routes()
                 .route("follow-write", r -> r.path("/v1/me/following/{targetId}")

@@ -43,7 +43,7 @@ class RateLimitIT {
         registry.add("graph.gateway.writes.replenish-rate", () -> "1");
         registry.add("graph.gateway.writes.burst-capacity", () -> "2");
         registry.add("graph.gateway.reads.replenish-rate", () -> "1");
-        registry.add("graph.gateway.reads.burst-capacity", () -> "3");
+        registry.add("graph.gateway.reads.burst-capacity", () -> "10");
         registry.add("spring.data.redis.host", REDIS::host);
         registry.add("spring.data.redis.port", REDIS::port);
     }
@@ -95,6 +95,24 @@ class RateLimitIT {
         assertThat(send("GET", "/v1/users/1/counts", user)).isEqualTo(503);
         Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(300))
                 .until(() -> send("PUT", "/v1/me/following/2", user) == 503);
+    }
+
+    @Test
+    void readsAndWritesHaveTheirOwnBudgets() throws Exception {
+        long user = 504;
+        // The reads budget (burst 10) lets 8 reads through back to back; the writes budget (burst 2) would not.
+        for (int i = 0; i < 8; i++) {
+            assertThat(send("GET", "/v1/users/1/counts", user)).as("read %d", i).isEqualTo(503);
+        }
+        // Writes have a bucket of their own, full although 8 reads were just made ...
+        assertThat(send("PUT", "/v1/me/following/2", user)).isEqualTo(503);
+        int rejected = 0;
+        for (int i = 0; i < 4; i++) {
+            rejected += send("PUT", "/v1/me/following/2", user) == 429 ? 1 : 0;
+        }
+        assertThat(rejected).isGreaterThanOrEqualTo(2);
+        // ... and running it dry leaves the reads bucket alone.
+        assertThat(send("GET", "/v1/users/1/counts", user)).isEqualTo(503);
     }
 
     @Test
