@@ -159,12 +159,14 @@ public final class GraphTool {
             if (partitions < 1) {
                 throw usage("--partitions must be >= 1, was " + partitions);
             }
-            try {
-                return SnapshotSettings.withDefaultSizing(new SnapshotStore(snapshotDir, snapshotKeep), bloomFpp,
-                        new TopicOffsets(kafkaBootstrap, topic, partitions, KAFKA_TIMEOUT));
-            } catch (IllegalArgumentException e) {
-                throw usage(e.getMessage().replace("bloom fpp", "--bloom-fpp").replace("topic must", "--topic must"));
+            if (!(bloomFpp >= 1e-7 && bloomFpp <= 0.5)) { // the services' graph.*.bloom.fpp range
+                throw usage("--bloom-fpp must be in [1e-7, 0.5], was " + bloomFpp);
             }
+            if (topic.isEmpty() || topic.length() > 249) { // Kafka's limit on topic names
+                throw usage("--topic must be 1..249 characters, was '" + topic + "'");
+            }
+            return SnapshotSettings.withDefaultSizing(new SnapshotStore(snapshotDir, snapshotKeep), bloomFpp,
+                    new TopicOffsets(kafkaBootstrap, topic, partitions, KAFKA_TIMEOUT));
         }
 
         private CommandLine.ParameterException usage(String message) {

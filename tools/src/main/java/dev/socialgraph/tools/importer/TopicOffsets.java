@@ -90,8 +90,9 @@ public final class TopicOffsets {
         Properties config = new Properties();
         config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         config.put(AdminClientConfig.CLIENT_ID_CONFIG, "graph-tool-import");
-        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-        config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        int timeoutMs = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
+        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutMs);
+        config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutMs);
         try (Admin admin = Admin.create(config)) {
             RetriableException last = null;
             while (true) {
@@ -102,14 +103,15 @@ public final class TopicOffsets {
                     last = e;
                 }
                 if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RETRY_PAUSE_MS) > deadline) {
-                    throw failure("not ready within " + timeout + (last == null ? "" : " (" + last.getMessage() + ")"), last);
+                    String why = last == null ? "" : " (" + last.getMessage() + ")";
+                    throw failure("not ready within " + readable(timeout) + why, last);
                 }
                 Thread.sleep(RETRY_PAUSE_MS);
             }
         } catch (KafkaException e) {
             throw failure(e.getMessage(), e);
         } catch (TimeoutException e) {
-            throw failure("no answer within " + timeout, e);
+            throw failure("no answer within " + readable(timeout), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw failure("interrupted", e);
@@ -158,6 +160,11 @@ public final class TopicOffsets {
             }
             throw new KafkaException(e.getCause());
         }
+    }
+
+    /** {@code PT1M30S} as {@code 1m30s}. */
+    private static String readable(Duration d) {
+        return d.toString().substring(2).toLowerCase(java.util.Locale.ROOT);
     }
 
     private ImportException failure(String why, Exception cause) {

@@ -39,6 +39,20 @@ class RmatGeneratorTest {
     }
 
     @Test
+    void generate_ofTheLaunchersFallbackGraph_hasUsersAboveItsCelebrityThreshold() {
+        // The launcher's graph when no dataset exists (issue 7): generate --users 20000 --edges 200000 (seed 1),
+        // imported with --celebrity-threshold 1000. Measured: max in-degree 2,642, 10 users at or above 1,000.
+        EdgeList g = RmatGenerator.generate(20_000, 200_000, 10_000, 1, 0);
+        Map<Long, Integer> inDegree = new HashMap<>();
+        for (int i = 0; i < g.size(); i++) {
+            inDegree.merge(g.followee(i), 1, Integer::sum);
+        }
+        long celebrities = inDegree.values().stream().filter(d -> d >= 1_000).count();
+        assertThat(celebrities).isEqualTo(10);
+        assertThat(inDegree.values().stream().mapToInt(Integer::intValue).max().orElseThrow()).isEqualTo(2_642);
+    }
+
+    @Test
     void generate_respectsTheFollowingCap() {
         EdgeList g = RmatGenerator.generate(1_000, 20_000, 40, 3, 0);
         Map<Long, Integer> outDegree = new HashMap<>();
