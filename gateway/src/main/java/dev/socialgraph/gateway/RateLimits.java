@@ -44,9 +44,8 @@ final class RateLimits {
                 .expireAfterAccess(Duration.ofMinutes(10)).maximumSize(1_000_000)
                 .build(user -> RateLimiter.create(fallbackPerSec));
         return (exchange, chain) -> exchange.getPrincipal().map(Principal::getName).defaultIfEmpty("anonymous")
-                // RedisRateLimiter keys its bucket by the id alone (request_rate_limiter.{id}.tokens): the budget's name
-                // goes into the id, so reads and writes of one user fill separate buckets.
-                .flatMap(user -> limiter.isAllowed(budgetName, budgetName + ":" + user).flatMap(response -> {
+                // Bucket key request_rate_limiter.{<budget>.<user>}: RedisRateLimiter puts the route id (the budget) in it.
+                .flatMap(user -> limiter.isAllowed(budgetName, user).flatMap(response -> {
                     boolean redisDown = "-1".equals(response.getHeaders().get(RedisRateLimiter.REMAINING_HEADER));
                     boolean allowed = response.isAllowed();
                     if (redisDown) {

@@ -237,10 +237,12 @@ class LauncherIT {
         assertThat(followToken).isNotBlank();
 
         // Read-your-writes: with the follow token the very next read sees the follow.
-        JsonNode check = JSON.readTree(send(HttpRequest.newBuilder(URI.create(gateway + "/v1/users/" + actor
+        HttpResponse<String> check = send(HttpRequest.newBuilder(URI.create(gateway + "/v1/users/" + actor
                 + "/following/" + target)).header("Authorization", "Bearer " + token)
-                .header("X-Follow-Token", followToken).GET()).body());
-        assertThat(check.path("following").asBoolean()).isTrue();
+                .header("X-Follow-Token", followToken).GET());
+        assertThat(check.statusCode()).as(check.body()).isEqualTo(200);
+        assertThat(JSON.readTree(check.body()).path("following").asBoolean())
+                .as("%d follows %d right after the follow, with its token %s", actor, target, followToken).isTrue();
         final long t = target;
         // Follower side converges through outbox -> Kafka -> cdc-consumer.
         await().atMost(60, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
@@ -252,10 +254,11 @@ class LauncherIT {
                 .header("Authorization", "Bearer " + token).DELETE());
         assertThat(delete.statusCode()).as(delete.body()).isEqualTo(200);
         String unfollowToken = JSON.readTree(delete.body()).path("followToken").asString();
-        JsonNode after = JSON.readTree(send(HttpRequest.newBuilder(URI.create(gateway + "/v1/users/" + actor
+        HttpResponse<String> after = send(HttpRequest.newBuilder(URI.create(gateway + "/v1/users/" + actor
                 + "/following/" + target)).header("Authorization", "Bearer " + token)
-                .header("X-Follow-Token", unfollowToken).GET()).body());
-        assertThat(after.path("following").asBoolean()).isFalse();
+                .header("X-Follow-Token", unfollowToken).GET());
+        assertThat(after.statusCode()).as(after.body()).isEqualTo(200);
+        assertThat(JSON.readTree(after.body()).path("following").asBoolean()).isFalse();
         await().atMost(60, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
                 assertThat(get("/v1/users/" + t + "/counts").path("followers").asLong()).isEqualTo(before));
 
