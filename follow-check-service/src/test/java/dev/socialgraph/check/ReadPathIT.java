@@ -459,6 +459,22 @@ class ReadPathIT {
     }
 
     @Test
+    void followToken_readsTheActorsOwnWriteWhenTheWriteThroughToRedisFailed() throws Exception {
+        long actor = 20_011;
+        long target = 20_012;
+        GraphWriter writer = new GraphWriter(dataSources);
+        writer.follow(actor, 20_013, BASE_TIME);
+        assertThat(check(actor, target)).isFalse(); // fills the local cache and Redis at the old version
+        // The follow commits, but the write service's Redis update fails (DESIGN.md 3 step 3: logged, the write
+        // still succeeds): Redis keeps the old set until the event arrives. The token must still see the write.
+        writer.follow(actor, target, BASE_TIME + 1);
+        String token = new FollowTokens(TOKEN_SECRET.getBytes(StandardCharsets.UTF_8), Clock.systemUTC()).issue(actor);
+        HttpResponse<String> response = get("/internal/v1/users/" + actor + "/following/" + target,
+                "X-Follow-Token", token);
+        assertThat(json(response).get("following").booleanValue()).isTrue();
+    }
+
+    @Test
     void cursorWalk_duringFollowsAndUnfollows_neverRepeatsNorSkipsAStableItem() throws Exception {
         GraphWriter writer = new GraphWriter(dataSources);
         long owner = 30_001;

@@ -21,8 +21,9 @@ import org.springframework.stereotype.Service;
 /**
  * Answers "does a follow b?" through the layers of DESIGN.md 5: L0 bloom filter (a definite "no"), local cache, L1 Redis, L2 shard (with a
  * version-guarded backfill of Redis and a local put). A valid follow token of the same actor skips the bloom
- * filter and the local cache (read-your-writes: the event may not have arrived yet); the write service has
- * already updated Redis, and the shard is the truth.
+ * filter, the local cache <em>and Redis</em> and reads the shard, the truth (read-your-writes: the event may not
+ * have arrived yet, and the write service's Redis update may have failed, which DESIGN.md 3 step 3 allows; a
+ * token is valid for 5 s after the actor's own write, so this costs one primary-key read per such check).
  *
  * <p>Each answer is timed in {@code graph.check.latency}, tagged with the layer that answered (never the user).
  * The check path stays primitive: {@code long} ids, sorted {@code long[]} arrays, binary search.
@@ -89,7 +90,7 @@ public class FollowChecker {
                         answered(Layer.LOCAL, start, AdjacencyArray.contains(entry.ids(), followeeId)));
             }
         }
-        int cached = redis.isFollowing(followerId, followeeId);
+        int cached = fresh ? RedisFollowingCache.MISS : redis.isFollowing(followerId, followeeId);
         if (cached != RedisFollowingCache.MISS) {
             boolean answer = answered(Layer.REDIS, start, cached == RedisFollowingCache.FOLLOWING);
             if (ThreadLocalRandom.current().nextInt(admitOneIn) == 0) {
