@@ -38,6 +38,9 @@ final class Specs {
             check.put("graph.check.redis-uri", stores.redisUri());
             check.put("graph.check.bloom.kafka-bootstrap", stores.kafkaBootstrap());
             check.put("graph.check.bloom.snapshot-dir", bloomDir);
+            // Five JVMs start at once on a small machine: give the bloom filter's Kafka consumer time to connect
+            // (the service default of 10 s left it off on a loaded 2-core machine; checks stay correct without it).
+            check.put("graph.check.bloom.start-timeout", "60s");
             specs.add(new ServiceFleet.Spec(name, "follow-check-service", ports.port(name), "768m", check));
         }
 
