@@ -8,7 +8,9 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
+import dev.socialgraph.common.shard.ShardAffinity;
 import java.time.Duration;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
@@ -35,6 +37,7 @@ import org.springframework.validation.annotation.Validated;
  * @param suggestionsFanOut   most recent followings followed per node of the depth-2 walk (500)
  * @param suggestionsMax      most suggestions computed and cached (1000)
  * @param bloom               the L0 edge bloom filter and its event feed
+ * @param affinity            which logical shards this instance owns (shard-affine reads, issue 5)
  */
 @Validated
 @ConfigurationProperties("graph.check")
@@ -54,7 +57,37 @@ public record CheckProperties(
         @NotNull @DefaultValue("15m") Duration suggestionsTtl,
         @Min(1) @Max(10000) @DefaultValue("500") int suggestionsFanOut,
         @Min(1) @Max(10000) @DefaultValue("1000") int suggestionsMax,
-        @Valid @NotNull @DefaultValue Bloom bloom) {
+        @Valid @NotNull @DefaultValue Bloom bloom,
+        @Valid @NotNull @DefaultValue Affinity affinity) {
+
+    /**
+     * Shard-affine reads (issue 5), {@code graph.check.affinity.*}: the gateway sends every request about follower
+     * {@code a} to the instance that owns {@code a}'s logical shard by rendezvous hashing over {@code instances}
+     * ({@link dev.socialgraph.common.shard.ShardAffinity}), so this instance's bloom filter holds only the edges of
+     * followers in its own shards. The gateway must list the same ids.
+     *
+     * @param instanceId this instance's id, one of {@code instances} when that is set (default: env
+     *                   {@code HOSTNAME}, the pod name of a StatefulSet; {@code local} without one); answered in
+     *                   the {@code X-Served-By} header
+     * @param instances  the ids of every check instance; empty (the default): this instance owns every logical
+     *                   shard
+     * @throws IllegalArgumentException when {@code instances} has blank or repeated ids or lacks {@code instanceId}
+     */
+    public record Affinity(
+            @NotBlank @DefaultValue("local") String instanceId,
+            @NotNull @DefaultValue List<String> instances) {
+
+        public Affinity {
+            instances = List.copyOf(instances);
+            if (!instances.isEmpty()) {
+                ShardAffinity.validate(instances);
+                if (instanceId == null || !instances.contains(instanceId)) {
+                    throw new IllegalArgumentException("graph.check.affinity.instance-id '" + instanceId
+                            + "' is not one of graph.check.affinity.instances " + instances);
+                }
+            }
+        }
+    }
 
     /**
      * The L0 bloom filter over follow edges (DESIGN.md 5 step 1), {@code graph.check.bloom.*}.

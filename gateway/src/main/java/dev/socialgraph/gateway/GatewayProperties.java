@@ -13,8 +13,11 @@ import org.springframework.validation.annotation.Validated;
  *
  * @param jwtSecret HS256 secret of the bearer tokens (local and test runs; env {@code GRAPH_JWT_SECRET}),
  *                  at least 32 bytes (RFC 7518 section 3.2: the key must be at least as long as the hash)
- * @param writeUri  base URI of follow-write-service (writes)
- * @param checkUri  base URI of follow-check-service (reads)
+ * @param jwkSetUri JWK Set URI of the identity provider (production): when set, tokens are validated against its
+ *                  keys (RS256) instead of {@code jwtSecret}; unset (local and test runs): HS256 with the secret
+ * @param writeUri  base URI of the single follow-write-service instance of the default static instance list
+ *                  (application.yml); a list in {@code spring.cloud.discovery.client.simple.instances} replaces it
+ * @param checkUri  base URI of the single follow-check-service instance of the default static instance list
  * @param reads     per-user budget of reads
  * @param writes    per-user budget of writes
  */
@@ -22,6 +25,7 @@ import org.springframework.validation.annotation.Validated;
 @ConfigurationProperties("graph.gateway")
 public record GatewayProperties(
         @NotNull @Size(min = 32, message = "must be at least 32 bytes (HS256)") String jwtSecret,
+        URI jwkSetUri,
         @NotNull URI writeUri,
         @NotNull URI checkUri,
         @NotNull @Valid Budget reads,

@@ -26,7 +26,9 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
  *   <li>{@code GET /v1/users/**} and {@code POST /v1/users/{id}/following/contains} → check service
  *       {@code /internal/v1/users/**}.</li>
  * </ul>
- * Nothing else is routed: {@code /internal/**} from outside is a 404. Paths are checked by {@link PathGuard}
+ * Both go through Spring Cloud LoadBalancer ({@link LoadBalancing}): reads to the check instance that owns the
+ * path's user id's logical shard, writes round-robin. Nothing else is routed: {@code /internal/**} from outside is
+ * a 404. Paths are checked by {@link PathGuard}
  * first, so a dot segment or an encoded slash can never walk a rewritten path out of {@code /internal/v1/users}.
  */
 @Configuration(proxyBeanMethods = false)
@@ -55,12 +57,12 @@ class RoutesConfiguration {
                         .and().method(HttpMethod.PUT, HttpMethod.DELETE)
                         .filters(f -> f.filter(limits.filter(writeLimiter, "writes", properties.writes().replenishRate()))
                                 .filter(actorFromToken(problems)))
-                        .uri(properties.writeUri()))
+                        .uri("lb://" + LoadBalancing.WRITE_SERVICE))
                 .route("reads", r -> r.path("/v1/users/**")
                         .and().method(HttpMethod.GET, HttpMethod.POST)
                         .filters(f -> f.filter(limits.filter(readLimiter, "reads", 0))
                                 .rewritePath("/v1/(?<rest>.*)", "/internal/v1/${rest}"))
-                        .uri(properties.checkUri()))
+                        .uri("lb://" + LoadBalancing.CHECK_SERVICE))
                 .build();
     }
 

@@ -21,8 +21,8 @@ import org.springframework.security.web.server.SecurityWebFilterChain;
 
 /**
  * Authentication (issue 5): every {@code /v1} request needs a bearer JWT, validated by Spring Security's resource
- * server support: HS256 with a shared secret here, signature, {@code exp}/{@code nbf} and a {@code sub} that is a
- * positive 64-bit user id. Missing, malformed, expired or forged tokens get 401 problem+json and reach no service.
+ * server support (HS256 with a shared secret locally, the identity provider's JWK Set in production): signature,
+ * {@code exp}/{@code nbf} and a {@code sub} that is a positive 64-bit user id. Missing, malformed, expired or forged tokens get 401 problem+json and reach no service.
  * Actuator endpoints are open (they are scraped and probed inside the cluster; the NetworkPolicy exposes only the
  * gateway's API port).
  */
@@ -52,11 +52,20 @@ class SecurityConfiguration {
                 .build();
     }
 
+    /**
+     * With {@code graph.gateway.jwk-set-uri} set (production): signatures checked against the identity provider's
+     * JWK Set (RS256, keys fetched and cached by Nimbus); otherwise HS256 with {@code graph.gateway.jwt-secret}.
+     * The same claim validation either way.
+     */
     @Bean
     ReactiveJwtDecoder jwtDecoder(GatewayProperties properties) {
-        SecretKeySpec key = new SecretKeySpec(properties.jwtSecret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
-        NimbusReactiveJwtDecoder decoder = NimbusReactiveJwtDecoder.withSecretKey(key)
-                .macAlgorithm(MacAlgorithm.HS256).build();
+        NimbusReactiveJwtDecoder decoder;
+        if (properties.jwkSetUri() != null) {
+            decoder = NimbusReactiveJwtDecoder.withJwkSetUri(properties.jwkSetUri().toString()).build();
+        } else {
+            SecretKeySpec key = new SecretKeySpec(properties.jwtSecret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
+            decoder = NimbusReactiveJwtDecoder.withSecretKey(key).macAlgorithm(MacAlgorithm.HS256).build();
+        }
         decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(JwtValidators.createDefault(), subjectIsUserId()));
         return decoder;
     }

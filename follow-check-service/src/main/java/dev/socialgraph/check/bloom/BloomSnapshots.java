@@ -3,6 +3,8 @@ package dev.socialgraph.check.bloom;
 import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.bloom.SnapshotStore;
 import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.affinity.ShardOwnership;
+import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.store.ShardDataSources;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,7 +27,9 @@ import org.springframework.stereotype.Component;
  * {@code graph.check.bloom.snapshot-dir} that covers the shards served (every logical shard: the instance reads all
  * following databases), and swaps a rebuilt one in without downtime ({@link #swap}): on
  * {@code POST /internal/v1/bloom/swap}, and on its own when a newer file appears (checked every
- * {@code swap-check-interval}).
+ * {@code swap-check-interval}). Only an instance that owns every logical shard uses snapshots: one that owns a
+ * slice ({@code graph.check.affinity.instances}) builds its filter by scanning its shards, since a snapshot covers
+ * a contiguous range and a rendezvous slice is scattered (docs/decisions.md); it never swaps.
  */
 @Component
 public class BloomSnapshots implements DisposableBean {
@@ -52,12 +56,15 @@ public class BloomSnapshots implements DisposableBean {
     private final SnapshotStore store;
     private final SnapshotReplay replay;
     private final int logicalShards;
+    private final ShardOwnership ownership;
     private final ReentrantLock swapping = new ReentrantLock();
     private final ScheduledExecutorService checker = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("bloom-snapshot-check").daemon(true).factory());
 
-    BloomSnapshots(CheckProperties properties, EdgeBloom bloom, ShardDataSources dataSources) {
+    BloomSnapshots(CheckProperties properties, EdgeBloom bloom, ShardDataSources dataSources,
+                   ShardOwnership ownership) {
         this.settings = properties.bloom();
+        this.ownership = ownership;
         this.bloom = bloom;
         this.store = new SnapshotStore(Path.of(settings.snapshotDir()), Integer.MAX_VALUE);
         this.replay = new SnapshotReplay(settings);
@@ -69,6 +76,9 @@ public class BloomSnapshots implements DisposableBean {
      * every {@code graph.check.bloom.swap-check-interval}, so snapshots the reconciler writes go live on their own.
      */
     void swapIfNewer() {
+        if (!ownership.ownsAll()) {
+            return; // a slice is built by scanning its shards; snapshots cover every shard
+        }
         try {
             OptionalLong newest = store.newestCreatedAt(0, logicalShards - 1);
             if (bloom.isReady() && newest.isPresent() && newest.getAsLong() > bloom.snapshotCreatedAt()) {
@@ -103,9 +113,15 @@ public class BloomSnapshots implements DisposableBean {
         }
     }
 
-    /** Replays a snapshot's filter from its offsets to the current end; empty when it cannot. */
-    OptionalLong catchUp(BloomSnapshot snapshot) {
-        return replay.replay(snapshot, snapshot.filter(), settings.replayTimeout());
+    /**
+     * Replays the follows from a snapshot's offsets to the current end into {@code into}; empty when it cannot.
+     *
+     * @param snapshot the snapshot whose offsets to start from
+     * @param into     {@link EdgeBloom#recordFollow} at start-up (the snapshot's filter is live),
+     *                 {@link EdgeBloom#recordShadowFollow} during a swap
+     */
+    OptionalLong catchUp(BloomSnapshot snapshot, ShardReader.EdgeSink into) {
+        return replay.replay(snapshot, into, settings.replayTimeout());
     }
 
     /**
@@ -116,6 +132,10 @@ public class BloomSnapshots implements DisposableBean {
      * @return what happened
      */
     public SwapResult swap() {
+        if (!ownership.ownsAll()) {
+            return new SwapResult.NotSwapped("this instance owns only some logical shards and builds its filter by "
+                    + "scanning them; snapshots cover every shard");
+        }
         if (!bloom.isReady()) {
             return new SwapResult.NotSwapped("the filter is not built yet");
         }
@@ -132,8 +152,8 @@ public class BloomSnapshots implements DisposableBean {
             if (snapshot.createdAt() < bloom.snapshotCreatedAt()) {
                 return new SwapResult.NotSwapped("the live filter is from a newer snapshot");
             }
-            bloom.beginShadow(snapshot.filter()); // live follows go into it from here on
-            OptionalLong replayed = catchUp(snapshot);
+            bloom.beginShadow(snapshot.filter(), snapshot.edgeCount()); // live follows go into it from here on
+            OptionalLong replayed = catchUp(snapshot, bloom::recordShadowFollow);
             if (replayed.isEmpty()) {
                 bloom.dropShadow();
                 return new SwapResult.NotSwapped("the snapshot could not be replayed (see the log)");

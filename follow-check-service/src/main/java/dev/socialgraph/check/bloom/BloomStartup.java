@@ -3,6 +3,7 @@ package dev.socialgraph.check.bloom;
 import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.bloom.EdgeFilter;
 import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.affinity.ShardOwnership;
 import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.check.store.ShardUnavailableException;
 import java.time.Instant;
@@ -23,6 +24,10 @@ import org.springframework.stereotype.Component;
  * {@link ApplicationRunner}, so readiness turns to accepting traffic only after it finished (Spring Boot
  * publishes it after the runners). When Kafka or a shard is unreachable, the filter stays off: checks skip L0
  * and stay correct, only slower.
+ *
+ * <p>An instance that owns only some logical shards ({@link ShardOwnership}) ignores snapshots (one covers a
+ * contiguous range, and a rendezvous slice is scattered) and builds its slice: the filter is sized from the owned followers' edge count
+ * and filled by scanning only the owned shards.
  */
 @Component
 class BloomStartup implements ApplicationRunner {
@@ -34,10 +39,12 @@ class BloomStartup implements ApplicationRunner {
     private final FollowEventsListener listener;
     private final ShardReader shards;
     private final BloomSnapshots snapshots;
+    private final ShardOwnership ownership;
 
     BloomStartup(CheckProperties properties, EdgeBloom bloom, FollowEventsListener listener, ShardReader shards,
-                 BloomSnapshots snapshots) {
+                 BloomSnapshots snapshots, ShardOwnership ownership) {
         this.settings = properties.bloom();
+        this.ownership = ownership;
         this.snapshots = snapshots;
         this.bloom = bloom;
         this.listener = listener;
@@ -51,16 +58,16 @@ class BloomStartup implements ApplicationRunner {
             return;
         }
         long start = System.nanoTime();
-        Optional<BloomSnapshot> snapshot = snapshots.newest();
+        Optional<BloomSnapshot> snapshot = ownership.ownsAll() ? snapshots.newest() : Optional.empty();
         if (snapshot.isPresent()) {
             BloomSnapshot s = snapshot.get();
-            bloom.begin(s.filter(), s.createdAt());
+            bloom.begin(s.filter(), s.createdAt(), s.edgeCount());
             if (!listener.start(settings.startTimeout())) {
                 log.warn("Bloom filter off: {} at {} not reachable within {}", settings.topic(),
                         settings.kafkaBootstrap(), settings.startTimeout());
                 return;
             }
-            OptionalLong replayed = snapshots.catchUp(s);
+            OptionalLong replayed = snapshots.catchUp(s, bloom::recordFollow);
             if (replayed.isPresent()) {
                 bloom.markReady();
                 log.info("Bloom filter ready from the snapshot of {} (shards {}..{}, {} edges) + {} events "
@@ -72,20 +79,23 @@ class BloomStartup implements ApplicationRunner {
                     Instant.ofEpochMilli(s.createdAt()));
         }
         try {
-            long edges = shards.edgeCount();
+            int[] owned = ownership.ownsAll() ? null : ownership.ownedShards();
+            long edges = owned == null ? shards.edgeCount() : shards.edgeCount(owned);
             long expected = EdgeFilter.expectedEdges(edges, settings.growth(), settings.minimumExpectedEdges());
             // The listener (when already started for the snapshot) keeps feeding: the new filter gets every event
             // from here on, and the scan below every edge committed before it.
-            bloom.begin(EdgeFilter.create(expected, settings.fpp()), Long.MIN_VALUE);
+            bloom.begin(EdgeFilter.create(expected, settings.fpp()), Long.MIN_VALUE, 0);
             if (snapshot.isEmpty() && !listener.start(settings.startTimeout())) {
                 log.warn("Bloom filter off: {} at {} not reachable within {}", settings.topic(),
                         settings.kafkaBootstrap(), settings.startTimeout());
                 return;
             }
-            long scanned = shards.scanEdges(bloom::recordFollow);
+            long scanned = owned == null ? shards.scanEdges(bloom::recordFollow)
+                    : shards.scanEdges(owned, bloom::recordFollow);
             bloom.markReady();
-            log.info("Bloom filter ready: {} edges scanned, sized for {}, fpp {}, in {} ms", scanned, expected,
-                    settings.fpp(), (System.nanoTime() - start) / 1_000_000);
+            log.info("Bloom filter ready: {} edges scanned ({} of {} logical shards), sized for {}, fpp {}, in {} ms",
+                    scanned, owned == null ? ownership.logicalShardCount() : owned.length,
+                    ownership.logicalShardCount(), expected, settings.fpp(), (System.nanoTime() - start) / 1_000_000);
         } catch (ShardUnavailableException e) {
             log.warn("Bloom filter off: a following shard is unavailable ({})", e.getMessage());
         }

@@ -1,8 +1,10 @@
 package dev.socialgraph.check.bloom;
 
 import dev.socialgraph.bloom.EdgeFilter;
+import dev.socialgraph.check.affinity.ShardOwnership;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.atomic.LongAdder;
 import org.springframework.stereotype.Component;
 
 /**
@@ -18,6 +20,10 @@ import org.springframework.stereotype.Component;
  * filter with one volatile write. Checks only ever read the live filter.
  *
  * <p>Until {@link #markReady} has run, {@link #mightFollow} answers {@code true} (the filter is not consulted).
+ *
+ * <p>Shard-affine reads (issue 5): only edges whose follower's logical shard this instance owns
+ * ({@link ShardOwnership}) go into the filters, whatever feeds them (scan, replay, events), and a check about any
+ * other follower is not answered by the filter ({@link #mightFollow} is {@code true}): never a wrong "no".
  */
 @Component
 public class EdgeBloom {
@@ -27,8 +33,17 @@ public class EdgeBloom {
     private volatile boolean ready;
     /** Creation time of the snapshot the live filter started from, epoch ms; {@code Long.MIN_VALUE} after a scan. */
     private volatile long snapshotCreatedAt = Long.MIN_VALUE;
+    /** Edges put into the live filter (a snapshot's count, then one per put); the shadow's, while one exists. */
+    private volatile LongAdder liveEdges = new LongAdder();
+    private volatile LongAdder shadowEdges = new LongAdder();
+    private final ShardOwnership ownership;
 
-    EdgeBloom(MeterRegistry registry) {
+    EdgeBloom(MeterRegistry registry, ShardOwnership ownership) {
+        this.ownership = ownership;
+        Gauge.builder("graph.check.bloom.edges", this, b -> b.liveEdges.sum())
+                .description("Edges put into the live bloom filter (its snapshot's count plus every put since; "
+                        + "an edge put twice counts twice)")
+                .register(registry);
         Gauge.builder("graph.check.bloom.expected.fpp", this,
                         b -> b.filter == null ? Double.NaN : b.filter.expectedFpp())
                 .description("Estimated false-positive probability of the edge bloom filter now")
@@ -47,10 +62,14 @@ public class EdgeBloom {
      *
      * @param start             an empty filter or one loaded from a snapshot
      * @param snapshotCreatedAt the snapshot's creation time (epoch ms), {@code Long.MIN_VALUE} for an empty one
+     * @param edges             edges already in {@code start} (the snapshot's edge count; 0 for an empty one)
      */
-    void begin(EdgeFilter start, long snapshotCreatedAt) {
+    void begin(EdgeFilter start, long snapshotCreatedAt, long edges) {
         this.ready = false;
         this.shadow = null;
+        LongAdder count = new LongAdder();
+        count.add(edges);
+        this.liveEdges = count;
         this.filter = start;
         this.snapshotCreatedAt = snapshotCreatedAt;
     }
@@ -68,9 +87,13 @@ public class EdgeBloom {
     /**
      * From now on every follow also goes into {@code next}, which is being caught up from its snapshot.
      *
-     * @param next the rebuilt filter
+     * @param next  the rebuilt filter
+     * @param edges edges already in it (its snapshot's edge count)
      */
-    void beginShadow(EdgeFilter next) {
+    void beginShadow(EdgeFilter next, long edges) {
+        LongAdder count = new LongAdder();
+        count.add(edges);
+        this.shadowEdges = count;
         this.shadow = next;
     }
 
@@ -85,6 +108,7 @@ public class EdgeBloom {
             throw new IllegalStateException("no shadow filter");
         }
         this.filter = next;
+        this.liveEdges = shadowEdges;
         this.snapshotCreatedAt = snapshotCreatedAt;
         this.shadow = null;
     }
@@ -95,20 +119,51 @@ public class EdgeBloom {
     }
 
     /**
-     * Records a follow, from a scan, a replay or an event; ignored before {@link #begin}.
+     * Records a follow, from a scan, a start-up replay or an event, in the live filter and the shadow; ignored
+     * before {@link #begin} and when the follower's logical shard is not owned here.
      *
      * @param follower positive
      * @param followee positive
      */
     void recordFollow(long follower, long followee) {
+        if (!ownership.owns(follower)) {
+            return;
+        }
         EdgeFilter f = filter;
         if (f != null) {
             f.put(follower, followee);
+            liveEdges.increment();
         }
         EdgeFilter s = shadow;
         if (s != null) {
             s.put(follower, followee);
+            shadowEdges.increment();
         }
+    }
+
+    /**
+     * Records a follow replayed into the shadow only (catching a swap's snapshot up); ignored without a shadow and
+     * when the follower's logical shard is not owned here.
+     *
+     * @param follower positive
+     * @param followee positive
+     */
+    void recordShadowFollow(long follower, long followee) {
+        EdgeFilter s = shadow;
+        if (s != null && ownership.owns(follower)) {
+            s.put(follower, followee);
+            shadowEdges.increment();
+        }
+    }
+
+    /**
+     * Edges put into the live filter: its snapshot's edge count plus every put since (an edge put twice, by a scan
+     * and an event, counts twice).
+     *
+     * @return edges, {@code >= 0}; 0 before {@link #begin}
+     */
+    public long edges() {
+        return liveEdges.sum();
     }
 
     /**
@@ -134,9 +189,10 @@ public class EdgeBloom {
      *
      * @param follower positive
      * @param followee positive
-     * @return {@code false} only when the edge is certainly absent; {@code true} while not ready
+     * @return {@code false} only when the edge is certainly absent; {@code true} while not ready and for a
+     *         follower whose logical shard is not owned here
      */
     public boolean mightFollow(long follower, long followee) {
-        return !ready || filter.mightContain(follower, followee);
+        return !ready || !ownership.owns(follower) || filter.mightContain(follower, followee);
     }
 }

@@ -1,8 +1,8 @@
 package dev.socialgraph.check.bloom;
 
 import dev.socialgraph.bloom.BloomSnapshot;
-import dev.socialgraph.bloom.EdgeFilter;
 import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;
@@ -46,12 +46,13 @@ final class SnapshotReplay {
      * Replays into {@code into}.
      *
      * @param snapshot where to start (its topic must be the configured one)
-     * @param into     receives every follow from the snapshot's offsets to the end
+     * @param into     receives every follow from the snapshot's offsets to the end (the snapshot's filter, or the
+     *                 {@link EdgeBloom} method that puts into it and counts)
      * @param timeout  longest the replay may take
      * @return events replayed, or empty when the snapshot cannot be replayed (other topic, offsets no longer
      *         retained, broker unreachable, timeout); the reason is logged
      */
-    OptionalLong replay(BloomSnapshot snapshot, EdgeFilter into, Duration timeout) {
+    OptionalLong replay(BloomSnapshot snapshot, ShardReader.EdgeSink into, Duration timeout) {
         if (!snapshot.topic().equals(settings.topic())) {
             log.warn("Bloom snapshot of topic {} cannot be replayed from {}", snapshot.topic(), settings.topic());
             return OptionalLong.empty();
@@ -101,7 +102,7 @@ final class SnapshotReplay {
                         continue; // counted by the live listener's metric when it sees it; nothing to add here
                     }
                     if (event.isFollow()) {
-                        into.put(event.followerId(), event.followeeId());
+                        into.accept(event.followerId(), event.followeeId());
                     }
                     replayed++;
                 }

@@ -17,6 +17,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -40,6 +41,7 @@ public class ShardReader {
     private final FollowingRepository following;
     private final FollowerRepository followers;
     private final CelebrityPageRepository celebrityPages;
+    private final FollowingSliceRepository slices = new FollowingSliceRepository();
 
     ShardReader(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
                 CelebrityPageRepository celebrityPages) {
@@ -237,6 +239,70 @@ public class ShardReader {
             }
         }
         return edges;
+    }
+
+    /**
+     * The number of follow edges of the followers in {@code ownedShards} (an instance that owns a slice of the
+     * logical shards, issue 5); only databases holding one of them are asked.
+     *
+     * @param ownedShards logical shards, ascending, each in {@code 0..logicalShardCount-1}
+     * @return edges, {@code >= 0}
+     * @throws ShardUnavailableException when one of those databases is down
+     */
+    public long edgeCount(int[] ownedShards) {
+        int count = dataSources.shardMap().logicalShardCount();
+        long total = 0;
+        for (Map.Entry<DataSource, int[]> e : followingDatabases(ownedShards).entrySet()) {
+            total += read(e.getKey(), 0, c -> slices.edgeCount(c, count, e.getValue()));
+        }
+        return total;
+    }
+
+    /**
+     * Streams the follow edges of the followers in {@code ownedShards}, in batches of {@value #SCAN_BATCH} rows per
+     * database; databases without an owned shard are not read, and the others return only owned followers' rows.
+     *
+     * @param ownedShards logical shards, ascending, each in {@code 0..logicalShardCount-1}
+     * @param sink        receives each edge
+     * @return the number of edges streamed
+     * @throws ShardUnavailableException when one of those databases is down
+     */
+    public long scanEdges(int[] ownedShards, EdgeSink sink) {
+        int count = dataSources.shardMap().logicalShardCount();
+        long edges = 0;
+        for (Map.Entry<DataSource, int[]> e : followingDatabases(ownedShards).entrySet()) {
+            int[] shards = e.getValue();
+            long after = 0;
+            while (true) {
+                long from = after;
+                List<FollowingSliceRepository.Row> rows = read(e.getKey(), from,
+                        c -> slices.scan(c, count, shards, from, SCAN_BATCH));
+                for (FollowingSliceRepository.Row row : rows) {
+                    for (long id : row.followingIds()) {
+                        sink.accept(row.followerId(), id);
+                    }
+                    edges += row.followingIds().length;
+                    after = row.followerId();
+                }
+                if (rows.size() < SCAN_BATCH) {
+                    break;
+                }
+            }
+        }
+        return edges;
+    }
+
+    /** The following databases holding one of {@code shards}, each with the ones of {@code shards} it holds. */
+    private Map<DataSource, int[]> followingDatabases(int[] shards) {
+        Map<DataSource, int[]> byDatabase = new LinkedHashMap<>();
+        for (int shard : shards) {
+            DataSource ds = dataSources.forRange(dataSources.shardMap().rangeOfShard(ShardGroup.FOLLOWING, shard));
+            int[] held = byDatabase.getOrDefault(ds, new int[0]);
+            int[] grown = Arrays.copyOf(held, held.length + 1);
+            grown[held.length] = shard;
+            byDatabase.put(ds, grown);
+        }
+        return byDatabase;
     }
 
     /** Each physical database of the following group once. */

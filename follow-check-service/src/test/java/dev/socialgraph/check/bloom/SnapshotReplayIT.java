@@ -63,7 +63,7 @@ class SnapshotReplayIT {
         publish(topic, 10);
         BloomSnapshot snapshot = snapshot(topic, Map.of(0, 4L, 1, 0L));
 
-        OptionalLong replayed = new SnapshotReplay(settings(topic)).replay(snapshot, snapshot.filter(),
+        OptionalLong replayed = new SnapshotReplay(settings(topic)).replay(snapshot, snapshot.filter()::put,
                 Duration.ofSeconds(30));
 
         assertThat(replayed).hasValue(6);
@@ -84,7 +84,7 @@ class SnapshotReplayIT {
         }
         BloomSnapshot snapshot = snapshot(topic, Map.of(0, 2L));
 
-        assertThat(new SnapshotReplay(settings(topic)).replay(snapshot, snapshot.filter(), Duration.ofSeconds(30)))
+        assertThat(new SnapshotReplay(settings(topic)).replay(snapshot, snapshot.filter()::put, Duration.ofSeconds(30)))
                 .isEmpty();
     }
 
@@ -95,8 +95,8 @@ class SnapshotReplayIT {
         SnapshotReplay replay = new SnapshotReplay(settings(topic));
 
         BloomSnapshot ahead = snapshot(topic, Map.of(0, 1_000L)); // the topic was re-created since
-        assertThat(replay.replay(ahead, ahead.filter(), Duration.ofSeconds(30))).isEmpty();
+        assertThat(replay.replay(ahead, ahead.filter()::put, Duration.ofSeconds(30))).isEmpty();
         BloomSnapshot other = snapshot("other-topic", Map.of(0, 0L));
-        assertThat(replay.replay(other, other.filter(), Duration.ofSeconds(30))).isEmpty();
+        assertThat(replay.replay(other, other.filter()::put, Duration.ofSeconds(30))).isEmpty();
     }
 }
