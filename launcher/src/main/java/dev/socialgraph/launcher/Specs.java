@@ -33,8 +33,14 @@ final class Specs {
         specs.add(new ServiceFleet.Spec(PortPlan.CDC, "cdc-consumer", ports.port(PortPlan.CDC), "384m", cdc));
 
         List<String> checkNames = checkInstances == 2 ? List.of(PortPlan.CHECK, PortPlan.CHECK_2) : List.of(PortPlan.CHECK);
-        for (String name : checkNames) {
+        // With two instances each owns the logical shards ShardAffinity gives its id (check-0, check-1), loads only
+        // their edges into its bloom filter, and the gateway routes each user's reads to the owner.
+        String instances = checkInstances == 2 ? "check-0,check-1" : "";
+        for (int i = 0; i < checkNames.size(); i++) {
+            String name = checkNames.get(i);
             Map<String, String> check = shards(stores);
+            check.put("graph.check.affinity.instance-id", "check-" + i);
+            check.put("graph.check.affinity.instances", instances);
             check.put("graph.check.redis-uri", stores.redisUri());
             check.put("graph.check.bloom.kafka-bootstrap", stores.kafkaBootstrap());
             check.put("graph.check.bloom.snapshot-dir", bloomDir);
@@ -55,6 +61,11 @@ final class Specs {
         gateway.put("spring.data.redis.port", Integer.toString(stores.redisPort()));
         gateway.put("graph.gateway.check-uri", "http://127.0.0.1:" + ports.port(PortPlan.CHECK));
         gateway.put("graph.gateway.write-uri", "http://127.0.0.1:" + ports.port(PortPlan.WRITE));
+        String list = "spring.cloud.discovery.client.simple.instances.follow-check-service";
+        for (int i = 0; i < checkNames.size(); i++) {
+            gateway.put(list + "[" + i + "].instance-id", "check-" + i);
+            gateway.put(list + "[" + i + "].uri", "http://127.0.0.1:" + ports.port(checkNames.get(i)));
+        }
         specs.add(new ServiceFleet.Spec(PortPlan.GATEWAY, "gateway", ports.port(PortPlan.GATEWAY), "384m", gateway));
         return specs;
     }
