@@ -5,6 +5,8 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import java.net.URI;
+import java.time.Duration;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.annotation.Validated;
 
@@ -17,6 +19,7 @@ import org.springframework.validation.annotation.Validated;
  * @param checkUri  base URI of follow-check-service (reads)
  * @param reads     per-user budget of reads
  * @param writes    per-user budget of writes
+ * @param jwtCache  the cache of accepted bearer tokens ({@link CachingJwtDecoder})
  */
 @Validated
 @ConfigurationProperties("graph.gateway")
@@ -25,7 +28,8 @@ public record GatewayProperties(
         @NotNull URI writeUri,
         @NotNull URI checkUri,
         @NotNull @Valid Budget reads,
-        @NotNull @Valid Budget writes) {
+        @NotNull @Valid Budget writes,
+        @DefaultValue @NotNull @Valid JwtCache jwtCache) {
 
     /**
      * A token bucket per user.
@@ -34,5 +38,16 @@ public record GatewayProperties(
      * @param burstCapacity  bucket size: requests a user may make at once
      */
     public record Budget(@Min(1) int replenishRate, @Min(1) int burstCapacity) {
+    }
+
+    /**
+     * Accepted bearer tokens kept decoded, keyed by their exact text.
+     *
+     * @param maximumSize tokens kept at most; 0 turns the cache off (every request decodes and verifies its token)
+     * @param maxAge      longest time a decoded token is reused before it is verified again (a token is never reused
+     *                    past its {@code exp})
+     */
+    public record JwtCache(@DefaultValue("20000") @Min(0) long maximumSize,
+                           @DefaultValue("5m") @NotNull Duration maxAge) {
     }
 }

@@ -2,7 +2,10 @@ package dev.socialgraph.gateway;
 
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
 import javax.crypto.spec.SecretKeySpec;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -29,6 +32,9 @@ import org.springframework.security.web.server.SecurityWebFilterChain;
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {
 
+    /** Tolerance on {@code exp} and {@code nbf}: the one {@link JwtValidators#createDefault()} applies. */
+    static final Duration CLOCK_SKEW = Duration.ofSeconds(60);
+
     @Bean
     SecurityWebFilterChain securityWebFilterChain(ServerHttpSecurity http, ProblemResponses problems) {
         return http
@@ -52,13 +58,22 @@ class SecurityConfiguration {
                 .build();
     }
 
+    /**
+     * HS256 verification and the default validators (timestamps with 60 s of clock skew) plus {@link #subjectIsUserId},
+     * behind {@link CachingJwtDecoder} unless {@code graph.gateway.jwt-cache.maximum-size} is 0.
+     */
     @Bean
-    ReactiveJwtDecoder jwtDecoder(GatewayProperties properties) {
+    ReactiveJwtDecoder jwtDecoder(GatewayProperties properties, MeterRegistry meters) {
         SecretKeySpec key = new SecretKeySpec(properties.jwtSecret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
         NimbusReactiveJwtDecoder decoder = NimbusReactiveJwtDecoder.withSecretKey(key)
                 .macAlgorithm(MacAlgorithm.HS256).build();
-        decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(JwtValidators.createDefault(), subjectIsUserId()));
-        return decoder;
+        decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(
+                JwtValidators.createDefault(), subjectIsUserId()));
+        GatewayProperties.JwtCache cache = properties.jwtCache();
+        if (cache.maximumSize() == 0) {
+            return decoder;
+        }
+        return new CachingJwtDecoder(decoder, cache.maximumSize(), cache.maxAge(), CLOCK_SKEW, Clock.systemUTC(), meters);
     }
 
     /** {@code sub} must be a positive 64-bit user id: it becomes the actor of every write. */
