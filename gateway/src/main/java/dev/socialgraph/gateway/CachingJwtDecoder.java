@@ -52,7 +52,11 @@ final class CachingJwtDecoder implements ReactiveJwtDecoder {
         this.delegate = delegate;
         this.clockSkew = clockSkew;
         this.clock = clock;
-        this.accepted = Caffeine.newBuilder().maximumSize(maximumSize).expireAfterWrite(maxAge).recordStats().build();
+        // Maintenance (eviction, expiry) on the calling thread: it is amortised and short, and the default
+        // executor, ForkJoinPool.commonPool(), cost a thread wake-up every few hundred requests (7.8 % of a core in
+        // the issue 5 profile).
+        this.accepted = Caffeine.newBuilder().maximumSize(maximumSize).expireAfterWrite(maxAge)
+                .executor(Runnable::run).recordStats().build();
         if (meters != null) {
             CaffeineCacheMetrics.monitor(meters, accepted, "gateway.jwt");
         }

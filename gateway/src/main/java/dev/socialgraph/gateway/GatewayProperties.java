@@ -20,6 +20,8 @@ import org.springframework.validation.annotation.Validated;
  * @param reads     per-user budget of reads
  * @param writes    per-user budget of writes
  * @param jwtCache  the cache of accepted bearer tokens ({@link CachingJwtDecoder})
+ * @param responseTimeout longest silence of a service while its response is awaited or read; then 504
+ *                        ({@link HttpClientTuning})
  */
 @Validated
 @ConfigurationProperties("graph.gateway")
@@ -29,7 +31,8 @@ public record GatewayProperties(
         @NotNull URI checkUri,
         @NotNull @Valid Budget reads,
         @NotNull @Valid Budget writes,
-        @DefaultValue @NotNull @Valid JwtCache jwtCache) {
+        @DefaultValue @NotNull @Valid JwtCache jwtCache,
+        @DefaultValue("5s") @NotNull Duration responseTimeout) {
 
     /**
      * A token bucket per user.
