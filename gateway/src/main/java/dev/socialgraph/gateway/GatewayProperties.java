@@ -6,6 +6,7 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import java.net.URI;
 import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.annotation.Validated;
@@ -32,7 +33,7 @@ public record GatewayProperties(
         @NotNull @Valid Budget reads,
         @NotNull @Valid Budget writes,
         @DefaultValue @NotNull @Valid JwtCache jwtCache,
-        @DefaultValue("5s") @NotNull Duration responseTimeout) {
+        @DefaultValue("5s") @NotNull @DurationMin(millis = 1) Duration responseTimeout) {
 
     /**
      * A token bucket per user.
@@ -51,6 +52,6 @@ public record GatewayProperties(
      *                    past its {@code exp})
      */
     public record JwtCache(@DefaultValue("20000") @Min(0) long maximumSize,
-                           @DefaultValue("5m") @NotNull Duration maxAge) {
+                           @DefaultValue("5m") @NotNull @DurationMin(millis = 1) Duration maxAge) {
     }
 }
