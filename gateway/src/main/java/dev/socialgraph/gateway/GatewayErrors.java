@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import io.netty.handler.timeout.ReadTimeoutException;
 import java.net.ConnectException;
 import java.util.concurrent.TimeoutException;
 import org.springframework.boot.webflux.error.ErrorWebExceptionHandler;
@@ -28,6 +29,10 @@ class GatewayErrors implements ErrorWebExceptionHandler {
 
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, Throwable error) {
+        if (hasCause(error, ReadTimeoutException.class)) { // HttpClientTuning's response timeout
+            return problems.write(exchange, HttpStatus.GATEWAY_TIMEOUT, "Gateway Timeout",
+                    "the service behind this route did not answer in time", null);
+        }
         if (hasCause(error, ConnectException.class) || hasCause(error, java.nio.channels.ClosedChannelException.class)
                 || error.getClass().getName().contains("PrematureCloseException")) {
             return problems.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",

@@ -5,6 +5,9 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import java.net.URI;
+import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMin;
+import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.annotation.Validated;
 
@@ -20,6 +23,9 @@ import org.springframework.validation.annotation.Validated;
  * @param checkUri  base URI of the single follow-check-service instance of the default static instance list
  * @param reads     per-user budget of reads
  * @param writes    per-user budget of writes
+ * @param jwtCache  the cache of accepted bearer tokens ({@link CachingJwtDecoder})
+ * @param responseTimeout longest silence of a service while its response is awaited or read; then 504
+ *                        ({@link HttpClientTuning})
  */
 @Validated
 @ConfigurationProperties("graph.gateway")
@@ -29,7 +35,9 @@ public record GatewayProperties(
         @NotNull URI writeUri,
         @NotNull URI checkUri,
         @NotNull @Valid Budget reads,
-        @NotNull @Valid Budget writes) {
+        @NotNull @Valid Budget writes,
+        @DefaultValue @NotNull @Valid JwtCache jwtCache,
+        @DefaultValue("5s") @NotNull @DurationMin(millis = 1) Duration responseTimeout) {
 
     /**
      * A token bucket per user.
@@ -38,5 +46,16 @@ public record GatewayProperties(
      * @param burstCapacity  bucket size: requests a user may make at once
      */
     public record Budget(@Min(1) int replenishRate, @Min(1) int burstCapacity) {
+    }
+
+    /**
+     * Accepted bearer tokens kept decoded, keyed by their exact text.
+     *
+     * @param maximumSize tokens kept at most; 0 turns the cache off (every request decodes and verifies its token)
+     * @param maxAge      longest time a decoded token is reused before it is verified again (a token is never reused
+     *                    past its {@code exp})
+     */
+    public record JwtCache(@DefaultValue("20000") @Min(0) long maximumSize,
+                           @DefaultValue("5m") @NotNull @DurationMin(millis = 1) Duration maxAge) {
     }
 }

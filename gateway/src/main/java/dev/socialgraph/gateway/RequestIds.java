@@ -1,6 +1,7 @@
 package dev.socialgraph.gateway;
 
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
@@ -23,13 +24,39 @@ class RequestIds implements GlobalFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         String id = exchange.getRequest().getHeaders().getFirst(HEADER);
-        if (id == null || id.isEmpty() || id.length() > 128 || !id.chars().allMatch(c -> c > 32 && c < 127)) {
-            id = UUID.randomUUID().toString();
+        if (!isSane(id)) {
+            id = randomId();
         }
         String requestId = id;
         exchange.getResponse().getHeaders().set(HEADER, requestId);
         log.debug("request {} {} {}", requestId, exchange.getRequest().getMethod(), exchange.getRequest().getPath());
         return chain.filter(exchange.mutate().request(r -> r.headers(h -> h.set(HEADER, requestId))).build());
+    }
+
+    /** 1 to 128 printable ASCII characters, no spaces: safe to log and to pass on. */
+    static boolean isSane(String id) {
+        if (id == null || id.isEmpty() || id.length() > 128) {
+            return false;
+        }
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            if (c <= 32 || c >= 127) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A random version-4 UUID (RFC 9562 section 5.4) from {@link ThreadLocalRandom}. Request ids only correlate log
+     * lines, they guard nothing, so they do not need {@link UUID#randomUUID()}'s {@code SecureRandom}, which the
+     * profile of issue 5 showed on every request without a client id (a shared generator behind a lock).
+     */
+    static String randomId() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        long msb = (random.nextLong() & ~0xF000L) | 0x4000L;                         // version 4
+        long lsb = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L; // variant 10
+        return new UUID(msb, lsb).toString();
     }
 
     @Override

@@ -2,7 +2,10 @@ package dev.socialgraph.gateway;
 
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
 import javax.crypto.spec.SecretKeySpec;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -28,6 +31,9 @@ import org.springframework.security.web.server.SecurityWebFilterChain;
  */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {
+
+    /** Tolerance on {@code exp} and {@code nbf}: the one {@link JwtValidators#createDefault()} applies. */
+    static final Duration CLOCK_SKEW = Duration.ofSeconds(60);
 
     @Bean
     SecurityWebFilterChain securityWebFilterChain(ServerHttpSecurity http, ProblemResponses problems) {
@@ -55,10 +61,12 @@ class SecurityConfiguration {
     /**
      * With {@code graph.gateway.jwk-set-uri} set (production): signatures checked against the identity provider's
      * JWK Set (RS256, keys fetched and cached by Nimbus); otherwise HS256 with {@code graph.gateway.jwt-secret}.
-     * The same claim validation either way.
+     * The same claim validation either way: the default validators (timestamps with 60 s of clock skew) plus
+     * {@link #subjectIsUserId}; behind {@link CachingJwtDecoder} unless {@code graph.gateway.jwt-cache.maximum-size}
+     * is 0.
      */
     @Bean
-    ReactiveJwtDecoder jwtDecoder(GatewayProperties properties) {
+    ReactiveJwtDecoder jwtDecoder(GatewayProperties properties, MeterRegistry meters) {
         NimbusReactiveJwtDecoder decoder;
         if (properties.jwkSetUri() != null) {
             decoder = NimbusReactiveJwtDecoder.withJwkSetUri(properties.jwkSetUri().toString()).build();
@@ -67,7 +75,11 @@ class SecurityConfiguration {
             decoder = NimbusReactiveJwtDecoder.withSecretKey(key).macAlgorithm(MacAlgorithm.HS256).build();
         }
         decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(JwtValidators.createDefault(), subjectIsUserId()));
-        return decoder;
+        GatewayProperties.JwtCache cache = properties.jwtCache();
+        if (cache.maximumSize() == 0) {
+            return decoder;
+        }
+        return new CachingJwtDecoder(decoder, cache.maximumSize(), cache.maxAge(), CLOCK_SKEW, Clock.systemUTC(), meters);
     }
 
     /** {@code sub} must be a positive 64-bit user id: it becomes the actor of every write. */

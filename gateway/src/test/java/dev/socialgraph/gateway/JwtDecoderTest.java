@@ -15,7 +15,9 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Date;
@@ -44,7 +46,8 @@ class JwtDecoderTest {
     private static GatewayProperties properties(URI jwkSetUri) {
         return new GatewayProperties(SECRET, jwkSetUri, URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), new GatewayProperties.Budget(1, 1),
-                new GatewayProperties.Budget(1, 1));
+                new GatewayProperties.Budget(1, 1), new GatewayProperties.JwtCache(100, Duration.ofMinutes(5)),
+                Duration.ofSeconds(5));
     }
 
     private static JWTClaimsSet claims(String subject) {
@@ -67,7 +70,7 @@ class JwtDecoderTest {
 
     @Test
     void withoutAJwkSetUri_acceptsHs256TokensOfTheSecret() throws Exception {
-        ReactiveJwtDecoder decoder = new SecurityConfiguration().jwtDecoder(properties(null));
+        ReactiveJwtDecoder decoder = new SecurityConfiguration().jwtDecoder(properties(null), new SimpleMeterRegistry());
         assertThat(decoder.decode(hs256("42")).block().getSubject()).isEqualTo("42");
         assertThatThrownBy(() -> decoder.decode(rs256(KEY, "42")).block()).isInstanceOf(JwtException.class);
     }
@@ -88,7 +91,7 @@ class JwtDecoderTest {
         server.start();
         try {
             URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/jwks.json");
-            ReactiveJwtDecoder decoder = new SecurityConfiguration().jwtDecoder(properties(uri));
+            ReactiveJwtDecoder decoder = new SecurityConfiguration().jwtDecoder(properties(uri), new SimpleMeterRegistry());
             assertThat(decoder.decode(rs256(key, "43")).block().getSubject()).isEqualTo("43");
             assertThat(fetches.get()).isPositive();
             assertThatThrownBy(() -> decoder.decode(hs256("43")).block()).isInstanceOf(JwtException.class);

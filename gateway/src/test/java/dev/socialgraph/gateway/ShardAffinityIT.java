@@ -124,7 +124,7 @@ class ShardAffinityIT {
         registry.add("graph.gateway.jwt-secret", () -> JWT_SECRET);
         // A service JVM's first answers can take seconds on a loaded test machine (cold JIT, first connections);
         // the 5 s production timeout would turn them into 504s.
-        registry.add("spring.cloud.gateway.server.webflux.httpclient.response-timeout", () -> "30s");
+        registry.add("graph.gateway.response-timeout", () -> "30s");
         registry.add("spring.data.redis.host", () -> TestServers.redis().host());
         registry.add("spring.data.redis.port", () -> TestServers.redis().port());
         registry.add("graph.gateway.reads.replenish-rate", () -> "100000");

@@ -1,0 +1,40 @@
+package dev.socialgraph.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import jakarta.validation.ConstraintViolation;
+import jakarta.validation.Validation;
+import jakarta.validation.Validator;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class GatewayPropertiesTest {
+
+    private static final Validator VALIDATOR = Validation.buildDefaultValidatorFactory().getValidator();
+
+    private static GatewayProperties properties(long cacheSize, Duration maxAge, Duration responseTimeout) {
+        GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
+        return new GatewayProperties("0123456789abcdef0123456789abcdef", null, URI.create("http://127.0.0.1:8082"),
+                URI.create("http://127.0.0.1:8081"), budget, budget,
+                new GatewayProperties.JwtCache(cacheSize, maxAge), responseTimeout);
+    }
+
+    private static Set<String> badFields(GatewayProperties p) {
+        return VALIDATOR.validate(p).stream().map(ConstraintViolation::getPropertyPath).map(Object::toString)
+                .collect(java.util.stream.Collectors.toSet());
+    }
+
+    @Test
+    void validate_defaultsAndCacheOff_areAccepted() {
+        assertThat(badFields(properties(20_000, Duration.ofMinutes(5), Duration.ofSeconds(5)))).isEmpty();
+        assertThat(badFields(properties(0, Duration.ofMinutes(5), Duration.ofSeconds(5)))).isEmpty();
+    }
+
+    @Test
+    void validate_zeroOrNegativeDurationsAndNegativeSize_nameTheField() {
+        assertThat(badFields(properties(-1, Duration.ZERO, Duration.ofMillis(-5))))
+                .containsExactlyInAnyOrder("jwtCache.maximumSize", "jwtCache.maxAge", "responseTimeout");
+    }
+}
