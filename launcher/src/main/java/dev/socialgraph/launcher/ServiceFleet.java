@@ -53,6 +53,7 @@ final class ServiceFleet implements AutoCloseable {
     private final Map<String, String> environment;
     private final List<String> extraJvmOptions;
     private final List<Running> running = Collections.synchronizedList(new ArrayList<>());
+    private final List<Running> ready = Collections.synchronizedList(new ArrayList<>());
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
     /**
@@ -122,6 +123,7 @@ final class ServiceFleet implements AutoCloseable {
     void awaitReady(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         List<Running> waiting = new ArrayList<>(running);
+        waiting.removeAll(ready);
         while (!waiting.isEmpty()) {
             for (var it = waiting.iterator(); it.hasNext(); ) {
                 Running r = it.next();
@@ -131,6 +133,7 @@ final class ServiceFleet implements AutoCloseable {
                 }
                 if (ready(r)) {
                     log.info("{} ready", r.spec().name());
+                    ready.add(r);
                     it.remove();
                 }
             }
@@ -219,6 +222,7 @@ final class ServiceFleet implements AutoCloseable {
                 r.process().destroyForcibly();
             }
             running.remove(r);
+            ready.remove(r);
             log.info("{} stopped", r.spec().name());
         }
     }
