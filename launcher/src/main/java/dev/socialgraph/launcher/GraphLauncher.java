@@ -245,11 +245,7 @@ public final class GraphLauncher {
                 for (ServiceFleet.Spec s : specs) {
                     portFile.setProperty(s.name(), Integer.toString(s.port()));
                 }
-                portFile.setProperty("postgres.host", endpoints.postgresHost());
-                portFile.setProperty(PortPlan.POSTGRES, Integer.toString(endpoints.postgresPort()));
-                portFile.setProperty("redis.host", endpoints.redisHost());
-                portFile.setProperty(PortPlan.REDIS, Integer.toString(endpoints.redisPort()));
-                portFile.setProperty("kafka.bootstrap", endpoints.kafkaBootstrap());
+                endpoints.write(portFile);
                 dir.writePorts(portFile);
                 double seconds = (System.nanoTime() - start) / 1e9;
                 String banner = Banner.text(ports, secrets, imported, seconds, dir);
@@ -322,6 +318,7 @@ public final class GraphLauncher {
             imported.setProperty("page-size", Integer.toString(pageSize));
             if (file.isEmpty()) {
                 imported.setProperty("dataset", "none");
+                imported.setProperty("imported-at", Instant.now().toString());
             } else {
                 Path f = file.get();
                 System.out.println("Importing " + f + " ...");
@@ -329,13 +326,8 @@ public final class GraphLauncher {
                 if (code != 0) {
                     throw new IllegalStateException("the import of " + f + " failed (exit " + code + ")");
                 }
-                imported.setProperty("dataset", f.toString());
-                Datasets.firstEdge(f).ifPresent(edge -> {
-                    imported.setProperty("sample-follower", Long.toString(edge[0]));
-                    imported.setProperty("sample-followee", Long.toString(edge[1]));
-                });
+                Datasets.record(imported, f);
             }
-            imported.setProperty("imported-at", Instant.now().toString());
             FleetDir.writeProperties(dir.imported(), imported, "what the first start imported");
             return imported;
         }
@@ -421,15 +413,7 @@ public final class GraphLauncher {
                 if (port == null) {
                     continue;
                 }
-                String state;
-                try {
-                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(
-                                    "http://127.0.0.1:" + port + "/actuator/health/readiness")).timeout(Duration.ofSeconds(2)).build(),
-                            HttpResponse.BodyHandlers.ofString());
-                    state = r.statusCode() == 200 ? "UP" : "DOWN (" + r.statusCode() + ")";
-                } catch (IOException e) {
-                    state = "not answering";
-                }
+                String state = ServiceFleet.readiness(http, Integer.parseInt(port));
                 System.out.printf("%-24s %5s  %s%n", name, port, state);
             }
             return 0;
@@ -515,11 +499,8 @@ public final class GraphLauncher {
             Properties ports = dir.ports();
             Properties imported = FleetDir.readProperties(dir.imported());
             Map<String, String> env = System.getenv();
-            Stores.Endpoints endpoints = new Stores.Endpoints(ports.getProperty("postgres.host"),
-                    Integer.parseInt(ports.getProperty(PortPlan.POSTGRES)),
-                    env.getOrDefault("GRAPH_SHARDS_USERNAME", "postgres"), env.getOrDefault("GRAPH_SHARDS_PASSWORD", ""),
-                    ports.getProperty("redis.host"), Integer.parseInt(ports.getProperty(PortPlan.REDIS)),
-                    ports.getProperty("kafka.bootstrap"));
+            Stores.Endpoints endpoints = Stores.Endpoints.read(ports,
+                    env.getOrDefault("GRAPH_SHARDS_USERNAME", "postgres"), env.getOrDefault("GRAPH_SHARDS_PASSWORD", ""));
             long threshold = Long.parseLong(imported.getProperty("celebrity-threshold", Long.toString(LOCAL_CELEBRITY_THRESHOLD)));
             int pageSize = Integer.parseInt(imported.getProperty("page-size", Integer.toString(LOCAL_PAGE_SIZE)));
             int code = Importer.run(file.toAbsolutePath(), endpoints, dir, threshold, pageSize);
@@ -540,12 +521,7 @@ public final class GraphLauncher {
                         HttpResponse.BodyHandlers.ofString());
                 System.out.println(name + " bloom swap: " + r.statusCode() + " " + r.body());
             }
-            imported.setProperty("dataset", file.toAbsolutePath().toString());
-            Datasets.firstEdge(file).ifPresent(edge -> {
-                imported.setProperty("sample-follower", Long.toString(edge[0]));
-                imported.setProperty("sample-followee", Long.toString(edge[1]));
-            });
-            imported.setProperty("imported-at", Instant.now().toString());
+            Datasets.record(imported, file.toAbsolutePath());
             FleetDir.writeProperties(dir.imported(), imported, "what the last import imported");
             return 0;
         }
@@ -590,6 +566,19 @@ public final class GraphLauncher {
                 }
             }
             return Optional.of(generated);
+        }
+
+        /**
+         * Notes an imported file in {@code imported.properties}: its path, its first edge (the banner's sample users)
+         * and the time.
+         */
+        static void record(Properties imported, Path file) {
+            imported.setProperty("dataset", file.toString());
+            firstEdge(file).ifPresent(edge -> {
+                imported.setProperty("sample-follower", Long.toString(edge[0]));
+                imported.setProperty("sample-followee", Long.toString(edge[1]));
+            });
+            imported.setProperty("imported-at", Instant.now().toString());
         }
 
         /** The first edge line of an edge list, {@code [follower, followee]}; empty when there is none. */

@@ -1,5 +1,6 @@
 package dev.socialgraph.launcher;
 
+import dev.socialgraph.testsupport.ServiceProcess;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -70,23 +71,6 @@ final class ServiceFleet implements AutoCloseable {
     }
 
     /**
-     * The exec jar of a module.
-     *
-     * @throws IllegalStateException when it has not been built
-     */
-    static Path jar(Path home, String module) {
-        Path target = home.resolve(module).resolve("target");
-        try (var files = Files.list(target)) {
-            return files.filter(p -> p.getFileName().toString().endsWith("-exec.jar")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("no runnable jar in " + target
-                            + "; build it: ./mvnw -pl " + module + " -am package -DskipTests"));
-        } catch (IOException e) {
-            throw new IllegalStateException("no " + target + "; build " + module
-                    + ": ./mvnw -pl " + module + " -am package -DskipTests", e);
-        }
-    }
-
-    /**
      * Starts the services (without waiting for them).
      *
      * @throws IOException when a process cannot be started
@@ -100,7 +84,7 @@ final class ServiceFleet implements AutoCloseable {
             command.add("-XX:+ExitOnOutOfMemoryError");
             command.addAll(extraJvmOptions);
             command.add("-jar");
-            command.add(jar(home, spec.module()).toString());
+            command.add(ServiceProcess.execJar(home, spec.module()).toString());
             command.add("--server.port=" + spec.port());
             spec.properties().forEach((k, v) -> command.add("--" + k + "=" + v));
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
@@ -155,16 +139,30 @@ final class ServiceFleet implements AutoCloseable {
     }
 
     private boolean ready(Running r) {
+        return UP.equals(readiness(http, r.spec().port()));
+    }
+
+    static final String UP = "UP";
+
+    /**
+     * Asks a service's readiness probe.
+     *
+     * @param port the service's port on 127.0.0.1
+     * @return {@code UP} when it answers 200 with status UP, {@code DOWN (<http status>)} when it answers
+     *     otherwise, {@code not answering} when nothing answers within 2 s
+     */
+    static String readiness(HttpClient http, int port) {
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(
-                            URI.create(r.baseUrl() + "/actuator/health/readiness")).timeout(Duration.ofSeconds(2)).build(),
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(
+                            "http://127.0.0.1:" + port + "/actuator/health/readiness")).timeout(Duration.ofSeconds(2)).build(),
                     HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200 && response.body().contains("\"UP\"");
+            return response.statusCode() == 200 && response.body().contains("\"UP\"") ? UP
+                    : "DOWN (" + response.statusCode() + ")";
         } catch (IOException e) {
-            return false;
+            return "not answering";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return "not answering";
         }
     }
 

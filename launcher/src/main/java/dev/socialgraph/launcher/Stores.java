@@ -65,6 +65,28 @@ final class Stores implements AutoCloseable {
         String redisUri() {
             return "redis://" + redisHost + ":" + redisPort;
         }
+
+        /** Adds where the stores are to a fleet's {@code run/ports.properties}; {@link #read} reads it back. */
+        void write(Properties ports) {
+            ports.setProperty("postgres.host", postgresHost);
+            ports.setProperty(PortPlan.POSTGRES, Integer.toString(postgresPort));
+            ports.setProperty("redis.host", redisHost);
+            ports.setProperty(PortPlan.REDIS, Integer.toString(redisPort));
+            ports.setProperty("kafka.bootstrap", kafkaBootstrap);
+        }
+
+        /**
+         * The stores of a running fleet, from its {@code run/ports.properties}.
+         *
+         * @param user     the PostgreSQL user (not kept in the file)
+         * @param password its password
+         * @throws NumberFormatException when the file lacks the ports
+         */
+        static Endpoints read(Properties ports, String user, String password) {
+            return new Endpoints(ports.getProperty("postgres.host"), Integer.parseInt(ports.getProperty(PortPlan.POSTGRES)),
+                    user, password, ports.getProperty("redis.host"), Integer.parseInt(ports.getProperty(PortPlan.REDIS)),
+                    ports.getProperty("kafka.bootstrap"));
+        }
     }
 
     /**

@@ -47,7 +47,7 @@ public final class ServiceProcess implements AutoCloseable {
      *                               process exits, or readiness does not come in time; the log's tail is included
      */
     public static ServiceProcess start(String module, Map<String, String> properties, Duration startup) {
-        Path jar = findJar(module);
+        Path jar = execJar(Path.of(".."), module);
         int port = freePort();
         Path log = Path.of("target", module + "-" + port + ".log");
         List<String> command = new ArrayList<>();
@@ -133,14 +133,23 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    private static Path findJar(String module) {
-        Path target = Path.of("..", module, "target");
+    /**
+     * The runnable jar of a module, {@code <repository>/<module>/target/<module>-<version>-exec.jar}; shared with the
+     * launcher, which runs the same jars.
+     *
+     * @param repository the repository root (from a module's tests: {@code ..})
+     * @param module     the module directory name, e.g. {@code follow-write-service}
+     * @return the jar
+     * @throws IllegalStateException when the module has not been packaged; the message says how to build it
+     */
+    public static Path execJar(Path repository, String module) {
+        Path target = repository.resolve(module).resolve("target");
+        String build = "; build it first: ./mvnw -pl " + module + " -am package -DskipTests";
         try (var files = Files.list(target)) {
             return files.filter(p -> p.getFileName().toString().endsWith("-exec.jar")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("no runnable jar in " + target.toAbsolutePath()
-                            + "; build it first: ./mvnw -pl " + module + " package -DskipTests"));
+                    .orElseThrow(() -> new IllegalStateException("no runnable jar in " + target.toAbsolutePath() + build));
         } catch (IOException e) {
-            throw new IllegalStateException("no " + target.toAbsolutePath() + "; build " + module + " first", e);
+            throw new IllegalStateException("no " + target.toAbsolutePath() + build, e);
         }
     }
 
