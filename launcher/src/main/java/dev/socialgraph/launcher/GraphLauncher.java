@@ -60,6 +60,9 @@ public final class GraphLauncher {
 
     /** Runs a command; see {@code --help}. */
     public static void main(String[] args) {
+        // The tools jar on this classpath brings its own logback.xml; name ours, or Logback finds two and prints its
+        // whole configuration status on every command.
+        System.setProperty("logback.configurationFile", "launcher-logback.xml");
         System.exit(new CommandLine(new GraphLauncher()).execute(args));
     }
 
