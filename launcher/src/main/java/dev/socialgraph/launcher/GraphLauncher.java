@@ -500,6 +500,15 @@ public final class GraphLauncher {
                 return 1;
             }
             Properties ports = dir.ports();
+            if (ports.getProperty(PortPlan.CHECK_2) != null) {
+                // Each of two check instances owns a slice of the shards and builds its bloom filter by scanning it;
+                // only an instance owning every shard can swap in the import's snapshot. The others would keep a
+                // filter without the new edges and answer "no" for them.
+                System.err.println("This fleet runs two check instances, whose bloom filters cannot take the import's "
+                        + "snapshot. Stop it and start a fresh data directory with the file instead: ./graph down; "
+                        + "GRAPH_DATA_DIR=... ./graph up --check-instances 2 --dataset " + file);
+                return 1;
+            }
             Properties imported = FleetDir.readProperties(dir.imported());
             Map<String, String> env = System.getenv();
             Stores.Endpoints endpoints = Stores.Endpoints.read(ports,
