@@ -40,7 +40,6 @@ import picocli.CommandLine.Option;
 public final class HopBench implements Callable<Integer> {
 
     private static final String DIRECT = "direct";
-    private static final String DEV_JWT_SECRET = "dev-only-jwt-secret-change-me-0123456789abcdef";
 
     @Option(names = "--dataset", required = true, description = "edge list the service was loaded with (gzip or plain)")
     Path dataset;
@@ -105,7 +104,7 @@ public final class HopBench implements Callable<Integer> {
                 : Fleet.read(pidDir, pidDir).processes();
         EdgeList graph = EdgeList.read(dataset);
         String secret = jwtSecret != null ? jwtSecret
-                : System.getenv().getOrDefault("GRAPH_JWT_SECRET", DEV_JWT_SECRET);
+                : System.getenv().getOrDefault("GRAPH_JWT_SECRET", Loadgen.DEV_JWT_SECRET);
         System.out.printf("%s, %s: %,d edges; processes %s%n", ZonedDateTime.now(ZoneOffset.UTC), dataset,
                 graph.edgeCount(), processes);
         List<Row> rows = new ArrayList<>();

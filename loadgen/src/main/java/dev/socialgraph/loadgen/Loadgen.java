@@ -32,7 +32,8 @@ import picocli.CommandLine.Option;
         description = "Open-loop benchmark of the running fleet and its peers (raw Redis, naive PostgreSQL).")
 public final class Loadgen implements Callable<Integer> {
 
-    private static final String DEV_JWT_SECRET = "dev-only-jwt-secret-change-me-0123456789abcdef";
+    /** The gateway's dev-only default secret (gateway application.yml), for a fleet started without one. */
+    static final String DEV_JWT_SECRET = "dev-only-jwt-secret-change-me-0123456789abcdef";
 
     @Option(names = "--dataset", required = true, description = "edge list the fleet was imported from (gzip or plain)")
     Path dataset;

@@ -3,16 +3,13 @@ package dev.socialgraph.loadgen;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.socialgraph.loadgen.Operation.Kind;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -74,31 +71,5 @@ class ClosedLoopRunnerTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new ClosedLoopRunner(1, Duration.ZERO, Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class);
-    }
-
-    private record FakeTarget(Function<Operation, CompletableFuture<Target.Outcome>> answer) implements Target {
-        @Override
-        public String name() {
-            return "fake";
-        }
-
-        @Override
-        public boolean supports(Kind kind) {
-            return true;
-        }
-
-        @Override
-        public CompletableFuture<Outcome> execute(Operation operation) {
-            return answer.apply(operation);
-        }
-
-        @Override
-        public List<ServerProcess> processes() {
-            return List.of();
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }

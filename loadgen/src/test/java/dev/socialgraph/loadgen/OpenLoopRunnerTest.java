@@ -2,9 +2,7 @@ package dev.socialgraph.loadgen;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.socialgraph.loadgen.Operation.Kind;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -83,33 +81,5 @@ class OpenLoopRunnerTest {
         assertThat(r.rateLimited()).isEqualTo(100);
         assertThat(r.achievedRate()).isLessThanOrEqualTo(201);
         assertThat(r.saturated()).isTrue(); // half the offered rate succeeded
-    }
-
-    /** A target in this JVM whose answers the test controls. */
-    private record FakeTarget(java.util.function.Function<Operation, CompletableFuture<Target.Outcome>> answer)
-            implements Target {
-        @Override
-        public String name() {
-            return "fake";
-        }
-
-        @Override
-        public boolean supports(Kind kind) {
-            return true;
-        }
-
-        @Override
-        public CompletableFuture<Outcome> execute(Operation operation) {
-            return answer.apply(operation);
-        }
-
-        @Override
-        public List<ServerProcess> processes() {
-            return List.of();
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }
