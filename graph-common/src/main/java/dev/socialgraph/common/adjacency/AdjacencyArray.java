@@ -101,6 +101,41 @@ public final class AdjacencyArray {
     }
 
     /**
+     * Adds {@code id} to a sorted id set (the in-process following cache keeps ids only). Idempotent.
+     * O(log n) to find the slot plus O(n) to copy.
+     *
+     * @param ids sorted ascending, unique
+     * @param id  the followee, positive
+     * @return a new array with {@code id} in place, or {@code ids} itself when it already holds {@code id}
+     * @throws IllegalArgumentException if {@code id <= 0}
+     */
+    public static long[] insert(long[] ids, long id) {
+        requirePositiveId(id);
+        int found = Arrays.binarySearch(ids, id);
+        if (found >= 0) {
+            return ids;
+        }
+        int at = -found - 1;
+        long[] out = new long[ids.length + 1];
+        System.arraycopy(ids, 0, out, 0, at);
+        out[at] = id;
+        System.arraycopy(ids, at, out, at + 1, ids.length - at);
+        return out;
+    }
+
+    /**
+     * Removes {@code id} from a sorted id set. Idempotent. O(log n) to find plus O(n) to copy.
+     *
+     * @param ids sorted ascending, unique
+     * @param id  the followee; non-positive values are simply absent
+     * @return a new array without {@code id}, or {@code ids} itself when it does not hold {@code id}
+     */
+    public static long[] remove(long[] ids, long id) {
+        int at = Arrays.binarySearch(ids, id);
+        return at < 0 ? ids : without(ids, at);
+    }
+
+    /**
      * Ids in both {@code a} and {@code b} ("common following"), ascending, at most {@code limit}.
      * Equivalent to {@link #intersect(long[], long[], long, int)} with {@code afterId = Long.MIN_VALUE}.
      *

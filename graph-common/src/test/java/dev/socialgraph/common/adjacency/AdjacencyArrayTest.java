@@ -21,6 +21,29 @@ class AdjacencyArrayTest {
     }
 
     @Test
+    void insertId_placesInOrder_andIsIdempotent() {
+        long[] ids = {3, 7, 42};
+        assertThat(AdjacencyArray.insert(ids, 8)).containsExactly(3, 7, 8, 42);
+        assertThat(AdjacencyArray.insert(ids, 1)).containsExactly(1, 3, 7, 42);
+        assertThat(AdjacencyArray.insert(ids, 50)).containsExactly(3, 7, 42, 50);
+        assertThat(AdjacencyArray.insert(new long[0], 5)).containsExactly(5);
+        assertThat(AdjacencyArray.insert(ids, 7)).isSameAs(ids);
+        assertThat(ids).containsExactly(3, 7, 42);
+        assertThatThrownBy(() -> AdjacencyArray.insert(ids, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void removeId_dropsIt_andIsIdempotent() {
+        long[] ids = {3, 7, 42};
+        assertThat(AdjacencyArray.remove(ids, 7)).containsExactly(3, 42);
+        assertThat(AdjacencyArray.remove(ids, 3)).containsExactly(7, 42);
+        assertThat(AdjacencyArray.remove(ids, 42)).containsExactly(3, 7);
+        assertThat(AdjacencyArray.remove(ids, 8)).isSameAs(ids);
+        assertThat(AdjacencyArray.remove(ids, -1)).isSameAs(ids);
+        assertThat(ids).containsExactly(3, 7, 42);
+    }
+
+    @Test
     void insert_whenAbsent_placesInIdOrderWithTime() {
         Adjacency result = AdjacencyArray.insert(IDS, TIMES, 8, 5_000);
 
