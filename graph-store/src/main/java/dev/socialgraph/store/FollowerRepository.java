@@ -38,9 +38,23 @@ public final class FollowerRepository {
             SELECT %s FROM follower_adjacency WHERE followee_id = ANY (?)
             """.formatted(COLUMNS);
 
+    private static final String COUNT = """
+            SELECT follower_count FROM follower_adjacency WHERE followee_id = ?
+            """;
+
     private static final String SCAN = """
             SELECT %s FROM follower_adjacency WHERE followee_id > ? ORDER BY followee_id LIMIT ?
             """.formatted(COLUMNS);
+
+    /**
+     * The number of followers of {@code followeeId}, from the row's count column (no array is read; a celebrity's
+     * pages are not touched).
+     *
+     * @return {@code >= 0}; 0 when nobody has ever followed {@code followeeId}
+     */
+    public long count(Connection connection, long followeeId) throws SQLException {
+        return Jdbc.one(connection, COUNT, followeeId, rs -> rs.getLong(1)).orElse(0L);
+    }
 
     /** Reads a row without locking; empty when nobody has ever followed {@code followeeId}. */
     public Optional<FollowerRow> find(Connection connection, long followeeId) throws SQLException {

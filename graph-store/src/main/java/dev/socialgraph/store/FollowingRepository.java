@@ -41,6 +41,10 @@ public final class FollowingRepository {
             SELECT %s FROM following_adjacency WHERE follower_id = ANY (?)
             """.formatted(COLUMNS);
 
+    private static final String COUNT = """
+            SELECT following_count FROM following_adjacency WHERE follower_id = ?
+            """;
+
     private static final String EDGE_COUNT = """
             SELECT coalesce(sum(following_count), 0)::bigint FROM following_adjacency
             """;
@@ -48,6 +52,15 @@ public final class FollowingRepository {
     private static final String SCAN = """
             SELECT %s FROM following_adjacency WHERE follower_id > ? ORDER BY follower_id LIMIT ?
             """.formatted(COLUMNS);
+
+    /**
+     * The number of users {@code followerId} follows, from the row's count column (no array is read).
+     *
+     * @return {@code 0..10000}; 0 when {@code followerId} has never followed anyone
+     */
+    public int count(Connection connection, long followerId) throws SQLException {
+        return Jdbc.one(connection, COUNT, followerId, rs -> rs.getInt(1)).orElse(0);
+    }
 
     /**
      * Reads a row without locking.

@@ -43,6 +43,16 @@ public final class OutboxRepository {
             """;
 
     /**
+     * Age of the oldest unpublished row by the database clock. Looks at the first 1,000 unpublished rows in id order
+     * (the relay's order, through the backlog's partial index), so it costs the same whatever the backlog's size;
+     * the minimum over them covers rows whose transaction started before a lower id's.
+     */
+    private static final String OLDEST_UNPUBLISHED_AGE = """
+            SELECT (EXTRACT(EPOCH FROM clock_timestamp() - min(created_at)) * 1000)::bigint AS age_ms
+            FROM (SELECT created_at FROM follow_outbox WHERE published_at IS NULL ORDER BY id LIMIT 1000) backlog
+            """;
+
+    /**
      * Appends an outbox row in the caller's transaction.
      *
      * @param follow     {@code true} for a follow, {@code false} for an unfollow
@@ -95,6 +105,20 @@ public final class OutboxRepository {
         try (PreparedStatement ps = connection.prepareStatement(PRUNE)) {
             ps.setTimestamp(1, Timestamp.from(cutoff));
             return ps.executeUpdate();
+        }
+    }
+
+    /**
+     * How long the oldest unpublished row has waited, by the database clock (the feed-lag guard's outbox probe).
+     *
+     * @return ms, {@code >= 0}, or {@code -1} when nothing is unpublished
+     */
+    public long oldestUnpublishedAgeMillis(Connection connection) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(OLDEST_UNPUBLISHED_AGE);
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            long age = rs.getLong("age_ms");
+            return rs.wasNull() ? -1 : Math.max(0, age);
         }
     }
 
