@@ -22,11 +22,10 @@ import org.springframework.validation.annotation.Validated;
  * @param redisUri            the L1 cache server, e.g. {@code redis://127.0.0.1:6379/0}
  * @param redisTimeout        per-command timeout; a dead Redis costs at most this before the shard answers
  * @param cacheTtl            time to live of a {@code following:{id}} set filled from the shard (3600 s)
- * @param localCacheBudget    memory budget of the in-process cache of following arrays
- * @param localCacheTtl       how long a local entry is trusted; bounds its staleness while this instance does
- *                            not yet consume {@code follow-events} (DESIGN.md 1: other readers within 2 s)
- * @param localAdmitOneIn     admit a user to the local cache on one in this many Redis hits (1: every hit), so
- *                            that hot users, who are asked often, get in soon and cold ones rarely cost a fetch
+ * @param localCacheBudget    byte budget of the exact in-process following cache (8 bytes per cached edge plus
+ *                            112 per follower; ego-Twitter's 1.77M edges and 81K users take about 23 MB)
+ * @param admissionQueue      most followers waiting to be read from the shard into the in-process cache after a
+ *                            miss answered by Redis; past it a miss is not queued (the next one tries again)
  * @param tokenSecret         HMAC secret of follow tokens, shared with the write service (>= 32 bytes)
  * @param tokenMaxAge         how long a follow token lets a check skip the local cache (5 s)
  * @param cursorKey           HMAC key of list cursors, shared by every check instance (>= 32 bytes)
@@ -37,6 +36,7 @@ import org.springframework.validation.annotation.Validated;
  * @param suggestionsFanOut   most recent followings followed per node of the depth-2 walk (500)
  * @param suggestionsMax      most suggestions computed and cached (1000)
  * @param bloom               the L0 edge bloom filter and its event feed
+ * @param feed                the feed-lag guard of the in-process layers
  * @param affinity            which logical shards this instance owns (shard-affine reads, issue 5)
  */
 @Validated
@@ -45,9 +45,8 @@ public record CheckProperties(
         @NotBlank @DefaultValue("redis://127.0.0.1:6379") String redisUri,
         @NotNull @DefaultValue("100ms") Duration redisTimeout,
         @NotNull @DefaultValue("3600s") Duration cacheTtl,
-        @NotNull @DefaultValue("64MB") DataSize localCacheBudget,
-        @NotNull @DefaultValue("1s") Duration localCacheTtl,
-        @Min(1) @Max(1_000_000) @DefaultValue("16") int localAdmitOneIn,
+        @NotNull @DefaultValue("256MB") DataSize localCacheBudget,
+        @Min(1) @Max(1_000_000) @DefaultValue("4096") int admissionQueue,
         @NotNull @Size(min = 32) @DefaultValue("dev-only-follow-token-secret-change-me-0123456789") String tokenSecret,
         @NotNull @DefaultValue("5s") Duration tokenMaxAge,
         @NotNull @Size(min = 32) @DefaultValue("dev-only-list-cursor-key-change-me-0123456789") String cursorKey,
@@ -58,6 +57,7 @@ public record CheckProperties(
         @Min(1) @Max(10000) @DefaultValue("500") int suggestionsFanOut,
         @Min(1) @Max(10000) @DefaultValue("1000") int suggestionsMax,
         @Valid @NotNull @DefaultValue Bloom bloom,
+        @Valid @NotNull @DefaultValue Feed feed,
         @Valid @NotNull @DefaultValue Affinity affinity) {
 
     /**
@@ -85,6 +85,29 @@ public record CheckProperties(
                     throw new IllegalArgumentException("graph.check.affinity.instance-id '" + instanceId
                             + "' is not one of graph.check.affinity.instances " + instances);
                 }
+            }
+        }
+    }
+
+    /**
+     * The feed-lag guard (DESIGN.md 5 step 3, 7), {@code graph.check.feed.*}: the bloom filter and the in-process
+     * following cache answer only while this instance has applied every follow committed more than {@code maxLag}
+     * ago ({@link dev.socialgraph.check.feed.FeedLag}).
+     *
+     * @param maxLag        the propagation bound (2 s, DESIGN.md 1); past it checks answer from Redis or the shards
+     * @param probeInterval how often the outboxes and the partitions' end offsets are probed; the lag seen in a
+     *                      healthy fleet is about this plus the relay's poll interval
+     * @param probeTimeout  longest wait for one end-offsets request (a hung broker)
+     */
+    public record Feed(
+            @NotNull @DefaultValue("2s") Duration maxLag,
+            @NotNull @DefaultValue("250ms") Duration probeInterval,
+            @NotNull @DefaultValue("1s") Duration probeTimeout) {
+
+        public Feed {
+            if (maxLag != null && probeInterval != null && probeInterval.compareTo(maxLag) >= 0) {
+                throw new IllegalArgumentException("graph.check.feed.probe-interval (" + probeInterval
+                        + ") must be shorter than graph.check.feed.max-lag (" + maxLag + ")");
             }
         }
     }

@@ -2,6 +2,7 @@ package dev.socialgraph.check.bloom;
 
 import dev.socialgraph.bloom.EdgeFilter;
 import dev.socialgraph.check.affinity.ShardOwnership;
+import dev.socialgraph.check.follow.FollowChecker;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.atomic.LongAdder;
@@ -26,7 +27,7 @@ import org.springframework.stereotype.Component;
  * other follower is not answered by the filter ({@link #mightFollow} is {@code true}): never a wrong "no".
  */
 @Component
-public class EdgeBloom {
+public class EdgeBloom implements FollowChecker.Bloom {
 
     private volatile EdgeFilter filter;
     private volatile EdgeFilter shadow;
@@ -185,6 +186,18 @@ public class EdgeBloom {
     }
 
     /**
+     * Whether the filter answers for {@code follower}: it is built, fed, and holds the edges of the follower's
+     * logical shard.
+     *
+     * @param follower positive
+     * @return {@code true} when a {@code false} from {@link #mightFollow} is definite
+     */
+    @Override
+    public boolean covers(long follower) {
+        return ready && ownership.owns(follower);
+    }
+
+    /**
      * Whether {@code follower} may follow {@code followee}; {@code false} is definite.
      *
      * @param follower positive
@@ -192,6 +205,7 @@ public class EdgeBloom {
      * @return {@code false} only when the edge is certainly absent; {@code true} while not ready and for a
      *         follower whose logical shard is not owned here
      */
+    @Override
     public boolean mightFollow(long follower, long followee) {
         return !ready || !ownership.owns(follower) || filter.mightContain(follower, followee);
     }

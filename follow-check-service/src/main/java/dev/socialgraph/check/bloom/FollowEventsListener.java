@@ -2,6 +2,7 @@ package dev.socialgraph.check.bloom;
 
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.cache.LocalFollowingCache;
+import dev.socialgraph.check.feed.FeedLag;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;
@@ -10,6 +11,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -19,6 +21,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
@@ -28,9 +31,13 @@ import org.springframework.stereotype.Component;
 
 /**
  * Consumes {@code follow-events} in this instance's own consumer group (DESIGN.md 2.4): every follow goes into
- * the {@link EdgeBloom}, and every change drops the follower's entry from the {@link LocalFollowingCache}, so a
- * local answer is stale for at most the event latency. Every partition is assigned directly and read from its
- * end as of {@link #start}: the start-up scan that follows covers everything before that position.
+ * the {@link EdgeBloom}, and every change is applied to the exact {@link LocalFollowingCache} by its version (a
+ * patch, or a drop on a gap). Every partition is assigned directly and read from its end as of {@link #start}: the
+ * start-up scan or snapshot replay covers everything before that position.
+ *
+ * <p>It is also the consumer leg of the {@link FeedLag}: every {@code graph.check.feed.probe-interval} it takes the
+ * latest outbox mark, reads the partitions' end offsets, and once its positions reach them reports the mark as
+ * caught up. A hung broker makes that request time out and the watermark age, which is what trips the guard.
  *
  * <p>One thread owns the consumer (KafkaConsumer is not thread-safe). Malformed records are counted and skipped:
  * this consumer only maintains caches, and the cdc-consumer owns the dead-letter topic.
@@ -44,7 +51,11 @@ class FollowEventsListener implements DisposableBean {
     private final CheckProperties.Bloom settings;
     private final EdgeBloom bloom;
     private final LocalFollowingCache local;
+    private final FeedLag lag;
+    private final long probeIntervalMillis;
+    private final Duration probeTimeout;
     private final Counter applied;
+    private final Counter probeTimeouts;
     private final Counter malformed;
     private final CountDownLatch positioned = new CountDownLatch(1);
     private volatile boolean running;
@@ -52,11 +63,17 @@ class FollowEventsListener implements DisposableBean {
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private Thread thread;
 
-    FollowEventsListener(CheckProperties properties, EdgeBloom bloom, LocalFollowingCache local,
+    FollowEventsListener(CheckProperties properties, EdgeBloom bloom, LocalFollowingCache local, FeedLag lag,
                          MeterRegistry registry) {
         this.settings = properties.bloom();
         this.bloom = bloom;
         this.local = local;
+        this.lag = lag;
+        this.probeIntervalMillis = properties.feed().probeInterval().toMillis();
+        this.probeTimeout = properties.feed().probeTimeout();
+        this.probeTimeouts = Counter.builder("graph.check.feed.probe.timeouts")
+                .description("End-offset requests of the feed-lag probe that timed out (broker hung or unreachable)")
+                .register(registry);
         this.applied = Counter.builder("graph.check.events.applied")
                 .description("follow-events applied to the bloom filter and local cache").register(registry);
         this.malformed = Counter.builder("graph.check.events.malformed")
@@ -104,9 +121,29 @@ class FollowEventsListener implements DisposableBean {
             atEnd = true;
             positioned.countDown();
             log.info("Consuming {} ({} partitions) from its end", settings.topic(), assigned.size());
+            Map<TopicPartition, Long> target = null; // end offsets of the probe in flight
+            FeedLag.OutboxMark targetMark = null;
+            long nextProbe = 0;
             while (running) {
                 for (ConsumerRecord<byte[], byte[]> record : c.poll(POLL)) {
                     apply(record.value());
+                }
+                if (target != null && reached(c, target)) {
+                    lag.caughtUp(targetMark);
+                    target = null;
+                }
+                long now = System.currentTimeMillis();
+                if (target == null && now >= nextProbe) {
+                    nextProbe = now + probeIntervalMillis;
+                    FeedLag.OutboxMark mark = lag.outboxMark(); // before the end offsets: see FeedLag
+                    if (mark != null) {
+                        try {
+                            target = c.endOffsets(assigned, probeTimeout);
+                            targetMark = mark;
+                        } catch (TimeoutException e) {
+                            probeTimeouts.increment();
+                        }
+                    }
                 }
             }
         } catch (WakeupException e) {
@@ -114,6 +151,7 @@ class FollowEventsListener implements DisposableBean {
         } catch (RuntimeException e) {
             if (running) {
                 bloom.markStale(); // without the feed the filter would miss new follows
+                local.clear(); // and the cache would keep changed rows; the lag guard already stops trusting both
                 log.warn("follow-events consumer stopped; bloom filter off: {}", e.toString());
             }
         } finally {
@@ -132,8 +170,18 @@ class FollowEventsListener implements DisposableBean {
         if (event.isFollow()) {
             bloom.recordFollow(event.followerId(), event.followeeId());
         }
-        local.invalidate(event.followerId());
+        local.apply(event.followerId(), event.followeeId(), event.isFollow(), event.version());
         applied.increment();
+    }
+
+    /** Whether the consumer's position has reached {@code ends} on every partition. */
+    private static boolean reached(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, Long> ends) {
+        for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+            if (c.position(e.getKey()) < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

@@ -2,73 +2,248 @@ package dev.socialgraph.check.cache;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.socialgraph.check.CheckProperties;
-import org.springframework.stereotype.Component;
+import dev.socialgraph.check.follow.FollowChecker;
+import dev.socialgraph.common.adjacency.AdjacencyArray;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The in-process cache of hot users' following arrays (DESIGN.md 5 step 3): a hit answers with a binary
- * search and no network call. Bounded by a memory budget (a weigher of 8 bytes per id plus overhead), and by
- * a short time to live: until this instance consumes {@code follow-events} to patch or invalidate entries,
- * the time to live is what bounds how stale an answer can be.
+ * The exact in-process following cache (DESIGN.md 5 step 3): the sorted following array of each cached follower,
+ * stamped with the following row's version, kept exact by the {@code follow-events} stream. A hit answers with a
+ * binary search and no network call, and is exactly as fresh as the events this instance has applied (the
+ * feed-lag guard decides whether that is fresh enough).
+ *
+ * <h2>Staying exact</h2>
+ * <ul>
+ *   <li>{@link #apply}: an event of version {@code v} for a cached entry of version {@code v - 1} patches it (insert
+ *       or remove one id); {@code v} at or below the entry's version is a redelivery and is ignored; anything
+ *       else is a gap (a missed event, or events of one follower arriving out of order from different
+ *       partitions: the topic is keyed by followee) and drops the entry rather than guessing. An event for a
+ *       follower that is not cached changes nothing.</li>
+ *   <li>Fills race with events (the classic fill/invalidate race): a row read at version {@code v} may be put
+ *       after the event of {@code v + 1} was applied to an absent entry, and would then stay stale. So a fill takes
+ *       a {@link #ticket} before it reads the row, and {@link #put} refuses it when any event of a follower in the
+ *       same stripe was applied since. Stripes are {@value #STRIPES} counters indexed by a hash of the follower
+ *       id: a collision only refuses a fill (the next miss fills again), never admits a stale one.</li>
+ *   <li>Entry replacement and patching run under Caffeine's per-key compute, so a put and an event of the same
+ *       follower are serialised.</li>
+ * </ul>
+ *
+ * <h2>Size</h2>
+ * Bounded by a byte budget with a weigher of {@value #BYTES_PER_EDGE} bytes per cached edge (one {@code long} of
+ * the array) plus {@value #ENTRY_OVERHEAD_BYTES} bytes per entry (Caffeine's node, the boxed key, the entry
+ * record and the array header on a 64-bit JVM with compressed oops); eviction is Caffeine's W-TinyLFU, so the hot
+ * followers stay.
+ *
+ * <p>Thread-safe. Arrays handed out are never modified (patches copy), so a reader's binary search needs no lock.
  */
-@Component
-public class LocalFollowingCache {
+public final class LocalFollowingCache implements FollowChecker.Local {
 
-    /** Object header, array header and the version: what an entry costs besides its ids, in bytes. */
-    private static final int ENTRY_OVERHEAD_BYTES = 64;
+    /** Bytes per cached edge: one {@code long} in the sorted array. */
+    public static final int BYTES_PER_EDGE = Long.BYTES;
+    /** Bytes per entry besides its ids: Caffeine node (~56), {@code Long} key (16), entry (24), array header (16). */
+    public static final int ENTRY_OVERHEAD_BYTES = 112;
+    /** Number of fill stripes; a power of two. */
+    static final int STRIPES = 1 << 16;
 
     /**
      * A cached following array.
      *
-     * @param ids     followee ids, sorted ascending; not to be modified
-     * @param version the row version the array was read at
+     * @param ids     followee ids, sorted ascending, each once; never modified
+     * @param version the following row version the array is exact for, {@code >= 0}
      */
     public record Entry(long[] ids, long version) {
     }
 
     private final Cache<Long, Entry> cache;
+    private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
+    private final LongAdder patched = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
+    private final LongAdder refusedFills = new LongAdder();
 
-    LocalFollowingCache(CheckProperties properties) {
+    /**
+     * @param budgetBytes the most bytes of entries to hold, as weighed above; {@code > 0}
+     * @throws IllegalArgumentException when {@code budgetBytes <= 0}
+     */
+    public LocalFollowingCache(long budgetBytes) {
+        if (budgetBytes <= 0) {
+            throw new IllegalArgumentException("budget must be > 0 bytes, was " + budgetBytes);
+        }
         this.cache = Caffeine.newBuilder()
-                .maximumWeight(properties.localCacheBudget().toBytes())
-                .weigher((Long id, Entry e) -> ENTRY_OVERHEAD_BYTES + 8 * e.ids().length)
-                .expireAfterWrite(properties.localCacheTtl())
+                .maximumWeight(budgetBytes)
+                .weigher((Long id, Entry e) -> weight(e.ids().length))
+                .executor(Runnable::run) // maintenance on the caller: no ForkJoinPool hand-off per write
                 .build();
     }
 
     /**
-     * The cached array of {@code followerId}.
+     * The weight of an entry of {@code edges} ids, in bytes.
+     *
+     * @param edges number of ids, {@code >= 0}
+     * @return {@code ENTRY_OVERHEAD_BYTES + BYTES_PER_EDGE * edges}, capped at {@code Integer.MAX_VALUE}
+     */
+    static int weight(int edges) {
+        return (int) Math.min(Integer.MAX_VALUE, ENTRY_OVERHEAD_BYTES + (long) BYTES_PER_EDGE * edges);
+    }
+
+    /**
+     * The cached following array of {@code followerId}.
      *
      * @param followerId positive
-     * @return the entry, or {@code null}
+     * @return the sorted ids (not to be modified), or {@code null} when not cached
      */
-    public Entry get(long followerId) {
+    @Override
+    public long[] following(long followerId) {
+        Entry e = cache.getIfPresent(followerId);
+        return e == null ? null : e.ids();
+    }
+
+    /**
+     * The cached entry of {@code followerId}.
+     *
+     * @param followerId positive
+     * @return the entry, or {@code null} when not cached
+     */
+    public Entry entry(long followerId) {
         return cache.getIfPresent(followerId);
     }
 
     /**
-     * Caches a row read from the shard, unless a newer version is already cached.
+     * Takes a fill ticket: call before reading the row that {@link #put} will cache.
      *
      * @param followerId positive
-     * @param ids        sorted ascending
-     * @param version    the row's version
+     * @return the ticket to pass to {@link #put}
      */
-    public void put(long followerId, long[] ids, long version) {
-        Entry fresh = new Entry(ids, version);
-        cache.asMap().merge(followerId, fresh, (old, neu) -> old.version() > neu.version() ? old : neu);
+    @Override
+    public long ticket(long followerId) {
+        return stripes.get(stripe(followerId));
     }
 
     /**
-     * Drops the entry of {@code followerId}: its row changed (a follow event).
+     * Caches a following row read after {@link #ticket} returned {@code ticket}, unless an event of a follower of
+     * the same stripe was applied since (the row may already be stale) or a newer version is cached.
+     *
+     * @param followerId positive
+     * @param ids        the row's followee ids, sorted ascending; the cache keeps this array, do not modify it
+     * @param version    the row's version, {@code >= 0}
+     * @param ticket     from {@link #ticket}, taken before the row was read
+     * @return whether the row is cached now (also when the same version already was)
+     */
+    @Override
+    public boolean put(long followerId, long[] ids, long version, long ticket) {
+        int stripe = stripe(followerId);
+        boolean[] cached = new boolean[1];
+        cache.asMap().compute(followerId, (id, old) -> {
+            // Read under the key's lock: apply() bumps the stripe before it takes the same lock.
+            if (stripes.get(stripe) != ticket) {
+                refusedFills.increment();
+                return old;
+            }
+            if (old != null && old.version() >= version) {
+                cached[0] = old.version() == version;
+                return old;
+            }
+            cached[0] = true;
+            return new Entry(ids, version);
+        });
+        return cached[0];
+    }
+
+    /**
+     * Applies one follow event: patch, ignore or drop as described above.
+     *
+     * @param followerId positive
+     * @param followeeId positive
+     * @param follow     {@code true} for a follow, {@code false} for an unfollow
+     * @param version    the following row's version after the change, {@code >= 1}
+     */
+    public void apply(long followerId, long followeeId, boolean follow, long version) {
+        stripes.incrementAndGet(stripe(followerId));
+        // compute, not computeIfPresent or a get first: both have lock-free fast paths that would miss a put whose
+        // compute is in progress (it passed its stripe check before the increment above) and so leave it stale.
+        cache.asMap().compute(followerId, (id, old) -> {
+            if (old == null) {
+                return null; // not cached: nothing to patch
+            }
+            if (version <= old.version()) {
+                return old; // redelivered or already read from the shard
+            }
+            if (version != old.version() + 1) {
+                dropped.increment();
+                return null; // a gap: some change in between was not seen here
+            }
+            patched.increment();
+            long[] ids = follow ? AdjacencyArray.insert(old.ids(), followeeId)
+                    : AdjacencyArray.remove(old.ids(), followeeId);
+            return new Entry(ids, version);
+        });
+    }
+
+    /**
+     * Drops the entry of {@code followerId} and refuses fills in flight for it.
      *
      * @param followerId positive
      */
     public void invalidate(long followerId) {
+        stripes.incrementAndGet(stripe(followerId));
         cache.invalidate(followerId);
     }
 
-    /** Drops every entry (tests and operators). */
+    /** Drops every entry (operators, tests, and when the event feed is lost). */
     public void clear() {
+        for (int i = 0; i < STRIPES; i++) {
+            stripes.incrementAndGet(i);
+        }
         cache.invalidateAll();
+    }
+
+    /**
+     * Number of cached followers.
+     *
+     * @return entries, {@code >= 0}
+     */
+    public long entries() {
+        return cache.estimatedSize();
+    }
+
+    /**
+     * Total weight of the cached entries.
+     *
+     * @return bytes as weighed ({@value #BYTES_PER_EDGE} per edge plus {@value #ENTRY_OVERHEAD_BYTES} per entry)
+     */
+    public long weightedBytes() {
+        return cache.policy().eviction().map(e -> e.weightedSize().orElse(0)).orElse(0L);
+    }
+
+    /**
+     * Events that patched an entry.
+     *
+     * @return count since start
+     */
+    public long patched() {
+        return patched.sum();
+    }
+
+    /**
+     * Events that dropped an entry because of a version gap.
+     *
+     * @return count since start
+     */
+    public long dropped() {
+        return dropped.sum();
+    }
+
+    /**
+     * Fills refused because an event of the same stripe arrived while the row was being read.
+     *
+     * @return count since start
+     */
+    public long refusedFills() {
+        return refusedFills.sum();
+    }
+
+    private static int stripe(long followerId) {
+        long h = followerId * 0x9E3779B97F4A7C15L; // Fibonacci hashing: consecutive ids spread over the stripes
+        return (int) (h >>> 48) & (STRIPES - 1);
     }
 }

@@ -1,6 +1,7 @@
 package dev.socialgraph.check.cache;
 
 import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.common.cache.FollowingCacheScripts;
 import dev.socialgraph.common.keys.RedisKeys;
 import io.lettuce.core.ClientOptions;
@@ -31,32 +32,15 @@ import org.springframework.stereotype.Component;
  * service starts and answers without Redis.
  */
 @Component
-public class RedisFollowingCache implements DisposableBean {
-
-    /** {@link #isFollowing}: the cached set has the member. */
-    public static final int FOLLOWING = 1;
-    /** {@link #isFollowing}: the set is cached and lacks the member. */
-    public static final int NOT_FOLLOWING = 0;
-    /** {@link #isFollowing}: not cached, or Redis did not answer. */
-    public static final int MISS = -1;
+public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(RedisFollowingCache.class);
     private static final long RECONNECT_INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
-
-    /** Version and members of a cached set; an empty reply when the set is not cached (no sentinel or version). */
-    private static final String MEMBERS = """
-            local v = redis.call('GET', KEYS[2])
-            if (not v) or redis.call('SISMEMBER', KEYS[1], '-1') == 0 then
-              return {}
-            end
-            return {v, redis.call('SMEMBERS', KEYS[1])}
-            """;
 
     private final RedisClient client;
     private final String ttlSeconds;
     private final Counter errors;
     private final String fillDigest;
-    private final String membersDigest;
     private final Object connectLock = new Object();
     private volatile StatefulRedisConnection<String, String> connection;
     private long nextConnectAttempt = System.nanoTime();
@@ -76,7 +60,6 @@ public class RedisFollowingCache implements DisposableBean {
                 .description("Redis commands that failed or timed out; the shard answered instead")
                 .register(registry);
         this.fillDigest = FollowingCacheScripts.FILL_SHA1;
-        this.membersDigest = FollowingCacheScripts.sha1(MEMBERS);
     }
 
     /**
@@ -86,6 +69,7 @@ public class RedisFollowingCache implements DisposableBean {
      * @param followeeId positive
      * @return {@link #FOLLOWING}, {@link #NOT_FOLLOWING} or {@link #MISS}
      */
+    @Override
     public int isFollowing(long followerId, long followeeId) {
         RedisCommands<String, String> redis = commands();
         if (redis == null) {
@@ -111,6 +95,7 @@ public class RedisFollowingCache implements DisposableBean {
      * @param followeeIds positive ids
      * @return membership aligned with {@code followeeIds}, or {@code null} on a miss
      */
+    @Override
     public boolean[] areFollowing(long followerId, long[] followeeIds) {
         RedisCommands<String, String> redis = commands();
         if (redis == null) {
@@ -145,6 +130,7 @@ public class RedisFollowingCache implements DisposableBean {
      * @param followingIds the row's followee ids
      * @param version      the row's version
      */
+    @Override
     public void fill(long followerId, long[] followingIds, long version) {
         RedisCommands<String, String> redis = commands();
         if (redis == null) {
@@ -165,48 +151,6 @@ public class RedisFollowingCache implements DisposableBean {
             }
         } catch (RuntimeException e) {
             failed("FILL", e);
-        }
-    }
-
-    /**
-     * The whole cached set of {@code followerId} with its version, in one round trip (a read-only script over the
-     * two keys of one hash slot), for admission into the local cache.
-     *
-     * @param followerId positive
-     * @return the members (sentinel removed, ascending) and version, or {@code null} when not cached or on error
-     */
-    public LocalFollowingCache.Entry members(long followerId) {
-        RedisCommands<String, String> redis = commands();
-        if (redis == null) {
-            return null;
-        }
-        String[] keys = {RedisKeys.following(followerId), RedisKeys.followingVersion(followerId)};
-        try {
-            List<Object> reply;
-            try {
-                reply = redis.evalsha(membersDigest, ScriptOutputType.MULTI, keys);
-            } catch (RedisNoScriptException e) {
-                reply = redis.eval(MEMBERS, ScriptOutputType.MULTI, keys);
-            }
-            if (reply == null || reply.size() != 2) {
-                return null;
-            }
-            long version = Long.parseLong((String) reply.get(0));
-            List<?> members = (List<?>) reply.get(1);
-            long[] ids = new long[members.size()];
-            int n = 0;
-            for (Object m : members) {
-                long id = Long.parseLong((String) m);
-                if (id != RedisKeys.SENTINEL) {
-                    ids[n++] = id;
-                }
-            }
-            ids = java.util.Arrays.copyOf(ids, n);
-            java.util.Arrays.sort(ids);
-            return new LocalFollowingCache.Entry(ids, version);
-        } catch (RuntimeException e) {
-            failed("MEMBERS", e);
-            return null;
         }
     }
 

@@ -1,60 +1,193 @@
 package dev.socialgraph.check.follow;
 
-import dev.socialgraph.check.CheckProperties;
-import dev.socialgraph.check.bloom.EdgeBloom;
-import dev.socialgraph.check.cache.LocalFollowingCache;
-import dev.socialgraph.check.cache.RedisFollowingCache;
-import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.FollowingRow;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.springframework.stereotype.Service;
+import java.util.function.LongPredicate;
 
 /**
- * Answers "does a follow b?" through the layers of DESIGN.md 5: L0 bloom filter (a definite "no"), local cache, L1 Redis, L2 shard (with a
- * version-guarded backfill of Redis and a local put). A valid follow token of the same actor skips the bloom
- * filter, the local cache <em>and Redis</em> and reads the shard, the truth (read-your-writes: the event may not
- * have arrived yet, and the write service's Redis update may have failed, which DESIGN.md 3 step 3 allows; a
- * token is valid for 5 s after the actor's own write, so this costs one primary-key read per such check).
+ * Answers "does a follow b?" through the layers of DESIGN.md 5:
+ * <ol>
+ *   <li>L0 bloom filter: "not in the filter" is a definite no;</li>
+ *   <li>the exact in-process following cache: a binary search in the follower's sorted array;</li>
+ *   <li>L1 Redis {@code following:{a}};</li>
+ *   <li>L2 the following shard, the truth, with a version-guarded backfill of Redis and a fill of the in-process
+ *       cache.</li>
+ * </ol>
+ * <b>Feed-lag guard.</b> Both in-process layers are exactly as fresh as the {@code follow-events} this instance has
+ * applied; while {@link Feed#isFresh()} is false (the stream is stalled or this consumer is behind) they are skipped
+ * and Redis or the shard answers, so a stalled broker or relay never turns an acknowledged follow into a "no".
  *
- * <p>Each answer is timed in {@code graph.check.latency}, tagged with the layer that answered (never the user).
- * The check path stays primitive: {@code long} ids, sorted {@code long[]} arrays, binary search.
+ * <p><b>Read-your-writes.</b> A valid follow token of the same actor (younger than {@code tokenMaxAge}) skips the
+ * in-process layers <em>and Redis</em> and reads the shard: the event may not have arrived yet, and the write
+ * service's Redis update may have failed (DESIGN.md 3 step 3 allows it).
+ *
+ * <p><b>Admission.</b> Only followers whose logical shard this instance owns are cached in process (shard-affine
+ * reads send their checks here). A shard read fills the cache at once; a miss answered by Redis queues the
+ * follower for a shard read on the {@code admissions} executor, after the answer, so no check waits for it. Fills
+ * happen only while the feed is fresh: an entry must be read after the consumer started applying events, or an
+ * event between the read and the consumer's start would be lost to it.
+ *
+ * <p>Each answer is timed in {@code graph.check.latency}, tagged with the layer that answered (never the user);
+ * {@code graph.check.bloom.false.positives} counts checks the filter was consulted on, said "maybe" to, and that
+ * a later layer answered "no". The check path stays primitive: {@code long} ids, sorted {@code long[]} arrays.
  */
-@Service
 public class FollowChecker {
+
+    /** The L0 filter. */
+    public interface Bloom {
+        /**
+         * Whether the filter may be consulted about {@code followerId}: it is built and holds every edge of the
+         * follower's logical shard.
+         *
+         * @param followerId positive
+         * @return {@code true} when {@link #mightFollow} is meaningful for this follower
+         */
+        boolean covers(long followerId);
+
+        /**
+         * Whether the edge may exist; {@code false} is definite for a covered follower.
+         *
+         * @param followerId positive
+         * @param followeeId positive
+         * @return {@code false} only when the edge is certainly absent
+         */
+        boolean mightFollow(long followerId, long followeeId);
+    }
+
+    /** The exact in-process following cache, as {@code dev.socialgraph.check.cache.LocalFollowingCache}. */
+    public interface Local {
+        /**
+         * @param followerId positive
+         * @return the cached sorted followee ids, or {@code null}
+         */
+        long[] following(long followerId);
+
+        /**
+         * @param followerId positive
+         * @return a fill ticket, taken before reading the row
+         */
+        long ticket(long followerId);
+
+        /**
+         * Caches a row unless an event of the follower may have been applied since {@code ticket}.
+         *
+         * @param followerId positive
+         * @param ids        sorted ascending
+         * @param version    the row's version
+         * @param ticket     from {@link #ticket}
+         * @return whether it is cached now
+         */
+        boolean put(long followerId, long[] ids, long version, long ticket);
+    }
+
+    /** The L1 Redis cache, as {@code dev.socialgraph.check.cache.RedisFollowingCache}. */
+    public interface Cache {
+        /** {@link #isFollowing}: the cached set has the member. */
+        int FOLLOWING = 1;
+        /** {@link #isFollowing}: the set is cached and lacks the member. */
+        int NOT_FOLLOWING = 0;
+        /** {@link #isFollowing}: not cached, or Redis did not answer. */
+        int MISS = -1;
+
+        /**
+         * @param followerId positive
+         * @param followeeId positive
+         * @return {@link #FOLLOWING}, {@link #NOT_FOLLOWING} or {@link #MISS}
+         */
+        int isFollowing(long followerId, long followeeId);
+
+        /**
+         * @param followerId  positive
+         * @param followeeIds positive ids
+         * @return membership aligned with {@code followeeIds}, or {@code null} on a miss
+         */
+        boolean[] areFollowing(long followerId, long[] followeeIds);
+
+        /**
+         * Backfills the cached set from a shard row; never replaces a newer version.
+         *
+         * @param followerId   positive
+         * @param followingIds sorted ascending
+         * @param version      the row's version
+         */
+        void fill(long followerId, long[] followingIds, long version);
+    }
+
+    /** The following shards. */
+    public interface Shards {
+        /**
+         * @param followerId positive
+         * @return the row as stored (an empty row of version 0 for a user who never followed anyone)
+         * @throws dev.socialgraph.check.store.ShardUnavailableException when its database is down
+         */
+        FollowingRow following(long followerId);
+    }
+
+    /** The feed-lag guard, as {@code dev.socialgraph.check.feed.FeedLag}. */
+    public interface Feed {
+        /**
+         * @return whether the in-process layers have applied every follow committed longer ago than the bound
+         */
+        boolean isFresh();
+    }
 
     /** Layers that answer a check, the values of the {@code layer} tag. */
     enum Layer { BLOOM, LOCAL, REDIS, SHARD }
 
-    private final EdgeBloom bloom;
-    private final LocalFollowingCache local;
-    private final RedisFollowingCache redis;
-    private final ShardReader shards;
+    private final Bloom bloom;
+    private final Local local;
+    private final Cache redis;
+    private final Shards shards;
+    private final Feed feed;
+    private final LongPredicate owned;
     private final FollowTokens tokens;
     private final Duration tokenMaxAge;
-    private final int admitOneIn;
+    private final Executor admissions;
+    private final Set<Long> admitting = ConcurrentHashMap.newKeySet();
     private final Timer[] latency = new Timer[Layer.values().length];
     private final Counter bloomFalsePositives;
+    private final Counter lagged;
 
-    FollowChecker(EdgeBloom bloom, LocalFollowingCache local, RedisFollowingCache redis, ShardReader shards,
-                  CheckProperties properties, MeterRegistry registry) {
+    /**
+     * @param bloom       the L0 filter
+     * @param local       the in-process following cache
+     * @param redis       the L1 cache
+     * @param shards      the following shards
+     * @param feed        the feed-lag guard
+     * @param owned       whether this instance owns a follower's logical shard (and so caches it in process)
+     * @param tokens      verifies follow tokens
+     * @param tokenMaxAge how long after a write its token sends checks to the shard (5 s)
+     * @param admissions  runs the shard reads that admit a follower after a Redis hit; a bounded executor that
+     *                    rejects when full
+     * @param registry    where the meters go
+     */
+    public FollowChecker(Bloom bloom, Local local, Cache redis, Shards shards, Feed feed, LongPredicate owned,
+                         FollowTokens tokens, Duration tokenMaxAge, Executor admissions, MeterRegistry registry) {
         this.bloom = bloom;
         this.local = local;
         this.redis = redis;
         this.shards = shards;
-        this.tokens = new FollowTokens(properties.tokenSecret().getBytes(StandardCharsets.UTF_8), Clock.systemUTC());
-        this.tokenMaxAge = properties.tokenMaxAge();
-        this.admitOneIn = properties.localAdmitOneIn();
+        this.feed = feed;
+        this.owned = owned;
+        this.tokens = tokens;
+        this.tokenMaxAge = tokenMaxAge;
+        this.admissions = admissions;
         this.bloomFalsePositives = Counter.builder("graph.check.bloom.false.positives")
-                .description("Checks the bloom filter let through that a later layer answered false")
+                .description("Checks the bloom filter was consulted on and let through that a later layer answered "
+                        + "false")
+                .register(registry);
+        this.lagged = Counter.builder("graph.check.feed.lagged")
+                .description("Checks that skipped the in-process layers because the event feed was behind")
                 .register(registry);
         for (Layer layer : Layer.values()) {
             latency[layer.ordinal()] = Timer.builder("graph.check.latency")
@@ -77,68 +210,81 @@ public class FollowChecker {
      */
     public boolean isFollowing(long followerId, long followeeId, String followToken) {
         long start = System.nanoTime();
-        boolean fresh = followToken != null && tokens.verify(followToken, followerId, tokenMaxAge).isValid();
+        boolean ownWrite = followToken != null && tokens.verify(followToken, followerId, tokenMaxAge).isValid();
         boolean bloomSaidMaybe = false;
-        if (!fresh) {
-            if (!bloom.mightFollow(followerId, followeeId)) {
-                return answered(Layer.BLOOM, start, false);
+        boolean admit = false;
+        if (!ownWrite) {
+            if (feed.isFresh()) {
+                if (bloom.covers(followerId)) {
+                    if (!bloom.mightFollow(followerId, followeeId)) {
+                        return answered(Layer.BLOOM, start, false);
+                    }
+                    bloomSaidMaybe = true;
+                }
+                long[] ids = local.following(followerId);
+                if (ids != null) {
+                    return counted(bloomSaidMaybe,
+                            answered(Layer.LOCAL, start, AdjacencyArray.contains(ids, followeeId)));
+                }
+                admit = owned.test(followerId);
+            } else {
+                lagged.increment();
             }
-            bloomSaidMaybe = bloom.isReady();
-            LocalFollowingCache.Entry entry = local.get(followerId);
-            if (entry != null) {
-                return counted(bloomSaidMaybe,
-                        answered(Layer.LOCAL, start, AdjacencyArray.contains(entry.ids(), followeeId)));
+            int cached = redis.isFollowing(followerId, followeeId);
+            if (cached != Cache.MISS) {
+                boolean answer = answered(Layer.REDIS, start, cached == Cache.FOLLOWING);
+                if (admit) {
+                    admitLater(followerId);
+                }
+                return counted(bloomSaidMaybe, answer);
             }
-        }
-        int cached = fresh ? RedisFollowingCache.MISS : redis.isFollowing(followerId, followeeId);
-        if (cached != RedisFollowingCache.MISS) {
-            boolean answer = answered(Layer.REDIS, start, cached == RedisFollowingCache.FOLLOWING);
-            if (ThreadLocalRandom.current().nextInt(admitOneIn) == 0) {
-                admit(followerId);
-            }
-            return counted(bloomSaidMaybe, answer);
         }
         long[] ids = loadFromShard(followerId);
         return counted(bloomSaidMaybe, answered(Layer.SHARD, start, AdjacencyArray.contains(ids, followeeId)));
     }
 
-    /** Counts a bloom false positive: the filter said "maybe" and the answer is "no". */
-    private boolean counted(boolean bloomSaidMaybe, boolean answer) {
-        if (bloomSaidMaybe && !answer) {
-            bloomFalsePositives.increment();
-        }
-        return answer;
-    }
-
     /**
      * Membership of many followees at once: nothing but the bloom filter when it rules out every id, else one
-     * local lookup or one Redis round trip for a cached user, else one shard read.
+     * in-process lookup, else one Redis round trip for a cached user, else one shard read.
      *
      * @param followerId  positive
      * @param followeeIds positive ids
+     * @param followToken the {@code X-Follow-Token} header, or {@code null}; a valid one of {@code followerId}
+     *                    reads the shard (read-your-writes)
      * @return membership aligned with {@code followeeIds}
+     * @throws dev.socialgraph.check.store.ShardUnavailableException when the answer needs a shard that is down
      */
-    public boolean[] areFollowing(long followerId, long[] followeeIds) {
+    public boolean[] areFollowing(long followerId, long[] followeeIds, String followToken) {
         long start = System.nanoTime();
-        if (bloom.isReady() && noneMightFollow(followerId, followeeIds)) {
-            latency[Layer.BLOOM.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-            return new boolean[followeeIds.length];
-        }
-        LocalFollowingCache.Entry entry = local.get(followerId);
-        long[] ids;
-        Layer layer;
-        if (entry != null) {
-            ids = entry.ids();
-            layer = Layer.LOCAL;
-        } else {
+        boolean ownWrite = followToken != null && tokens.verify(followToken, followerId, tokenMaxAge).isValid();
+        boolean admit = false;
+        if (!ownWrite) {
+            if (feed.isFresh()) {
+                if (bloom.covers(followerId) && noneMightFollow(followerId, followeeIds)) {
+                    latency[Layer.BLOOM.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                    return new boolean[followeeIds.length];
+                }
+                long[] ids = local.following(followerId);
+                if (ids != null) {
+                    return membership(ids, followeeIds, Layer.LOCAL, start);
+                }
+                admit = owned.test(followerId);
+            } else {
+                lagged.increment();
+            }
             boolean[] cached = redis.areFollowing(followerId, followeeIds);
             if (cached != null) {
                 latency[Layer.REDIS.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                if (admit) {
+                    admitLater(followerId);
+                }
                 return cached;
             }
-            ids = loadFromShard(followerId);
-            layer = Layer.SHARD;
         }
+        return membership(loadFromShard(followerId), followeeIds, Layer.SHARD, start);
+    }
+
+    private boolean[] membership(long[] ids, long[] followeeIds, Layer layer, long start) {
         boolean[] out = new boolean[followeeIds.length];
         for (int i = 0; i < out.length; i++) {
             out[i] = AdjacencyArray.contains(ids, followeeIds[i]);
@@ -156,18 +302,47 @@ public class FollowChecker {
         return true;
     }
 
-    /** Copies a user's cached Redis set into the local cache (after the answer was timed). */
-    private void admit(long followerId) {
-        LocalFollowingCache.Entry entry = redis.members(followerId);
-        if (entry != null) {
-            local.put(followerId, entry.ids(), entry.version());
+    /** Counts a bloom false positive: the filter was consulted, said "maybe", and the answer is "no". */
+    private boolean counted(boolean bloomSaidMaybe, boolean answer) {
+        if (bloomSaidMaybe && !answer) {
+            bloomFalsePositives.increment();
+        }
+        return answer;
+    }
+
+    /** Queues a shard read that puts the follower's row into the in-process cache; at most one per follower. */
+    private void admitLater(long followerId) {
+        if (!admitting.add(followerId)) {
+            return;
+        }
+        try {
+            admissions.execute(() -> {
+                try {
+                    if (feed.isFresh() && local.following(followerId) == null) {
+                        long ticket = local.ticket(followerId);
+                        FollowingRow row = shards.following(followerId);
+                        local.put(followerId, row.followingIds(), row.version(), ticket);
+                    }
+                } catch (RuntimeException e) {
+                    // a shard that is down: the next miss tries again
+                } finally {
+                    admitting.remove(followerId);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            admitting.remove(followerId); // queue full: the next miss tries again
         }
     }
 
+    /** Reads the row, backfills Redis, and caches it in process when this instance owns the follower. */
     private long[] loadFromShard(long followerId) {
+        boolean cacheHere = owned.test(followerId) && feed.isFresh();
+        long ticket = cacheHere ? local.ticket(followerId) : 0;
         FollowingRow row = shards.following(followerId);
         redis.fill(followerId, row.followingIds(), row.version());
-        local.put(followerId, row.followingIds(), row.version());
+        if (cacheHere) {
+            local.put(followerId, row.followingIds(), row.version(), ticket);
+        }
         return row.followingIds();
     }
 

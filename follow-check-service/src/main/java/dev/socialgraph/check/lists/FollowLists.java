@@ -52,10 +52,11 @@ public class FollowLists {
      * Follower and following counts.
      *
      * @param userId positive
-     * @return the counts; followers from the follower side (eventually consistent), following from the row
+     * @return the counts from the rows' count columns: followers from the follower side (eventually consistent),
+     *         following from the following row
      */
     public Counts counts(long userId) {
-        return new Counts(shards.followerRow(userId).followerCount(), shards.following(userId).followingCount());
+        return new Counts(shards.followerCount(userId), shards.followingCount(userId));
     }
 
     /**

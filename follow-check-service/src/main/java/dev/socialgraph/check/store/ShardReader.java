@@ -1,5 +1,6 @@
 package dev.socialgraph.check.store;
 
+import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.common.shard.ShardGroup;
@@ -10,6 +11,7 @@ import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.SqlErrors;
 import java.sql.Connection;
@@ -30,7 +32,7 @@ import org.springframework.stereotype.Component;
  * every other database error is a bug and propagates as {@link IllegalStateException}.
  */
 @Component
-public class ShardReader {
+public class ShardReader implements FollowChecker.Shards {
 
     /** Pages read per query of a celebrity walk at first; doubled while the page is not full. */
     private static final int FIRST_PAGE_BATCH = 4;
@@ -42,9 +44,11 @@ public class ShardReader {
     private final FollowerRepository followers;
     private final CelebrityPageRepository celebrityPages;
     private final FollowingSliceRepository slices = new FollowingSliceRepository();
+    private final OutboxRepository outbox;
 
     ShardReader(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
-                CelebrityPageRepository celebrityPages) {
+                CelebrityPageRepository celebrityPages, OutboxRepository outbox) {
+        this.outbox = outbox;
         this.dataSources = dataSources;
         this.following = following;
         this.followers = followers;
@@ -58,6 +62,7 @@ public class ShardReader {
      * @return the row as stored
      * @throws ShardUnavailableException when its database is down
      */
+    @Override
     public FollowingRow following(long followerId) {
         return read(ShardGroup.FOLLOWING, followerId,
                 c -> following.find(c, followerId).orElseGet(() -> FollowingRow.empty(followerId)));
@@ -98,6 +103,43 @@ public class ShardReader {
     public FollowerRow followerRow(long followeeId) {
         return read(ShardGroup.FOLLOWER, followeeId,
                 c -> followers.find(c, followeeId).orElseGet(() -> FollowerRow.empty(followeeId)));
+    }
+
+    /**
+     * How many users {@code followerId} follows, from the count column of its following row.
+     *
+     * @param followerId positive user id
+     * @return {@code 0..10000}
+     * @throws ShardUnavailableException when its database is down
+     */
+    public int followingCount(long followerId) {
+        return read(ShardGroup.FOLLOWING, followerId, c -> following.count(c, followerId));
+    }
+
+    /**
+     * How many users follow {@code followeeId}, from the count column of its follower row (eventually consistent).
+     *
+     * @param followeeId positive user id
+     * @return {@code >= 0}
+     * @throws ShardUnavailableException when its database is down
+     */
+    public long followerCount(long followeeId) {
+        return read(ShardGroup.FOLLOWER, followeeId, c -> followers.count(c, followeeId));
+    }
+
+    /**
+     * The age of the oldest unpublished outbox row over every following database (the feed-lag guard's outbox
+     * probe), by each database's clock.
+     *
+     * @return ms, {@code >= 0}, or {@code -1} when no database has an unpublished row
+     * @throws ShardUnavailableException when a following database is down (its relay's progress is then unknown)
+     */
+    public long oldestUnpublishedAgeMillis() {
+        long oldest = -1;
+        for (DataSource ds : followingDatabases()) {
+            oldest = Math.max(oldest, read(ds, 0, outbox::oldestUnpublishedAgeMillis));
+        }
+        return oldest;
     }
 
     /**

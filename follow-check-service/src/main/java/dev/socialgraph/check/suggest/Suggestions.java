@@ -83,7 +83,7 @@ public class Suggestions {
     }
 
     private SuggestionRanking.Ranked withoutFollowed(long userId, SuggestionRanking.Ranked ranked) {
-        boolean[] followed = checker.areFollowing(userId, ranked.ids());
+        boolean[] followed = checker.areFollowing(userId, ranked.ids(), null);
         long[] ids = new long[ranked.size()];
         int[] counts = new int[ranked.size()];
         int n = 0;

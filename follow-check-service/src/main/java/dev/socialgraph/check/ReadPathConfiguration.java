@@ -1,0 +1,73 @@
+package dev.socialgraph.check;
+
+import dev.socialgraph.check.affinity.ShardOwnership;
+import dev.socialgraph.check.bloom.EdgeBloom;
+import dev.socialgraph.check.cache.LocalFollowingCache;
+import dev.socialgraph.check.cache.RedisFollowingCache;
+import dev.socialgraph.check.feed.FeedLag;
+import dev.socialgraph.check.follow.FollowChecker;
+import dev.socialgraph.check.store.ShardReader;
+import dev.socialgraph.common.token.FollowTokens;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Wires the read path's layers (DESIGN.md 5) into the {@link FollowChecker}: the bloom filter, the exact in-process
+ * following cache, Redis, the shards, and the feed-lag guard that decides whether the in-process layers answer.
+ */
+@Configuration(proxyBeanMethods = false)
+class ReadPathConfiguration {
+
+    @Bean
+    LocalFollowingCache localFollowingCache(CheckProperties properties, MeterRegistry registry) {
+        LocalFollowingCache cache = new LocalFollowingCache(properties.localCacheBudget().toBytes());
+        Gauge.builder("graph.check.local.entries", cache, LocalFollowingCache::entries)
+                .description("Followers whose following array is cached in process").register(registry);
+        Gauge.builder("graph.check.local.weight", cache, LocalFollowingCache::weightedBytes)
+                .description("Weighed size of the in-process following cache (8 bytes per edge + 112 per follower)")
+                .baseUnit("bytes").register(registry);
+        FunctionCounter.builder("graph.check.local.patched", cache, LocalFollowingCache::patched)
+                .description("follow-events that patched a cached following array").register(registry);
+        FunctionCounter.builder("graph.check.local.dropped", cache, LocalFollowingCache::dropped)
+                .description("follow-events that dropped a cached array on a version gap").register(registry);
+        FunctionCounter.builder("graph.check.local.refused.fills", cache, LocalFollowingCache::refusedFills)
+                .description("Fills refused because an event of the same stripe arrived during the read")
+                .register(registry);
+        return cache;
+    }
+
+    @Bean
+    FeedLag feedLag(CheckProperties properties) {
+        return new FeedLag(System::currentTimeMillis, properties.feed().maxLag().toMillis());
+    }
+
+    /** One thread reads admitted followers' rows; a full queue rejects (the next miss tries again). */
+    @Bean(destroyMethod = "shutdownNow")
+    ThreadPoolExecutor localAdmissions(CheckProperties properties) {
+        return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(properties.admissionQueue()), r -> {
+                    Thread t = new Thread(r, "local-cache-admission");
+                    t.setDaemon(true);
+                    return t;
+                }, new ThreadPoolExecutor.AbortPolicy());
+    }
+
+    @Bean
+    FollowChecker followChecker(EdgeBloom bloom, LocalFollowingCache local, RedisFollowingCache redis,
+                                ShardReader shards, FeedLag feed, ShardOwnership ownership,
+                                ThreadPoolExecutor localAdmissions, CheckProperties properties,
+                                MeterRegistry registry) {
+        FollowTokens tokens = new FollowTokens(properties.tokenSecret().getBytes(StandardCharsets.UTF_8),
+                Clock.systemUTC());
+        return new FollowChecker(bloom, local, redis, shards, feed, ownership::owns, tokens,
+                properties.tokenMaxAge(), localAdmissions, registry);
+    }
+}

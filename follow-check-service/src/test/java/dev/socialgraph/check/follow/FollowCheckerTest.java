@@ -1,0 +1,314 @@
+package dev.socialgraph.check.follow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.socialgraph.common.token.FollowTokens;
+import dev.socialgraph.store.FollowingRow;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** {@link FollowChecker} with every layer a plain fake: which layer answers, in which order, and what is filled. */
+class FollowCheckerTest {
+
+    static final long A = 10;
+    static final long B = 20;
+    static final long C = 30;
+    static final long NOT_OWNED = 11;
+    static final byte[] SECRET = "follow-checker-test-secret-0123456789".getBytes(StandardCharsets.UTF_8);
+
+    final FakeBloom bloom = new FakeBloom();
+    final FakeLocal local = new FakeLocal();
+    final FakeCache redis = new FakeCache();
+    final FakeShards shards = new FakeShards();
+    final FakeFeed feed = new FakeFeed();
+    final Queue<Runnable> admissions = new ArrayDeque<>();
+    final Clock clock = Clock.fixed(Instant.ofEpochMilli(1_700_000_000_000L), ZoneOffset.UTC);
+    final FollowTokens tokens = new FollowTokens(SECRET, clock);
+    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    final FollowChecker checker = new FollowChecker(bloom, local, redis, shards, feed, id -> id != NOT_OWNED,
+            tokens, Duration.ofSeconds(5), admissions::add, registry);
+
+    FollowCheckerTest() {
+        shards.rows.put(A, new long[] {B}); // A follows B only
+        shards.rows.put(NOT_OWNED, new long[] {B});
+        bloom.edges.add(A + ":" + B);
+        bloom.edges.add(A + ":" + C); // a false positive
+        bloom.edges.add(NOT_OWNED + ":" + B);
+    }
+
+    @Test
+    void bloomSaysNo_answersFalse_andAsksNoOtherLayer() {
+        assertThat(checker.isFollowing(A, 99, null)).isFalse();
+        assertThat(answers("bloom")).isEqualTo(1);
+        assertThat(local.reads + redis.reads + shards.reads).isZero();
+    }
+
+    @Test
+    void bloomNotCoveringTheFollower_isNotConsulted() {
+        bloom.covered = false;
+        assertThat(checker.isFollowing(A, 99, null)).isFalse();
+        assertThat(bloom.consulted).isZero();
+        assertThat(answers("shard")).isEqualTo(1);
+        assertThat(falsePositives()).isZero(); // not consulted: not a false positive of the filter
+    }
+
+    @Test
+    void localHit_answersInProcess() {
+        local.entries.put(A, new long[] {B});
+        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(checker.isFollowing(A, C, null)).isFalse();
+        assertThat(answers("local")).isEqualTo(2);
+        assertThat(redis.reads + shards.reads).isZero();
+        assertThat(falsePositives()).isEqualTo(1); // A->C passed the filter
+    }
+
+    @Test
+    void localMiss_redisHit_answersFromRedis_thenAdmitsFromTheShardAfterTheAnswer() {
+        redis.sets.put(A, new long[] {B});
+        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(answers("redis")).isEqualTo(1);
+        assertThat(shards.reads).isZero(); // the answer did not wait for the admission
+        assertThat(admissions).hasSize(1);
+        checker.isFollowing(A, B, null);
+        assertThat(admissions).as("one admission per follower in flight").hasSize(1);
+        admissions.poll().run();
+        assertThat(shards.reads).isEqualTo(1);
+        assertThat(local.entries.get(A)).containsExactly(B);
+        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(answers("local")).isEqualTo(1);
+    }
+
+    @Test
+    void redisMiss_readsTheShard_fillsRedisAndTheLocalCache() {
+        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(answers("shard")).isEqualTo(1);
+        assertThat(redis.fills).containsExactly(A);
+        assertThat(local.entries.get(A)).containsExactly(B);
+        assertThat(local.ticketsBeforeReads).isTrue();
+    }
+
+    @Test
+    void followerNotOwned_isNeverCachedInProcess() {
+        assertThat(checker.isFollowing(NOT_OWNED, B, null)).isTrue();
+        redis.sets.put(NOT_OWNED, new long[] {B});
+        assertThat(checker.isFollowing(NOT_OWNED, B, null)).isTrue();
+        assertThat(local.entries).doesNotContainKey(NOT_OWNED);
+        assertThat(admissions).isEmpty();
+    }
+
+    @Test
+    void validFollowToken_skipsBloomLocalAndRedis_andReadsTheShard() {
+        local.entries.put(A, new long[0]); // stale: the follow of B has not arrived here
+        redis.sets.put(A, new long[0]); // stale too: the write-through failed
+        bloom.edges.remove(A + ":" + B);
+        assertThat(checker.isFollowing(A, B, tokens.issue(A))).isTrue();
+        assertThat(bloom.consulted + local.reads + redis.reads).isZero();
+        assertThat(answers("shard")).isEqualTo(1);
+    }
+
+    @Test
+    void followTokenOfAnotherActor_isIgnored() {
+        bloom.edges.remove(A + ":" + B);
+        assertThat(checker.isFollowing(A, B, tokens.issue(B))).isFalse();
+        assertThat(answers("bloom")).isEqualTo(1);
+    }
+
+    /** The feed-lag guard: while events are behind, a stale "no" of the filter or the local cache is not used. */
+    @Test
+    void feedLagging_skipsBloomAndLocal_andAnswersFromRedisOrTheShard() {
+        bloom.edges.remove(A + ":" + B); // the filter has not seen the new follow
+        local.entries.put(A, new long[0]); // nor has the local cache
+        feed.fresh = false;
+        redis.sets.put(A, new long[] {B});
+        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(answers("redis")).isEqualTo(1);
+        redis.sets.clear();
+        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(answers("shard")).isEqualTo(1);
+        assertThat(bloom.consulted + local.reads).isZero();
+        assertThat(local.entries.get(A)).as("no fill while lagging").isEmpty();
+        assertThat(admissions).isEmpty();
+        assertThat(registry.counter("graph.check.feed.lagged").count()).isEqualTo(2);
+    }
+
+    @Test
+    void admissionQueuedWhileFresh_doesNotFillOnceTheFeedLags() {
+        redis.sets.put(A, new long[] {B});
+        checker.isFollowing(A, B, null);
+        feed.fresh = false;
+        admissions.poll().run();
+        assertThat(local.entries).doesNotContainKey(A);
+    }
+
+    @Test
+    void admissionRejected_isRetriedOnTheNextMiss() {
+        FollowChecker full = new FollowChecker(bloom, local, redis, shards, feed, id -> true, tokens,
+                Duration.ofSeconds(5), r -> {
+                    throw new java.util.concurrent.RejectedExecutionException("full");
+                }, new SimpleMeterRegistry());
+        redis.sets.put(A, new long[] {B});
+        assertThat(full.isFollowing(A, B, null)).isTrue();
+        FollowChecker working = new FollowChecker(bloom, local, redis, shards, feed, id -> true, tokens,
+                Duration.ofSeconds(5), Runnable::run, new SimpleMeterRegistry());
+        assertThat(working.isFollowing(A, B, null)).isTrue();
+        assertThat(local.entries.get(A)).containsExactly(B);
+    }
+
+    @Test
+    void falsePositive_isCountedOnlyWhenTheFilterWasConsultedAndSaidMaybe() {
+        assertThat(checker.isFollowing(A, C, null)).isFalse(); // filter said maybe, shard said no
+        assertThat(falsePositives()).isEqualTo(1);
+        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(falsePositives()).isEqualTo(1);
+        feed.fresh = false;
+        assertThat(checker.isFollowing(A, C, null)).isFalse();
+        assertThat(falsePositives()).as("filter skipped while lagging").isEqualTo(1);
+    }
+
+    @Test
+    void batch_bloomRulesOutEveryId_answersWithoutOtherLayers() {
+        assertThat(checker.areFollowing(A, new long[] {97, 98, 99}, null)).containsExactly(false, false, false);
+        assertThat(local.reads + redis.reads + shards.reads).isZero();
+    }
+
+    @Test
+    void batch_layersInOrder() {
+        long[] ids = {B, C, 99};
+        assertThat(checker.areFollowing(A, ids, null)).containsExactly(true, false, false);
+        assertThat(answers("shard")).isEqualTo(1);
+        assertThat(checker.areFollowing(A, ids, null)).containsExactly(true, false, false);
+        assertThat(answers("local")).isEqualTo(1);
+        local.entries.clear();
+        redis.sets.put(A, new long[] {B});
+        assertThat(checker.areFollowing(A, ids, null)).containsExactly(true, false, false);
+        assertThat(answers("redis")).isEqualTo(1);
+    }
+
+    @Test
+    void batch_withFollowTokenOrLaggingFeed_doesNotTrustInProcessLayers() {
+        local.entries.put(A, new long[0]);
+        bloom.edges.clear();
+        assertThat(checker.areFollowing(A, new long[] {B}, tokens.issue(A))).containsExactly(true);
+        feed.fresh = false;
+        assertThat(checker.areFollowing(A, new long[] {B}, null)).containsExactly(true);
+        assertThat(answers("shard")).isEqualTo(2);
+    }
+
+    private long answers(String layer) {
+        return registry.get("graph.check.latency").tag("layer", layer).timer().count();
+    }
+
+    private double falsePositives() {
+        return registry.counter("graph.check.bloom.false.positives").count();
+    }
+
+    static final class FakeBloom implements FollowChecker.Bloom {
+        final Set<String> edges = new HashSet<>();
+        boolean covered = true;
+        int consulted;
+
+        @Override
+        public boolean covers(long followerId) {
+            return covered;
+        }
+
+        @Override
+        public boolean mightFollow(long followerId, long followeeId) {
+            consulted++;
+            return edges.contains(followerId + ":" + followeeId);
+        }
+    }
+
+    static final class FakeLocal implements FollowChecker.Local {
+        final Map<Long, long[]> entries = new HashMap<>();
+        final Set<Long> ticketed = new HashSet<>();
+        boolean ticketsBeforeReads = true;
+        int reads;
+        FakeShards shards;
+
+        @Override
+        public long[] following(long followerId) {
+            reads++;
+            return entries.get(followerId);
+        }
+
+        @Override
+        public long ticket(long followerId) {
+            ticketed.add(followerId);
+            return 1;
+        }
+
+        @Override
+        public boolean put(long followerId, long[] ids, long version, long ticket) {
+            ticketsBeforeReads &= ticketed.contains(followerId) && ticket == 1;
+            entries.put(followerId, ids);
+            return true;
+        }
+    }
+
+    static final class FakeCache implements FollowChecker.Cache {
+        final Map<Long, long[]> sets = new HashMap<>();
+        final java.util.List<Long> fills = new java.util.ArrayList<>();
+        int reads;
+
+        @Override
+        public int isFollowing(long followerId, long followeeId) {
+            reads++;
+            long[] set = sets.get(followerId);
+            return set == null ? MISS : Arrays.stream(set).anyMatch(id -> id == followeeId) ? FOLLOWING : NOT_FOLLOWING;
+        }
+
+        @Override
+        public boolean[] areFollowing(long followerId, long[] followeeIds) {
+            reads++;
+            long[] set = sets.get(followerId);
+            if (set == null) {
+                return null;
+            }
+            boolean[] out = new boolean[followeeIds.length];
+            for (int i = 0; i < out.length; i++) {
+                long id = followeeIds[i];
+                out[i] = Arrays.stream(set).anyMatch(x -> x == id);
+            }
+            return out;
+        }
+
+        @Override
+        public void fill(long followerId, long[] followingIds, long version) {
+            fills.add(followerId);
+        }
+    }
+
+    static final class FakeShards implements FollowChecker.Shards {
+        final Map<Long, long[]> rows = new HashMap<>();
+        int reads;
+
+        @Override
+        public FollowingRow following(long followerId) {
+            reads++;
+            long[] ids = rows.getOrDefault(followerId, new long[0]);
+            return new FollowingRow(followerId, ids, new long[ids.length], ids.length);
+        }
+    }
+
+    static final class FakeFeed implements FollowChecker.Feed {
+        boolean fresh = true;
+
+        @Override
+        public boolean isFresh() {
+            return fresh;
+        }
+    }
+}
