@@ -55,7 +55,7 @@ import org.slf4j.LoggerFactory;
 public final class OutboxRelay implements AutoCloseable {
 
     /** The advisory lock key of the relay, the same in every database: ASCII "outbox\0\1". */
-    static final long LOCK_KEY = 0x6f7574626f780001L;
+    public static final long LOCK_KEY = 0x6f7574626f780001L;
 
     static final Duration BACKLOG_REFRESH = Duration.ofSeconds(5);
     static final Duration PRUNE_INTERVAL = Duration.ofMinutes(1);
