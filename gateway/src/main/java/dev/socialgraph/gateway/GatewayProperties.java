@@ -9,6 +9,7 @@ import java.time.Duration;
 import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.validation.annotation.Validated;
 
 /**
@@ -40,12 +41,32 @@ public record GatewayProperties(
         @DefaultValue("5s") @NotNull @DurationMin(millis = 1) Duration responseTimeout) {
 
     /**
-     * A token bucket per user.
+     * A token bucket per user, kept in Redis and spent in batches by each gateway ({@link LocalTokenBuckets}).
      *
      * @param replenishRate  tokens added per second
      * @param burstCapacity  bucket size: requests a user may make at once
+     * @param batch          tokens a gateway reserves from a user's bucket at a time, and so the most a user can get
+     *                       over budget per gateway instance in any window (see {@link LocalTokenBuckets}); unset:
+     *                       a tenth of a second's worth, {@code ceil(replenishRate / 10)}, at least 1 and at most
+     *                       {@code burstCapacity}
      */
-    public record Budget(@Min(1) int replenishRate, @Min(1) int burstCapacity) {
+    public record Budget(@Min(1) int replenishRate, @Min(1) int burstCapacity, @Min(1) Integer batch) {
+
+        /** The constructor configuration binds to (the record has a second one). */
+        @ConstructorBinding
+        public Budget {
+        }
+
+        /** A budget whose batch is a tenth of a second's worth of tokens. */
+        public Budget(int replenishRate, int burstCapacity) {
+            this(replenishRate, burstCapacity, null);
+        }
+
+        /** Tokens reserved at a time: {@code batch} when set (at most {@code burstCapacity}), else the default. */
+        public int batchSize() {
+            int size = batch != null ? batch : (int) Math.ceil(replenishRate / 10.0);
+            return Math.max(1, Math.min(size, burstCapacity));
+        }
     }
 
     /**
