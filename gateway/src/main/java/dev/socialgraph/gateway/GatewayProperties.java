@@ -27,6 +27,10 @@ import org.springframework.validation.annotation.Validated;
  * @param jwtCache  the cache of accepted bearer tokens ({@link CachingJwtDecoder})
  * @param responseTimeout longest silence of a service while its response is awaited or read; then 504
  *                        ({@link HttpClientTuning})
+ * @param bareRoute when {@code true}, also route {@code GET /internal/v1/users/{id}/following/{targetId}} straight to
+ *                  {@code checkUri} with no filter at all: no token, no rate limit, no load balancer. Only for
+ *                  measuring Spring Cloud Gateway's own cost in the same build; it exposes the check service's
+ *                  internal API unauthenticated, so it must never be on in a real deployment. Default {@code false}
  */
 @Validated
 @ConfigurationProperties("graph.gateway")
@@ -38,7 +42,8 @@ public record GatewayProperties(
         @NotNull @Valid Budget reads,
         @NotNull @Valid Budget writes,
         @DefaultValue @NotNull @Valid JwtCache jwtCache,
-        @DefaultValue("5s") @NotNull @DurationMin(millis = 1) Duration responseTimeout) {
+        @DefaultValue("5s") @NotNull @DurationMin(millis = 1) Duration responseTimeout,
+        @DefaultValue("false") boolean bareRoute) {
 
     /**
      * A token bucket per user, kept in Redis and spent in batches by each gateway ({@link LocalTokenBuckets}).

@@ -27,11 +27,15 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
  * </ul>
  * Both go through Spring Cloud LoadBalancer ({@link LoadBalancing}): reads to the check instance that owns the
  * path's user id's logical shard, writes round-robin. Nothing else is routed: {@code /internal/**} from outside is
- * a 404. Paths are checked by {@link PathGuard}
- * first, so a dot segment or an encoded slash can never walk a rewritten path out of {@code /internal/v1/users}.
+ * a 404 (except the check path when {@code graph.gateway.bare-route} is on, for benchmarks only). Paths are checked
+ * by {@link PathGuard} first, so a dot segment or an encoded slash can never walk a rewritten path out of
+ * {@code /internal/v1/users}.
  */
 @Configuration(proxyBeanMethods = false)
 class RoutesConfiguration {
+
+    /** Route id of the benchmark-only route ({@code graph.gateway.bare-route}). */
+    static final String BARE_ROUTE = "bare";
 
     @Bean
     LocalTokenBuckets readLimiter(GatewayProperties properties, ReactiveStringRedisTemplate redis, MeterRegistry meters) {
@@ -66,6 +70,13 @@ class RoutesConfiguration {
                         .filters(f -> f.filter(limits.filter(readLimiter, "reads", 0))
                                 .rewritePath("/v1/(?<rest>.*)", "/internal/v1/${rest}"))
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE));
+        if (properties.bareRoute()) {
+            // Spring Cloud Gateway's floor for the benchmark: the service's own path, so nothing is rewritten; no
+            // route filter; RequestIds skips this route; Spring Security lets /internal/** through (permitAll).
+            routes.route(BARE_ROUTE, r -> r.path("/internal/v1/users/{id}/following/{targetId}")
+                    .and().method(HttpMethod.GET)
+                    .uri(properties.checkUri()));
+        }
         return routes.build();
     }
 

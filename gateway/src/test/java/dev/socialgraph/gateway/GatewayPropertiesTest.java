@@ -18,7 +18,7 @@ class GatewayPropertiesTest {
         GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
         return new GatewayProperties("0123456789abcdef0123456789abcdef", null, URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), budget, budget,
-                new GatewayProperties.JwtCache(cacheSize, maxAge), responseTimeout);
+                new GatewayProperties.JwtCache(cacheSize, maxAge), responseTimeout, false);
     }
 
     private static Set<String> badFields(GatewayProperties p) {
@@ -53,7 +53,7 @@ class GatewayPropertiesTest {
         GatewayProperties.Budget zero = new GatewayProperties.Budget(10, 20, 0);
         GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null,
                 URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"), zero, zero,
-                new GatewayProperties.JwtCache(1, Duration.ofMinutes(5)), Duration.ofSeconds(5));
+                new GatewayProperties.JwtCache(1, Duration.ofMinutes(5)), Duration.ofSeconds(5), false);
         assertThat(badFields(p)).containsExactlyInAnyOrder("reads.batch", "writes.batch");
     }
 }
