@@ -38,7 +38,8 @@ final class LocalTokenBuckets {
         /** Over budget: refuse it (429). */
         REJECTED,
         /**
-         * No local token and Redis could not be asked (it failed within the last {@link #REDIS_RETRY}): the caller
+         * No local token and Redis could not be asked (it failed within the last
+         * {@link LocalTokenBuckets#REDIS_RETRY}): the caller
          * decides (reads fail open, writes fall back to an in-process limit).
          */
         REDIS_DOWN
