@@ -129,18 +129,29 @@ final class LocalTokenBuckets {
                 pending = reserve(user, local);
             }
         }
-        return Mono.fromFuture(pending, true).map(answered -> spendAfterReservation(user, local, answered));
+        return Mono.fromFuture(pending, true).flatMap(answered -> spendAfterReservation(user, local, answered));
     }
 
-    private Decision spendAfterReservation(String user, Local local, boolean answered) {
+    /**
+     * After a reservation a waiting request was waiting on: a token if one is left; else, when Redis granted some but
+     * other waiters took them, it asks again (a burst of concurrent first requests is not refused while the Redis
+     * bucket still holds tokens); refused only once Redis has granted nothing.
+     */
+    private Mono<Decision> spendAfterReservation(String user, Local local, boolean answered) {
         synchronized (local) {
             if (local.tokens > 0) {
                 local.tokens--;
                 reserveAheadIfLow(user, local, nanoTime.getAsLong());
-                return Decision.ALLOWED;
+                return ALLOWED;
             }
-            return answered ? Decision.REJECTED : Decision.REDIS_DOWN;
+            if (!answered) {
+                return REDIS_DOWN;
+            }
+            if (local.exhausted) {
+                return REJECTED;
+            }
         }
+        return acquire(user);
     }
 
     /** Called with {@code local}'s monitor held. */

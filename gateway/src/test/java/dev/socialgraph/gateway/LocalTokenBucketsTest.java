@@ -93,14 +93,32 @@ class LocalTokenBucketsTest {
     }
 
     @Test
-    void concurrentRequestsWithoutTokens_shareOneReservation() {
+    void concurrentRequestsWithoutTokens_shareOneReservation_andThoseLeftOverAskAgain() {
         LocalTokenBuckets limiter = limiter(2);
-        var a = limiter.acquire("u").toFuture();
-        var b = limiter.acquire("u").toFuture();
-        var c = limiter.acquire("u").toFuture();
+        List<java.util.concurrent.CompletableFuture<Decision>> waiting = List.of(limiter.acquire("u").toFuture(),
+                limiter.acquire("u").toFuture(), limiter.acquire("u").toFuture());
         assertThat(asked).hasSize(1);
+
         asked.get(0).reply().tryEmitValue(new Reservation(2, 0));
-        assertThat(List.of(a.getNow(null), b.getNow(null), c.getNow(null)))
-                .containsExactlyInAnyOrder(Decision.ALLOWED, Decision.ALLOWED, Decision.REJECTED);
+        // Two spent the batch; the first spend reserved 1 ahead (half a batch left), and the third waits on that.
+        assertThat(waiting).filteredOn(f -> f.getNow(null) == Decision.ALLOWED).hasSize(2);
+        assertThat(waiting).filteredOn(f -> !f.isDone()).hasSize(1);
+        assertThat(asked).hasSize(2);
+
+        asked.get(1).reply().tryEmitValue(new Reservation(1, 0));
+        assertThat(waiting).allSatisfy(f -> assertThat(f.getNow(null)).isEqualTo(Decision.ALLOWED));
+    }
+
+    @Test
+    void waitersLeftOverWhenRedisGrantsNothingMore_areRefused() {
+        LocalTokenBuckets limiter = limiter(1);
+        List<java.util.concurrent.CompletableFuture<Decision>> waiting = List.of(limiter.acquire("u").toFuture(),
+                limiter.acquire("u").toFuture());
+        asked.get(0).reply().tryEmitValue(new Reservation(1, 0));
+        // One spent it and reserved 1 ahead (batch 1); the other waits on that, and Redis has none left.
+        assertThat(asked).hasSize(2);
+        asked.get(1).reply().tryEmitValue(new Reservation(0, 200_000));
+        assertThat(waiting).extracting(f -> f.getNow(null))
+                .containsExactlyInAnyOrder(Decision.ALLOWED, Decision.REJECTED);
     }
 }
