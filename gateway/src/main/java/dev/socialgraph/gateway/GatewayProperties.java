@@ -9,6 +9,7 @@ import java.time.Duration;
 import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.ConstructorBinding;
 import org.springframework.validation.annotation.Validated;
 
 /**
@@ -26,6 +27,10 @@ import org.springframework.validation.annotation.Validated;
  * @param jwtCache  the cache of accepted bearer tokens ({@link CachingJwtDecoder})
  * @param responseTimeout longest silence of a service while its response is awaited or read; then 504
  *                        ({@link HttpClientTuning})
+ * @param bareRoute when {@code true}, also route {@code GET /internal/v1/users/{id}/following/{targetId}} straight to
+ *                  {@code checkUri} with no filter at all: no token, no rate limit, no load balancer. Only for
+ *                  measuring Spring Cloud Gateway's own cost in the same build; it exposes the check service's
+ *                  internal API unauthenticated, so it must never be on in a real deployment. Default {@code false}
  */
 @Validated
 @ConfigurationProperties("graph.gateway")
@@ -37,15 +42,36 @@ public record GatewayProperties(
         @NotNull @Valid Budget reads,
         @NotNull @Valid Budget writes,
         @DefaultValue @NotNull @Valid JwtCache jwtCache,
-        @DefaultValue("5s") @NotNull @DurationMin(millis = 1) Duration responseTimeout) {
+        @DefaultValue("5s") @NotNull @DurationMin(millis = 1) Duration responseTimeout,
+        @DefaultValue("false") boolean bareRoute) {
 
     /**
-     * A token bucket per user.
+     * A token bucket per user, kept in Redis and spent in batches by each gateway ({@link LocalTokenBuckets}).
      *
      * @param replenishRate  tokens added per second
      * @param burstCapacity  bucket size: requests a user may make at once
+     * @param batch          tokens a gateway reserves from a user's bucket at a time, and so the most a user can get
+     *                       over budget per gateway instance in any window (see {@link LocalTokenBuckets}); unset:
+     *                       a tenth of a second's worth, {@code ceil(replenishRate / 10)}, at least 1 and at most
+     *                       {@code burstCapacity}
      */
-    public record Budget(@Min(1) int replenishRate, @Min(1) int burstCapacity) {
+    public record Budget(@Min(1) int replenishRate, @Min(1) int burstCapacity, @Min(1) Integer batch) {
+
+        /** The constructor configuration binds to (the record has a second one). */
+        @ConstructorBinding
+        public Budget {
+        }
+
+        /** A budget whose batch is a tenth of a second's worth of tokens. */
+        public Budget(int replenishRate, int burstCapacity) {
+            this(replenishRate, burstCapacity, null);
+        }
+
+        /** Tokens reserved at a time: {@code batch} when set (at most {@code burstCapacity}), else the default. */
+        public int batchSize() {
+            int size = batch != null ? batch : (int) Math.ceil(replenishRate / 10.0);
+            return Math.max(1, Math.min(size, burstCapacity));
+        }
     }
 
     /**

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
-import org.springframework.cloud.gateway.filter.ratelimit.RedisRateLimiter;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ServerWebExchange;
@@ -20,15 +19,14 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.netty.Connection;
 
-
 /**
- * Per-user rate limits (issue 5): a token bucket per user and budget in Redis, with Spring Cloud Gateway's
- * {@link RedisRateLimiter} (its Lua script, after Stripe's "Scaling your API with rate limiters"), keyed by the
- * token's subject. Over budget: 429 problem+json with {@code Retry-After}.
+ * Per-user rate limits: a token bucket per user and budget in Redis, spent through
+ * {@link LocalTokenBuckets} (batches reserved ahead, answered in process; its javadoc states how far over budget a
+ * user can get), keyed by the token's subject. Over budget: 429 problem+json with {@code Retry-After: 1}.
  *
- * <p>Redis down: {@code RedisRateLimiter} fails open (it answers "allowed" with remaining {@code -1}). Reads stay
- * open, counted in {@code graph.gateway.ratelimit.failopen}; writes fall back to an in-process Guava
- * {@link RateLimiter} per user at the write budget's rate, so an outage does not lift the write limit.
+ * <p>Redis down (no local token left and the reservation failed): reads stay open, counted in
+ * {@code graph.gateway.ratelimit.failopen}; writes fall back to an in-process Guava {@link RateLimiter} per user at
+ * the write budget's rate, so an outage does not lift the write limit.
  */
 final class RateLimits {
 
@@ -47,32 +45,37 @@ final class RateLimits {
     /**
      * A filter applying {@code limiter} (one budget) per user.
      *
-     * @param budgetName     the bucket's name in Redis (the route id the limiter keys its config by)
-     * @param fallbackPerSec when not 0, the in-process limit per user while Redis is unreachable
+     * @param limiter        the budget's local buckets
+     * @param budgetName     the budget's name in the 429's detail ({@code reads}, {@code writes})
+     * @param fallbackPerSec when not 0, the in-process limit per user (requests per second) while Redis is
+     *                       unreachable; 0 lets requests through instead
      */
-    GatewayFilter filter(RedisRateLimiter limiter, String budgetName, double fallbackPerSec) {
+    GatewayFilter filter(LocalTokenBuckets limiter, String budgetName, double fallbackPerSec) {
         LoadingCache<String, RateLimiter> fallback = fallbackPerSec <= 0 ? null : Caffeine.newBuilder()
                 .expireAfterAccess(Duration.ofMinutes(10)).maximumSize(1_000_000)
                 .build(user -> RateLimiter.create(fallbackPerSec));
         return (exchange, chain) -> exchange.getPrincipal().map(Principal::getName).defaultIfEmpty("anonymous")
-                // Bucket key request_rate_limiter.{<budget>.<user>}: RedisRateLimiter puts the route id (the budget) in it.
-                .flatMap(user -> backOnEventLoop(limiter.isAllowed(budgetName, user), exchange).flatMap(response -> {
-                    boolean redisDown = "-1".equals(response.getHeaders().get(RedisRateLimiter.REMAINING_HEADER));
-                    boolean allowed = response.isAllowed();
-                    if (redisDown) {
-                        failOpen.increment();
-                        allowed = fallback == null || fallback.get(user).tryAcquire();
-                    } else {
-                        response.getHeaders().forEach((k, v) -> exchange.getResponse().getHeaders().set(k, v));
-                    }
-                    if (!allowed) {
-                        rejected.increment();
-                        exchange.getResponse().getHeaders().set("Retry-After", "1");
-                        return problems.write(exchange, HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests",
-                                "over the " + budgetName + " budget; retry after 1 s", null);
-                    }
-                    return chain.filter(exchange);
-                }));
+                .flatMap(user -> {
+                    Mono<LocalTokenBuckets.Decision> decision = limiter.acquire(user);
+                    // A decision made in process is already there; only one that waited on Redis changes thread.
+                    return (decision instanceof reactor.core.Fuseable.ScalarCallable<?> ? decision
+                            : backOnEventLoop(decision, exchange)).flatMap(d -> switch (d) {
+                                case ALLOWED -> chain.filter(exchange);
+                                case REJECTED -> reject(exchange, budgetName);
+                                case REDIS_DOWN -> {
+                                    failOpen.increment();
+                                    yield fallback == null || fallback.get(user).tryAcquire()
+                                            ? chain.filter(exchange) : reject(exchange, budgetName);
+                                }
+                            });
+                });
+    }
+
+    private Mono<Void> reject(ServerWebExchange exchange, String budgetName) {
+        rejected.increment();
+        exchange.getResponse().getHeaders().set("Retry-After", "1");
+        return problems.write(exchange, HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests",
+                "over the " + budgetName + " budget; retry after 1 s", null);
     }
 
     /**

@@ -5,14 +5,13 @@ import dev.socialgraph.common.id.UserIds;
 import java.util.Map;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
-import org.springframework.cloud.gateway.filter.ratelimit.RedisRateLimiter;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Primary;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
@@ -28,31 +27,39 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
  * </ul>
  * Both go through Spring Cloud LoadBalancer ({@link LoadBalancing}): reads to the check instance that owns the
  * path's user id's logical shard, writes round-robin. Nothing else is routed: {@code /internal/**} from outside is
- * a 404. Paths are checked by {@link PathGuard}
- * first, so a dot segment or an encoded slash can never walk a rewritten path out of {@code /internal/v1/users}.
+ * a 404 (except the check path when {@code graph.gateway.bare-route} is on, for benchmarks only). Paths are checked
+ * by {@link PathGuard} first, so a dot segment or an encoded slash can never walk a rewritten path out of
+ * {@code /internal/v1/users}.
  */
 @Configuration(proxyBeanMethods = false)
 class RoutesConfiguration {
 
+    /** Route id of the benchmark-only route ({@code graph.gateway.bare-route}). */
+    static final String BARE_ROUTE = "bare";
+
     @Bean
-    RedisRateLimiter readLimiter(GatewayProperties properties) {
-        return new RedisRateLimiter(properties.reads().replenishRate(), properties.reads().burstCapacity());
+    LocalTokenBuckets readLimiter(GatewayProperties properties, ReactiveStringRedisTemplate redis, MeterRegistry meters) {
+        return limiter("reads", properties.reads(), redis, meters);
     }
 
     @Bean
-    // @Primary: the one Spring Cloud Gateway's own RequestRateLimiter factory would pick; unused by our routes.
-    // Our routes name each limiter by @Qualifier: by type alone both parameters would get this primary bean.
-    @Primary
-    RedisRateLimiter writeLimiter(GatewayProperties properties) {
-        return new RedisRateLimiter(properties.writes().replenishRate(), properties.writes().burstCapacity());
+    LocalTokenBuckets writeLimiter(GatewayProperties properties, ReactiveStringRedisTemplate redis, MeterRegistry meters) {
+        return limiter("writes", properties.writes(), redis, meters);
+    }
+
+    private static LocalTokenBuckets limiter(String name, GatewayProperties.Budget budget,
+                                             ReactiveStringRedisTemplate redis, MeterRegistry meters) {
+        TokenReservations reservations = new TokenReservations(redis, name, budget.replenishRate(), budget.burstCapacity());
+        return new LocalTokenBuckets(reservations::reserve, budget.batchSize(), System::nanoTime,
+                meters.counter("graph.gateway.ratelimit.reservations", "budget", name));
     }
 
     @Bean
     RouteLocator routes(RouteLocatorBuilder builder, GatewayProperties properties, ProblemResponses problems,
-                        @Qualifier("readLimiter") RedisRateLimiter readLimiter,
-                        @Qualifier("writeLimiter") RedisRateLimiter writeLimiter, MeterRegistry meters) {
+                        @Qualifier("readLimiter") LocalTokenBuckets readLimiter,
+                        @Qualifier("writeLimiter") LocalTokenBuckets writeLimiter, MeterRegistry meters) {
         RateLimits limits = new RateLimits(problems, meters);
-        return builder.routes()
+        RouteLocatorBuilder.Builder routes = builder.routes()
                 .route("follow-write", r -> r.path("/v1/me/following/{targetId}")
                         .and().method(HttpMethod.PUT, HttpMethod.DELETE)
                         .filters(f -> f.filter(limits.filter(writeLimiter, "writes", properties.writes().replenishRate()))
@@ -62,8 +69,15 @@ class RoutesConfiguration {
                         .and().method(HttpMethod.GET, HttpMethod.POST)
                         .filters(f -> f.filter(limits.filter(readLimiter, "reads", 0))
                                 .rewritePath("/v1/(?<rest>.*)", "/internal/v1/${rest}"))
-                        .uri("lb://" + LoadBalancing.CHECK_SERVICE))
-                .build();
+                        .uri("lb://" + LoadBalancing.CHECK_SERVICE));
+        if (properties.bareRoute()) {
+            // Spring Cloud Gateway's floor for the benchmark: the service's own path, so nothing is rewritten; no
+            // route filter; RequestIds skips this route; Spring Security lets /internal/** through (permitAll).
+            routes.route(BARE_ROUTE, r -> r.path("/internal/v1/users/{id}/following/{targetId}")
+                    .and().method(HttpMethod.GET)
+                    .uri(properties.checkUri()));
+        }
+        return routes.build();
     }
 
     /** Rewrites {@code /v1/me/following/{targetId}} to the token subject's internal path. */

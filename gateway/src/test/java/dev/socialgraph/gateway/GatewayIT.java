@@ -218,14 +218,39 @@ class GatewayIT {
         String before = graphChecksum();
         java.util.List<HttpRequest> requests = malformedRequests(token(301));
         assertThat(requests).hasSizeGreaterThanOrEqualTo(500);
-        for (HttpRequest request : requests) {
-            HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
-            String what = request.method() + " " + request.uri();
+        // Each request's latency, so that a slow or hung answer names its request (the slowest are printed).
+        long[] nanos = new long[requests.size()];
+        for (int i = 0; i < requests.size(); i++) {
+            HttpRequest request = requests.get(i);
+            String what = i + ": " + request.method() + " " + request.uri()
+                    + request.headers().firstValue("Content-Type").map(ct -> " (" + ct + ")").orElse("")
+                    + request.headers().firstValue("Authorization")
+                            .map(a -> a.startsWith("Bearer ey") ? "" : " [Authorization: " + a + "]")
+                            .orElse(" [no Authorization]");
+            long start = System.nanoTime();
+            HttpResponse<String> r;
+            try {
+                r = http.send(request, HttpResponse.BodyHandlers.ofString());
+            } catch (java.io.IOException e) {
+                printSlowest(requests, nanos, i);
+                throw new AssertionError("no answer to " + what + " after "
+                        + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms", e);
+            }
+            nanos[i] = System.nanoTime() - start;
             assertThat(r.statusCode()).as(what).isBetween(400, 499);
             assertThat(r.headers().firstValue("Content-Type").orElse("")).as(what + " -> " + r.statusCode())
                     .startsWith("application/problem+json");
         }
+        printSlowest(requests, nanos, requests.size());
         assertThat(graphChecksum()).isEqualTo(before);
+    }
+
+    /** Prints the five slowest of the first {@code count} requests with their latency. */
+    private static void printSlowest(java.util.List<HttpRequest> requests, long[] nanos, int count) {
+        java.util.stream.IntStream.range(0, count).boxed()
+                .sorted(java.util.Comparator.comparingLong(i -> -nanos[i])).limit(5)
+                .forEach(i -> System.out.printf("fuzz: %.1f ms for %d: %s %s%n", nanos[i] / 1e6, i,
+                        requests.get(i).method(), requests.get(i).uri()));
     }
 
     private java.util.List<HttpRequest> malformedRequests(String bearer) {

@@ -18,7 +18,7 @@ class GatewayPropertiesTest {
         GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
         return new GatewayProperties("0123456789abcdef0123456789abcdef", null, URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), budget, budget,
-                new GatewayProperties.JwtCache(cacheSize, maxAge), responseTimeout);
+                new GatewayProperties.JwtCache(cacheSize, maxAge), responseTimeout, false);
     }
 
     private static Set<String> badFields(GatewayProperties p) {
@@ -36,5 +36,24 @@ class GatewayPropertiesTest {
     void validate_zeroOrNegativeDurationsAndNegativeSize_nameTheField() {
         assertThat(badFields(properties(-1, Duration.ZERO, Duration.ofMillis(-5))))
                 .containsExactlyInAnyOrder("jwtCache.maximumSize", "jwtCache.maxAge", "responseTimeout");
+    }
+
+    @Test
+    void batchSize_unset_isATenthOfASecondsWorthWithinOneAndTheBurst() {
+        assertThat(new GatewayProperties.Budget(200, 400).batchSize()).isEqualTo(20);
+        assertThat(new GatewayProperties.Budget(20, 40).batchSize()).isEqualTo(2);
+        assertThat(new GatewayProperties.Budget(1, 2).batchSize()).isEqualTo(1);
+        assertThat(new GatewayProperties.Budget(1000, 50).batchSize()).isEqualTo(50);
+        assertThat(new GatewayProperties.Budget(200, 400, 5).batchSize()).isEqualTo(5);
+        assertThat(new GatewayProperties.Budget(200, 400, 1000).batchSize()).isEqualTo(400);
+    }
+
+    @Test
+    void validate_zeroBatch_namesTheField() {
+        GatewayProperties.Budget zero = new GatewayProperties.Budget(10, 20, 0);
+        GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null,
+                URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"), zero, zero,
+                new GatewayProperties.JwtCache(1, Duration.ofMinutes(5)), Duration.ofSeconds(5), false);
+        assertThat(badFields(p)).containsExactlyInAnyOrder("reads.batch", "writes.batch");
     }
 }

@@ -1,0 +1,129 @@
+package dev.socialgraph.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import dev.socialgraph.testsupport.TestServers;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Date;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * One keep-alive connection to the gateway keeps being read after an answer the gateway gives at once (a path the
+ * {@link PathGuard} refuses) follows one it gives later (a request that waits on Redis and on a service). The
+ * services are not running: the later answer is 503.
+ */
+@SpringBootTest(classes = GatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class KeepAliveIT {
+
+    static final String SECRET = "keep-alive-it-jwt-secret-0123456789-abcdefgh";
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        registry.add("graph.gateway.jwt-secret", () -> SECRET);
+        registry.add("graph.gateway.write-uri", () -> "http://127.0.0.1:9"); // discard port: nothing listens
+        registry.add("graph.gateway.check-uri", () -> "http://127.0.0.1:9");
+        registry.add("spring.data.redis.host", () -> TestServers.redis().host());
+        registry.add("spring.data.redis.port", () -> TestServers.redis().port());
+    }
+
+    @LocalServerPort
+    int port;
+
+    /**
+     * Regression test for issue 17: a malformed request in GatewayIT's fuzz test sometimes got no answer for 10 s.
+     * Reactor Netty 1.3.7 queued a request that arrived while the previous request's exchange was still finishing,
+     * and when the queued request was answered within the drain of that queue (as every request the gateway refuses
+     * before routing is), the drain ended without asking the connection for more bytes: the next request on the
+     * connection was never read. Pipelining the two requests makes the queueing certain instead of a race.
+     */
+    @Test
+    void aRequestRefusedAtOnce_afterOneAnsweredLater_leavesTheConnectionReadingTheNext() throws Exception {
+        String later = request("GET", "/v1/users/5/counts", token(701));
+        String atOnce = request("GET", "/v1/users/%20/counts", token(701));
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            // A bound on each read, only so that the old behaviour fails instead of hanging the build.
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            out.write((later + atOnce).getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            assertThat(readResponse(in).status()).isEqualTo(503);
+            assertThat(readResponse(in).status()).isEqualTo(400);
+
+            out.write(atOnce.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            Response next = readResponse(in);
+            assertThat(next.status()).isEqualTo(400);
+            assertThat(next.contentType()).startsWith("application/problem+json");
+            assertThat(next.body()).contains("\"parameter\":\"path\"");
+        }
+    }
+
+    private String request(String method, String path, String bearer) {
+        return method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer " + bearer
+                + "\r\n\r\n";
+    }
+
+    private static String token(long user) throws Exception {
+        JWTClaimsSet claims = new JWTClaimsSet.Builder().subject(Long.toString(user))
+                .expirationTime(Date.from(Instant.now().plusSeconds(300))).build();
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
+        jwt.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
+        return jwt.serialize();
+    }
+
+    record Response(int status, String contentType, String body) {
+    }
+
+    /** Reads one HTTP/1.1 response whose body has a {@code Content-Length} (all of the gateway's own answers). */
+    private static Response readResponse(InputStream in) throws IOException {
+        String head = readHead(in);
+        String[] lines = head.split("\r\n");
+        int status = Integer.parseInt(lines[0].split(" ")[1]);
+        int length = -1;
+        String contentType = "";
+        for (String line : lines) {
+            String lower = line.toLowerCase(Locale.ROOT);
+            if (lower.startsWith("content-length:")) {
+                length = Integer.parseInt(line.substring(line.indexOf(':') + 1).trim());
+            } else if (lower.startsWith("content-type:")) {
+                contentType = line.substring(line.indexOf(':') + 1).trim();
+            }
+        }
+        assertThat(length).as("Content-Length of %s", lines[0]).isNotNegative();
+        byte[] body = in.readNBytes(length);
+        assertThat(body).hasSize(length);
+        return new Response(status, contentType, new String(body, StandardCharsets.UTF_8));
+    }
+
+    private static String readHead(InputStream in) throws IOException {
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        int matched = 0; // how much of "\r\n\r\n" has just been read
+        while (matched < 4) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("connection closed after " + head.size() + " bytes of a response head");
+            }
+            head.write(b);
+            matched = (b == '\r' && (matched == 0 || matched == 2)) || (b == '\n' && (matched == 1 || matched == 3))
+                    ? matched + 1 : (b == '\r' ? 1 : 0);
+        }
+        return head.toString(StandardCharsets.US_ASCII);
+    }
+}
