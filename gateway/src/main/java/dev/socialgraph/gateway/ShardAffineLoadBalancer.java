@@ -2,6 +2,7 @@ package dev.socialgraph.gateway;
 
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.common.shard.ShardAffineRouter;
 import dev.socialgraph.common.shard.ShardAffinity;
 import java.net.URI;
 import java.util.ArrayList;
@@ -23,8 +24,9 @@ import reactor.core.publisher.Mono;
  * Shard-affine choice of a follow-check-service instance (issue 5): a request about user {@code id}
  * ({@code /v1/users/{id}/...}, or its rewritten {@code /internal/v1/users/{id}/...}) goes to the owner of
  * {@code id}'s logical shard, {@code floorMod(id, logicalShardCount)}, by rendezvous hashing over the instances'
- * ids ({@link ShardAffinity}, the same function the check instances use to decide which shards they load). So all
- * requests about one follower reach one instance, whose bloom filter and caches hold that follower's slice.
+ * ids ({@link ShardAffinity}, the same function the check instances use to decide which shards they load), through
+ * {@link ShardAffineRouter}, which the backend client ({@code graph-client}) uses too. So all requests about one
+ * follower reach one instance, whose bloom filter and caches hold that follower's slice.
  *
  * <p>Instance ids are {@link ServiceInstance#getInstanceId()} (the {@code instance-id} of the static list), or
  * {@code host:port} when an instance has none; they must be the check instances'
@@ -34,7 +36,7 @@ import reactor.core.publisher.Mono;
  * (the service rejects it anyway) goes round-robin. No instance: an empty response, which the gateway turns into
  * 503.
  *
- * <p>The owner table of an instance list is computed once and reused while the list's ids stay the same.
+ * <p>The router of an instance list is built once and reused while the list's ids stay the same.
  */
 final class ShardAffineLoadBalancer implements ReactorServiceInstanceLoadBalancer {
 
@@ -45,11 +47,7 @@ final class ShardAffineLoadBalancer implements ReactorServiceInstanceLoadBalance
     private final String serviceId;
     private final int logicalShardCount;
     private final AtomicInteger roundRobin = new AtomicInteger();
-    private volatile OwnerTable table;
-
-    /** Owner index (into {@code ids}) of each logical shard. */
-    private record OwnerTable(List<String> ids, int[] ownerByShard) {
-    }
+    private volatile ShardAffineRouter router;
 
     /**
      * @param suppliers         the instance list of {@code serviceId}
@@ -83,28 +81,21 @@ final class ShardAffineLoadBalancer implements ReactorServiceInstanceLoadBalance
         if (userId < 0 || instances.size() == 1) {
             return new DefaultResponse(instances.get(Math.floorMod(roundRobin.getAndIncrement(), instances.size())));
         }
-        OwnerTable t = ownerTable(instances);
-        int owner = t.ownerByShard()[(int) Math.floorMod(userId, (long) logicalShardCount)];
-        return new DefaultResponse(instances.get(owner));
+        return new DefaultResponse(instances.get(router(instances).owner(userId)));
     }
 
-    private OwnerTable ownerTable(List<ServiceInstance> instances) {
+    private ShardAffineRouter router(List<ServiceInstance> instances) {
         List<String> ids = new ArrayList<>(instances.size());
         for (ServiceInstance instance : instances) {
             ids.add(idOf(instance));
         }
-        OwnerTable t = table;
-        if (t != null && t.ids().equals(ids)) {
-            return t;
+        ShardAffineRouter r = router;
+        if (r != null && r.instanceIds().equals(ids)) {
+            return r;
         }
-        ShardAffinity.validate(ids); // two instances with one id would silently share its shards
-        int[] owners = new int[logicalShardCount];
-        for (int shard = 0; shard < logicalShardCount; shard++) {
-            owners[shard] = ids.indexOf(ShardAffinity.owner(shard, ids));
-        }
-        t = new OwnerTable(List.copyOf(ids), owners);
-        table = t;
-        return t;
+        r = new ShardAffineRouter(ids, logicalShardCount); // refuses two instances with one id
+        router = r;
+        return r;
     }
 
     /** The id the check instance is configured with: its {@code instance-id}, else {@code host:port}. */

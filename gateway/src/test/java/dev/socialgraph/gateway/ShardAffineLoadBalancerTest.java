@@ -3,7 +3,9 @@ package dev.socialgraph.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.socialgraph.client.FollowCheckClient;
 import dev.socialgraph.common.shard.ShardAffinity;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -84,6 +86,38 @@ class ShardAffineLoadBalancerTest {
                 assertThat(after).as("user %d", user).isEqualTo(before);
             } else {
                 assertThat(after).isIn("check-0", "check-2");
+            }
+        }
+    }
+
+    /**
+     * Issue 13: the backend client ({@code graph-client}) sends every logical shard where this balancer does, and
+     * fails over to where this balancer sends the shard once its owner has left the list.
+     */
+    @Test
+    void choose_matchesTheBackendClient_forEveryShard_andItsFailOver() {
+        List<ServiceInstance> all = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            all.add(instance("check-" + i, 8001 + i));
+        }
+        for (int n = 1; n <= all.size(); n++) {
+            List<ServiceInstance> instances = all.subList(0, n);
+            ShardAffineLoadBalancer lb = balancer(instances);
+            FollowCheckClient.Builder b = FollowCheckClient.builder();
+            instances.forEach(i -> b.instance(i.getInstanceId(), i.getUri()));
+            try (FollowCheckClient client = b.build()) {
+                for (int shard = 0; shard < 256; shard++) {
+                    long user = shard + 256L * (1 + shard % 3);
+                    String gateway = lb.choose(instances, user).getServer().getInstanceId();
+                    assertThat(client.instanceFor(user, 0)).as("shard %d of %d instances", shard, n)
+                            .isEqualTo(gateway);
+                    if (n > 1) {
+                        List<ServiceInstance> rest = new ArrayList<>(instances);
+                        rest.removeIf(i -> i.getInstanceId().equals(gateway));
+                        assertThat(client.instanceFor(user, 1)).as("fail-over of shard %d of %d", shard, n)
+                                .isEqualTo(balancer(rest).choose(rest, user).getServer().getInstanceId());
+                    }
+                }
             }
         }
     }

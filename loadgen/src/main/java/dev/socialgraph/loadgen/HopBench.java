@@ -30,7 +30,9 @@ import picocli.CommandLine.Option;
  * the per-round values. With {@code --pid-dir}, CPU microseconds per answer of every process named there; the
  * summary's column is that of the process named like the target ({@code gateway.pid}, {@code baseline.pid}). With
  * {@code --baseline-url}, a second gateway (an untuned build, say) is a third target in the same rounds, so a tuning
- * is compared under the same background load as the tuned gateway.
+ * is compared under the same background load as the tuned gateway. With {@code --client}, {@code graph-client}'s
+ * backend client ({@link ClientTarget}: shard-affine, no gateway) is one more target, compared with direct like the
+ * gateway (issue 13); its CPU column is empty, as it runs inside this process.
  *
  * <p>Run: {@code java -cp loadgen/target/loadgen.jar dev.socialgraph.loadgen.HopBench --dataset … --check-url …
  * --gateway-url …}. Exit status 0 after printing the summary, 2 on bad options.
@@ -52,6 +54,16 @@ public final class HopBench implements Callable<Integer> {
 
     @Option(names = "--baseline-url", description = "a second gateway (e.g. an untuned build) run interleaved with the first (optional)")
     URI baselineUrl;
+
+    @Option(names = "--client", description = "also measure graph-client's backend client, a path without the gateway (optional)")
+    boolean client;
+
+    @Option(names = "--client-instances", split = ",",
+            description = "check instances for --client as id=url, ids as graph.check.affinity.instance-id (default: check-0=<check-url>)")
+    List<String> clientInstances;
+
+    @Option(names = "--service-token", description = "service credential --client sends (default: env GRAPH_SERVICE_TOKEN, else none)")
+    String serviceToken;
 
     @Option(names = "--jwt-secret", description = "gateway HS256 secret (default: env GRAPH_JWT_SECRET, else the dev default)")
     String jwtSecret;
@@ -97,6 +109,10 @@ public final class HopBench implements Callable<Integer> {
         if (w.kinds().stream().anyMatch(Operation.Kind::isWrite)) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--workload must be a read workload");
         }
+        if ((client || clientInstances != null) && !ClientTarget.SUPPORTED.containsAll(w.kinds())) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--client measures checks, batch checks and counts only; --workload " + workload + " has others");
+        }
         if (rounds < 1 || !(openShare > 0 && openShare <= 1)) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--rounds ≥ 1 and 0 < --open-share ≤ 1");
         }
@@ -108,17 +124,22 @@ public final class HopBench implements Callable<Integer> {
         System.out.printf("%s, %s: %,d edges; processes %s%n", ZonedDateTime.now(ZoneOffset.UTC), dataset,
                 graph.edgeCount(), processes);
         List<Row> rows = new ArrayList<>();
-        Map<String, HttpTarget> targets = new LinkedHashMap<>();
+        Map<String, Target> targets = new LinkedHashMap<>();
         try {
             targets.put(DIRECT, HttpTarget.direct(checkUrl, checkUrl, processes));
             targets.put("gateway", HttpTarget.gateway(gatewayUrl, secret, graph, processes));
             if (baselineUrl != null) {
                 targets.put("baseline", HttpTarget.gateway(baselineUrl, secret, graph, processes));
             }
+            if (client || clientInstances != null) {
+                targets.put("client", ClientTarget.open(clientInstances != null
+                        ? ClientTarget.parseInstances(clientInstances) : Map.of("check-0", checkUrl),
+                        Loadgen.serviceToken(serviceToken), processes));
+            }
             Workload.Source source = w.source(graph, seed);
             if (!initialWarmup.isZero()) {
                 int most = connections.stream().mapToInt(Integer::intValue).max().orElse(1);
-                for (HttpTarget t : targets.values()) {
+                for (Target t : targets.values()) {
                     new ClosedLoopRunner(most, initialWarmup, Duration.ofMillis(1)).run(t, source);
                 }
             }
@@ -160,7 +181,7 @@ public final class HopBench implements Callable<Integer> {
                 }
             }
         } finally {
-            for (HttpTarget t : targets.values()) {
+            for (Target t : targets.values()) {
                 t.close();
             }
         }
@@ -192,9 +213,10 @@ public final class HopBench implements Callable<Integer> {
      */
     static String summary(List<Row> rows, List<Integer> connections) {
         StringBuilder s = new StringBuilder();
-        s.append("| connections | gateway | direct req/s | gateway req/s | ratio | closed p50/p99 direct "
-                + "| closed p50/p99 gateway | gateway CPU µs/answer | open rate | open p50/p99 direct "
-                + "| open p50/p99 gateway | added p50 | load avg |\n");
+        // "path" is the gateway, a baseline gateway or the backend client, each next to direct in the same round.
+        s.append("| connections | path | direct req/s | path req/s | ratio | closed p50/p99 direct "
+                + "| closed p50/p99 path | path CPU µs/answer | open rate | open p50/p99 direct "
+                + "| open p50/p99 path | added p50 | load avg |\n");
         s.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         List<String> gateways = rows.stream().map(Row::gateway).distinct().toList();
         for (int c : connections) {

@@ -20,7 +20,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The benchmark command: measures the running fleet (directly and through the gateway) and its two peers (raw Redis
+ * The benchmark command: measures the running fleet (directly, through the gateway, and through {@code graph-client}'s
+ * shard-affine backend client) and its two peers (raw Redis
  * sets, a naive PostgreSQL table) on the same edges, workload by workload, at a geometric series of open-loop rates,
  * and writes {@code results.md}, {@code results.csv} and one PNG per workload. Benchmarks report numbers; nothing here
  * passes or fails on them.
@@ -54,6 +55,14 @@ public final class Loadgen implements Callable<Integer> {
     @Option(names = "--write-url", description = "follow-write-service (default: ports.properties, else http://127.0.0.1:8082)")
     URI writeUrl;
 
+    @Option(names = "--client-instances", split = ",",
+            description = "check instances for target 'client' as id=url, ids as the instances' graph.check.affinity.instance-id "
+                    + "(default: check-0=<check-url>, plus check-1=<port of follow-check-service-2> when the fleet runs two)")
+    List<String> clientInstances;
+
+    @Option(names = "--service-token", description = "service credential target 'client' sends (default: env GRAPH_SERVICE_TOKEN, else none)")
+    String serviceToken;
+
     @Option(names = "--jwt-secret", description = "gateway HS256 secret (default: env GRAPH_JWT_SECRET, else <fleet>/jwt-secret, else the dev default)")
     String jwtSecret;
 
@@ -63,8 +72,8 @@ public final class Loadgen implements Callable<Integer> {
     @Option(names = "--peer-postgres", description = "JDBC URL of peer (b)'s database, created if missing (default: jdbc:postgresql://127.0.0.1:<postgres port>/graph_bench_naive?user=postgres)")
     String peerPostgres;
 
-    @Option(names = "--targets", split = ",", defaultValue = "fleet,gateway,redis,postgres",
-            description = "targets in run order (default: ${DEFAULT-VALUE})")
+    @Option(names = "--targets", split = ",", defaultValue = "fleet,gateway,client,redis,postgres",
+            description = "targets in run order: fleet, gateway, client, redis, postgres (default: ${DEFAULT-VALUE})")
     List<String> targets;
 
     @Option(names = "--workloads", split = ",", defaultValue = "check-existing,check-random,check-mixed,batch-check-100,following-page,followers-page,counts,writes,linkbench-mix",
@@ -171,6 +180,11 @@ public final class Loadgen implements Callable<Integer> {
             case "gateway" -> HttpTarget.gateway(
                     gatewayUrl != null ? gatewayUrl : local(fleet.port("gateway", 8080)),
                     secret(fleet), graph, fleet.processes());
+            case "client" -> {
+                URI check = checkUrl != null ? checkUrl : local(fleet.port("follow-check-service", 8081));
+                yield ClientTarget.open(clientInstances != null ? ClientTarget.parseInstances(clientInstances)
+                        : ClientTarget.fleetInstances(fleet, check), serviceToken(serviceToken), fleet.processes());
+            }
             case "redis" -> {
                 String uri = peerRedis != null ? peerRedis
                         : "redis://127.0.0.1:" + fleet.port("redis", 16379) + "/15";
@@ -185,12 +199,21 @@ public final class Loadgen implements Callable<Integer> {
                 yield PostgresPeer.open(url, concurrency, graph);
             }
             default -> throw new CommandLine.ParameterException(new CommandLine(this),
-                    "unknown target '" + name + "'; known: fleet, gateway, redis, postgres");
+                    "unknown target '" + name + "'; known: fleet, gateway, client, redis, postgres");
         };
     }
 
     private static URI local(int port) {
         return URI.create("http://127.0.0.1:" + port);
+    }
+
+    /** The service token given, else {@code GRAPH_SERVICE_TOKEN}, else {@code null} (none is sent). */
+    static String serviceToken(String given) {
+        if (given != null) {
+            return given;
+        }
+        String env = System.getenv("GRAPH_SERVICE_TOKEN");
+        return env == null || env.isBlank() ? null : env.trim();
     }
 
     private String secret(Fleet fleet) {
@@ -220,7 +243,7 @@ public final class Loadgen implements Callable<Integer> {
         for (Target.ServerProcess p : fleet.processes()) {
             pids.append(pids.isEmpty() ? "" : ", ").append(p.name()).append(' ').append(p.pid());
         }
-        h.put("fleet processes (CPU counted for fleet and gateway)", pids.isEmpty() ? "none found" : pids.toString());
+        h.put("fleet processes (CPU counted for fleet, gateway and client)", pids.isEmpty() ? "none found" : pids.toString());
         java.util.TreeSet<String> executables = new java.util.TreeSet<>();
         for (Target.ServerProcess p : fleet.processes()) {
             try {

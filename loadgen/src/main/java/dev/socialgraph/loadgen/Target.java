@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
  */
 interface Target extends AutoCloseable {
 
-    /** Short name used in reports: {@code fleet}, {@code gateway}, {@code redis}, {@code postgres}. */
+    /** Short name used in reports: {@code fleet}, {@code gateway}, {@code client}, {@code redis}, {@code postgres}. */
     String name();
 
     /** Whether this target can answer {@code kind} (the raw Redis sets have no lists or counts, for example). */

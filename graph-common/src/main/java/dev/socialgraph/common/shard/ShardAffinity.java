@@ -91,6 +91,62 @@ public final class ShardAffinity {
     }
 
     /**
+     * Every instance in rendezvous order for {@code logicalShard}: the owner first, then the instance that would own
+     * the shard if the owner left, and so on (issue 13, fail-over of the backend client). The first entry is always
+     * {@link #owner}'s choice, and dropping an instance from the list keeps the relative order of the others.
+     *
+     * @param logicalShard a logical shard, {@code >= 0}
+     * @param instanceIds  the ids of every instance, as for {@link #owner}
+     * @return a new array of {@code instanceIds.size()} distinct indexes into {@code instanceIds}, highest weight first
+     * @throws IllegalArgumentException as {@link #owner}
+     */
+    public static int[] ranking(int logicalShard, List<String> instanceIds) {
+        if (logicalShard < 0) {
+            throw new IllegalArgumentException("logical shard must be >= 0, was " + logicalShard);
+        }
+        validate(instanceIds);
+        return ranking(logicalShard, hashes(instanceIds), instanceIds);
+    }
+
+    /** The hashes of {@code instanceIds}, in list order; the ids must be valid. */
+    static long[] hashes(List<String> instanceIds) {
+        long[] hashes = new long[instanceIds.size()];
+        for (int i = 0; i < hashes.length; i++) {
+            hashes[i] = hash(instanceIds.get(i));
+        }
+        return hashes;
+    }
+
+    /**
+     * Indexes of {@code ids} by descending weight for {@code shard}, ties broken as in {@link #ownerIndex}. An
+     * insertion sort: instance lists are short (a handful to a few dozen), and it allocates only the result.
+     */
+    static int[] ranking(int shard, long[] hashes, List<String> ids) {
+        long shardMix = mix(shard);
+        int n = hashes.length;
+        int[] order = new int[n];
+        long[] weights = new long[n];
+        for (int i = 0; i < n; i++) {
+            long w = mix(hashes[i] ^ shardMix);
+            int j = i;
+            while (j > 0 && before(w, i, weights[j - 1], order[j - 1], ids)) {
+                order[j] = order[j - 1];
+                weights[j] = weights[j - 1];
+                j--;
+            }
+            order[j] = i;
+            weights[j] = w;
+        }
+        return order;
+    }
+
+    /** Whether instance {@code a} of weight {@code wa} ranks above instance {@code b} of weight {@code wb}. */
+    private static boolean before(long wa, int a, long wb, int b, List<String> ids) {
+        int c = Long.compareUnsigned(wa, wb);
+        return c > 0 || (c == 0 && ids.get(a).compareTo(ids.get(b)) < 0);
+    }
+
+    /**
      * Checks a list of instance ids.
      *
      * @param instanceIds the ids

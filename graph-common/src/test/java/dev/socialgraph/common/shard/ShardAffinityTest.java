@@ -136,6 +136,32 @@ class ShardAffinityTest {
     }
 
     @Test
+    void ranking_startsWithTheOwnerAndDropsARemovedInstanceWithoutReordering() {
+        for (int n = 1; n <= 8; n++) {
+            List<String> ids = ids(n);
+            for (int s = 0; s < 256; s++) {
+                int[] ranking = ShardAffinity.ranking(s, ids);
+                assertThat(ranking).hasSize(n);
+                assertThat(ids.get(ranking[0])).isEqualTo(ShardAffinity.owner(s, ids));
+                assertThat(java.util.Arrays.stream(ranking).distinct().count()).isEqualTo(n);
+                if (n > 1) {
+                    List<String> without = new ArrayList<>(ids);
+                    without.remove(ids.get(ranking[0]));
+                    List<String> rest = new ArrayList<>();
+                    for (int r : ShardAffinity.ranking(s, without)) {
+                        rest.add(without.get(r));
+                    }
+                    List<String> expected = new ArrayList<>();
+                    for (int i = 1; i < n; i++) {
+                        expected.add(ids.get(ranking[i]));
+                    }
+                    assertThat(rest).as("shard %d of %d", s, n).isEqualTo(expected);
+                }
+            }
+        }
+    }
+
+    @Test
     void aSingleInstance_ownsEveryShard() {
         assertThat(ShardAffinity.ownedShards("only", List.of("only"), 256).cardinality()).isEqualTo(256);
     }
