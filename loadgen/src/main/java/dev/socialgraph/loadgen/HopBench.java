@@ -65,6 +65,17 @@ public final class HopBench implements Callable<Integer> {
     @Option(names = "--service-token", description = "service credential --client sends (default: env GRAPH_SERVICE_TOKEN, else none)")
     String serviceToken;
 
+    @Option(names = "--hello", description = "also measure the check service's /internal/v1/hello, the same-stack floor (optional)")
+    boolean hello;
+
+    @Option(names = "--bare", description = "also measure the gateway's bare route (graph.gateway.bare-route=true on the "
+            + "gateway): Spring Cloud Gateway with no filter, the floor of the hop (optional)")
+    boolean bare;
+
+    @Option(names = "--redis-uri", description = "also measure Redis SISMEMBER on these sets (loaded into this URI's "
+            + "database, which is flushed first), the floor a user compares with, e.g. redis://127.0.0.1:6379/15 (optional)")
+    String redisUri;
+
     @Option(names = "--jwt-secret", description = "gateway HS256 secret (default: env GRAPH_JWT_SECRET, else the dev default)")
     String jwtSecret;
 
@@ -131,6 +142,17 @@ public final class HopBench implements Callable<Integer> {
             if (baselineUrl != null) {
                 targets.put("baseline", HttpTarget.gateway(baselineUrl, secret, graph, processes));
             }
+            if (hello) {
+                targets.put("hello", HttpTarget.fixed("hello", URI.create(strip(checkUrl) + "/internal/v1/hello"),
+                        processes));
+            }
+            if (bare) {
+                targets.put("bare", HttpTarget.named("bare", gatewayUrl, processes));
+            }
+            if (redisUri != null) {
+                int most = connections.stream().mapToInt(Integer::intValue).max().orElse(1);
+                targets.put("redis", RedisPeer.open(redisUri, most, graph));
+            }
             if (client || clientInstances != null) {
                 targets.put("client", ClientTarget.open(clientInstances != null
                         ? ClientTarget.parseInstances(clientInstances) : Map.of("check-0", checkUrl),
@@ -190,6 +212,21 @@ public final class HopBench implements Callable<Integer> {
         return 0;
     }
 
+    private static String strip(URI uri) {
+        String u = uri.toString();
+        return u.endsWith("/") ? u.substring(0, u.length() - 1) : u;
+    }
+
+    /** The process whose CPU a path's summary row reports: the gateway for routes through it, else the server. */
+    static String cpuProcess(String path) {
+        return switch (path) {
+            case "gateway", "bare" -> "gateway";
+            case "redis" -> "redis";
+            case "baseline" -> "baseline";
+            default -> "follow-check-service";
+        };
+    }
+
     private static String cpuText(ClosedLoopRunner.Result r) {
         if (r.serverCpu().isEmpty()) {
             return "-";
@@ -215,9 +252,9 @@ public final class HopBench implements Callable<Integer> {
         StringBuilder s = new StringBuilder();
         // "path" is the gateway, a baseline gateway or the backend client, each next to direct in the same round.
         s.append("| connections | path | direct req/s | path req/s | ratio | closed p50/p99 direct "
-                + "| closed p50/p99 path | path CPU µs/answer | open rate | open p50/p99 direct "
+                + "| closed p50/p99 path | direct CPU µs/answer | path CPU µs/answer | open rate | open p50/p99 direct "
                 + "| open p50/p99 path | added p50 | load avg |\n");
-        s.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        s.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         List<String> gateways = rows.stream().map(Row::gateway).distinct().toList();
         for (int c : connections) {
             for (String g : gateways) {
@@ -232,7 +269,7 @@ public final class HopBench implements Callable<Integer> {
 
     private static String summaryLine(int connections, String gateway, List<Row> at) {
         return String.format(Locale.ROOT,
-                "| %d | %s | %,.0f | %,.0f | %.2fx | %.3f / %.3f ms | %.3f / %.3f ms | %,.0f | %,.0f/s "
+                "| %d | %s | %,.0f | %,.0f | %.2fx | %.3f / %.3f ms | %.3f / %.3f ms | %,.0f | %,.0f | %,.0f/s "
                         + "| %.3f / %.3f ms | %.3f / %.3f ms | %+.3f ms | %.1f–%.1f |%n",
                 connections, gateway,
                 median(at, r -> r.directClosed().throughput()),
@@ -242,7 +279,8 @@ public final class HopBench implements Callable<Integer> {
                 median(at, r -> r.directClosed().latencyMillis(99)),
                 median(at, r -> r.gatewayClosed().latencyMillis(50)),
                 median(at, r -> r.gatewayClosed().latencyMillis(99)),
-                median(at, r -> r.gatewayClosed().cpuMicrosPerOk(gateway)),
+                median(at, r -> r.directClosed().cpuMicrosPerOk("follow-check-service")),
+                median(at, r -> r.gatewayClosed().cpuMicrosPerOk(cpuProcess(gateway))),
                 median(at, Row::openRate),
                 median(at, r -> r.directOpen().latencyMillis(50)),
                 median(at, r -> r.directOpen().latencyMillis(99)),

@@ -55,6 +55,9 @@ final class HttpTarget implements Target {
     private final AtomicLong reported = new AtomicLong();
     private final long[] viewerIds;
 
+    /** When set, every operation is a GET of this URI (a floor such as a hello-world endpoint). */
+    private URI fixed;
+
     private HttpTarget(String name, String readBase, String writeBase, MACSigner signer, long[] viewerIds,
                        List<ServerProcess> processes) {
         this.name = name;
@@ -75,6 +78,25 @@ final class HttpTarget implements Target {
     static HttpTarget direct(URI checkUri, URI writeUri, List<ServerProcess> fleet) {
         return new HttpTarget("fleet", strip(checkUri) + "/internal/v1/users/", strip(writeUri) + "/internal/v1/users/",
                 null, null, fleet);
+    }
+
+    /**
+     * The internal read API of the check service at {@code checkUri} under another name, e.g. through the gateway's
+     * bare route ({@code graph.gateway.bare-route}), which forwards the internal check path with no filter.
+     */
+    static HttpTarget named(String name, URI checkUri, List<ServerProcess> fleet) {
+        return new HttpTarget(name, strip(checkUri) + "/internal/v1/users/", strip(checkUri) + "/internal/v1/users/",
+                null, null, fleet);
+    }
+
+    /**
+     * A floor: every operation, whatever its kind, is a GET of {@code uri} (the check service's
+     * {@code /internal/v1/hello}, a constant body through the same server stack as a check).
+     */
+    static HttpTarget fixed(String name, URI uri, List<ServerProcess> fleet) {
+        HttpTarget t = new HttpTarget(name, "", "", null, null, fleet);
+        t.fixed = uri;
+        return t;
     }
 
     /**
@@ -145,6 +167,9 @@ final class HttpTarget implements Target {
 
     /** The HTTP request for {@code op}; visible for tests. */
     HttpRequest request(Operation op) {
+        if (fixed != null) {
+            return get(fixed.toString()).timeout(REQUEST_TIMEOUT).build();
+        }
         String user = Long.toString(op.user());
         HttpRequest.Builder b = switch (op.kind()) {
             case CHECK -> get(readBase + user + "/following/" + op.other());
