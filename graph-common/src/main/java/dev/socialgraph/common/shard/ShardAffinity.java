@@ -50,10 +50,7 @@ public final class ShardAffinity {
             throw new IllegalArgumentException("logical shard must be >= 0, was " + logicalShard);
         }
         validate(instanceIds);
-        long[] hashes = new long[instanceIds.size()];
-        for (int i = 0; i < hashes.length; i++) {
-            hashes[i] = hash(instanceIds.get(i));
-        }
+        long[] hashes = hashes(instanceIds);
         return instanceIds.get(ownerIndex(logicalShard, hashes, instanceIds));
     }
 
@@ -77,10 +74,7 @@ public final class ShardAffinity {
         if (self < 0) {
             throw new IllegalArgumentException("instance id '" + instanceId + "' is not one of " + instanceIds);
         }
-        long[] hashes = new long[instanceIds.size()];
-        for (int i = 0; i < hashes.length; i++) {
-            hashes[i] = hash(instanceIds.get(i));
-        }
+        long[] hashes = hashes(instanceIds);
         BitSet owned = new BitSet(logicalShardCount);
         for (int shard = 0; shard < logicalShardCount; shard++) {
             if (ownerIndex(shard, hashes, instanceIds) == self) {
@@ -173,8 +167,7 @@ public final class ShardAffinity {
         long bestWeight = mix(hashes[0] ^ shardMix);
         for (int i = 1; i < hashes.length; i++) {
             long w = mix(hashes[i] ^ shardMix);
-            int c = Long.compareUnsigned(w, bestWeight);
-            if (c > 0 || (c == 0 && ids.get(i).compareTo(ids.get(best)) < 0)) {
+            if (before(w, i, bestWeight, best, ids)) {
                 best = i;
                 bestWeight = w;
             }
