@@ -211,10 +211,10 @@ public class FollowChecker {
     public boolean isFollowing(long followerId, long followeeId, String followToken) {
         long start = System.nanoTime();
         boolean ownWrite = followToken != null && tokens.verify(followToken, followerId, tokenMaxAge).isValid();
+        boolean fresh = feed.isFresh();
         boolean bloomSaidMaybe = false;
-        boolean admit = false;
         if (!ownWrite) {
-            if (feed.isFresh()) {
+            if (fresh) {
                 if (bloom.covers(followerId)) {
                     if (!bloom.mightFollow(followerId, followeeId)) {
                         return answered(Layer.BLOOM, start, false);
@@ -226,20 +226,19 @@ public class FollowChecker {
                     return counted(bloomSaidMaybe,
                             answered(Layer.LOCAL, start, AdjacencyArray.contains(ids, followeeId)));
                 }
-                admit = owned.test(followerId);
             } else {
                 lagged.increment();
             }
             int cached = redis.isFollowing(followerId, followeeId);
             if (cached != Cache.MISS) {
                 boolean answer = answered(Layer.REDIS, start, cached == Cache.FOLLOWING);
-                if (admit) {
+                if (fresh && owned.test(followerId)) {
                     admitLater(followerId);
                 }
                 return counted(bloomSaidMaybe, answer);
             }
         }
-        long[] ids = loadFromShard(followerId);
+        long[] ids = loadFromShard(followerId, fresh && owned.test(followerId));
         return counted(bloomSaidMaybe, answered(Layer.SHARD, start, AdjacencyArray.contains(ids, followeeId)));
     }
 
@@ -257,9 +256,9 @@ public class FollowChecker {
     public boolean[] areFollowing(long followerId, long[] followeeIds, String followToken) {
         long start = System.nanoTime();
         boolean ownWrite = followToken != null && tokens.verify(followToken, followerId, tokenMaxAge).isValid();
-        boolean admit = false;
+        boolean fresh = feed.isFresh();
         if (!ownWrite) {
-            if (feed.isFresh()) {
+            if (fresh) {
                 if (bloom.covers(followerId) && noneMightFollow(followerId, followeeIds)) {
                     latency[Layer.BLOOM.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
                     return new boolean[followeeIds.length];
@@ -268,20 +267,20 @@ public class FollowChecker {
                 if (ids != null) {
                     return membership(ids, followeeIds, Layer.LOCAL, start);
                 }
-                admit = owned.test(followerId);
             } else {
                 lagged.increment();
             }
             boolean[] cached = redis.areFollowing(followerId, followeeIds);
             if (cached != null) {
                 latency[Layer.REDIS.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-                if (admit) {
+                if (fresh && owned.test(followerId)) {
                     admitLater(followerId);
                 }
                 return cached;
             }
         }
-        return membership(loadFromShard(followerId), followeeIds, Layer.SHARD, start);
+        long[] ids = loadFromShard(followerId, fresh && owned.test(followerId));
+        return membership(ids, followeeIds, Layer.SHARD, start);
     }
 
     private boolean[] membership(long[] ids, long[] followeeIds, Layer layer, long start) {
@@ -334,9 +333,11 @@ public class FollowChecker {
         }
     }
 
-    /** Reads the row, backfills Redis, and caches it in process when this instance owns the follower. */
-    private long[] loadFromShard(long followerId) {
-        boolean cacheHere = owned.test(followerId) && feed.isFresh();
+    /**
+     * Reads the row, backfills Redis, and caches it in process when {@code cacheHere} (this instance owns the follower
+     * and the feed was fresh when the check began).
+     */
+    private long[] loadFromShard(long followerId, boolean cacheHere) {
         long ticket = cacheHere ? local.ticket(followerId) : 0;
         FollowingRow row = shards.following(followerId);
         redis.fill(followerId, row.followingIds(), row.version());
