@@ -143,7 +143,7 @@ public final class HopBench implements Callable<Integer> {
                 targets.put("baseline", HttpTarget.gateway(baselineUrl, secret, graph, processes));
             }
             if (hello) {
-                targets.put("hello", HttpTarget.fixed("hello", URI.create(strip(checkUrl) + "/internal/v1/hello"),
+                targets.put("hello", HttpTarget.fixed("hello", URI.create(HttpTarget.strip(checkUrl) + "/internal/v1/hello"),
                         processes));
             }
             if (bare) {
@@ -210,11 +210,6 @@ public final class HopBench implements Callable<Integer> {
         System.out.println();
         System.out.print(summary(rows, connections));
         return 0;
-    }
-
-    private static String strip(URI uri) {
-        String u = uri.toString();
-        return u.endsWith("/") ? u.substring(0, u.length() - 1) : u;
     }
 
     /** The process whose CPU a path's summary row reports: the gateway for routes through it, else the server. */

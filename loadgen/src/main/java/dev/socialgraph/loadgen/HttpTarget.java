@@ -116,7 +116,8 @@ final class HttpTarget implements Target {
         }
     }
 
-    private static String strip(URI uri) {
+    /** {@code uri} as text without a trailing slash, to append paths to. */
+    static String strip(URI uri) {
         String s = uri.toString();
         return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
     }
