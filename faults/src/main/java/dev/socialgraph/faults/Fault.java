@@ -1,0 +1,121 @@
+package dev.socialgraph.faults;
+
+import dev.socialgraph.launcher.PortPlan;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * One fault the suite injects into a running {@link Fleet}, and which services it kills on purpose (so that a
+ * restart of any other service counts as a crash).
+ *
+ * @param name     what it is, for the report
+ * @param killed   the services this fault kills itself
+ * @param action   injects the fault and returns once it is over (the fleet may still be recovering)
+ */
+public record Fault(String name, Set<String> killed, Action action) {
+
+    /** Injects a fault into a fleet. */
+    @FunctionalInterface
+    public interface Action {
+        /**
+         * @param fleet the running fleet
+         * @throws Exception when the fault could not be injected
+         */
+        void inject(Fleet fleet) throws Exception;
+    }
+
+    /**
+     * One cycle of every fault the suite knows, in the order they run.
+     *
+     * @param hold how long a pause, a refusal or a hang lasts
+     * @return the faults
+     */
+    public static List<Fault> all(Duration hold) {
+        List<Fault> faults = new ArrayList<>();
+        for (String service : Fleet.SERVICES) {
+            faults.add(new Fault("kill -9 " + service, Set.of(service), fleet -> kill(fleet, service)));
+        }
+        faults.add(new Fault("broker paused (SIGSTOP of the launcher, whose JVM runs it)", Set.of(),
+                fleet -> pause(fleet, "launcher", hold)));
+        faults.add(new Fault("Redis FLUSHALL", Set.of(), fleet -> fleet.redis().sync().flushall()));
+        faults.add(new Fault("Redis paused (SIGSTOP)", Set.of(), fleet -> pause(fleet, PortPlan.REDIS, hold)));
+        faults.add(new Fault("Redis clients disconnected, data kept", Set.of(), fleet -> disconnectRedisClients(fleet, hold)));
+        faults.add(new Fault("following database refusing connections", Set.of(),
+                fleet -> refuseConnections(fleet, "graph_following_0", hold)));
+        faults.add(new Fault("follower database refusing connections", Set.of(),
+                fleet -> refuseConnections(fleet, "graph_follower_0", hold)));
+        faults.add(new Fault("following database hung (tables locked)", Set.of(),
+                fleet -> hang(fleet, "graph_following_0", hold)));
+        faults.add(new Fault("follower database hung (tables locked)", Set.of(),
+                fleet -> hang(fleet, "graph_follower_0", hold)));
+        return faults;
+    }
+
+    static void kill(Fleet fleet, String service) {
+        OptionalLong pid = fleet.pid(service);
+        if (pid.isEmpty()) {
+            throw new IllegalStateException(service + " is not running");
+        }
+        ProcessHandle.of(pid.getAsLong()).ifPresent(ProcessHandle::destroyForcibly);
+    }
+
+    static void pause(Fleet fleet, String name, Duration hold) throws IOException, InterruptedException {
+        long pid = fleet.pid(name).orElseThrow(() -> new IllegalStateException(name + " is not running"));
+        signal("STOP", pid);
+        try {
+            Thread.sleep(hold);
+        } finally {
+            signal("CONT", pid);
+        }
+    }
+
+    static void disconnectRedisClients(Fleet fleet, Duration hold) throws InterruptedException {
+        RedisCommands<String, String> redis = fleet.redis().sync();
+        long end = System.nanoTime() + hold.toNanos();
+        while (System.nanoTime() < end) {
+            // SKIPME (the default) keeps this connection; every service's connection is cut, repeatedly.
+            redis.clientKill(KillArgs.Builder.typeNormal());
+            Thread.sleep(100);
+        }
+    }
+
+    static void refuseConnections(Fleet fleet, String database, Duration hold) throws SQLException, InterruptedException {
+        try (Connection admin = fleet.jdbc("postgres"); Statement s = admin.createStatement()) {
+            s.execute("ALTER DATABASE " + database + " WITH ALLOW_CONNECTIONS false");
+            try {
+                s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + database
+                        + "' AND pid <> pg_backend_pid()");
+                Thread.sleep(hold);
+            } finally {
+                s.execute("ALTER DATABASE " + database + " WITH ALLOW_CONNECTIONS true");
+            }
+        }
+    }
+
+    static void hang(Fleet fleet, String database, Duration hold) throws SQLException, InterruptedException {
+        try (Connection c = fleet.jdbc(database); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            // Every read and write of the database's tables waits on these locks until the rollback.
+            s.execute("LOCK TABLE following_adjacency, follower_adjacency, celebrity_followers_page, follow_outbox"
+                    + " IN ACCESS EXCLUSIVE MODE");
+            Thread.sleep(hold);
+            c.rollback();
+        }
+    }
+
+    private static void signal(String signal, long pid) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start();
+        if (p.waitFor() != 0) {
+            throw new IOException("kill -" + signal + " " + pid + " failed");
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package dev.socialgraph.faults;
+
+import dev.socialgraph.launcher.DevTokens;
+import dev.socialgraph.launcher.FleetDir;
+import dev.socialgraph.launcher.PortPlan;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A fleet as {@code ./graph up} runs it, started by running {@code ./graph} itself in a data directory of its own
+ * (empty graph, {@code --dataset none}) on a free port offset, and the handles the faults need: the processes' pids
+ * from {@code run/<name>.pid}, readiness, a superuser JDBC connection to the shard databases and a Redis connection.
+ */
+public final class Fleet implements AutoCloseable {
+
+    /** The services {@code ./graph up} starts, by their pid-file names. */
+    public static final List<String> SERVICES = List.of(PortPlan.WRITE, PortPlan.CDC, PortPlan.CHECK, PortPlan.RECONCILER,
+            PortPlan.GATEWAY);
+
+    private final Path repo;
+    private final FleetDir dir;
+    private final PortPlan ports;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
+            .version(HttpClient.Version.HTTP_1_1).build();
+    private RedisClient redisClient;
+    private StatefulRedisConnection<String, String> redis;
+
+    private Fleet(Path repo, FleetDir dir, PortPlan ports) {
+        this.repo = repo;
+        this.dir = dir;
+        this.ports = ports;
+    }
+
+    /**
+     * Starts a fleet with {@code ./graph --no-build up --detach}; the services' jars must be built.
+     *
+     * @param repo    the repository root holding {@code ./graph}
+     * @param dataDir an empty directory for the fleet's data, logs and secrets
+     * @return the running fleet, every service ready
+     * @throws IOException          when {@code ./graph up} fails (its output is in the message)
+     * @throws InterruptedException when interrupted while waiting
+     */
+    public static Fleet start(Path repo, Path dataDir) throws IOException, InterruptedException {
+        int offset = freeOffset();
+        Fleet fleet = new Fleet(repo, new FleetDir(dataDir), new PortPlan(offset));
+        Result up = fleet.graph("up", "--detach", "--dataset", "none", "--port-offset", Integer.toString(offset));
+        if (up.code() != 0) {
+            throw new IOException("./graph up failed (" + up.code() + "):\n" + up.output());
+        }
+        return fleet;
+    }
+
+    /** The gateway's base URI, {@code http://127.0.0.1:<port>}. */
+    public URI gateway() {
+        return URI.create("http://127.0.0.1:" + ports.port(PortPlan.GATEWAY));
+    }
+
+    /**
+     * A bearer token for a user, minted with the fleet's JWT secret.
+     *
+     * @param userId a positive 64-bit user id
+     * @return {@code Bearer <jwt>}, valid for an hour
+     * @throws IOException when the fleet's secret cannot be read
+     */
+    public String bearer(long userId) throws IOException {
+        String secret = Files.readString(dir.root().resolve("jwt-secret")).strip();
+        return "Bearer " + DevTokens.mint(secret, userId, Duration.ofHours(1), Instant.now());
+    }
+
+    /** The pid a part of the fleet runs as now ({@code launcher}, {@code redis}, a service name), if running. */
+    public OptionalLong pid(String name) {
+        Path file = dir.run().resolve(name + ".pid");
+        try {
+            long pid = Long.parseLong(Files.readString(file, StandardCharsets.US_ASCII).strip());
+            return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).isPresent() ? OptionalLong.of(pid)
+                    : OptionalLong.empty();
+        } catch (IOException | NumberFormatException e) {
+            return OptionalLong.empty();
+        }
+    }
+
+    /** Whether a service answers its readiness probe with 200. */
+    public boolean ready(String service) {
+        try {
+            HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                            + ports.port(service) + "/actuator/health/readiness")).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.discarding());
+            return r.statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * Waits until every service is ready.
+     *
+     * @param timeout how long to wait
+     * @return the services still not ready when the time ran out, empty when all are
+     * @throws InterruptedException when interrupted
+     */
+    public List<String> awaitReady(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> notReady;
+        do {
+            notReady = new ArrayList<>();
+            for (String s : SERVICES) {
+                if (!ready(s)) {
+                    notReady.add(s);
+                }
+            }
+            if (notReady.isEmpty()) {
+                return notReady;
+            }
+            Thread.sleep(250);
+        } while (System.nanoTime() < deadline);
+        return notReady;
+    }
+
+    /**
+     * A superuser connection to one of the fleet's databases.
+     *
+     * @param database a database name, e.g. {@code graph_following_0} or {@code postgres}
+     * @return a new connection; the caller closes it
+     * @throws SQLException when it cannot connect
+     */
+    public Connection jdbc(String database) throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + ports.port(PortPlan.POSTGRES) + "/"
+                + database, "postgres", "");
+    }
+
+    /** A connection to the fleet's Redis, opened on first use and reused. */
+    public synchronized StatefulRedisConnection<String, String> redis() {
+        if (redis == null) {
+            redisClient = RedisClient.create("redis://127.0.0.1:" + ports.port(PortPlan.REDIS));
+            redis = redisClient.connect();
+        }
+        return redis;
+    }
+
+    /** The fleet's data directory. */
+    public Path dataDir() {
+        return dir.root();
+    }
+
+    /** Stops the fleet with {@code ./graph down}. */
+    @Override
+    public void close() throws IOException, InterruptedException {
+        if (redis != null) {
+            redis.close();
+            redisClient.shutdown();
+        }
+        graph("down");
+    }
+
+    private record Result(int code, String output) {
+    }
+
+    private Result graph(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("bash", repo.resolve("graph").toString(), "--no-build"));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        Map<String, String> env = pb.environment();
+        env.put("GRAPH_DATA_DIR", dir.root().toString());
+        env.put("JAVA_HOME", System.getProperty("java.home"));
+        // The workload's users write and read far more often than a person: lift the per-user budgets.
+        env.put("GRAPH_GATEWAY_READS_REPLENISHRATE", "100000");
+        env.put("GRAPH_GATEWAY_READS_BURSTCAPACITY", "200000");
+        env.put("GRAPH_GATEWAY_WRITES_REPLENISHRATE", "100000");
+        env.put("GRAPH_GATEWAY_WRITES_BURSTCAPACITY", "200000");
+        Files.createDirectories(dir.root());
+        Path log = dir.root().resolve("graph-" + args[0] + "-" + System.nanoTime() + ".out");
+        pb.redirectOutput(log.toFile());
+        Process p = pb.start();
+        if (!p.waitFor(15, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new IOException("./graph " + String.join(" ", args) + " did not finish:\n" + Files.readString(log));
+        }
+        return new Result(p.exitValue(), Files.readString(log));
+    }
+
+    private static int freeOffset() {
+        List<String> all = List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.WRITE, PortPlan.CDC, PortPlan.RECONCILER,
+                PortPlan.CHECK_2, PortPlan.POSTGRES, PortPlan.REDIS, PortPlan.KAFKA, PortPlan.KAFKA_CONTROLLER);
+        for (int o = 30_000 + new Random().nextInt(50) * 100; o <= 40_000; o += 100) {
+            if (new PortPlan(o).taken(all).isEmpty()) {
+                return o;
+            }
+        }
+        throw new IllegalStateException("no free port offset");
+    }
+}

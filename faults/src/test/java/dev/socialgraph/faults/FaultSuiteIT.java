@@ -1,0 +1,36 @@
+package dev.socialgraph.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fault suite on a fleet started by {@code ./graph up}: one cycle of every fault by default (a few minutes,
+ * part of {@code ./mvnw verify}); {@code -Dfaults.cycles=20} is the long run (docs/faults.md). The report and the
+ * history go to {@code faults/target/faults-<time>/}.
+ */
+class FaultSuiteIT {
+
+    @Test
+    void noLostAckStaleReadDivergenceErrorOrCrashUnderFaults() throws Exception {
+        Path repo = Path.of("..").toAbsolutePath().normalize();
+        Path out = Files.createDirectories(Path.of("target").toAbsolutePath().resolve("faults-" + System.currentTimeMillis()));
+        Campaign.Settings s = Campaign.Settings.shortRun();
+        int cycles = Integer.getInteger("faults.cycles", s.cycles());
+        Campaign.Settings settings = new Campaign.Settings(cycles, s.hold(), s.recovery(), s.convergence(), s.actors(),
+                s.targets(), s.writers(), s.readers(), s.pause());
+
+        Campaign.Result result;
+        try (Fleet fleet = Fleet.start(repo, out.resolve("fleet"))) {
+            result = Campaign.run(fleet, settings, out);
+        }
+        String report = result.markdown(settings);
+        System.out.println(report);
+
+        assertThat(result.report().writesAcknowledged()).as("the workload wrote").isPositive();
+        assertThat(result.report().checksAnswered()).as("the workload read").isPositive();
+        assertThat(result.clean()).as("every count of the fault suite is 0; report in %s:%n%s", out, report).isTrue();
+    }
+}
