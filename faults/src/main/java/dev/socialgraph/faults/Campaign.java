@@ -51,14 +51,20 @@ public final class Campaign {
      * @param writers     writer threads
      * @param readers     reader threads
      * @param pause       each thread's pause between requests
+     * @param only        runs only the faults whose names contain one of these words; empty runs all
      */
     public record Settings(int cycles, Duration hold, Duration recovery, Duration convergence, int actors, int targets,
-                           int writers, int readers, Duration pause) {
+                           int writers, int readers, Duration pause, List<String> only) {
+
+        /** Whether a fault runs in this campaign. */
+        boolean runs(Fault fault) {
+            return only.isEmpty() || only.stream().anyMatch(fault.name()::contains);
+        }
 
         /** One cycle of each fault, a few minutes: the run {@code ./mvnw verify} includes. */
         public static Settings shortRun() {
             return new Settings(1, Duration.ofSeconds(5), Duration.ofSeconds(180), Duration.ofSeconds(30), 40, 30, 8, 4,
-                    Duration.ofMillis(20));
+                    Duration.ofMillis(20), List.of());
         }
     }
 
@@ -164,7 +170,7 @@ public final class Campaign {
             workload.start();
             Thread.sleep(5_000);
             for (int cycle = 1; cycle <= settings.cycles(); cycle++) {
-                for (Fault fault : Fault.all(settings.hold())) {
+                for (Fault fault : Fault.all(settings.hold()).stream().filter(settings::runs).toList()) {
                     Map<String, OptionalLong> before = pids(fleet);
                     long start = workload.now();
                     fault.action().inject(fleet);

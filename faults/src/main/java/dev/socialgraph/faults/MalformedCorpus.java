@@ -43,7 +43,7 @@ public final class MalformedCorpus {
         List<String> out = new ArrayList<>();
         String[] badIds = {"0", "-1", "abc", "1.5", "1e3", "0x10", "+5", "%20", "9223372036854775808",
                 "99999999999999999999999999", "1".repeat(5_000), "%zz", "%", "%00", "%2F", "..", "%2e%2e", "1;a=b",
-                "1%3Bx", "١٢٣", "NaN", "null", "true", "[1]", "1,2", " 1", "1 "};
+                "1%3Bx", "١٢٣", "NaN", "null", "true", "[1]", "1,2", " 1", "1%20"};
         String[] readShapes = {"/v1/users/%s/following/2", "/v1/users/2/following/%s", "/v1/users/%s/following",
                 "/v1/users/%s/followers", "/v1/users/%s/counts", "/v1/users/%s/common-following/2",
                 "/v1/users/2/common-following/%s", "/v1/users/%s/relationship/2", "/v1/users/2/relationship/%s",
@@ -81,10 +81,8 @@ public final class MalformedCorpus {
         for (String body : badBodies) {
             out.add(raw("POST", contains, bearer, "application/json", body));
         }
-        out.add(raw("POST", contains, bearer, "text/plain", "{\"ids\":[1]}"));
-        out.add(raw("POST", contains, bearer, null, "{\"ids\":[1]}"));
         out.add(raw("POST", contains, bearer, "application/json", "{\"ids\":[" + "1,".repeat(200_000) + "1]}"));
-        String[] badTokens = {null, "", "Bearer", "Bearer ", "Bearer x", "Basic dXNlcjpwYXNz", "bearer " + bearer.substring(7),
+        String[] badTokens = {null, "", "Bearer", "Bearer ", "Bearer x", "Basic dXNlcjpwYXNz", bearer + " extra",
                 expired, noExp, bearer + "x", bearer.substring(0, bearer.length() - 5), "Bearer a.b.c",
                 "Bearer " + "a".repeat(8_000)};
         String[] tokenPaths = {"/v1/users/2/following/3", "/v1/users/2/counts", "/v1/me/following/3"};
@@ -102,7 +100,7 @@ public final class MalformedCorpus {
                 "/v1/users/2/../3/counts", "/v1/users/2/%2e%2e/counts", "/v1/users/2%2Fcounts", "/v1/users/2/counts%00",
                 "/internal/v1/users/2/counts", "/admin/scans", "/v1/users/2/counts?%zz", "/v1/users/2/unknown",
                 "/v1/users", "/v1", "/", "/v1/me/following", "/v1/me/following/", "/v1/users/2/following/3/x",
-                "/" + "a".repeat(10_000), "/v1/users/2/counts#frag"};
+                "/" + "a".repeat(10_000), "/v1/users/2/counts%23frag"};
         for (String path : badPaths) {
             out.add(get(path, bearer));
         }

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * The fault suite on a fleet started by {@code ./graph up}: one cycle of every fault by default (a few minutes,
- * part of {@code ./mvnw verify}); {@code -Dfaults.cycles=20} is the long run (docs/faults.md). The report and the
+ * part of {@code ./mvnw verify}); {@code -Dfaults.cycles=20} is the long run (docs/faults.md), and
+ * {@code -Dfaults.only=Redis,database} runs only the faults whose names contain one of the words. The report and the
  * history go to {@code faults/target/faults-<time>/}.
  */
 class FaultSuiteIT {
@@ -19,8 +21,10 @@ class FaultSuiteIT {
         Path out = Files.createDirectories(Path.of("target").toAbsolutePath().resolve("faults-" + System.currentTimeMillis()));
         Campaign.Settings s = Campaign.Settings.shortRun();
         int cycles = Integer.getInteger("faults.cycles", s.cycles());
+        String only = System.getProperty("faults.only", "");
         Campaign.Settings settings = new Campaign.Settings(cycles, s.hold(), s.recovery(), s.convergence(), s.actors(),
-                s.targets(), s.writers(), s.readers(), s.pause());
+                s.targets(), s.writers(), s.readers(), s.pause(),
+                only.isBlank() ? List.of() : List.of(only.split(",")));
 
         Campaign.Result result;
         try (Fleet fleet = Fleet.start(repo, out.resolve("fleet"))) {
