@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.security.oauth2.jwt.JwtException;
 import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Start-up picks the token decoder from the settings: HS256 with {@code graph.gateway.jwt-secret}, or the JWK Set
@@ -43,11 +44,14 @@ class JwtDecoderTest {
         }
     }
 
+    private static final GatewayProperties.ServicePool POOL =
+            new GatewayProperties.ServicePool(256, 1024, Duration.ofSeconds(1));
+
     private static GatewayProperties properties(URI jwkSetUri) {
         return new GatewayProperties(SECRET, jwkSetUri, URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), new GatewayProperties.Budget(1, 1),
                 new GatewayProperties.Budget(1, 1), new GatewayProperties.JwtCache(100, Duration.ofMinutes(5)),
-                Duration.ofSeconds(5), false);
+                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
     }
 
     private static JWTClaimsSet claims(String subject) {
