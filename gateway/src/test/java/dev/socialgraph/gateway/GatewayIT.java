@@ -97,6 +97,12 @@ class GatewayIT {
         return jwt.serialize();
     }
 
+    private static String sign(JWTClaimsSet claims) throws Exception {
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
+        jwt.sign(new MACSigner(JWT_SECRET.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        return jwt.serialize();
+    }
+
     private static String token(long user) throws Exception {
         return token(Long.toString(user), Instant.now().plusSeconds(300), JWT_SECRET);
     }
@@ -151,6 +157,9 @@ class GatewayIT {
                 token("103", Instant.now().plusSeconds(60), "another-secret-0123456789-abcdefghijklm"), // forged
                 token("0", Instant.now().plusSeconds(60), JWT_SECRET),                           // not a user id
                 token("abc", Instant.now().plusSeconds(60), JWT_SECRET),
+                sign(new JWTClaimsSet.Builder().subject("103").issueTime(new Date()).build()),    // no exp
+                sign(new JWTClaimsSet.Builder().claim("sub", 103L)                               // numeric sub
+                        .expirationTime(Date.from(Instant.now().plusSeconds(60))).build()),
         };
         for (String bearer : bad) {
             HttpResponse<String> r = send("PUT", "/v1/me/following/204", bearer);
@@ -158,9 +167,31 @@ class GatewayIT {
             assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(
                     ct -> assertThat(ct).startsWith("application/problem+json"));
             assertThat(r.body()).contains("\"status\":401").contains("Authorization");
+            assertThat(r.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(
+                    h -> assertThat(h).startsWith("Bearer"));
         }
         assertThat(followingRow(103)).isEmpty();
     }
+
+    @Test
+    void twoAuthorizationHeaders_get401ProblemJsonAndWriteNothing() throws Exception {
+        for (String[] pair : new String[][] {{token(111), token(112)}, {token(111), "garbage"}, {"garbage", token(111)}}) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/me/following/113"))
+                    .timeout(Duration.ofSeconds(10)).PUT(HttpRequest.BodyPublishers.noBody())
+                    .header("Authorization", "Bearer " + pair[0]).header("Authorization", "Bearer " + pair[1]).build();
+            HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(401);
+            assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
+            assertThat(r.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(h -> assertThat(h).startsWith("Bearer"));
+            assertThat(r.body()).contains("\"status\":401").contains("more than one Authorization header");
+        }
+        assertThat(followingRow(111)).isEmpty();
+        assertThat(followingRow(112)).isEmpty();
+        // Either token alone is good.
+        assertThat(send("PUT", "/v1/me/following/113", token(111)).statusCode()).isEqualTo(200);
+        assertThat(followingRow(111).orElseThrow().followingIds()).containsExactly(113);
+    }
+
 
     @Test
     void internalPathsAreNotRoutedAndNoPathWritesAsAnotherUser() throws Exception {

@@ -80,6 +80,31 @@ class JwtDecoderTest {
     }
 
     @Test
+    void tokenWithoutExp_isRefused() throws Exception {
+        ReactiveJwtDecoder decoder = new SecurityConfiguration().jwtDecoder(properties(null), new SimpleMeterRegistry());
+        String unexpiring = sign(new JWTClaimsSet.Builder().subject("42").issueTime(new Date()).build());
+        assertThatThrownBy(() -> decoder.decode(unexpiring).block()).isInstanceOf(JwtException.class)
+                .hasMessageContaining("exp");
+    }
+
+    @Test
+    void numericSub_isRefused_andTheSameIdAsAStringAccepted() throws Exception {
+        ReactiveJwtDecoder decoder = new SecurityConfiguration().jwtDecoder(properties(null), new SimpleMeterRegistry());
+        Date exp = Date.from(Instant.now().plusSeconds(60));
+        String numeric = sign(new JWTClaimsSet.Builder().claim("sub", 42L).expirationTime(exp).build());
+        assertThatThrownBy(() -> decoder.decode(numeric).block()).isInstanceOf(JwtException.class)
+                .hasMessageContaining("sub must be a string holding a positive 64-bit user id");
+        String text = sign(new JWTClaimsSet.Builder().claim("sub", "42").expirationTime(exp).build());
+        assertThat(decoder.decode(text).block().getSubject()).isEqualTo("42");
+    }
+
+    private static String sign(JWTClaimsSet claims) throws JOSEException {
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
+        jwt.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
+        return jwt.serialize();
+    }
+
+    @Test
     void withAJwkSetUri_acceptsTokensSignedByItsKeysAndNoLongerTheSecret() throws Exception {
         RSAKey key = KEY;
         byte[] jwks = new JWKSet(key.toPublicJWK()).toString().getBytes(StandardCharsets.UTF_8);
@@ -101,7 +126,7 @@ class JwtDecoderTest {
             assertThatThrownBy(() -> decoder.decode(hs256("43")).block()).isInstanceOf(JwtException.class);
             // The claim rules are the same: sub must be a user id.
             assertThatThrownBy(() -> decoder.decode(rs256(key, "abc")).block()).isInstanceOf(JwtException.class)
-                    .hasMessageContaining("sub must be a positive 64-bit user id");
+                    .hasMessageContaining("sub must be a string holding a positive 64-bit user id");
         } finally {
             server.stop(0);
         }
