@@ -31,6 +31,7 @@ import org.springframework.security.oauth2.server.resource.BearerTokenErrors;
 import org.springframework.security.oauth2.server.resource.web.server.authentication.ServerBearerTokenAuthenticationConverter;
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.authentication.ServerAuthenticationConverter;
+import org.springframework.security.web.server.firewall.ServerExchangeRejectedHandler;
 import reactor.core.publisher.Mono;
 
 /**
@@ -86,6 +87,21 @@ class SecurityConfiguration {
                         BearerTokenErrors.invalidRequest("more than one Authorization header")));
             }
             return bearer.convert(exchange);
+        };
+    }
+
+    /**
+     * Refusals of Spring Security's firewall ({@code StrictServerWebExchangeFirewall}: methods other than GET, HEAD,
+     * POST, PUT, DELETE, PATCH and OPTIONS, such as TRACE; {@code ;} matrix parameters, {@code //}, encoded slashes,
+     * dots or percent signs, non-printable characters in the path) as 400 problem+json with its reason, instead of
+     * its default empty 400.
+     */
+    @Bean
+    ServerExchangeRejectedHandler exchangeRejectedHandler(ProblemResponses problems) {
+        return (exchange, e) -> {
+            String reason = String.valueOf(e.getMessage());
+            String part = reason.contains("HTTP method") ? "method" : reason.contains("header") ? "headers" : "path";
+            return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", reason, part);
         };
     }
 
