@@ -14,8 +14,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Every error the gateway itself raises becomes problem+json: no route (404), wrong method (405), a service that
- * cannot be reached (503) or does not answer in time (504). Errors a service returns are passed through as they
- * are (they are problem+json already).
+ * cannot be reached or whose connection pool is exhausted (503, {@code Retry-After: 1}) or that does not answer in
+ * time (504). Errors a service returns are passed through as they are (they are problem+json already).
  */
 @Component
 @Order(-2) // before Spring Boot's DefaultErrorWebExceptionHandler (-1)
@@ -32,6 +32,12 @@ class GatewayErrors implements ErrorWebExceptionHandler {
         if (hasCause(error, ReadTimeoutException.class)) { // HttpClientTuning's response timeout
             return problems.write(exchange, HttpStatus.GATEWAY_TIMEOUT, "Gateway Timeout",
                     "the service behind this route did not answer in time", null);
+        }
+        // Before the TimeoutException case: a pool that found no free connection in time is an overload (503,
+        // retry later), not a service that failed to answer. Reactor Netty shades reactor-pool, hence the names.
+        if (hasCauseNamed(error, "PoolAcquireTimeoutException") || hasCauseNamed(error, "PoolAcquirePendingLimitException")) {
+            return problems.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
+                    "too many requests are waiting for the service behind this route", null);
         }
         if (hasCause(error, ConnectException.class) || hasCause(error, java.nio.channels.ClosedChannelException.class)
                 || error.getClass().getName().contains("PrematureCloseException")) {
@@ -57,6 +63,15 @@ class GatewayErrors implements ErrorWebExceptionHandler {
         }
         return problems.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
                 "the request could not be completed", null);
+    }
+
+    private static boolean hasCauseNamed(Throwable t, String simpleName) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c.getClass().getSimpleName().equals(simpleName)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean hasCause(Throwable t, Class<? extends Throwable> type) {

@@ -7,6 +7,7 @@ import jakarta.validation.constraints.Size;
 import java.net.URI;
 import java.time.Duration;
 import org.hibernate.validator.constraints.time.DurationMin;
+import org.springframework.util.unit.DataSize;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.ConstructorBinding;
@@ -27,6 +28,11 @@ import org.springframework.validation.annotation.Validated;
  * @param jwtCache  the cache of accepted bearer tokens ({@link CachingJwtDecoder})
  * @param responseTimeout longest silence of a service while its response is awaited or read; then 504
  *                        ({@link HttpClientTuning})
+ * @param maxBodySize largest request body accepted (default 1 MB), larger ones get 413 ({@link RequestBodyLimit});
+ *                    from 1 byte to 2 GB - 1. The largest legal body is a batch check of the check service's
+ *                    {@code graph.check.batch-max} ids (1,000 by default, at most 10,000): about 20 bytes per id,
+ *                    so 20 KB, or 200 KB at the most the check service can be configured to take
+ * @param servicePool bounds of the connection pool to each service instance ({@link HttpClientTuning})
  * @param bareRoute when {@code true}, also route {@code GET /internal/v1/users/{id}/following/{targetId}} straight to
  *                  {@code checkUri} with no filter at all: no token, no rate limit, no load balancer. Only for
  *                  measuring Spring Cloud Gateway's own cost in the same build; it exposes the check service's
@@ -43,7 +49,38 @@ public record GatewayProperties(
         @NotNull @Valid Budget writes,
         @DefaultValue @NotNull @Valid JwtCache jwtCache,
         @DefaultValue("5s") @NotNull @DurationMin(millis = 1) Duration responseTimeout,
+        @DefaultValue("1MB") @NotNull DataSize maxBodySize,
+        @DefaultValue @NotNull @Valid ServicePool servicePool,
         @DefaultValue("false") boolean bareRoute) {
+
+    /** Validates what the annotations cannot. */
+    public GatewayProperties {
+        if (maxBodySize != null && (maxBodySize.toBytes() < 1 || maxBodySize.toBytes() > Integer.MAX_VALUE)) {
+            throw new IllegalArgumentException(
+                    "graph.gateway.max-body-size must be from 1 byte to 2147483647 bytes: " + maxBodySize);
+        }
+    }
+
+    /** {@link #maxBodySize} in bytes. */
+    public int maxBodyBytes() {
+        return (int) maxBodySize.toBytes();
+    }
+
+    /**
+     * Bounds of the gateway's HTTP/1.1 connection pool to the services, one pool per service instance (remote
+     * address). Each proxied request holds a connection until its response is read, so {@code maxConnections} is
+     * also the most requests in flight to one instance; further requests wait for a connection, at most
+     * {@code pendingAcquireMax} of them and each at most {@code pendingAcquireTimeout}, and are otherwise answered
+     * 503 with {@code Retry-After} ({@link GatewayErrors}).
+     *
+     * @param maxConnections        connections per service instance (default 256)
+     * @param pendingAcquireMax     requests waiting for a connection per instance (default 1024)
+     * @param pendingAcquireTimeout longest wait for a connection (default 1 s)
+     */
+    public record ServicePool(@DefaultValue("256") @Min(1) int maxConnections,
+                              @DefaultValue("1024") @Min(1) int pendingAcquireMax,
+                              @DefaultValue("1s") @NotNull @DurationMin(millis = 1) Duration pendingAcquireTimeout) {
+    }
 
     /**
      * A token bucket per user, kept in Redis and spent in batches by each gateway ({@link LocalTokenBuckets}).

@@ -1,31 +1,45 @@
 package dev.socialgraph.gateway;
 
+import com.nimbusds.jose.util.Base64URL;
+import com.nimbusds.jose.util.JSONObjectUtils;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
+import java.text.ParseException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import javax.crypto.spec.SecretKeySpec;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
-import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
+import org.springframework.security.oauth2.core.OAuth2AuthenticationException;
 import org.springframework.security.oauth2.core.OAuth2Error;
 import org.springframework.security.oauth2.core.OAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2TokenValidatorResult;
 import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
 import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtClaimNames;
+import org.springframework.security.oauth2.jwt.JwtTimestampValidator;
 import org.springframework.security.oauth2.jwt.JwtValidators;
 import org.springframework.security.oauth2.jwt.NimbusReactiveJwtDecoder;
 import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
+import org.springframework.security.oauth2.server.resource.BearerTokenErrors;
+import org.springframework.security.oauth2.server.resource.web.server.authentication.ServerBearerTokenAuthenticationConverter;
 import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.security.web.server.authentication.ServerAuthenticationConverter;
+import org.springframework.security.web.server.firewall.ServerExchangeRejectedHandler;
+import reactor.core.publisher.Mono;
 
 /**
  * Authentication (issue 5): every {@code /v1} request needs a bearer JWT, validated by Spring Security's resource
  * server support (HS256 with a shared secret locally, the identity provider's JWK Set in production): signature,
- * {@code exp}/{@code nbf} and a {@code sub} that is a positive 64-bit user id. Missing, malformed, expired or forged tokens get 401 problem+json and reach no service.
+ * an {@code exp} (required: a token without one would never expire), {@code nbf} when present, and a {@code sub}
+ * that is a JSON string holding a positive 64-bit user id. Missing, malformed, expired, unexpiring or forged tokens,
+ * and requests with more than one {@code Authorization} header, get 401 problem+json and reach no service.
  * Actuator endpoints are open (they are scraped and probed inside the cluster; the NetworkPolicy exposes only the
  * gateway's API port).
  */
@@ -47,6 +61,7 @@ class SecurityConfiguration {
                         .pathMatchers("/v1/**").authenticated()
                         .anyExchange().permitAll())
                 .oauth2ResourceServer(rs -> rs
+                        .bearerTokenConverter(singleAuthorizationHeader())
                         .jwt(jwt -> { })
                         .authenticationEntryPoint((exchange, e) -> problems.write(exchange, HttpStatus.UNAUTHORIZED,
                                 "Unauthorized", "a valid bearer token is required: " + e.getMessage(), "Authorization")))
@@ -59,10 +74,42 @@ class SecurityConfiguration {
     }
 
     /**
+     * Spring Security's bearer token converter, which reads only the first {@code Authorization} header, behind a
+     * refusal of requests that carry several: which of them is the caller's would depend on the reader (a proxy in
+     * front may use the last, a service behind the first), so such a request is not authenticated at all.
+     */
+    static ServerAuthenticationConverter singleAuthorizationHeader() {
+        ServerBearerTokenAuthenticationConverter bearer = new ServerBearerTokenAuthenticationConverter();
+        return exchange -> {
+            List<String> values = exchange.getRequest().getHeaders().get(HttpHeaders.AUTHORIZATION);
+            if (values != null && values.size() > 1) {
+                return Mono.error(new OAuth2AuthenticationException(
+                        BearerTokenErrors.invalidRequest("more than one Authorization header")));
+            }
+            return bearer.convert(exchange);
+        };
+    }
+
+    /**
+     * Refusals of Spring Security's firewall ({@code StrictServerWebExchangeFirewall}: methods other than GET, HEAD,
+     * POST, PUT, DELETE, PATCH and OPTIONS, such as TRACE; {@code ;} matrix parameters, {@code //}, encoded slashes,
+     * dots or percent signs, non-printable characters in the path) as 400 problem+json with its reason, instead of
+     * its default empty 400.
+     */
+    @Bean
+    ServerExchangeRejectedHandler exchangeRejectedHandler(ProblemResponses problems) {
+        return (exchange, e) -> {
+            String reason = String.valueOf(e.getMessage());
+            String part = reason.contains("HTTP method") ? "method" : reason.contains("header") ? "headers" : "path";
+            return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", reason, part);
+        };
+    }
+
+    /**
      * With {@code graph.gateway.jwk-set-uri} set (production): signatures checked against the identity provider's
      * JWK Set (RS256, keys fetched and cached by Nimbus); otherwise HS256 with {@code graph.gateway.jwt-secret}.
-     * The same claim validation either way: the default validators (timestamps with 60 s of clock skew) plus
-     * {@link #subjectIsUserId}; behind {@link CachingJwtDecoder} unless {@code graph.gateway.jwt-cache.maximum-size}
+     * The same claim validation either way: the default validators, with timestamps (60 s of clock skew) requiring
+     * {@code exp}, plus {@link #subjectIsUserId}; behind {@link CachingJwtDecoder} unless {@code graph.gateway.jwt-cache.maximum-size}
      * is 0.
      */
     @Bean
@@ -74,7 +121,7 @@ class SecurityConfiguration {
             SecretKeySpec key = new SecretKeySpec(properties.jwtSecret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
             decoder = NimbusReactiveJwtDecoder.withSecretKey(key).macAlgorithm(MacAlgorithm.HS256).build();
         }
-        decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(JwtValidators.createDefault(), subjectIsUserId()));
+        decoder.setJwtValidator(validator());
         GatewayProperties.JwtCache cache = properties.jwtCache();
         if (cache.maximumSize() == 0) {
             return decoder;
@@ -82,16 +129,47 @@ class SecurityConfiguration {
         return new CachingJwtDecoder(decoder, cache.maximumSize(), cache.maxAge(), CLOCK_SKEW, Clock.systemUTC(), meters);
     }
 
-    /** {@code sub} must be a positive 64-bit user id: it becomes the actor of every write. */
+    /** Spring Security's default JWT validators with {@code exp} required, and {@link #subjectIsUserId}. */
+    static OAuth2TokenValidator<Jwt> validator() {
+        JwtTimestampValidator timestamps = new JwtTimestampValidator(CLOCK_SKEW);
+        timestamps.setAllowEmptyExpiryClaim(false);
+        return JwtValidators.createDefaultWithValidators(timestamps, subjectIsUserId());
+    }
+
+    /**
+     * {@code sub} must be a JSON string (RFC 7519 section 4.1.2: a StringOrURI, so a number is not one) holding a
+     * positive 64-bit user id: it becomes the actor of every write. The type is read from the token's own payload:
+     * Nimbus, when it parses the claims, turns a numeric {@code sub} into a string, so {@link Jwt#getClaims()} cannot
+     * tell {@code "sub":42} from {@code "sub":"42"}. The extra parse happens once per token with
+     * {@link CachingJwtDecoder} in front.
+     */
     static OAuth2TokenValidator<Jwt> subjectIsUserId() {
         return jwt -> {
-            try {
-                UserIds.parse(jwt.getSubject() == null ? "" : jwt.getSubject(), "sub");
-                return OAuth2TokenValidatorResult.success();
-            } catch (InvalidUserIdException e) {
-                return OAuth2TokenValidatorResult.failure(
-                        new OAuth2Error("invalid_token", "sub must be a positive 64-bit user id", null));
+            if (jwt.getSubject() != null && rawSubject(jwt.getTokenValue()) instanceof String sub) {
+                try {
+                    UserIds.parse(sub, "sub");
+                    return OAuth2TokenValidatorResult.success();
+                } catch (InvalidUserIdException e) {
+                    // refused below
+                }
             }
+            return OAuth2TokenValidatorResult.failure(new OAuth2Error("invalid_token",
+                    "sub must be a string holding a positive 64-bit user id", null));
         };
+    }
+
+    /** The {@code sub} member of a compact JWS's payload as JSON holds it (String, Long, ...), or {@code null}. */
+    static Object rawSubject(String token) {
+        int payloadStart = token.indexOf('.') + 1;
+        int payloadEnd = token.indexOf('.', payloadStart);
+        if (payloadStart == 0 || payloadEnd < 0) {
+            return null;
+        }
+        try {
+            return JSONObjectUtils.parse(new Base64URL(token.substring(payloadStart, payloadEnd)).decodeToString())
+                    .get(JwtClaimNames.SUB);
+        } catch (ParseException e) {
+            return null;
+        }
     }
 }

@@ -97,6 +97,12 @@ class GatewayIT {
         return jwt.serialize();
     }
 
+    private static String sign(JWTClaimsSet claims) throws Exception {
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
+        jwt.sign(new MACSigner(JWT_SECRET.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        return jwt.serialize();
+    }
+
     private static String token(long user) throws Exception {
         return token(Long.toString(user), Instant.now().plusSeconds(300), JWT_SECRET);
     }
@@ -151,6 +157,9 @@ class GatewayIT {
                 token("103", Instant.now().plusSeconds(60), "another-secret-0123456789-abcdefghijklm"), // forged
                 token("0", Instant.now().plusSeconds(60), JWT_SECRET),                           // not a user id
                 token("abc", Instant.now().plusSeconds(60), JWT_SECRET),
+                sign(new JWTClaimsSet.Builder().subject("103").issueTime(new Date()).build()),    // no exp
+                sign(new JWTClaimsSet.Builder().claim("sub", 103L)                               // numeric sub
+                        .expirationTime(Date.from(Instant.now().plusSeconds(60))).build()),
         };
         for (String bearer : bad) {
             HttpResponse<String> r = send("PUT", "/v1/me/following/204", bearer);
@@ -158,8 +167,29 @@ class GatewayIT {
             assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(
                     ct -> assertThat(ct).startsWith("application/problem+json"));
             assertThat(r.body()).contains("\"status\":401").contains("Authorization");
+            assertThat(r.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(
+                    h -> assertThat(h).startsWith("Bearer"));
         }
         assertThat(followingRow(103)).isEmpty();
+    }
+
+    @Test
+    void twoAuthorizationHeaders_get401ProblemJsonAndWriteNothing() throws Exception {
+        for (String[] pair : new String[][] {{token(111), token(112)}, {token(111), "garbage"}, {"garbage", token(111)}}) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/me/following/113"))
+                    .timeout(Duration.ofSeconds(10)).PUT(HttpRequest.BodyPublishers.noBody())
+                    .header("Authorization", "Bearer " + pair[0]).header("Authorization", "Bearer " + pair[1]).build();
+            HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(401);
+            assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
+            assertThat(r.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(h -> assertThat(h).startsWith("Bearer"));
+            assertThat(r.body()).contains("\"status\":401").contains("more than one Authorization header");
+        }
+        assertThat(followingRow(111)).isEmpty();
+        assertThat(followingRow(112)).isEmpty();
+        // Either token alone is good.
+        assertThat(send("PUT", "/v1/me/following/113", token(111)).statusCode()).isEqualTo(200);
+        assertThat(followingRow(111).orElseThrow().followingIds()).containsExactly(113);
     }
 
     @Test
@@ -237,11 +267,85 @@ class GatewayIT {
                         + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms", e);
             }
             nanos[i] = System.nanoTime() - start;
-            assertThat(r.statusCode()).as(what).isBetween(400, 499);
-            assertThat(r.headers().firstValue("Content-Type").orElse("")).as(what + " -> " + r.statusCode())
-                    .startsWith("application/problem+json");
+            assertProblem(what, r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), r.body());
         }
         printSlowest(requests, nanos, requests.size());
+        assertThat(graphChecksum()).isEqualTo(before);
+    }
+
+    /** A 4xx answer is problem+json: the content type, and a JSON object whose {@code status} is the answer's. */
+    private static void assertProblem(String what, int status, String contentType, String body) {
+        assertThat(status).as(what).isBetween(400, 499);
+        assertThat(contentType).as(what + " -> " + status).startsWith("application/problem+json");
+        tools.jackson.databind.JsonNode problem;
+        try {
+            problem = JSON.readTree(body);
+        } catch (tools.jackson.core.JacksonException e) {
+            throw new AssertionError(what + " -> " + status + " with a body that is not JSON: " + body, e);
+        }
+        assertThat(problem.isObject()).as(what + " -> " + body).isTrue();
+        assertThat(problem.path("status").asInt()).as(what + " -> " + body).isEqualTo(status);
+        assertThat(problem.path("detail").asString("")).as(what + " -> " + body).isNotBlank();
+    }
+
+    private static final tools.jackson.databind.json.JsonMapper JSON = tools.jackson.databind.json.JsonMapper.builder().build();
+
+    /**
+     * Requests refused below the application (by Netty's HTTP decoder, Spring's HTTP adapter or Spring Security's
+     * firewall), sent as raw bytes since no HTTP client sends them as they are: every one gets a 4xx problem+json
+     * naming the part at fault, and nothing changes.
+     */
+    @Test
+    void malformedAtTheHttpLevel_get4xxProblemJsonNamingThePartAndChangeNothing() throws Exception {
+        String before = graphChecksum();
+        String bearer = "Authorization: Bearer " + token(303) + "\r\n";
+        String host = "Host: 127.0.0.1:" + port + "\r\n";
+        Map<String, String> requests = new java.util.LinkedHashMap<>(); // request -> the part the answer names
+        for (String path : new String[] {"/v1/users/%zz/following", "/v1/users/5/following/%", "/v1/me/following/%g1",
+                "/v1/users/5/counts%", "/v1/users/5/following?cursor=%zz"}) {
+            requests.put("GET " + path + " HTTP/1.1\r\n" + host + bearer + "\r\n", "path");
+        }
+        requests.put("PUT /v1/me/following/%zz HTTP/1.1\r\n" + host + bearer + "Content-Length: 0\r\n\r\n", "path");
+        for (String path : new String[] {"//v1/users/5/counts", "/v1/users/5//counts", "//internal/v1/users/5/counts",
+                "/v1/users/5;a=b/counts", "/v1/users/5/counts;a=b", "/v1;a=b/users/5/counts", "/internal;a=b/v1",
+                "/;a=b", "/v1/me/following/6;x=1", "/%2e%2e/v1/users/5/counts", "/a%2Fb", "/a%252Fb", "/a\\b"}) {
+            requests.put("GET " + path + " HTTP/1.1\r\n" + host + bearer + "\r\n", "path");
+            requests.put("PUT " + path + " HTTP/1.1\r\n" + host + bearer + "Content-Length: 0\r\n\r\n", "path");
+        }
+        for (String method : new String[] {"TRACE", "CONNECT", "FOO", "PROPFIND"}) {
+            requests.put(method + " /v1/users/5/counts HTTP/1.1\r\n" + host + bearer + "\r\n", "method");
+        }
+        String longId = "1".repeat(5_000);
+        requests.put("GET /v1/users/" + longId + "/following HTTP/1.1\r\n" + host + bearer + "\r\n", "uri");
+        requests.put("PUT /v1/me/following/" + longId + " HTTP/1.1\r\n" + host + bearer + "\r\n", "uri");
+        requests.put("GET /v1/users/5/following?cursor=" + "A".repeat(10_000) + " HTTP/1.1\r\n" + host + bearer
+                + "\r\n", "uri");
+        requests.put("GET /v1/users/5/counts HTTP/1.1\r\n" + host + bearer + "X-Big: " + "b".repeat(9 * 1024)
+                + "\r\n\r\n", "headers");
+        requests.put("GET /v1/users/5/counts HTTP/1.1\r\n" + host + "Authorization: Bearer " + "e".repeat(9 * 1024)
+                + "\r\n\r\n", "headers");
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i < 200; i++) {
+            many.append("X-H").append(i).append(": ").append("v".repeat(40)).append("\r\n");
+        }
+        requests.put("GET /v1/users/5/counts HTTP/1.1\r\n" + host + bearer + many + "\r\n", "headers");
+        requests.put("GET /v1/users/5/following/6 x HTTP/1.1\r\n" + host + bearer + "\r\n", "request");
+        requests.put("GET /v1/users/5/counts HTTP/1.1\r\n" + host + bearer + "Bad Header: x\r\n\r\n", "request");
+        requests.put("GET /v1/users/5/counts HTTP/1.1\r\n" + host + bearer + ": no name\r\n\r\n", "request");
+        requests.put("POST /v1/users/5/following/contains HTTP/1.1\r\n" + host + bearer
+                + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", "request");
+        requests.put("POST /v1/users/5/following/contains HTTP/1.1\r\n" + host + bearer
+                + "Content-Type: application/json\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n{\"ids\"", "request");
+        org.assertj.core.api.SoftAssertions softly = new org.assertj.core.api.SoftAssertions();
+        for (Map.Entry<String, String> entry : requests.entrySet()) {
+            String request = entry.getKey();
+            String what = request.substring(0, Math.min(request.indexOf('\r'), 100));
+            RawHttp.Response r = RawHttp.exchange(port, request);
+            softly.check(() -> assertProblem(what, r.status(), r.contentType(), r.body()));
+            softly.check(() -> assertThat(JSON.readTree(r.body()).path("parameter").asString(""))
+                    .as(what + " -> " + r.status() + " " + r.body()).isEqualTo(entry.getValue()));
+        }
+        softly.assertAll();
         assertThat(graphChecksum()).isEqualTo(before);
     }
 

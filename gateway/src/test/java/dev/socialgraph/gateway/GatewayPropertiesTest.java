@@ -9,16 +9,19 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.springframework.util.unit.DataSize;
 
 class GatewayPropertiesTest {
 
     private static final Validator VALIDATOR = Validation.buildDefaultValidatorFactory().getValidator();
+    private static final GatewayProperties.ServicePool POOL =
+            new GatewayProperties.ServicePool(256, 1024, Duration.ofSeconds(1));
 
     private static GatewayProperties properties(long cacheSize, Duration maxAge, Duration responseTimeout) {
         GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
         return new GatewayProperties("0123456789abcdef0123456789abcdef", null, URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), budget, budget,
-                new GatewayProperties.JwtCache(cacheSize, maxAge), responseTimeout, false);
+                new GatewayProperties.JwtCache(cacheSize, maxAge), responseTimeout, DataSize.ofMegabytes(1), POOL, false);
     }
 
     private static Set<String> badFields(GatewayProperties p) {
@@ -53,7 +56,32 @@ class GatewayPropertiesTest {
         GatewayProperties.Budget zero = new GatewayProperties.Budget(10, 20, 0);
         GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null,
                 URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"), zero, zero,
-                new GatewayProperties.JwtCache(1, Duration.ofMinutes(5)), Duration.ofSeconds(5), false);
+                new GatewayProperties.JwtCache(1, Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
         assertThat(badFields(p)).containsExactlyInAnyOrder("reads.batch", "writes.batch");
+    }
+
+    @Test
+    void validate_emptyServicePool_namesTheFields() {
+        GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
+        GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null,
+                URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"), budget, budget,
+                new GatewayProperties.JwtCache(1, Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1),
+                new GatewayProperties.ServicePool(0, 0, Duration.ZERO), false);
+        assertThat(badFields(p)).containsExactlyInAnyOrder("servicePool.maxConnections",
+                "servicePool.pendingAcquireMax", "servicePool.pendingAcquireTimeout");
+    }
+
+    @Test
+    void maxBodySize_outsideOneByteToAnInt_isRefusedNamingTheProperty() {
+        GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
+        for (DataSize size : new DataSize[] {DataSize.ofBytes(0), DataSize.ofGigabytes(2)}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new GatewayProperties(
+                            "0123456789abcdef0123456789abcdef", null, URI.create("http://127.0.0.1:8082"),
+                            URI.create("http://127.0.0.1:8081"), budget, budget,
+                            new GatewayProperties.JwtCache(1, Duration.ofMinutes(5)), Duration.ofSeconds(5), size, POOL,
+                            false))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("graph.gateway.max-body-size");
+        }
+        assertThat(properties(1, Duration.ofMinutes(5), Duration.ofSeconds(5)).maxBodyBytes()).isEqualTo(1 << 20);
     }
 }

@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.security.oauth2.jwt.JwtException;
 import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Start-up picks the token decoder from the settings: HS256 with {@code graph.gateway.jwt-secret}, or the JWK Set
@@ -43,11 +44,14 @@ class JwtDecoderTest {
         }
     }
 
+    private static final GatewayProperties.ServicePool POOL =
+            new GatewayProperties.ServicePool(256, 1024, Duration.ofSeconds(1));
+
     private static GatewayProperties properties(URI jwkSetUri) {
         return new GatewayProperties(SECRET, jwkSetUri, URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), new GatewayProperties.Budget(1, 1),
                 new GatewayProperties.Budget(1, 1), new GatewayProperties.JwtCache(100, Duration.ofMinutes(5)),
-                Duration.ofSeconds(5), false);
+                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
     }
 
     private static JWTClaimsSet claims(String subject) {
@@ -76,6 +80,31 @@ class JwtDecoderTest {
     }
 
     @Test
+    void tokenWithoutExp_isRefused() throws Exception {
+        ReactiveJwtDecoder decoder = new SecurityConfiguration().jwtDecoder(properties(null), new SimpleMeterRegistry());
+        String unexpiring = sign(new JWTClaimsSet.Builder().subject("42").issueTime(new Date()).build());
+        assertThatThrownBy(() -> decoder.decode(unexpiring).block()).isInstanceOf(JwtException.class)
+                .hasMessageContaining("exp");
+    }
+
+    @Test
+    void numericSub_isRefused_andTheSameIdAsAStringAccepted() throws Exception {
+        ReactiveJwtDecoder decoder = new SecurityConfiguration().jwtDecoder(properties(null), new SimpleMeterRegistry());
+        Date exp = Date.from(Instant.now().plusSeconds(60));
+        String numeric = sign(new JWTClaimsSet.Builder().claim("sub", 42L).expirationTime(exp).build());
+        assertThatThrownBy(() -> decoder.decode(numeric).block()).isInstanceOf(JwtException.class)
+                .hasMessageContaining("sub must be a string holding a positive 64-bit user id");
+        String text = sign(new JWTClaimsSet.Builder().claim("sub", "42").expirationTime(exp).build());
+        assertThat(decoder.decode(text).block().getSubject()).isEqualTo("42");
+    }
+
+    private static String sign(JWTClaimsSet claims) throws JOSEException {
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
+        jwt.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
+        return jwt.serialize();
+    }
+
+    @Test
     void withAJwkSetUri_acceptsTokensSignedByItsKeysAndNoLongerTheSecret() throws Exception {
         RSAKey key = KEY;
         byte[] jwks = new JWKSet(key.toPublicJWK()).toString().getBytes(StandardCharsets.UTF_8);
@@ -97,7 +126,7 @@ class JwtDecoderTest {
             assertThatThrownBy(() -> decoder.decode(hs256("43")).block()).isInstanceOf(JwtException.class);
             // The claim rules are the same: sub must be a user id.
             assertThatThrownBy(() -> decoder.decode(rs256(key, "abc")).block()).isInstanceOf(JwtException.class)
-                    .hasMessageContaining("sub must be a positive 64-bit user id");
+                    .hasMessageContaining("sub must be a string holding a positive 64-bit user id");
         } finally {
             server.stop(0);
         }

@@ -8,15 +8,12 @@ import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.socialgraph.testsupport.TestServers;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Date;
-import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -63,12 +60,12 @@ class KeepAliveIT {
             InputStream in = socket.getInputStream();
             out.write((later + atOnce).getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            assertThat(readResponse(in).status()).isEqualTo(503);
-            assertThat(readResponse(in).status()).isEqualTo(400);
+            assertThat(RawHttp.read(in).status()).isEqualTo(503);
+            assertThat(RawHttp.read(in).status()).isEqualTo(400);
 
             out.write(atOnce.getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            Response next = readResponse(in);
+            RawHttp.Response next = RawHttp.read(in);
             assertThat(next.status()).isEqualTo(400);
             assertThat(next.contentType()).startsWith("application/problem+json");
             assertThat(next.body()).contains("\"parameter\":\"path\"");
@@ -86,44 +83,5 @@ class KeepAliveIT {
         SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
         jwt.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
         return jwt.serialize();
-    }
-
-    record Response(int status, String contentType, String body) {
-    }
-
-    /** Reads one HTTP/1.1 response whose body has a {@code Content-Length} (all of the gateway's own answers). */
-    private static Response readResponse(InputStream in) throws IOException {
-        String head = readHead(in);
-        String[] lines = head.split("\r\n");
-        int status = Integer.parseInt(lines[0].split(" ")[1]);
-        int length = -1;
-        String contentType = "";
-        for (String line : lines) {
-            String lower = line.toLowerCase(Locale.ROOT);
-            if (lower.startsWith("content-length:")) {
-                length = Integer.parseInt(line.substring(line.indexOf(':') + 1).trim());
-            } else if (lower.startsWith("content-type:")) {
-                contentType = line.substring(line.indexOf(':') + 1).trim();
-            }
-        }
-        assertThat(length).as("Content-Length of %s", lines[0]).isNotNegative();
-        byte[] body = in.readNBytes(length);
-        assertThat(body).hasSize(length);
-        return new Response(status, contentType, new String(body, StandardCharsets.UTF_8));
-    }
-
-    private static String readHead(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream();
-        int matched = 0; // how much of "\r\n\r\n" has just been read
-        while (matched < 4) {
-            int b = in.read();
-            if (b < 0) {
-                throw new IOException("connection closed after " + head.size() + " bytes of a response head");
-            }
-            head.write(b);
-            matched = (b == '\r' && (matched == 0 || matched == 2)) || (b == '\n' && (matched == 1 || matched == 3))
-                    ? matched + 1 : (b == '\r' ? 1 : 0);
-        }
-        return head.toString(StandardCharsets.US_ASCII);
     }
 }
