@@ -39,7 +39,7 @@ public class CdcMetrics {
         this.celebrityMigrations = Counter.builder("graph.cdc.celebrity.migrations")
                 .description("Follower rows moved into celebrity pages").register(registry);
         this.batchRetries = Counter.builder("graph.cdc.batch.failures")
-                .description("Batches that failed on the follower side and will be retried").register(registry);
+                .description("Batches that failed (follower side or cache) and will be retried").register(registry);
     }
 
     /** Counts an event applied (its followee's transaction committed). */

@@ -24,9 +24,12 @@ import org.springframework.validation.annotation.Validated;
  * @param celebrityThreshold a followee whose follower count reaches this many moves to celebrity pages
  * @param pageSize           followers per celebrity page
  * @param redisUri           the Redis of the {@code following:{id}} cache, e.g. {@code redis://127.0.0.1:6379}
- * @param redisTimeout       bound of one Redis command; a slower Redis is counted as an error and skipped
+ * @param redisTimeout       bound of one Redis command; a slower command counts as failed (its set is dropped
+ *                           instead, or the batch is retried)
  * @param cacheTtl           time to live of the version floor the cache script records for an uncached set
- * @param retryBackoff       pause before a batch is retried after a database error
+ * @param retryBackoff       pause before a failed batch (database or Redis error) is first retried; doubled on
+ *                           each further failure
+ * @param retryBackoffMax    longest pause between retries of a failed batch
  */
 @Validated
 @ConfigurationProperties("graph.cdc")
@@ -41,5 +44,6 @@ public record CdcProperties(
         @DefaultValue("redis://127.0.0.1:6379") @NotBlank String redisUri,
         @DefaultValue("500ms") @NotNull Duration redisTimeout,
         @DefaultValue("3600s") @NotNull Duration cacheTtl,
-        @DefaultValue("1s") @NotNull Duration retryBackoff) {
+        @DefaultValue("1s") @NotNull Duration retryBackoff,
+        @DefaultValue("10s") @NotNull Duration retryBackoffMax) {
 }

@@ -72,6 +72,7 @@ final class CdcHarness implements AutoCloseable {
         properties.put("graph.cdc.group-id", groupId);
         properties.put("graph.cdc.max-poll-records", "100");
         properties.put("graph.cdc.retry-backoff", "200ms");
+        properties.put("graph.cdc.retry-backoff-max", "1s");
         properties.put("spring.kafka.listener.poll-timeout", "500ms");
         properties.put("graph.cdc.redis-uri", TestServers.redis().uri(TestServers.redis().freshDatabase()));
         return properties;

@@ -22,8 +22,8 @@ final class WriteHttp {
         this.port = port;
     }
 
-    /** A reply: status, content type and the body as JSON (or null when empty). */
-    record Reply(int status, String contentType, JsonNode body) {
+    /** A reply: status, content type, the body as JSON (or null when empty) and Retry-After (or null). */
+    record Reply(int status, String contentType, JsonNode body, String retryAfter) {
     }
 
     Reply follow(Object followerId, Object followeeId) {
@@ -65,7 +65,8 @@ final class WriteHttp {
             HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
             String body = response.body();
             return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
-                    body == null || body.isEmpty() ? null : JSON.readTree(body));
+                    body == null || body.isEmpty() ? null : JSON.readTree(body),
+                    response.headers().firstValue("Retry-After").orElse(null));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -41,6 +41,8 @@ public final class ShardMigrations {
         return Flyway.configure()
                 .dataSource(dataSource)
                 .locations(LOCATION)
+                // The pools' statement_timeout is for requests; a migration may legitimately take longer.
+                .initSql("SET statement_timeout = 0")
                 .load()
                 .migrate()
                 .migrationsExecuted;

@@ -1,11 +1,28 @@
 package dev.socialgraph.store;
 
+import java.io.IOException;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.Set;
 
 /**
- * Classifies PostgreSQL errors by SQLState instead of guessing from messages (after Debezium's
- * {@code PostgresErrorHandler}). SQLState classes: PostgreSQL manual, Appendix A "PostgreSQL Error Codes".
+ * Classifies PostgreSQL errors by SQLState and by the exception types of JDBC, HikariCP and the PostgreSQL driver,
+ * instead of guessing from messages (after Debezium's {@code PostgresErrorHandler}). The one place both services
+ * decide whether a database error is an outage (503 with {@code Retry-After}) or a bug (500). SQLState classes:
+ * PostgreSQL manual, Appendix A "PostgreSQL Error Codes".
+ *
+ * <p>The whole exception graph is searched, breadth first: causes, {@link SQLException#getNextException() next
+ * exceptions} and suppressed exceptions. That matters because HikariCP replaces a connection it found broken with
+ * a closed one whose every method throws {@code SQLException("Connection is closed")} without a SQLState: the
+ * rollback or reset after the real error (57P01, 08006, ...) throws that, and only the suppressed or earlier
+ * exception tells what happened.
  */
 public final class SqlErrors {
 
@@ -13,7 +30,12 @@ public final class SqlErrors {
     public enum Kind {
         /** Serialization failure (40001) or deadlock (40P01): retry the whole transaction. */
         RETRY_TRANSACTION,
-        /** The database is unreachable or the connection broke (08xxx, 57P0x, pool timeout): retryable later; 503. */
+        /**
+         * The database cannot serve the request now: unreachable or the connection broke (08xxx, I/O errors),
+         * shut down or restarting (57P01..57P03), out of resources (53xxx: too many connections, disk full),
+         * too slow (57014: statement timeout or cancel; 55P03: lock timeout), read-only (25006: a primary that
+         * became a standby), or no pooled connection within the pool's timeout. Retryable later; 503.
+         */
         UNAVAILABLE,
         /** Authentication or authorization failed (28xxx): configuration is wrong; retrying will not help. */
         FATAL,
@@ -23,29 +45,78 @@ public final class SqlErrors {
         OTHER
     }
 
+    /** Bound of the exceptions looked at: the graph is small, but a cyclic or deep chain must not loop. */
+    private static final int MAX_VISITED = 64;
+
     private SqlErrors() {
     }
 
-    /** Classifies {@code e} by the first SQLState found in it or its causes. */
+    /**
+     * Classifies {@code e}: the first exception of its graph (breadth first: itself, then causes, next
+     * exceptions and suppressed ones) that names a SQLState or is of a connection-failure type decides.
+     *
+     * @param e a JDBC error
+     * @return its kind; {@link Kind#OTHER} when nothing in the graph says more
+     */
     public static Kind classify(SQLException e) {
-        if (e instanceof SQLTransientConnectionException) {
-            return Kind.UNAVAILABLE; // HikariCP: no connection within connectionTimeout
-        }
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException sql && sql.getSQLState() != null) {
-                return classify(sql.getSQLState());
+        Deque<Throwable> queue = new ArrayDeque<>();
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        queue.add(e);
+        while (!queue.isEmpty() && seen.size() < MAX_VISITED) {
+            Throwable t = queue.poll();
+            if (!seen.add(t)) {
+                continue;
             }
+            Kind kind = classifyOne(t);
+            if (kind != Kind.OTHER) {
+                return kind;
+            }
+            if (t.getCause() != null) {
+                queue.add(t.getCause());
+            }
+            if (t instanceof SQLException sql && sql.getNextException() != null) {
+                queue.add(sql.getNextException());
+            }
+            Collections.addAll(queue, t.getSuppressed());
         }
         return Kind.OTHER;
     }
 
-    /** Classifies a five-character SQLState. */
+    private static Kind classifyOne(Throwable t) {
+        if (t instanceof SQLException sql && sql.getSQLState() != null) {
+            Kind kind = classify(sql.getSQLState());
+            if (kind != Kind.OTHER) {
+                return kind;
+            }
+        }
+        // HikariCP: no connection within connectionTimeout. The JDBC connection-failure types, and an I/O error
+        // under the driver (socket timeout, reset, EOF) when a driver did not wrap it with 08006.
+        if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException
+                || t instanceof SQLRecoverableException || t instanceof SQLTimeoutException
+                || t instanceof IOException) {
+            return Kind.UNAVAILABLE;
+        }
+        return Kind.OTHER;
+    }
+
+    /**
+     * Classifies a five-character SQLState.
+     *
+     * @param sqlState e.g. {@code "57P01"}
+     * @return its kind; {@link Kind#OTHER} for states not listed on {@link Kind}
+     */
     public static Kind classify(String sqlState) {
         if (sqlState.equals("40001") || sqlState.equals("40P01")) {
             return Kind.RETRY_TRANSACTION;
         }
-        if (sqlState.startsWith("08") || sqlState.equals("57P01") || sqlState.equals("57P02")
-                || sqlState.equals("57P03") || sqlState.equals("53300")) {
+        if (sqlState.startsWith("08") // connection exception
+                || sqlState.startsWith("53") // insufficient resources: 53300 too many connections, 53100 disk full
+                || sqlState.equals("57014") // query_canceled: statement_timeout, or a cancel request
+                || sqlState.equals("57P01") || sqlState.equals("57P02") || sqlState.equals("57P03") // shutdown
+                || sqlState.equals("57P05") // idle_session_timeout: the server closed the session
+                || sqlState.equals("55P03") // lock_not_available: lock_timeout
+                || sqlState.equals("25006") // read_only_sql_transaction: a standby, e.g. during fail-over
+                || sqlState.startsWith("58")) { // system error: I/O error on the server
             return Kind.UNAVAILABLE;
         }
         if (sqlState.startsWith("28")) {

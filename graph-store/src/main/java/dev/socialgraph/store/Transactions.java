@@ -34,21 +34,32 @@ public final class Transactions {
             try (Connection connection = dataSource.getConnection()) {
                 boolean autoCommit = connection.getAutoCommit();
                 connection.setAutoCommit(false);
+                T result;
                 try {
-                    T result = work.run(connection);
+                    result = work.run(connection);
                     connection.commit();
-                    return result;
                 } catch (SQLException | RuntimeException e) {
+                    // Neither may replace e: on a connection the pool found broken both throw "Connection is
+                    // closed" without a SQLState, and e is what tells an outage from a bug (SqlErrors).
                     rollbackQuietly(connection, e);
+                    restoreQuietly(connection, autoCommit, e);
                     throw e;
-                } finally {
-                    connection.setAutoCommit(autoCommit);
                 }
+                connection.setAutoCommit(autoCommit);
+                return result;
             } catch (SQLException e) {
                 if (attempt >= MAX_ATTEMPTS || SqlErrors.classify(e) != SqlErrors.Kind.RETRY_TRANSACTION) {
                     throw e;
                 }
             }
+        }
+    }
+
+    private static void restoreQuietly(Connection connection, boolean autoCommit, Exception cause) {
+        try {
+            connection.setAutoCommit(autoCommit);
+        } catch (SQLException restoreFailure) {
+            cause.addSuppressed(restoreFailure);
         }
     }
 

@@ -22,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,7 +43,7 @@ class ShardStoreIT {
         shards = TestShards.create("store");
         dataSources = new ShardDataSources(shards.shardMap(), new ShardDataSources.PoolSettings(
                 shards.username(), shards.password(), 4, Duration.ofSeconds(5), "store-it"));
-        assertThat(ShardMigrations.migrateAll(dataSources)).isEqualTo(4);
+        assertThat(ShardMigrations.migrateAll(dataSources)).isEqualTo(8);
     }
 
     @AfterAll
@@ -225,6 +226,15 @@ class ShardStoreIT {
         assertThatThrownBy(() -> Transactions.inTransaction(dataSources.forUser(FOLLOWER, celebrity), c ->
                 followers.writeNextVersion(c, followers.lockOrCreate(c, celebrity), new long[] {1}, new long[] {1}, 1, true)))
                 .isInstanceOf(SQLException.class);
+    }
+
+    /** A row the relay could not turn into an event would block its database's outbox: the schema refuses it. */
+    @Test
+    void schema_refusesAnOutboxRowOfAUserFollowingThemselves() {
+        DataSource ds = dataSources.forUser(FOLLOWING, 5);
+        assertThatThrownBy(() -> Transactions.inTransaction(ds, c -> outbox.append(c, 5, 5, true, 1000, 1)))
+                .isInstanceOf(SQLException.class)
+                .satisfies(e -> assertThat(SqlErrors.classify((SQLException) e)).isEqualTo(SqlErrors.Kind.CONSTRAINT));
     }
 
     @Test

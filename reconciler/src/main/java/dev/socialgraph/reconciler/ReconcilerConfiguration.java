@@ -71,7 +71,7 @@ class ReconcilerConfiguration {
                                 FollowerRepository followers, CelebrityPageRepository pages, FollowerRepairs repairs,
                                 ReconcilerMetrics metrics, ReconcilerProperties properties, Clock clock) {
         return new OutboxSampler(dataSources, outbox, following, followers, pages, repairs, metrics,
-                properties.sampling().batchSize(), clock);
+                properties.sampling().batchSize(), properties.sampling().maxPerRound(), clock);
     }
 
     @Bean

@@ -55,12 +55,16 @@ public record ReconcilerProperties(
      *
      * @param enabled   whether the sampler runs on its schedule
      * @param interval  time between two sampling rounds
-     * @param batchSize outbox rows read per following database per round
+     * @param batchSize   outbox rows read per query
+     * @param maxPerRound outbox rows checked per following database per round at most; a round reads batches until
+     *                    it reaches a row in flight or this many (the sampler keeps up with this many writes per
+     *                    database per {@code interval})
      */
     public record Sampling(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("10s") @NotNull Duration interval,
-            @DefaultValue("500") @Min(1) @Max(10_000) int batchSize) {
+            @DefaultValue("500") @Min(1) @Max(10_000) int batchSize,
+            @DefaultValue("20000") @Min(1) @Max(10_000_000) int maxPerRound) {
     }
 
     /**

@@ -15,12 +15,16 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -28,9 +32,12 @@ import org.springframework.stereotype.Component;
 
 /**
  * Applies follow events to the follower's cached {@code following:{id}} set with the version-guarded
- * {@link FollowingCacheScripts#APPLY} script (DESIGN.md 2.3, 4): this repairs a write service's failed Redis write
- * within the event latency. The cache is only a cache: a Redis error is logged, counted and skipped, never
- * retried and never allowed to hold back the consumer (the entry is repaired by its TTL or the next fill).
+ * {@link FollowingCacheScripts#APPLY} script (DESIGN.md 2.3, 4). The consumer is the writer that guarantees the
+ * cache: the write service's own update after its commit may fail (it only counts that), so an event is never
+ * acknowledged until its update has reached Redis. A failed apply falls back to {@link FollowingCacheScripts#INVALIDATE}
+ * (the set is dropped and refilled from the shard on the next read); when that fails too, {@link #apply} throws and
+ * the listener fails the batch, which is retried with back-off until Redis answers. Otherwise a Redis that lost its
+ * clients for a few seconds but kept its data would serve the old set for its whole TTL (3,600 s).
  *
  * <p>Commands of one batch are pipelined on one connection and awaited together, each bounded by
  * {@code graph.cdc.redis-timeout}; while Redis is unreachable commands fail at once instead of queueing.
@@ -40,7 +47,7 @@ public class FollowingCache implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(FollowingCache.class);
 
-
+    private final ClientResources resources;
     private final RedisClient client;
     private final RedisURI uri;
     private final Duration timeout;
@@ -55,7 +62,11 @@ public class FollowingCache implements DisposableBean {
         this.uri.setTimeout(timeout);
         this.ttlSeconds = Long.toString(Math.max(1, properties.cacheTtl().toSeconds()));
         this.metrics = metrics;
-        this.client = RedisClient.create();
+        // Lettuce's default reconnect back-off grows to 30 s; events wait on Redis now, so reconnect within 1 s.
+        this.resources = DefaultClientResources.builder()
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(50), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                .build();
+        this.client = RedisClient.create(resources);
         this.client.setOptions(ClientOptions.builder()
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
@@ -64,9 +75,12 @@ public class FollowingCache implements DisposableBean {
     }
 
     /**
-     * Runs {@link FollowingCacheScripts#APPLY} for each event, in order; never throws.
+     * Runs {@link FollowingCacheScripts#APPLY} for each event, in order, and {@link FollowingCacheScripts#INVALIDATE}
+     * for each whose apply failed. Outcomes are counted in {@code graph.cdc.cache.updates{outcome}}.
      *
      * @param events valid events, in stream order
+     * @throws CacheUpdateException when some event's set could neither be updated nor dropped (Redis unreachable,
+     *                              too slow, or answering errors); the caller must not acknowledge the events
      */
     public void apply(List<FollowEvent> events) {
         if (events.isEmpty()) {
@@ -76,19 +90,43 @@ public class FollowingCache implements DisposableBean {
         try {
             commands = connection().async();
         } catch (RuntimeException e) {
-            log.warn("Redis unavailable, {} cache updates skipped: {}", events.size(), e.getMessage());
             for (int i = 0; i < events.size(); i++) {
                 metrics.cacheUpdate("error");
             }
+            throw new CacheUpdateException("Redis unavailable, " + events.size() + " cache updates not applied", e);
+        }
+        Failures applyFailures = run(commands, events, FollowingCacheScripts.APPLY_SHA1, FollowingCacheScripts.APPLY,
+                this::applyArgs, FollowingCache::applyOutcome);
+        if (applyFailures.events().isEmpty()) {
             return;
         }
+        Failures dropFailures = run(commands, applyFailures.events(), FollowingCacheScripts.INVALIDATE_SHA1,
+                FollowingCacheScripts.INVALIDATE, this::invalidateArgs, result -> "dropped");
+        if (!dropFailures.events().isEmpty()) {
+            throw new CacheUpdateException(dropFailures.events().size() + " of " + events.size()
+                    + " cache updates could neither be applied nor dropped", dropFailures.first());
+        }
+        log.warn("{} of {} cache updates failed and their sets were dropped instead, first error: {}",
+                applyFailures.events().size(), events.size(), String.valueOf(applyFailures.first()));
+    }
+
+    /** The events whose script failed, and the first error. */
+    private record Failures(List<FollowEvent> events, Throwable first) {
+    }
+
+    /**
+     * Pipelines one script per event and awaits them all within one {@link #timeout}; counts each success by its
+     * outcome and each failure as {@code error}.
+     */
+    private Failures run(RedisAsyncCommands<String, String> commands, List<FollowEvent> events, String sha,
+                         String script, Function<FollowEvent, String[]> args, Function<Long, String> outcome) {
         List<RedisFuture<Long>> futures = new ArrayList<>(events.size());
         for (FollowEvent event : events) {
-            futures.add(commands.evalsha(FollowingCacheScripts.APPLY_SHA1, ScriptOutputType.INTEGER, keys(event), args(event)));
+            futures.add(commands.evalsha(sha, ScriptOutputType.INTEGER, keys(event), args.apply(event)));
         }
         long deadline = System.nanoTime() + timeout.toNanos();
-        int errors = 0;
-        String firstError = null;
+        List<FollowEvent> failed = new ArrayList<>();
+        Throwable first = null;
         for (int i = 0; i < futures.size(); i++) {
             FollowEvent event = events.get(i);
             try {
@@ -100,39 +138,37 @@ public class FollowingCache implements DisposableBean {
                         throw e;
                     }
                     // The server lost its script cache (restart, SCRIPT FLUSH): EVAL loads it again.
-                    result = commands.<Long>eval(FollowingCacheScripts.APPLY, ScriptOutputType.INTEGER, keys(event),
-                            args(event)).get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+                    result = commands.<Long>eval(script, ScriptOutputType.INTEGER, keys(event), args.apply(event))
+                            .get(timeout.toNanos(), TimeUnit.NANOSECONDS);
                 }
-                metrics.cacheUpdate(outcome(result));
+                metrics.cacheUpdate(result == null ? "error" : outcome.apply(result));
             } catch (ExecutionException | TimeoutException | RuntimeException e) {
-                errors++;
-                firstError = firstError == null ? String.valueOf(e.getCause() == null ? e : e.getCause()) : firstError;
+                failed.add(event);
+                first = first == null ? (e.getCause() == null ? e : e.getCause()) : first;
                 metrics.cacheUpdate("error");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                metrics.cacheUpdate("error");
-                return;
+                throw new CacheUpdateException("interrupted while updating the cache", e);
             }
         }
-        if (errors > 0) {
-            log.warn("{} of {} cache updates failed, first: {}", errors, events.size(), firstError);
-        }
+        return new Failures(failed, first);
     }
 
     private static String[] keys(FollowEvent event) {
         return new String[] {RedisKeys.following(event.followerId()), RedisKeys.followingVersion(event.followerId())};
     }
 
-    private String[] args(FollowEvent event) {
+    private String[] invalidateArgs(FollowEvent event) {
+        return new String[] {Long.toString(event.version()), ttlSeconds};
+    }
+
+    private String[] applyArgs(FollowEvent event) {
         return new String[] {Long.toString(event.version()),
                 event.isFollow() ? FollowingCacheScripts.ADD : FollowingCacheScripts.REMOVE,
                 Long.toString(event.followeeId()), ttlSeconds};
     }
 
-    private static String outcome(Long result) {
-        if (result == null) {
-            return "error";
-        }
+    private static String applyOutcome(Long result) {
         return switch (result.intValue()) {
             case (int) FollowingCacheScripts.APPLIED -> "applied";
             case (int) FollowingCacheScripts.ALREADY_APPLIED -> "already_applied";
@@ -155,5 +191,6 @@ public class FollowingCache implements DisposableBean {
             connection.close();
         }
         client.shutdown();
+        resources.shutdown();
     }
 }

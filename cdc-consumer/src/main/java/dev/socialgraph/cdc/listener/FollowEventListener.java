@@ -17,9 +17,10 @@ import org.springframework.kafka.support.Acknowledgment;
  * to the follower side (one transaction and at most one row write per followee), then to the followers' caches,
  * send the poison records to the dead-letter topic and wait for the broker, and only then commit the offsets.
  *
- * <p>When the follower side fails (a database is down) the listener throws before acknowledging: the container's
- * error handler retries the whole batch after a pause, without committing, for as long as it takes. Replaying the
- * followees that did commit is a no-op, because applying is idempotent.
+ * <p>When the follower side fails (a database is down) or a cached set could neither be updated nor dropped (Redis
+ * unreachable) the listener throws before acknowledging: the container's error handler retries the whole batch
+ * after a growing pause, without committing, for as long as it takes. Replaying the followees that did commit is a
+ * no-op, because applying is idempotent, and so is replaying the cache scripts.
  */
 final class FollowEventListener {
 
@@ -55,11 +56,13 @@ final class FollowEventListener {
         }
         try {
             followerSide.apply(events);
+            // Before the commit: an event whose cached set was neither updated nor dropped must be retried, or the
+            // set would answer from before the event until its TTL.
+            cache.apply(events);
         } catch (RuntimeException e) {
             metrics.batchFailed();
             throw e;
         }
-        cache.apply(events);
         // After the follower side: a batch retried while a database is down must not dead-letter its poison
         // records again on every attempt.
         deadLetters.publish(poison);

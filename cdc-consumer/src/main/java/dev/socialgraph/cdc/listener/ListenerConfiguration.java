@@ -13,7 +13,7 @@ import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ConsumerFactory;
-import org.springframework.util.backoff.FixedBackOff;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * Kafka wiring of the listener: batch mode, offsets committed by the listener after the database commit
@@ -36,12 +36,16 @@ public class ListenerConfiguration {
     }
 
     /**
-     * Retries a failed batch every {@code graph.cdc.retry-backoff}, forever, keeping the consumer in its group
-     * (it pauses and polls between attempts) and committing nothing.
+     * Retries a failed batch forever, first after {@code graph.cdc.retry-backoff}, then after twice the previous
+     * pause up to {@code graph.cdc.retry-backoff-max}, keeping the consumer in its group (it pauses and polls
+     * between attempts) and committing nothing.
      */
     @Bean
     CommonErrorHandler batchRetryingErrorHandler(CdcProperties properties) {
-        return new DefaultErrorHandler(new FixedBackOff(properties.retryBackoff().toMillis(), FixedBackOff.UNLIMITED_ATTEMPTS));
+        ExponentialBackOff backOff = new ExponentialBackOff(properties.retryBackoff().toMillis(), 2.0);
+        backOff.setMaxInterval(Math.max(properties.retryBackoff().toMillis(), properties.retryBackoffMax().toMillis()));
+        backOff.setMaxElapsedTime(Long.MAX_VALUE); // never give up: a skipped event is lost for good
+        return new DefaultErrorHandler(backOff);
     }
 
     @Bean

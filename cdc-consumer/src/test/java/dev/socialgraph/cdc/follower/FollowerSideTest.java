@@ -30,7 +30,8 @@ class FollowerSideTest {
             ranges.add(new ShardRange(group, 0, 255, "unreachable_" + group.name().toLowerCase(), REFUSING + group.ordinal()));
         }
         CdcProperties properties = new CdcProperties("t", "t.DLT", "g", 1, 500, 1_000_000, 100_000,
-                "redis://127.0.0.1:1", Duration.ofMillis(100), Duration.ofHours(1), Duration.ofSeconds(1));
+                "redis://127.0.0.1:1", Duration.ofMillis(100), Duration.ofHours(1), Duration.ofSeconds(1),
+                Duration.ofSeconds(10));
         try (ShardDataSources dataSources = new ShardDataSources(ShardMap.of(256, ranges),
                 new ShardDataSources.PoolSettings("postgres", "", 1, Duration.ofMillis(250), "test"))) {
             FollowerSide side = new FollowerSide(dataSources, new FollowerRepository(), new CelebrityPageRepository(),

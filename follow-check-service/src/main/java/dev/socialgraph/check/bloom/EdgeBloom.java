@@ -18,7 +18,10 @@ import org.springframework.stereotype.Component;
  *
  * <p>Swap without downtime: a rebuilt filter becomes the <em>shadow</em>; from then on every follow goes into both
  * filters while the shadow catches up from its snapshot's offsets, then {@link #promoteShadow} replaces the live
- * filter with one volatile write. Checks only ever read the live filter.
+ * filter with one volatile write. Checks only ever read the live filter. Live filter and shadow are one immutable
+ * pair, read once per follow: a follow recorded while the shadow is promoted goes into both filters of the pair it
+ * read, so it is in the new live filter. (Two separate fields, read one after the other, lost such a follow: it went
+ * into the old live filter, and the shadow read after the promotion was gone.)
  *
  * <p>Until {@link #markReady} has run, {@link #mightFollow} answers {@code true} (the filter is not consulted).
  *
@@ -29,24 +32,28 @@ import org.springframework.stereotype.Component;
 @Component
 public class EdgeBloom implements FollowChecker.Bloom {
 
-    private volatile EdgeFilter filter;
-    private volatile EdgeFilter shadow;
+    /**
+     * The live filter (null before {@link #begin}) and the shadow being caught up (null when there is none), each
+     * with the edges put into it. Replaced whole by the methods that change it, which run on one thread at a time
+     * (start-up, then swaps under {@code BloomSnapshots}' lock); read once by each reader.
+     */
+    private record Filters(EdgeFilter live, LongAdder liveEdges, EdgeFilter shadow, LongAdder shadowEdges) {
+    }
+
+    private volatile Filters filters = new Filters(null, new LongAdder(), null, null);
     private volatile boolean ready;
     /** Creation time of the snapshot the live filter started from, epoch ms; {@code Long.MIN_VALUE} after a scan. */
     private volatile long snapshotCreatedAt = Long.MIN_VALUE;
-    /** Edges put into the live filter (a snapshot's count, then one per put); the shadow's, while one exists. */
-    private volatile LongAdder liveEdges = new LongAdder();
-    private volatile LongAdder shadowEdges = new LongAdder();
     private final ShardOwnership ownership;
 
     EdgeBloom(MeterRegistry registry, ShardOwnership ownership) {
         this.ownership = ownership;
-        Gauge.builder("graph.check.bloom.edges", this, b -> b.liveEdges.sum())
+        Gauge.builder("graph.check.bloom.edges", this, b -> b.filters.liveEdges().sum())
                 .description("Edges put into the live bloom filter (its snapshot's count plus every put since; "
                         + "an edge put twice counts twice)")
                 .register(registry);
         Gauge.builder("graph.check.bloom.expected.fpp", this,
-                        b -> b.filter == null ? Double.NaN : b.filter.expectedFpp())
+                        b -> b.filters.live() == null ? Double.NaN : b.filters.live().expectedFpp())
                 .description("Estimated false-positive probability of the edge bloom filter now")
                 .register(registry);
         Gauge.builder("graph.check.bloom.snapshot.age", this,
@@ -65,13 +72,9 @@ public class EdgeBloom implements FollowChecker.Bloom {
      * @param snapshotCreatedAt the snapshot's creation time (epoch ms), {@code Long.MIN_VALUE} for an empty one
      * @param edges             edges already in {@code start} (the snapshot's edge count; 0 for an empty one)
      */
-    void begin(EdgeFilter start, long snapshotCreatedAt, long edges) {
+    synchronized void begin(EdgeFilter start, long snapshotCreatedAt, long edges) {
         this.ready = false;
-        this.shadow = null;
-        LongAdder count = new LongAdder();
-        count.add(edges);
-        this.liveEdges = count;
-        this.filter = start;
+        this.filters = new Filters(start, count(edges), null, null);
         this.snapshotCreatedAt = snapshotCreatedAt;
     }
 
@@ -91,11 +94,9 @@ public class EdgeBloom implements FollowChecker.Bloom {
      * @param next  the rebuilt filter
      * @param edges edges already in it (its snapshot's edge count)
      */
-    void beginShadow(EdgeFilter next, long edges) {
-        LongAdder count = new LongAdder();
-        count.add(edges);
-        this.shadowEdges = count;
-        this.shadow = next;
+    synchronized void beginShadow(EdgeFilter next, long edges) {
+        Filters f = filters;
+        this.filters = new Filters(f.live(), f.liveEdges(), next, count(edges));
     }
 
     /**
@@ -103,20 +104,25 @@ public class EdgeBloom implements FollowChecker.Bloom {
      *
      * @param snapshotCreatedAt creation time of the shadow's snapshot, epoch ms
      */
-    void promoteShadow(long snapshotCreatedAt) {
-        EdgeFilter next = shadow;
-        if (next == null) {
+    synchronized void promoteShadow(long snapshotCreatedAt) {
+        Filters f = filters;
+        if (f.shadow() == null) {
             throw new IllegalStateException("no shadow filter");
         }
-        this.filter = next;
-        this.liveEdges = shadowEdges;
+        this.filters = new Filters(f.shadow(), f.shadowEdges(), null, null);
         this.snapshotCreatedAt = snapshotCreatedAt;
-        this.shadow = null;
     }
 
     /** Abandons the shadow (its catch-up failed); the live filter stays. */
-    void dropShadow() {
-        this.shadow = null;
+    synchronized void dropShadow() {
+        Filters f = filters;
+        this.filters = new Filters(f.live(), f.liveEdges(), null, null);
+    }
+
+    private static LongAdder count(long edges) {
+        LongAdder count = new LongAdder();
+        count.add(edges);
+        return count;
     }
 
     /**
@@ -130,15 +136,14 @@ public class EdgeBloom implements FollowChecker.Bloom {
         if (!ownership.owns(follower)) {
             return;
         }
-        EdgeFilter f = filter;
-        if (f != null) {
-            f.put(follower, followee);
-            liveEdges.increment();
+        Filters f = filters; // once: see the class comment
+        if (f.live() != null) {
+            f.live().put(follower, followee);
+            f.liveEdges().increment();
         }
-        EdgeFilter s = shadow;
-        if (s != null) {
-            s.put(follower, followee);
-            shadowEdges.increment();
+        if (f.shadow() != null) {
+            f.shadow().put(follower, followee);
+            f.shadowEdges().increment();
         }
     }
 
@@ -150,10 +155,10 @@ public class EdgeBloom implements FollowChecker.Bloom {
      * @param followee positive
      */
     void recordShadowFollow(long follower, long followee) {
-        EdgeFilter s = shadow;
-        if (s != null && ownership.owns(follower)) {
-            s.put(follower, followee);
-            shadowEdges.increment();
+        Filters f = filters;
+        if (f.shadow() != null && ownership.owns(follower)) {
+            f.shadow().put(follower, followee);
+            f.shadowEdges().increment();
         }
     }
 
@@ -164,7 +169,7 @@ public class EdgeBloom implements FollowChecker.Bloom {
      * @return edges, {@code >= 0}; 0 before {@link #begin}
      */
     public long edges() {
-        return liveEdges.sum();
+        return filters.liveEdges().sum();
     }
 
     /**
@@ -207,6 +212,6 @@ public class EdgeBloom implements FollowChecker.Bloom {
      */
     @Override
     public boolean mightFollow(long follower, long followee) {
-        return !ready || !ownership.owns(follower) || filter.mightContain(follower, followee);
+        return !ready || !ownership.owns(follower) || filters.live().mightContain(follower, followee);
     }
 }

@@ -165,11 +165,19 @@ public class ShardReader implements FollowChecker.Shards {
                         : TimeOrderedAdjacency.newestFirst(row.followerIds(), row.followedAt(), cursorFollowedAt,
                         cursorId, limit);
                 c.commit();
-                return page;
-            } finally {
-                c.rollback(); // no-op after commit; ends the snapshot on failure before the connection returns
                 c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                 c.setAutoCommit(true);
+                return page;
+            } catch (SQLException | RuntimeException e) {
+                // End the snapshot before the connection returns (HikariCP resets isolation and auto-commit). On a
+                // connection the pool found broken the rollback throws "Connection is closed" without a SQLState;
+                // it must not replace e, which tells an outage from a bug (SqlErrors).
+                try {
+                    c.rollback();
+                } catch (SQLException rollbackFailure) {
+                    e.addSuppressed(rollbackFailure);
+                }
+                throw e;
             }
         });
     }

@@ -3,7 +3,8 @@ package dev.socialgraph.common.cache;
 /**
  * The version-guarded protocol of the L1 cache {@code following:{id}} (DESIGN.md 2.3), as Redis Lua scripts that
  * every writer of the cache runs: the check service when it fills from the shard, the write service after a
- * commit, the cdc-consumer when it applies an event. Plain strings, no Redis client: each service evaluates them
+ * commit, the cdc-consumer when it applies an event (and {@link #INVALIDATE} when it cannot apply one: the consumer
+ * is the writer that guarantees the cache, so it never acknowledges an event whose set may still miss it). Plain strings, no Redis client: each service evaluates them
  * with its own client ({@code EVALSHA}, falling back to {@code EVAL}).
  *
  * <p>Keys (same hash slot, cluster-safe): {@code KEYS[1]} = {@code following:{id}}, a SET of followee ids that
@@ -78,6 +79,21 @@ public final class FollowingCacheScripts {
             return 3
             """;
 
+    /**
+     * Drop the cached set after a change could not be applied to it (the writer must not leave a set that may miss
+     * a committed version). {@code ARGV[1]} = the row version after the change, {@code ARGV[2]} = ttl seconds for
+     * the floor. Deletes {@code KEYS[1]} and raises the floor to the version, so a fill that read the row before
+     * the change cannot bring the old set back. Returns {@link #DROPPED}.
+     */
+    public static final String INVALIDATE = """
+            local cur = tonumber(redis.call('GET', KEYS[2]))
+            redis.call('DEL', KEYS[1])
+            if (not cur) or cur < tonumber(ARGV[1]) then
+              redis.call('SET', KEYS[2], ARGV[1], 'EX', tonumber(ARGV[2]))
+            end
+            return 1
+            """;
+
     /** {@link #FILL} result: the set now reflects the given version. */
     public static final long FILLED = 1;
     /** {@link #FILL} result: a newer version is cached or recorded; nothing changed. */
@@ -91,6 +107,9 @@ public final class FollowingCacheScripts {
     /** {@link #APPLY} result: the cached set missed a version and was dropped; the next read fills it. */
     public static final long INVALIDATED = 3;
 
+    /** {@link #INVALIDATE} result: the set is gone and the floor is at least the given version. */
+    public static final long DROPPED = 1;
+
     /** Argument of {@link #APPLY} for a follow. */
     public static final String ADD = "add";
     /** Argument of {@link #APPLY} for an unfollow. */
@@ -100,6 +119,8 @@ public final class FollowingCacheScripts {
     public static final String FILL_SHA1 = sha1(FILL);
     /** {@code EVALSHA} digest of {@link #APPLY}. */
     public static final String APPLY_SHA1 = sha1(APPLY);
+    /** {@code EVALSHA} digest of {@link #INVALIDATE}. */
+    public static final String INVALIDATE_SHA1 = sha1(INVALIDATE);
 
     private FollowingCacheScripts() {
     }

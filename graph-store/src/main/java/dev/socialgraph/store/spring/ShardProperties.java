@@ -26,7 +26,14 @@ import org.springframework.validation.annotation.Validated;
  * @param username           database user for every shard database
  * @param password           database password, may be empty
  * @param poolSize           HikariCP connections per physical database
- * @param connectionTimeout  how long a request waits for a connection before it fails with 503
+ * @param connectionTimeout  how long a request waits for a pooled connection before it fails with 503 (HikariCP)
+ * @param connectTimeout     how long opening a database connection may take (driver {@code connectTimeout}; whole
+ *                           seconds, 0 = the driver's 10 s)
+ * @param socketTimeout      how long the driver waits for any answer of a database that sends nothing (a hung host
+ *                           or network) before it drops the connection (whole seconds, 0 = forever); longer than
+ *                           {@code statementTimeout}
+ * @param statementTimeout   the sessions' {@code statement_timeout}: the server cancels a statement, lock waits
+ *                           included, after this long (0 = never); the request then fails with 503
  * @param migrateOnStartup   apply the Flyway shard schema to every database at start-up (the write service owns it)
  * @param createDatabases    create missing databases first (local and test topologies only)
  */
@@ -39,6 +46,9 @@ public record ShardProperties(
         @DefaultValue("") String password,
         @DefaultValue("10") @Min(1) @Max(500) int poolSize,
         @DefaultValue("2s") @NotNull Duration connectionTimeout,
+        @DefaultValue("2s") @NotNull Duration connectTimeout,
+        @DefaultValue("10s") @NotNull Duration socketTimeout,
+        @DefaultValue("5s") @NotNull Duration statementTimeout,
         @DefaultValue("false") boolean migrateOnStartup,
         @DefaultValue("false") boolean createDatabases) {
 
@@ -64,6 +74,7 @@ public record ShardProperties(
 
     /** Pool settings for {@link ShardDataSources}. */
     public ShardDataSources.PoolSettings poolSettings(String poolNamePrefix) {
-        return new ShardDataSources.PoolSettings(username, password, poolSize, connectionTimeout, poolNamePrefix);
+        return new ShardDataSources.PoolSettings(username, password, poolSize, connectionTimeout, poolNamePrefix,
+                connectTimeout, socketTimeout, statementTimeout);
     }
 }

@@ -49,15 +49,17 @@ public final class OutboxSampler {
     private final FollowerRepairs repairs;
     private final ReconcilerMetrics metrics;
     private final int batchSize;
+    private final int maxPerRound;
     private final Clock clock;
     private final Map<String, Long> positions = new ConcurrentHashMap<>();
 
     /**
-     * @param batchSize outbox rows read per following database per round
+     * @param batchSize   outbox rows read per query, {@code >= 1}
+     * @param maxPerRound outbox rows checked per following database per round at most, {@code >= 1}
      */
     public OutboxSampler(ShardDataSources dataSources, OutboxRepository outbox, FollowingRepository following,
                          FollowerRepository followers, CelebrityPageRepository pages, FollowerRepairs repairs,
-                         ReconcilerMetrics metrics, int batchSize, Clock clock) {
+                         ReconcilerMetrics metrics, int batchSize, int maxPerRound, Clock clock) {
         this.dataSources = dataSources;
         this.outbox = outbox;
         this.following = following;
@@ -66,11 +68,15 @@ public final class OutboxSampler {
         this.repairs = repairs;
         this.metrics = metrics;
         this.batchSize = batchSize;
+        this.maxPerRound = maxPerRound;
         this.clock = clock;
     }
 
     /**
-     * One round: up to one batch per following database.
+     * One round: per following database, batches until a row in flight, the end of the outbox, or
+     * {@code maxPerRound} rows. (One batch per round capped the sampler at {@code batchSize / interval} writes per
+     * database, 50/s with the defaults: a busier outbox left it ever further behind, until retention pruned rows it
+     * had not reached.)
      *
      * @return the number of pairs checked
      */
@@ -93,24 +99,30 @@ public final class OutboxSampler {
     }
 
     private int sample(ShardRange range) throws SQLException {
-        long after = position(range.database());
-        List<OutboxEntry> entries;
-        try (Connection c = dataSources.forRange(range).getConnection()) {
-            entries = outbox.after(c, after, batchSize);
-        }
         Duration threshold = repairs.threshold();
         int checked = 0;
-        for (OutboxEntry e : entries) {
-            boolean settled = e.publishedAt() != null
-                    && !e.createdAt().isAfter(clock.instant().minus(threshold));
-            if (!settled) {
-                break;
+        while (checked < maxPerRound) {
+            long after = position(range.database());
+            int want = Math.min(batchSize, maxPerRound - checked);
+            List<OutboxEntry> entries;
+            try (Connection c = dataSources.forRange(range).getConnection()) {
+                entries = outbox.after(c, after, want);
             }
-            if (disagrees(e)) {
-                repairs.repair(e.followeeId(), new long[] {e.followerId()});
+            for (OutboxEntry e : entries) {
+                boolean settled = e.publishedAt() != null
+                        && !e.createdAt().isAfter(clock.instant().minus(threshold));
+                if (!settled) {
+                    return checked;
+                }
+                if (disagrees(e)) {
+                    repairs.repair(e.followeeId(), new long[] {e.followerId()});
+                }
+                checked++;
+                positions.put(range.database(), e.id());
             }
-            checked++;
-            positions.put(range.database(), e.id());
+            if (entries.size() < want) {
+                return checked; // the end of the outbox
+            }
         }
         return checked;
     }

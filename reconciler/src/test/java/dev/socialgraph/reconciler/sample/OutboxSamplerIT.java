@@ -33,6 +33,8 @@ class OutboxSamplerIT {
         SHARDS.springProperties().forEach((k, v) -> registry.add(k, () -> v));
         registry.add("graph.shards.migrate-on-startup", () -> "true");
         registry.add("graph.reconciler.sampling.enabled", () -> "false"); // rounds are run by the test
+        // Smaller than a round's rows: one round must read several batches (it read one, and fell behind).
+        registry.add("graph.reconciler.sampling.batch-size", () -> "2");
     }
 
     @AfterAll
