@@ -16,6 +16,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,8 +49,9 @@ import tools.jackson.databind.json.JsonMapper;
  * answer read through the gateway is compared with one computed from the file itself: follow checks of existing and
  * random pairs, counts, complete list walks both ways for the highest-degree users (the celebrity threshold is set
  * to 200 so the largest follower lists live in celebrity pages), common following and relationships. Then follows
- * and unfollows through the gateway: read-your-writes with the follow token, and follower-side convergence. Last,
- * {@code ./graph down} and a second {@code up} that serves the same data without importing again.
+ * and unfollows through the gateway: read-your-writes with the follow token, and follower-side convergence. Then
+ * that its PostgreSQL commits durably. Last, {@code ./graph down} and a second {@code up} that serves the same data
+ * without importing again.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LauncherIT {
@@ -274,6 +279,26 @@ class LauncherIT {
 
     @Test
     @Order(6)
+    void embeddedPostgresCommitsDurably() throws Exception {
+        // zonky's defaults (fsync off, synchronous_commit off) would lose acknowledged follows in a crash.
+        String url = "jdbc:postgresql://127.0.0.1:" + new PortPlan(offset).port(PortPlan.POSTGRES) + "/postgres";
+        Map<String, String> settings = new HashMap<>();
+        try (Connection c = DriverManager.getConnection(url, "postgres", "");
+             PreparedStatement s = c.prepareStatement("SELECT name, setting FROM pg_settings WHERE name = ANY(?)")) {
+            s.setArray(1, c.createArrayOf("text", new String[] {"fsync", "synchronous_commit", "full_page_writes",
+                    "commit_delay", "commit_siblings"}));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    settings.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        assertThat(settings).containsExactlyInAnyOrderEntriesOf(Map.of("fsync", "on", "synchronous_commit", "on",
+                "full_page_writes", "on", "commit_delay", "50", "commit_siblings", "5"));
+    }
+
+    @Test
+    @Order(7)
     void downThenUpAgainServesTheSameData() throws Exception {
         Result down = graph("down");
         assertThat(down.code()).as(down.output()).isZero();
