@@ -24,6 +24,7 @@ import java.util.Properties;
  * logs/&lt;name&gt;.log    output of every process of the fleet
  * run/&lt;name&gt;.pid     process ids while the fleet runs (launcher, postgres, redis, services)
  * run/ports.properties  name=port of every part of the fleet
+ * run/services.properties  each service's state as the launcher's supervisor sees it: state, pid, restarts, last exit
  * run/ready          written when every readiness probe answered UP: the gateway URL
  * imported.properties    what the first start imported (dataset, edges, celebrity settings)
  * jwt-secret, token-secret, cursor-key   the fleet's generated secrets (see {@link Secrets})
@@ -105,6 +106,17 @@ public record FleetDir(Path root) {
     /** Reads {@code run/ports.properties}; empty when absent. */
     public Properties ports() throws IOException {
         return readProperties(run().resolve("ports.properties"));
+    }
+
+    /** Writes {@code run/services.properties} atomically (see {@link Supervisor.ServiceState#write}). */
+    public void writeServices(Properties services) throws IOException {
+        writeProperties(run().resolve("services.properties"), services,
+                "services of the running fleet, as the launcher's supervisor sees them");
+    }
+
+    /** Reads {@code run/services.properties}; empty when absent. */
+    public Properties services() throws IOException {
+        return readProperties(run().resolve("services.properties"));
     }
 
     /** Removes the pid files, ports and ready marker of a stopped fleet. */

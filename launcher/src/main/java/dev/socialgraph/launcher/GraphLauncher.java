@@ -11,8 +11,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -22,6 +24,8 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -207,6 +211,8 @@ public final class GraphLauncher {
         private volatile boolean stopping;
         private Stores stores;
         private ServiceFleet services;
+        private ScheduledExecutorService supervision;
+        private Supervisor supervisor;
 
         Fleet(Path home, FleetDir dir, PortPlan ports, Up options) {
             this.home = home;
@@ -250,13 +256,14 @@ public final class GraphLauncher {
                 }
                 endpoints.write(portFile);
                 dir.writePorts(portFile);
+                supervise();
                 double seconds = (System.nanoTime() - start) / 1e9;
                 String banner = Banner.text(ports, secrets, imported, seconds, dir);
                 Files.writeString(dir.run().resolve("banner.txt"), banner);
                 Files.writeString(dir.ready(), "http://127.0.0.1:" + ports.port(PortPlan.GATEWAY) + "\n");
                 System.out.print(banner);
                 System.out.flush();
-                watch();
+                stopped.await(); // until Ctrl-C or './graph down'; the supervisor restarts services that exit meanwhile
                 return 0;
             } catch (Exception e) {
                 System.err.println("The fleet could not start: " + e.getMessage());
@@ -268,19 +275,28 @@ public final class GraphLauncher {
             }
         }
 
-        /** Waits for the stop signal, reporting services that die meanwhile. */
-        private void watch() throws InterruptedException {
-            List<String> reported = new ArrayList<>();
-            while (!stopped.await(2, TimeUnit.SECONDS)) {
-                if (stopping) {
-                    continue;
-                }
-                for (String e : services.exited()) {
-                    if (!reported.contains(e)) {
-                        reported.add(e);
-                        System.err.println("Service stopped unexpectedly: " + e + "; see " + dir.logs());
-                    }
-                }
+        /** Restarts services whose process exits from now on, publishing their states to {@code run/}. */
+        private void supervise() {
+            supervision = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "graph-supervisor");
+                t.setDaemon(true);
+                return t;
+            });
+            supervisor = new Supervisor(services,
+                    (task, delay) -> supervision.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS),
+                    Clock.systemUTC(), RestartPolicy::standard, this::publish);
+            for (ServiceFleet.Running r : services.running()) {
+                supervisor.watch(r.spec(), Supervisor.Child.of(r.process()));
+            }
+        }
+
+        private void publish(List<Supervisor.ServiceState> states) {
+            Properties p = new Properties();
+            states.forEach(s -> s.write(p));
+            try {
+                dir.writeServices(p);
+            } catch (IOException e) {
+                System.err.println("could not write the services' states to " + dir.run() + ": " + e.getMessage());
             }
         }
 
@@ -290,6 +306,13 @@ public final class GraphLauncher {
             }
             stopping = true;
             System.out.println("Stopping the fleet ...");
+            // Supervision ends first: a service that exits from here on is meant to stop, not to be restarted.
+            if (supervisor != null) {
+                supervisor.stop();
+            }
+            if (supervision != null) {
+                supervision.shutdownNow();
+            }
             if (services != null) {
                 services.close();
             }
@@ -394,13 +417,19 @@ public final class GraphLauncher {
 
     // ------------------------------------------------------------------------------------------------ status
 
-    @Command(name = "status", mixinStandardHelpOptions = true, description = "Show whether the fleet runs and each service's readiness.")
+    @Command(name = "status", mixinStandardHelpOptions = true,
+            description = "Show whether the fleet runs and, per service, its state (starting, ready, restarting, "
+                    + "crashed), pid, restarts, readiness and last exit. Exit code 3 when no fleet runs.")
     static final class Status implements Callable<Integer> {
         @ParentCommand
         GraphLauncher root;
 
+        /** The column heads of {@link #row}. */
+        static final String HEADER = String.format("%-24s %5s  %-10s %8s %8s  %-14s %s", "service", "port", "state",
+                "pid", "restarts", "readiness", "last exit");
+
         @Override
-        public Integer call() throws IOException, InterruptedException {
+        public Integer call() throws IOException {
             FleetDir dir = root.fleetDir();
             Optional<ProcessHandle> launcher = dir.runningLauncher();
             if (launcher.isEmpty()) {
@@ -408,18 +437,43 @@ public final class GraphLauncher {
                 return 3;
             }
             Properties ports = dir.ports();
+            Properties services = dir.services();
             System.out.println("launcher pid " + launcher.get().pid() + (Files.exists(dir.ready()) ? ", ready" : ", starting"));
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+            System.out.println(HEADER);
             for (String name : List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.CHECK_2, PortPlan.WRITE,
                     PortPlan.CDC, PortPlan.RECONCILER)) {
                 String port = ports.getProperty(name);
                 if (port == null) {
                     continue;
                 }
-                String state = ServiceFleet.readiness(http, Integer.parseInt(port));
-                System.out.printf("%-24s %5s  %s%n", name, port, state);
+                Optional<Supervisor.ServiceState> state = Supervisor.ServiceState.read(services, name);
+                boolean alive = state.flatMap(s -> ProcessHandle.of(s.pid())).map(ProcessHandle::isAlive).orElse(false);
+                String readiness = ServiceFleet.readiness(http, Integer.parseInt(port));
+                System.out.println(row(name, port, state, alive, readiness));
             }
             return 0;
+        }
+
+        /**
+         * One service's line: name, port, state, pid, restarts, readiness, last exit (code and time; for a service
+         * waiting to be restarted, also when).
+         *
+         * @param state     the supervisor's record, empty before supervision started
+         * @param alive     whether the recorded pid is a live process (a dead one shows as {@code crashed})
+         * @param readiness what the readiness probe answered just now
+         */
+        static String row(String name, String port, Optional<Supervisor.ServiceState> state, boolean alive,
+                          String readiness) {
+            String stateText = state.map(s -> s.seen(alive).label()).orElse("-");
+            String pid = state.map(s -> Long.toString(s.pid())).orElse("-");
+            String restarts = state.map(s -> Integer.toString(s.restarts())).orElse("-");
+            String lastExit = state.filter(s -> s.lastExitCode() != null)
+                    .map(s -> s.lastExitCode() + " at " + s.lastExitAt().truncatedTo(ChronoUnit.SECONDS)
+                            + (s.restartAt() != null ? ", starts again at " + s.restartAt().truncatedTo(ChronoUnit.SECONDS) : ""))
+                    .orElse("-");
+            return String.format("%-24s %5s  %-10s %8s %8s  %-14s %s", name, port, stateText, pid, restarts, readiness,
+                    lastExit);
         }
     }
 

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * and its pid in {@code run/<name>.pid}. Settings go in as Spring command-line properties, secrets as environment
  * variables (so they do not show in {@code ps}).
  */
-final class ServiceFleet implements AutoCloseable {
+final class ServiceFleet implements Supervisor.Services, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ServiceFleet.class);
 
@@ -77,25 +77,51 @@ final class ServiceFleet implements AutoCloseable {
      */
     void start(List<Spec> specs) throws IOException {
         for (Spec spec : specs) {
-            List<String> command = new ArrayList<>();
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.add("-Xms64m");
-            command.add("-Xmx" + spec.heap());
-            command.add("-XX:+ExitOnOutOfMemoryError");
-            command.addAll(extraJvmOptions);
-            command.add("-jar");
-            command.add(ServiceProcess.execJar(home, spec.module()).toString());
-            command.add("--server.port=" + spec.port());
-            spec.properties().forEach((k, v) -> command.add("--" + k + "=" + v));
-            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.log(spec.name()).toFile()));
-            pb.environment().putAll(environment);
-            Process p = pb.start();
-            running.add(new Running(spec, p));
-            dir.writePid(spec.name(), p.pid());
-            log.info("{} starting on port {} (pid {}), log {}", spec.name(), spec.port(), p.pid(),
-                    dir.log(spec.name()));
+            launch(spec);
         }
+    }
+
+    /**
+     * Starts one service again (the {@link Supervisor}'s restart), in place of its earlier process, which has exited.
+     *
+     * @throws IOException when the process cannot be started
+     */
+    @Override
+    public Supervisor.Child start(Spec spec) throws IOException {
+        return Supervisor.Child.of(launch(spec).process());
+    }
+
+    /** Whether the service's readiness probe answers UP (waits up to 2 s for the answer). */
+    @Override
+    public boolean ready(Spec spec) {
+        return UP.equals(readiness(http, spec.port()));
+    }
+
+    private Running launch(Spec spec) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xms64m");
+        command.add("-Xmx" + spec.heap());
+        command.add("-XX:+ExitOnOutOfMemoryError");
+        command.addAll(extraJvmOptions);
+        command.add("-jar");
+        command.add(ServiceProcess.execJar(home, spec.module()).toString());
+        command.add("--server.port=" + spec.port());
+        spec.properties().forEach((k, v) -> command.add("--" + k + "=" + v));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.log(spec.name()).toFile()));
+        pb.environment().putAll(environment);
+        Process p = pb.start();
+        Running started = new Running(spec, p);
+        synchronized (running) {
+            running.removeIf(r -> r.spec().name().equals(spec.name()));
+            ready.removeIf(r -> r.spec().name().equals(spec.name()));
+            running.add(started);
+        }
+        dir.writePid(spec.name(), p.pid());
+        log.info("{} starting on port {} (pid {}), log {}", spec.name(), spec.port(), p.pid(),
+                dir.log(spec.name()));
+        return started;
     }
 
     /**
@@ -139,7 +165,7 @@ final class ServiceFleet implements AutoCloseable {
     }
 
     private boolean ready(Running r) {
-        return UP.equals(readiness(http, r.spec().port()));
+        return ready(r.spec());
     }
 
     static final String UP = "UP";
@@ -166,21 +192,11 @@ final class ServiceFleet implements AutoCloseable {
         }
     }
 
-    /** Services that have exited since they were started, with their exit codes. */
-    List<String> exited() {
-        List<String> out = new ArrayList<>();
-        synchronized (running) {
-            for (Running r : running) {
-                if (!r.process().isAlive()) {
-                    out.add(r.spec().name() + " (exit " + r.process().exitValue() + ")");
-                }
-            }
-        }
-        return out;
-    }
-
+    /** The services' current processes. */
     List<Running> running() {
-        return List.copyOf(running);
+        synchronized (running) {
+            return List.copyOf(running);
+        }
     }
 
     private String tail(String name) {

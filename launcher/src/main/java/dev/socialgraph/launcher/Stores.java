@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * embedded one this launcher runs with its data under the {@link FleetDir}:
  * <ul>
  *   <li>PostgreSQL: zonky's embedded PostgreSQL (binaries from Maven Central) on {@code postgres/}, kept across
- *       restarts; {@code max_connections} 400 for four services × four pools of 10 plus tools;</li>
+ *       restarts, with durable commits ({@link #postgresSettings()}); {@code max_connections} 400 for four services ×
+ *       four pools of 10 plus tools;</li>
  *   <li>Redis: the machine's {@code redis-server}, else the binary bundled in embedded-redis; a cache, so it
  *       persists nothing ({@code save ""}, no AOF);</li>
  *   <li>Kafka: a single-node KRaft broker in this JVM ({@link KraftBroker}, Kafka's own {@code KafkaRaftServer})
@@ -144,18 +146,16 @@ final class Stores implements AutoCloseable {
             pgHost = "127.0.0.1";
             pgPort = ports.port(PortPlan.POSTGRES);
             long t = System.nanoTime();
-            EmbeddedPostgres pg = EmbeddedPostgres.builder()
+            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                     .setDataDirectory(dir.postgres())
                     .setCleanDataDirectory(false)
                     .setRegisterShutdownHook(false)
                     .setPort(pgPort)
                     .setPGStartupWait(Duration.ofSeconds(120))
-                    .setServerConfig("max_connections", "400")
-                    .setServerConfig("shared_buffers", "256MB")
-                    .setServerConfig("listen_addresses", "127.0.0.1")
                     .setOutputRedirector(ProcessBuilder.Redirect.appendTo(dir.log("postgres").toFile()))
-                    .setErrorRedirector(ProcessBuilder.Redirect.appendTo(dir.log("postgres").toFile()))
-                    .start();
+                    .setErrorRedirector(ProcessBuilder.Redirect.appendTo(dir.log("postgres").toFile()));
+            postgresSettings().forEach(builder::setServerConfig);
+            EmbeddedPostgres pg = builder.start();
             started.add(pg);
             pgUser = "postgres";
             pgPassword = "";
@@ -216,6 +216,38 @@ final class Stores implements AutoCloseable {
         }
         createTopics(kafka);
         endpoints = new Endpoints(pgHost, pgPort, pgUser, pgPassword, redisHost, redisPort, kafka);
+    }
+
+    /**
+     * The embedded PostgreSQL's server settings, each passed as {@code -c name=value}.
+     *
+     * <p>zonky's builder is made for throw-away test databases: it starts the server with {@code -F} (fsync off) and
+     * {@code synchronous_commit=off}. Here the data is the fleet's, and a follow acknowledged to its client (whose
+     * event the relay may already have published) must survive a crash: with {@code synchronous_commit=off} the last
+     * ~0.6 s of acknowledged commits (three {@code wal_writer_delay}s) are lost even when only the server process is
+     * killed, with fsync off everything not yet written back by the OS is lost, or the cluster corrupted, when the
+     * machine goes down, and without full-page writes a torn page cannot be repaired from the WAL. So all three are on
+     * ({@code -c} options come after zonky's {@code -F}, and the later option wins).
+     *
+     * <p>Group commit keeps the write rate: under load ({@code commit_siblings} = 5 or more other open transactions)
+     * a committing backend waits {@code commit_delay} = 50 µs before flushing the WAL, so that one flush covers the
+     * commits that arrive meanwhile. 50 µs is half of one 8 kB {@code fdatasync} on the machine this was tuned on
+     * (110 µs, {@code pg_test_fsync}), the starting point PostgreSQL's manual recommends; a lone commit never waits.
+     * See docs/decisions.md.
+     *
+     * @return setting name → value, in the order they are passed
+     */
+    static Map<String, String> postgresSettings() {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("max_connections", "400");
+        settings.put("shared_buffers", "256MB");
+        settings.put("listen_addresses", "127.0.0.1");
+        settings.put("fsync", "on");
+        settings.put("synchronous_commit", "on");
+        settings.put("full_page_writes", "on");
+        settings.put("commit_delay", "50");
+        settings.put("commit_siblings", "5");
+        return settings;
     }
 
     /** Creates {@code follow-events} and its dead-letter topic when absent. */

@@ -16,6 +16,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,8 +49,11 @@ import tools.jackson.databind.json.JsonMapper;
  * answer read through the gateway is compared with one computed from the file itself: follow checks of existing and
  * random pairs, counts, complete list walks both ways for the highest-degree users (the celebrity threshold is set
  * to 200 so the largest follower lists live in celebrity pages), common following and relationships. Then follows
- * and unfollows through the gateway: read-your-writes with the follow token, and follower-side convergence. Last,
- * {@code ./graph down} and a second {@code up} that serves the same data without importing again.
+ * and unfollows through the gateway: read-your-writes with the follow token, and follower-side convergence. Then
+ * the faults the launcher must survive: its PostgreSQL commits durably, and a service killed with SIGKILL is started
+ * again by the launcher's supervisor ({@code ./graph status} shows it ready with a new pid and one restart). Last,
+ * {@code ./graph down} (no service outlives it) and a second {@code up} that serves the same data without importing
+ * again.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LauncherIT {
@@ -274,11 +281,65 @@ class LauncherIT {
 
     @Test
     @Order(6)
+    void embeddedPostgresCommitsDurably() throws Exception {
+        // zonky's defaults (fsync off, synchronous_commit off) would lose acknowledged follows in a crash.
+        String url = "jdbc:postgresql://127.0.0.1:" + new PortPlan(offset).port(PortPlan.POSTGRES) + "/postgres";
+        Map<String, String> settings = new HashMap<>();
+        try (Connection c = DriverManager.getConnection(url, "postgres", "");
+             PreparedStatement s = c.prepareStatement("SELECT name, setting FROM pg_settings WHERE name = ANY(?)")) {
+            s.setArray(1, c.createArrayOf("text", new String[] {"fsync", "synchronous_commit", "full_page_writes",
+                    "commit_delay", "commit_siblings"}));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    settings.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        assertThat(settings).containsExactlyInAnyOrderEntriesOf(Map.of("fsync", "on", "synchronous_commit", "on",
+                "full_page_writes", "on", "commit_delay", "50", "commit_siblings", "5"));
+    }
+
+    @Test
+    @Order(7)
+    void aKilledServiceIsStartedAgainAndServes() throws Exception {
+        String[] before = statusRow(PortPlan.CHECK);
+        assertThat(before[2]).as("state").isEqualTo("ready");
+        assertThat(before[4]).as("restarts").isEqualTo("0");
+        long pid = Long.parseLong(before[3]);
+
+        assertThat(ProcessHandle.of(pid).orElseThrow().destroyForcibly()).isTrue(); // SIGKILL
+
+        await().atMost(5, TimeUnit.MINUTES).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            String[] row = statusRow(PortPlan.CHECK);
+            assertThat(row[2]).as("state").isEqualTo("ready");
+            assertThat(Long.parseLong(row[3])).as("pid").isNotEqualTo(pid);
+            assertThat(row[4]).as("restarts").isEqualTo("1");
+            assertThat(String.join(" ", row)).as("last exit").contains("137 at ");
+        });
+        long restarted = Long.parseLong(statusRow(PortPlan.CHECK)[3]);
+        assertThat(ProcessHandle.of(restarted)).hasValueSatisfying(p -> assertThat(p.isAlive()).isTrue());
+        assertThat(Files.readString(dataDir.resolve("run/" + PortPlan.CHECK + ".pid")).strip())
+                .isEqualTo(Long.toString(restarted));
+        assertThat(statusRow(PortPlan.GATEWAY)[4]).as("other services untouched").isEqualTo("0");
+        long[] e = edges.get(random.nextInt(edges.size()));
+        assertThat(get("/v1/users/" + e[0] + "/following/" + e[1]).path("following").asBoolean()).isTrue();
+    }
+
+    @Test
+    @Order(8)
     void downThenUpAgainServesTheSameData() throws Exception {
+        List<Long> servicePids = new ArrayList<>();
+        for (String name : List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.WRITE, PortPlan.CDC, PortPlan.RECONCILER)) {
+            servicePids.add(Long.parseLong(statusRow(name)[3]));
+        }
         Result down = graph("down");
         assertThat(down.code()).as(down.output()).isZero();
         assertThat(Files.exists(dataDir.resolve("run/launcher.pid"))).isFalse();
         assertThat(PortPlan.isFree(new PortPlan(offset).port(PortPlan.GATEWAY))).isTrue();
+        for (long pid : servicePids) {
+            assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).as("service pid %d after down", pid)
+                    .isEmpty();
+        }
 
         Result up = graph("up", "--detach", "--port-offset", Integer.toString(offset));
         assertThat(up.code()).as(up.output()).isZero();
@@ -314,6 +375,15 @@ class LauncherIT {
                     + Files.readString(log));
         }
         return new Result(p.exitValue(), Files.readString(log));
+    }
+
+    /** The status line of one service, split at blanks: name, port, state, pid, restarts, readiness... */
+    private static String[] statusRow(String name) throws Exception {
+        Result status = graph("status");
+        assertThat(status.code()).as(status.output()).isZero();
+        return status.output().lines().filter(l -> l.startsWith(name + " ")).findFirst()
+                .orElseThrow(() -> new AssertionError("no line for " + name + " in:\n" + status.output()))
+                .trim().split("\\s+");
     }
 
     private static int freeOffset() {

@@ -105,6 +105,18 @@ class LauncherPartsTest {
     }
 
     @Test
+    void embeddedPostgresCommitsDurably_overridingZonkysTestDefaults() {
+        // zonky's builder starts PostgreSQL with -F (fsync off) and synchronous_commit=off; the launcher's -c options
+        // come after and must say on. LauncherIT asks the running server.
+        assertThat(Stores.postgresSettings())
+                .containsEntry("fsync", "on")
+                .containsEntry("synchronous_commit", "on")
+                .containsEntry("full_page_writes", "on")
+                .containsEntry("commit_delay", "50")
+                .containsEntry("commit_siblings", "5");
+    }
+
+    @Test
     void fleetDirKnowsNoLauncherWithoutAPidFile() throws Exception {
         FleetDir fleet = new FleetDir(dir);
         fleet.create();
