@@ -26,7 +26,7 @@ import java.util.Properties;
  * run/ports.properties  name=port of every part of the fleet
  * run/ready          written when every readiness probe answered UP: the gateway URL
  * imported.properties    what the first start imported (dataset, edges, celebrity settings)
- * jwt-secret, token-secret, cursor-key   the fleet's generated secrets (see {@link Secrets})
+ * jwt-secret, token-secret, cursor-key, service-token   the fleet's generated secrets (see {@link Secrets})
  * </pre>
  *
  * @param root the directory
