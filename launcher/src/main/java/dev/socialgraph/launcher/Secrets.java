@@ -13,14 +13,15 @@ import java.util.Map;
 /**
  * The fleet's shared secrets: the gateway's HS256 JWT key ({@code GRAPH_JWT_SECRET}), the follow-token HMAC key
  * shared by the write and check services ({@code GRAPH_TOKEN_SECRET}), the list-cursor key of the check
- * instances ({@code GRAPH_CURSOR_KEY}) and the service credential every service requires as {@code X-Service-Token}
- * and the gateway sends ({@code GRAPH_SERVICE_TOKEN}). Each comes from its environment variable when that is set (so external
- * clients can mint their own tokens), otherwise from a file in the data directory, generated on first use (48
- * random bytes from {@link SecureRandom}, base64url: 64 characters) and readable by the owner only.
+ * instances ({@code GRAPH_CURSOR_KEY}) and the service credential every service requires as
+ * {@code X-Service-Token} and the gateway sends ({@code GRAPH_SERVICE_TOKEN}). Each comes from its environment
+ * variable when that is set (so external clients can mint their own tokens), otherwise from a file in the data
+ * directory, generated on first use (48 random bytes from {@link SecureRandom}, base64url: 64 characters) and
+ * readable by the owner only.
  *
- * @param jwtSecret   the gateway's HS256 key, at least 32 bytes
- * @param tokenSecret the follow-token key, at least 32 bytes
- * @param cursorKey   the cursor key, at least 32 bytes
+ * @param jwtSecret    the gateway's HS256 key, at least 32 bytes
+ * @param tokenSecret  the follow-token key, at least 32 bytes
+ * @param cursorKey    the cursor key, at least 32 bytes
  * @param serviceToken the service credential, at least 32 bytes
  */
 public record Secrets(String jwtSecret, String tokenSecret, String cursorKey, String serviceToken) {
