@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.testsupport.ActuatorProbe;
+import dev.socialgraph.testsupport.GuardProbe;
+import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestShards;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -50,5 +52,18 @@ class ServiceProbesIT {
                 "graph_cdc_row_rewrites_total", "graph_cdc_batch_size_records_count",
                 "graph_cdc_events_dead_lettered_total", "graph_cdc_celebrity_migrations_total",
                 "kafka_consumer_fetch_manager_records_lag_max");
+    }
+
+    @Test
+    void everyPathButTheActuator_needsTheServiceCredential() {
+        // cdc-consumer serves nothing but the actuator: any other path is refused before it could be a 404.
+        GuardProbe.assertRefusedWithoutCredential(port, "GET", "/internal/v1/anything");
+        GuardProbe.assertRefusedWithoutCredential(port, "POST", "/admin/anything");
+        GuardProbe.assertOversizedBodyRefused(port, "POST", "/admin/anything", ServiceProcess.SERVICE_TOKEN);
+
+        assertThat(GuardProbe.call(port, "GET", "/internal/v1/anything", ServiceProcess.SERVICE_TOKEN).statusCode())
+                .isEqualTo(404);
+        assertThat(ActuatorProbe.get(port, "/actuator/prometheus").body())
+                .contains("graph_web_rejected_total{", "reason=\"missing-service-token\"");
     }
 }

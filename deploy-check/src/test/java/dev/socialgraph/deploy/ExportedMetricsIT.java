@@ -193,7 +193,8 @@ class ExportedMetricsIT {
     private static HttpResponse<String> send(String method, String service, String path, String... headers)
             throws Exception {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(SERVICES.get(service).baseUrl() + path))
-                .timeout(Duration.ofSeconds(10)).method(method, HttpRequest.BodyPublishers.noBody());
+                .timeout(Duration.ofSeconds(10)).method(method, HttpRequest.BodyPublishers.noBody())
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN); // each process got it from ServiceProcess
         if (headers.length > 0) {
             request.headers(headers);
         }

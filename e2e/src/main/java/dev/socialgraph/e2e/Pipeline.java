@@ -11,6 +11,7 @@ import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.KafkaServer;
 import dev.socialgraph.testsupport.RedisServer;
+import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import dev.socialgraph.write.FollowWriteServiceApplication;
@@ -98,6 +99,9 @@ public final class Pipeline implements AutoCloseable {
         common.put("logging.level.org.apache.kafka", "warn");
         common.put("logging.level.kafka", "warn");
         common.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
+        // Both services refuse requests without it; the configs loaded here are the services' own, which read it
+        // from GRAPH_SERVICE_TOKEN, so it is given explicitly.
+        common.put("graph.service-token", ServiceProcess.SERVICE_TOKEN);
 
         Map<String, String> writeProps = new LinkedHashMap<>(common);
         writeProps.put("spring.application.name", "follow-write-service");
@@ -148,6 +152,11 @@ public final class Pipeline implements AutoCloseable {
         URL location = application.getProtectionDomain().getCodeSource().getLocation();
         String url = location.toString();
         return url.endsWith(".jar") ? "jar:" + url + "!/application.yml" : url + "application.yml";
+    }
+
+    /** The service credential both services were started with ({@code X-Service-Token}). */
+    public String serviceToken() {
+        return ServiceProcess.SERVICE_TOKEN;
     }
 
     /** The write service's HTTP port. */

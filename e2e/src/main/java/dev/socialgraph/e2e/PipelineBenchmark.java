@@ -75,7 +75,7 @@ public final class PipelineBenchmark {
         Pipeline.Settings settings = Pipeline.Settings.defaults("bench_pipeline")
                 .withRelayPollInterval(Duration.ofMillis(relayPoll));
         try (Pipeline pipeline = Pipeline.start(settings)) {
-            WriteClient client = new WriteClient(pipeline.writePort());
+            WriteClient client = new WriteClient(pipeline.writePort(), pipeline.serviceToken());
             StringBuilder out = new StringBuilder();
             out.append(String.format(Locale.ROOT, "%n## Write pipeline (cores: %d, relay poll interval %d ms)%n%n",
                     Runtime.getRuntime().availableProcessors(), relayPoll));

@@ -23,10 +23,16 @@ public final class WriteClient {
             .connectTimeout(Duration.ofSeconds(5))
             .build();
     private final String base;
+    private final String serviceToken;
 
-    /** A client of the write service on {@code 127.0.0.1:port}. */
-    public WriteClient(int port) {
+    /**
+     * A client of the write service on {@code 127.0.0.1:port}.
+     *
+     * @param serviceToken the service's credential, sent as {@code X-Service-Token} on every request
+     */
+    public WriteClient(int port, String serviceToken) {
         this.base = "http://127.0.0.1:" + port + "/internal/v1/users/";
+        this.serviceToken = serviceToken;
     }
 
     /**
@@ -53,6 +59,7 @@ public final class WriteClient {
     private Reply send(String method, long followerId, long followeeId) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(base + followerId + "/following/" + followeeId))
                 .timeout(Duration.ofSeconds(30))
+                .header("X-Service-Token", serviceToken)
                 .method(method, HttpRequest.BodyPublishers.noBody())
                 .build();
         try {

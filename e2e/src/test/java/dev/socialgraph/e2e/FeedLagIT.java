@@ -238,6 +238,7 @@ class FeedLagIT {
 
     static HttpResponse<String> send(String method, String url) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(15))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
                 .method(method, HttpRequest.BodyPublishers.noBody()).build();
         return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
     }

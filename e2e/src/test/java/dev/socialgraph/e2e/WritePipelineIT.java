@@ -47,7 +47,7 @@ class WritePipelineIT {
         pipeline = Pipeline.start(Pipeline.Settings.defaults("e2e_pipeline")
                 .withRelayPollInterval(Duration.ofMillis(50))
                 .withCelebrityPages(THRESHOLD, PAGE_SIZE));
-        client = new WriteClient(pipeline.writePort());
+        client = new WriteClient(pipeline.writePort(), pipeline.serviceToken());
     }
 
     @AfterAll

@@ -10,6 +10,7 @@ import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardMigrations;
 import dev.socialgraph.testsupport.KafkaServer;
+import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -99,7 +100,8 @@ class BloomIT {
     int port;
 
     HttpResponse<String> get(String path, String... headers) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN);
         if (headers.length > 0) {
             request.headers(headers);
         }
@@ -159,6 +161,7 @@ class BloomIT {
 
     HttpResponse<String> post(String path, String body) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());

@@ -10,6 +10,7 @@ import dev.socialgraph.common.shard.ShardAffinity;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardMigrations;
 import dev.socialgraph.testsupport.KafkaServer;
+import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import java.net.URI;
@@ -104,7 +105,8 @@ class BloomSliceIT {
     }
 
     HttpResponse<String> get(String path) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).GET().build(),
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -166,6 +168,7 @@ class BloomSliceIT {
     void swap_isRefusedForASlice() throws Exception {
         HttpResponse<String> swap = HTTP.send(HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + port + "/internal/v1/bloom/swap"))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
                 .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(swap.statusCode()).isEqualTo(409);
         assertThat(swap.body()).contains("owns only some logical shards");

@@ -14,6 +14,7 @@ import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardMigrations;
 import dev.socialgraph.testsupport.KafkaServer;
+import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import java.net.URI;
@@ -199,6 +200,7 @@ class BloomSnapshotIT {
 
     HttpResponse<String> call(String method, String path) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
                 .method(method, HttpRequest.BodyPublishers.noBody()).build();
         return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
     }

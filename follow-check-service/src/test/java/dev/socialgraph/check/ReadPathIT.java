@@ -9,6 +9,7 @@ import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.PrivateRedisServer;
+import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import io.lettuce.core.RedisClient;
@@ -198,7 +199,8 @@ class ReadPathIT {
     // ---------------------------------------------------------------- HTTP
 
     HttpResponse<String> get(String path, String... headers) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path));
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN);
         if (headers.length > 0) {
             request.headers(headers);
         }
@@ -207,6 +209,7 @@ class ReadPathIT {
 
     HttpResponse<String> post(String path, String contentType, String body) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
                 .header("Content-Type", contentType)
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         return HTTP.send(request, HttpResponse.BodyHandlers.ofString());

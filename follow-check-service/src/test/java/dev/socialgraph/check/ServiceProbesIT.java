@@ -1,7 +1,12 @@
 package dev.socialgraph.check;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.socialgraph.testsupport.ActuatorProbe;
+import dev.socialgraph.testsupport.GuardProbe;
+import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestShards;
+import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -31,5 +36,26 @@ class ServiceProbesIT {
     @Test
     void servesProbesAndPrometheus() {
         ActuatorProbe.assertProbesUpAndScraped(port, "follow-check-service");
+    }
+
+    @Test
+    void internalApi_needsTheServiceCredential_actuatorDoesNot() {
+        GuardProbe.assertRefusedWithoutCredential(port, "GET", "/internal/v1/users/1/following/2");
+        GuardProbe.assertRefusedWithoutCredential(port, "POST", "/internal/v1/users/1/following/contains");
+        GuardProbe.assertRefusedWithoutCredential(port, "GET", "/internal/v1/hello");
+        GuardProbe.assertRefusedWithoutCredential(port, "POST", "/internal/v1/bloom/swap");
+
+        // This context has no Redis; ReadPathIT and BloomIT read with the credential.
+        HttpResponse<String> hello = GuardProbe.call(port, "GET", "/internal/v1/hello", ServiceProcess.SERVICE_TOKEN);
+        assertThat(hello.statusCode()).isEqualTo(200);
+        assertThat(hello.body()).isEqualTo("{\"hello\":\"world\"}");
+        assertThat(ActuatorProbe.get(port, "/actuator/health/readiness").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void batchCheck_withABodyOverOneMegabyte_gets413() {
+        // A 60 MB batch once exhausted the heap; the guard refuses the body before it is read.
+        GuardProbe.assertOversizedBodyRefused(port, "POST", "/internal/v1/users/1/following/contains",
+                ServiceProcess.SERVICE_TOKEN);
     }
 }

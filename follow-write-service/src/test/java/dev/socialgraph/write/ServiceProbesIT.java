@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.ActuatorProbe;
+import dev.socialgraph.testsupport.GuardProbe;
+import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestShards;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -59,6 +61,22 @@ class ServiceProbesIT {
             assertThat(tables(ds)).contains("following_adjacency", "follower_adjacency", "celebrity_followers_page",
                     "follow_outbox", "flyway_schema_history");
         }
+    }
+
+    @Test
+    void follow_withoutTheServiceCredentialOrWithAnOversizedBody_isRefusedAndWritesNothing() {
+        String path = WriteHttp.path(31, 32);
+        GuardProbe.assertRefusedWithoutCredential(port, "PUT", path);
+        GuardProbe.assertRefusedWithoutCredential(port, "DELETE", path);
+        GuardProbe.assertOversizedBodyRefused(port, "PUT", path, ServiceProcess.SERVICE_TOKEN);
+
+        // Version 0 is the answer for a follower without a following row: none of the refused PUTs wrote one.
+        WriteHttp.Reply unfollow = new WriteHttp(port).unfollow(31, 32);
+        assertThat(unfollow.status()).isEqualTo(200);
+        assertThat(unfollow.body().get("version").asLong()).isZero();
+        WriteHttp.Reply follow = new WriteHttp(port).follow(31, 32);
+        assertThat(follow.status()).isEqualTo(200);
+        assertThat(follow.body().get("following").asBoolean()).isTrue();
     }
 
     private static List<String> tables(DataSource ds) throws SQLException {

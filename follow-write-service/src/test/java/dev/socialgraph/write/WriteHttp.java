@@ -1,5 +1,6 @@
 package dev.socialgraph.write;
 
+import dev.socialgraph.testsupport.ServiceProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -10,7 +11,7 @@ import java.time.Duration;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** A small HTTP client for the write service's ITs. */
+/** A small HTTP client for the write service's ITs; it sends the tests' service credential. */
 final class WriteHttp {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -41,6 +42,7 @@ final class WriteHttp {
     /** GETs {@code path} and returns the body as text. */
     String text(String path) {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
                 .timeout(Duration.ofSeconds(30)).build();
         try {
             return client.send(request, HttpResponse.BodyHandlers.ofString()).body();
@@ -55,6 +57,7 @@ final class WriteHttp {
     /** Sends a request without body; {@code headers} are name, value pairs. */
     Reply send(String method, String path, String... headers) {
         HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
                 .timeout(Duration.ofSeconds(30))
                 .method(method, HttpRequest.BodyPublishers.noBody());
         if (headers.length > 0) {

@@ -25,7 +25,8 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * {@code graph.gateway.bare-route=true} (benchmarks only): the check path goes to the check service as it is, with no
- * token, no rate limit and no header of ours; every other route is unchanged. The check service is a stand-in HTTP
+ * token, no rate limit and no header of ours but the service credential (without it the service would refuse it);
+ * every other route is unchanged. The check service is a stand-in HTTP
  * server that records the paths and headers it gets.
  */
 @SpringBootTest(classes = GatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,

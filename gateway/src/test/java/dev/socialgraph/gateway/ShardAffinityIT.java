@@ -161,6 +161,8 @@ class ShardAffinityIT {
                         : HttpRequest.BodyPublishers.ofString(body));
         if (bearer != null) {
             b.header("Authorization", "Bearer " + bearer);
+        } else {
+            b.header("X-Service-Token", ServiceProcess.SERVICE_TOKEN); // straight to a service, which requires it
         }
         if (body != null) {
             b.header("Content-Type", "application/json");

@@ -22,6 +22,8 @@ final class Banner {
         sb.append(String.format("  services    check :%d  write :%d  cdc-consumer :%d  reconciler :%d  (/actuator/prometheus on each)%n",
                 ports.port(PortPlan.CHECK), ports.port(PortPlan.WRITE), ports.port(PortPlan.CDC),
                 ports.port(PortPlan.RECONCILER)));
+        sb.append(String.format("              internal API: -H \"X-Service-Token: $(cat %s)\"%n",
+                dir.root().resolve("service-token")));
         sb.append(String.format("  graph       %s (celebrity threshold %s, pages of %s)%n", imported.getProperty("dataset"),
                 imported.getProperty("celebrity-threshold"), imported.getProperty("page-size")));
         sb.append(String.format("  data, logs  %s, %s%n%n", dir.root(), dir.logs()));

@@ -27,7 +27,7 @@ import java.util.Properties;
  * run/services.properties  each service's state as the launcher's supervisor sees it: state, pid, restarts, last exit
  * run/ready          written when every readiness probe answered UP: the gateway URL
  * imported.properties    what the first start imported (dataset, edges, celebrity settings)
- * jwt-secret, token-secret, cursor-key   the fleet's generated secrets (see {@link Secrets})
+ * jwt-secret, token-secret, cursor-key, service-token   the fleet's generated secrets (see {@link Secrets})
  * </pre>
  *
  * @param root the directory

@@ -575,6 +575,8 @@ public final class GraphLauncher {
             }
             // The caches hold the old graph: empty the cache database (follow tokens, buckets and caches refill).
             Stores.redisCommand(endpoints.redisHost(), endpoints.redisPort(), "FLUSHDB");
+            // The fleet's services were given this credential when they started (same data directory, same env).
+            Secrets secrets = Secrets.load(dir.root(), env);
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
             for (String name : List.of(PortPlan.CHECK, PortPlan.CHECK_2)) {
                 String port = ports.getProperty(name);
@@ -583,6 +585,7 @@ public final class GraphLauncher {
                 }
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
                                 + "/internal/v1/bloom/swap")).timeout(Duration.ofMinutes(5))
+                                .header("X-Service-Token", secrets.serviceToken())
                                 .POST(HttpRequest.BodyPublishers.noBody()).build(),
                         HttpResponse.BodyHandlers.ofString());
                 System.out.println(name + " bloom swap: " + r.statusCode() + " " + r.body());

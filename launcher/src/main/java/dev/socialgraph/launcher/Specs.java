@@ -9,8 +9,14 @@ import java.util.Map;
  * The five services of a local fleet and the settings that tie them to its stores, in start order: the write
  * service first (it creates and migrates the shard databases), then cdc-consumer, the check instance(s), the
  * reconciler and the gateway. Property names are the services' own ({@code graph.*}, see each service's README).
+ * Every one of them, the gateway included, listens on 127.0.0.1 only ({@code server.address}); the service
+ * credential goes to each of them as the environment variable {@code GRAPH_SERVICE_TOKEN} ({@link Secrets}), not
+ * here, so it does not show in {@code ps}.
  */
 final class Specs {
+
+    /** The address every process of a local fleet listens on: nothing of it is reachable from the network. */
+    static final String LOOPBACK = "127.0.0.1";
 
     private Specs() {
     }
@@ -67,7 +73,13 @@ final class Specs {
             gateway.put(list + "[" + i + "].uri", "http://127.0.0.1:" + ports.port(checkNames.get(i)));
         }
         specs.add(new ServiceFleet.Spec(PortPlan.GATEWAY, "gateway", ports.port(PortPlan.GATEWAY), "384m", gateway));
-        return specs;
+        List<ServiceFleet.Spec> loopback = new ArrayList<>();
+        for (ServiceFleet.Spec spec : specs) {
+            Map<String, String> properties = new LinkedHashMap<>(spec.properties());
+            properties.put("server.address", LOOPBACK);
+            loopback.add(new ServiceFleet.Spec(spec.name(), spec.module(), spec.port(), spec.heap(), properties));
+        }
+        return loopback;
     }
 
     private static Map<String, String> shards(Stores.Endpoints stores) {

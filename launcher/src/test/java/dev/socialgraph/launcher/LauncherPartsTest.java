@@ -56,6 +56,26 @@ class LauncherPartsTest {
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("jwt-secret"))))
                 .isEqualTo("rw-------");
         assertThat(first.environment()).containsEntry("GRAPH_JWT_SECRET", first.jwtSecret());
+        assertThat(first.serviceToken()).hasSize(64).isNotEqualTo(first.jwtSecret());
+        assertThat(first.environment()).containsEntry("GRAPH_SERVICE_TOKEN", first.serviceToken());
+        assertThat(Files.readString(dir.resolve("service-token")).strip()).isEqualTo(first.serviceToken());
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("service-token"))))
+                .isEqualTo("rw-------");
+        assertThat(first.toString()).doesNotContain(first.serviceToken()).doesNotContain(first.jwtSecret());
+    }
+
+    @Test
+    void everyServiceOfTheFleet_listensOnTheLoopbackOnly() {
+        Stores.Endpoints stores = new Stores.Endpoints("127.0.0.1", 5432, "postgres", "", "127.0.0.1", 6379,
+                "127.0.0.1:9092");
+        List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000, 2);
+
+        assertThat(specs).extracting(ServiceFleet.Spec::module).contains("follow-write-service", "cdc-consumer",
+                "follow-check-service", "reconciler", "gateway");
+        assertThat(specs).hasSize(6).allSatisfy(spec ->
+                assertThat(spec.properties()).containsEntry("server.address", "127.0.0.1"));
+        // The credential travels in the environment, never on the command line.
+        assertThat(specs).allSatisfy(spec -> assertThat(spec.properties()).doesNotContainKey("graph.service-token"));
     }
 
     @Test

@@ -14,12 +14,16 @@ import java.util.Properties;
 
 /**
  * What {@code ./graph up} leaves in its data directory: {@code run/<name>.pid} for every process of the fleet,
- * {@code run/ports.properties}, and the gateway's JWT secret in {@code jwt-secret}. Everything is optional here; the
- * command line fills in what is missing.
+ * {@code run/ports.properties}, the gateway's JWT secret in {@code jwt-secret} and the services' credential in
+ * {@code service-token}. Everything is optional here; the command line fills in what is missing.
  */
-record Fleet(List<ServerProcess> processes, Properties ports, Optional<String> jwtSecret) {
+record Fleet(List<ServerProcess> processes, Properties ports, Optional<String> jwtSecret,
+             Optional<String> serviceToken) {
 
-    /** Reads {@code pidDir}'s {@code *.pid} and {@code ports.properties}, and {@code dataDir/jwt-secret}. */
+    /**
+     * Reads {@code pidDir}'s {@code *.pid} and {@code ports.properties}, and {@code dataDir/jwt-secret} and
+     * {@code dataDir/service-token}.
+     */
     static Fleet read(Path dataDir, Path pidDir) {
         List<ServerProcess> processes = new ArrayList<>();
         Properties ports = new Properties();
@@ -45,16 +49,19 @@ record Fleet(List<ServerProcess> processes, Properties ports, Optional<String> j
             }
         }
         processes.sort((a, b) -> a.name().compareTo(b.name()));
-        Optional<String> secret = Optional.empty();
-        Path secretFile = dataDir.resolve("jwt-secret");
-        if (Files.isReadable(secretFile)) {
-            try {
-                secret = Optional.of(Files.readString(secretFile).trim()).filter(s -> !s.isEmpty());
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot read " + secretFile, e);
-            }
+        return new Fleet(List.copyOf(processes), ports, secretFile(dataDir.resolve("jwt-secret")),
+                secretFile(dataDir.resolve("service-token")));
+    }
+
+    private static Optional<String> secretFile(Path file) {
+        if (!Files.isReadable(file)) {
+            return Optional.empty();
         }
-        return new Fleet(List.copyOf(processes), ports, secret);
+        try {
+            return Optional.of(Files.readString(file).trim()).filter(s -> !s.isEmpty());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file, e);
+        }
     }
 
     /**

@@ -62,7 +62,7 @@ public final class HopBench implements Callable<Integer> {
             description = "check instances for --client as id=url, ids as graph.check.affinity.instance-id (default: check-0=<check-url>)")
     List<String> clientInstances;
 
-    @Option(names = "--service-token", description = "service credential --client sends (default: env GRAPH_SERVICE_TOKEN, else none)")
+    @Option(names = "--service-token", description = "service credential the direct, --hello and --client targets send (default: env GRAPH_SERVICE_TOKEN, else none)")
     String serviceToken;
 
     @Option(names = "--hello", description = "also measure the check service's /internal/v1/hello, the same-stack floor (optional)")
@@ -137,14 +137,15 @@ public final class HopBench implements Callable<Integer> {
         List<Row> rows = new ArrayList<>();
         Map<String, Target> targets = new LinkedHashMap<>();
         try {
-            targets.put(DIRECT, HttpTarget.direct(checkUrl, checkUrl, processes));
+            String token = Loadgen.serviceToken(serviceToken);
+            targets.put(DIRECT, HttpTarget.direct(checkUrl, checkUrl, token, processes));
             targets.put("gateway", HttpTarget.gateway(gatewayUrl, secret, graph, processes));
             if (baselineUrl != null) {
                 targets.put("baseline", HttpTarget.gateway(baselineUrl, secret, graph, processes));
             }
             if (hello) {
                 targets.put("hello", HttpTarget.fixed("hello", URI.create(HttpTarget.strip(checkUrl) + "/internal/v1/hello"),
-                        processes));
+                        token, processes));
             }
             if (bare) {
                 targets.put("bare", HttpTarget.named("bare", gatewayUrl, processes));
@@ -156,7 +157,7 @@ public final class HopBench implements Callable<Integer> {
             if (client || clientInstances != null) {
                 targets.put("client", ClientTarget.open(clientInstances != null
                         ? ClientTarget.parseInstances(clientInstances) : Map.of("check-0", checkUrl),
-                        Loadgen.serviceToken(serviceToken), processes));
+                        token, processes));
             }
             Workload.Source source = w.source(graph, seed);
             if (!initialWarmup.isZero()) {

@@ -6,6 +6,7 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import dev.socialgraph.client.FollowCheckClient;
 import dev.socialgraph.loadgen.Operation.Kind;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,7 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The fleet over HTTP/1.1 (JDK {@link HttpClient}, asynchronous): either directly, reads to follow-check-service's
  * and writes to follow-write-service's internal API, or through the gateway's public API with an HS256 JWT per
- * request. At most as many connections are open as the runner allows operations in flight.
+ * request. At most as many connections are open as the runner allows operations in flight. Direct requests carry
+ * the fleet's service credential ({@code X-Service-Token}), which the services require; through the gateway the
+ * gateway adds its own.
  *
  * <p>Gateway tokens: a write's token is its follower's (the gateway takes the actor from {@code sub}); a read's
  * token is one of {@link #VIEWERS} users in turn, so no single user's read bucket is drained by the benchmark
@@ -38,11 +41,16 @@ final class HttpTarget implements Target {
 
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
+    /** The services' credential header (graph-client's {@code FollowCheckClient.SERVICE_TOKEN_HEADER}). */
+    static final String SERVICE_TOKEN_HEADER = FollowCheckClient.SERVICE_TOKEN_HEADER;
+
     private final String name;
     private final String readBase;
     private final String writeBase;
     private final boolean viaGateway;
     private final MACSigner signer;
+    /** Sent as {@code X-Service-Token} on direct requests; {@code null} for none. */
+    private final String serviceToken;
     private final List<ServerProcess> processes;
     private final ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
         Thread t = new Thread(r, "http-client");
@@ -59,8 +67,9 @@ final class HttpTarget implements Target {
     private URI fixed;
 
     private HttpTarget(String name, String readBase, String writeBase, MACSigner signer, long[] viewerIds,
-                       List<ServerProcess> processes) {
+                       String serviceToken, List<ServerProcess> processes) {
         this.name = name;
+        this.serviceToken = serviceToken;
         this.readBase = readBase;
         this.writeBase = writeBase;
         this.viaGateway = signer != null;
@@ -74,27 +83,32 @@ final class HttpTarget implements Target {
                 .build();
     }
 
-    /** The fleet's internal API: reads to {@code checkUri}, writes to {@code writeUri}. */
-    static HttpTarget direct(URI checkUri, URI writeUri, List<ServerProcess> fleet) {
+    /**
+     * The fleet's internal API: reads to {@code checkUri}, writes to {@code writeUri}, each request with
+     * {@code X-Service-Token: serviceToken} ({@code null}: none, and the services answer 401).
+     */
+    static HttpTarget direct(URI checkUri, URI writeUri, String serviceToken, List<ServerProcess> fleet) {
         return new HttpTarget("fleet", strip(checkUri) + "/internal/v1/users/", strip(writeUri) + "/internal/v1/users/",
-                null, null, fleet);
+                null, null, serviceToken, fleet);
     }
 
     /**
      * The internal read API of the check service at {@code checkUri} under another name, e.g. through the gateway's
-     * bare route ({@code graph.gateway.bare-route}), which forwards the internal check path with no filter.
+     * bare route ({@code graph.gateway.bare-route}), which forwards the internal check path with no filter (and adds
+     * the service credential itself).
      */
     static HttpTarget named(String name, URI checkUri, List<ServerProcess> fleet) {
         return new HttpTarget(name, strip(checkUri) + "/internal/v1/users/", strip(checkUri) + "/internal/v1/users/",
-                null, null, fleet);
+                null, null, null, fleet);
     }
 
     /**
      * A floor: every operation, whatever its kind, is a GET of {@code uri} (the check service's
-     * {@code /internal/v1/hello}, a constant body through the same server stack as a check).
+     * {@code /internal/v1/hello}, a constant body through the same server stack as a check), with
+     * {@code X-Service-Token: serviceToken} ({@code null}: none).
      */
-    static HttpTarget fixed(String name, URI uri, List<ServerProcess> fleet) {
-        HttpTarget t = new HttpTarget(name, "", "", null, null, fleet);
+    static HttpTarget fixed(String name, URI uri, String serviceToken, List<ServerProcess> fleet) {
+        HttpTarget t = new HttpTarget(name, "", "", null, null, serviceToken, fleet);
         t.fixed = uri;
         return t;
     }
@@ -110,7 +124,7 @@ final class HttpTarget implements Target {
                 viewers[i] = graph.user((int) ((long) i * graph.userCount() / viewers.length));
             }
             return new HttpTarget("gateway", strip(gatewayUri) + "/v1/users/", strip(gatewayUri) + "/v1/me/following/",
-                    new MACSigner(jwtSecret.getBytes(StandardCharsets.UTF_8)), viewers, fleet);
+                    new MACSigner(jwtSecret.getBytes(StandardCharsets.UTF_8)), viewers, null, fleet);
         } catch (JOSEException e) {
             throw new IllegalArgumentException("the JWT secret must be at least 32 bytes", e);
         }
@@ -169,7 +183,7 @@ final class HttpTarget implements Target {
     /** The HTTP request for {@code op}; visible for tests. */
     HttpRequest request(Operation op) {
         if (fixed != null) {
-            return get(fixed.toString()).timeout(REQUEST_TIMEOUT).build();
+            return withServiceToken(get(fixed.toString())).timeout(REQUEST_TIMEOUT).build();
         }
         String user = Long.toString(op.user());
         HttpRequest.Builder b = switch (op.kind()) {
@@ -187,7 +201,11 @@ final class HttpTarget implements Target {
                     ? op.user() : viewerIds[(int) (viewer.getAndIncrement() % viewerIds.length)];
             b.header("Authorization", "Bearer " + token(subject));
         }
-        return b.build();
+        return withServiceToken(b).build();
+    }
+
+    private HttpRequest.Builder withServiceToken(HttpRequest.Builder b) {
+        return serviceToken == null ? b : b.header(SERVICE_TOKEN_HEADER, serviceToken);
     }
 
     private String writePath(Operation op) {

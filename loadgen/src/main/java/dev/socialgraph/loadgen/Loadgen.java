@@ -40,7 +40,7 @@ public final class Loadgen implements Callable<Integer> {
     Path dataset;
 
     @Option(names = "--fleet", defaultValue = ".graph",
-            description = "the launcher's data directory: run/*.pid, run/ports.properties, jwt-secret (default: ${DEFAULT-VALUE})")
+            description = "the launcher's data directory: run/*.pid, run/ports.properties, jwt-secret, service-token (default: ${DEFAULT-VALUE})")
     Path fleetDir;
 
     @Option(names = "--pid-dir", description = "directory of <process>.pid files (default: <fleet>/run)")
@@ -60,7 +60,7 @@ public final class Loadgen implements Callable<Integer> {
                     + "(default: check-0=<check-url>, plus check-1=<port of follow-check-service-2> when the fleet runs two)")
     List<String> clientInstances;
 
-    @Option(names = "--service-token", description = "service credential target 'client' sends (default: env GRAPH_SERVICE_TOKEN, else none)")
+    @Option(names = "--service-token", description = "service credential targets 'fleet' and 'client' send (default: env GRAPH_SERVICE_TOKEN, else <fleet>/service-token, else none)")
     String serviceToken;
 
     @Option(names = "--jwt-secret", description = "gateway HS256 secret (default: env GRAPH_JWT_SECRET, else <fleet>/jwt-secret, else the dev default)")
@@ -176,14 +176,14 @@ public final class Loadgen implements Callable<Integer> {
             case "fleet" -> HttpTarget.direct(
                     checkUrl != null ? checkUrl : local(fleet.port("follow-check-service", 8081)),
                     writeUrl != null ? writeUrl : local(fleet.port("follow-write-service", 8082)),
-                    fleet.processes());
+                    serviceToken(serviceToken, fleet), fleet.processes());
             case "gateway" -> HttpTarget.gateway(
                     gatewayUrl != null ? gatewayUrl : local(fleet.port("gateway", 8080)),
                     secret(fleet), graph, fleet.processes());
             case "client" -> {
                 URI check = checkUrl != null ? checkUrl : local(fleet.port("follow-check-service", 8081));
                 yield ClientTarget.open(clientInstances != null ? ClientTarget.parseInstances(clientInstances)
-                        : ClientTarget.fleetInstances(fleet, check), serviceToken(serviceToken), fleet.processes());
+                        : ClientTarget.fleetInstances(fleet, check), serviceToken(serviceToken, fleet), fleet.processes());
             }
             case "redis" -> {
                 String uri = peerRedis != null ? peerRedis
@@ -214,6 +214,12 @@ public final class Loadgen implements Callable<Integer> {
         }
         String env = System.getenv("GRAPH_SERVICE_TOKEN");
         return env == null || env.isBlank() ? null : env.trim();
+    }
+
+    /** {@link #serviceToken(String)}, else the fleet's {@code service-token} file, else {@code null}. */
+    static String serviceToken(String given, Fleet fleet) {
+        String token = serviceToken(given);
+        return token != null ? token : fleet.serviceToken().orElse(null);
     }
 
     private String secret(Fleet fleet) {

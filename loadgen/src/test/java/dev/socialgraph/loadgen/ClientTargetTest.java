@@ -43,6 +43,20 @@ class ClientTargetTest {
     }
 
     @Test
+    void serviceToken_isTheGivenOne_elseTheFleetsFile(@TempDir Path dir) throws IOException {
+        assertThat(Fleet.read(dir, dir).serviceToken()).isEmpty();
+        Files.writeString(dir.resolve("service-token"), "the-fleets-service-token-0123456789abcdef\n");
+
+        Fleet fleet = Fleet.read(dir, dir);
+
+        assertThat(fleet.serviceToken()).hasValue("the-fleets-service-token-0123456789abcdef");
+        assertThat(Loadgen.serviceToken("given-token", fleet)).isEqualTo("given-token");
+        if (System.getenv("GRAPH_SERVICE_TOKEN") == null) {
+            assertThat(Loadgen.serviceToken(null, fleet)).isEqualTo("the-fleets-service-token-0123456789abcdef");
+        }
+    }
+
+    @Test
     void execute_answersOk_andAFailureIsAnErrorNotAnException() throws Exception {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", exchange -> {

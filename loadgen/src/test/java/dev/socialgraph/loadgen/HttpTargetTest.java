@@ -13,11 +13,12 @@ import org.junit.jupiter.api.Test;
 class HttpTargetTest {
 
     private static final String SECRET = "a-test-secret-that-is-at-least-32-bytes-long";
+    private static final String TOKEN = "a-test-service-token-of-at-least-32-bytes";
     private static final EdgeList GRAPH = EdgeList.of(new long[] {10, 20, 30}, new long[] {20, 30, 10});
 
     @Test
     void direct_mapsReadsToTheCheckServiceAndWritesToTheWriteService() {
-        try (HttpTarget t = HttpTarget.direct(URI.create("http://h:1/"), URI.create("http://h:2"), List.of())) {
+        try (HttpTarget t = HttpTarget.direct(URI.create("http://h:1/"), URI.create("http://h:2"), TOKEN, List.of())) {
             assertThat(t.request(Operation.of(Kind.CHECK, 10, 20)).uri())
                     .hasToString("http://h:1/internal/v1/users/10/following/20");
             assertThat(t.request(Operation.of(Kind.FOLLOWERS_PAGE, 10, 0)).uri())
@@ -30,6 +31,19 @@ class HttpTargetTest {
             assertThat(batch.method()).isEqualTo("POST");
             assertThat(batch.uri()).hasToString("http://h:1/internal/v1/users/10/following/contains");
             assertThat(batch.headers().firstValue("Authorization")).isEmpty();
+            assertThat(batch.headers().firstValue("X-Service-Token")).hasValue(TOKEN);
+            assertThat(follow.headers().firstValue("X-Service-Token")).hasValue(TOKEN);
+        }
+    }
+
+    @Test
+    void fixed_sendsTheServiceToken_gatewayLeavesItToTheGateway() {
+        try (HttpTarget hello = HttpTarget.fixed("hello", URI.create("http://h:1/internal/v1/hello"), TOKEN, List.of());
+             HttpTarget gateway = HttpTarget.gateway(URI.create("http://gw:8080"), SECRET, GRAPH, List.of())) {
+            assertThat(hello.request(Operation.of(Kind.CHECK, 10, 20)).headers().firstValue("X-Service-Token"))
+                    .hasValue(TOKEN);
+            assertThat(gateway.request(Operation.of(Kind.CHECK, 10, 20)).headers().firstValue("X-Service-Token"))
+                    .isEmpty();
         }
     }
 

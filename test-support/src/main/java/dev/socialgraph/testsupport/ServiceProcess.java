@@ -23,6 +23,17 @@ import java.util.concurrent.TimeUnit;
  */
 public final class ServiceProcess implements AutoCloseable {
 
+    /**
+     * The service credential ({@code graph.service-token}) every service started here gets unless the properties
+     * name one; the same value as the services' and the gateway's test configuration
+     * ({@code src/test/resources/config/application.properties}), so in-process gateways and test clients reach
+     * these processes by sending it as {@code X-Service-Token}.
+     */
+    public static final String SERVICE_TOKEN = "test-only-service-token-0123456789abcdef";
+
+    /** The property holding the service credential. */
+    public static final String SERVICE_TOKEN_PROPERTY = "graph.service-token";
+
     private final String name;
     private final Process process;
     private final int port;
@@ -41,7 +52,8 @@ public final class ServiceProcess implements AutoCloseable {
      *
      * @param module     the service's module directory name, e.g. {@code follow-write-service}; its jar is looked up
      *                   next to the calling module ({@code ../<module>/target})
-     * @param properties Spring properties, e.g. {@code graph.shards.*}
+     * @param properties Spring properties, e.g. {@code graph.shards.*}; without {@code graph.service-token} the
+     *                   service gets {@link #SERVICE_TOKEN}
      * @param startup    how long to wait for readiness
      * @throws IllegalStateException when the jar is missing (build the module first: {@code ./mvnw package}), the
      *                               process exits, or readiness does not come in time; the log's tail is included
@@ -57,6 +69,9 @@ public final class ServiceProcess implements AutoCloseable {
         command.add("-jar");
         command.add(jar.toString());
         command.add("--server.port=" + port);
+        if (!properties.containsKey(SERVICE_TOKEN_PROPERTY)) {
+            command.add("--" + SERVICE_TOKEN_PROPERTY + "=" + SERVICE_TOKEN);
+        }
         properties.forEach((k, v) -> command.add("--" + k + "=" + v));
         try {
             Files.createDirectories(log.getParent());

@@ -4,14 +4,19 @@ import static dev.socialgraph.reconciler.ShardFixture.inShard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.reconciler.ReconcilerApplication;
 import dev.socialgraph.reconciler.ShardFixture;
 import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.testsupport.GuardProbe;
+import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestShards;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -53,12 +58,35 @@ class ScanAdminIT {
 
     private HttpResponse<String> send(String method, String path, String body) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
                 .timeout(Duration.ofSeconds(10));
         if (body != null) {
             b.header("Content-Type", "application/json");
         }
         b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void adminEndpoints_withoutTheServiceCredentialOrWithAnOversizedBody_startNothing() throws Exception {
+        long before = scansRecorded();
+
+        GuardProbe.assertRefusedWithoutCredential(port, "POST", "/admin/scans");
+        GuardProbe.assertRefusedWithoutCredential(port, "GET", "/admin/scans/1");
+        GuardProbe.assertRefusedWithoutCredential(port, "DELETE", "/admin/scans/1");
+        GuardProbe.assertRefusedWithoutCredential(port, "POST", "/admin/snapshots");
+        GuardProbe.assertOversizedBodyRefused(port, "POST", "/admin/scans", ServiceProcess.SERVICE_TOKEN);
+
+        assertThat(scansRecorded()).isEqualTo(before);
+    }
+
+    /** Rows of {@code reconciler_scan} (in the follower database of logical shard 0): one per scan ever started. */
+    private long scansRecorded() throws Exception {
+        try (Connection c = sources.forUser(ShardGroup.FOLLOWER, 0).getConnection();
+             ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM reconciler_scan")) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     @Test

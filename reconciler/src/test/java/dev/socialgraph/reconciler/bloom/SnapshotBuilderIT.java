@@ -13,6 +13,7 @@ import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardMigrations;
 import dev.socialgraph.testsupport.KafkaServer;
+import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -158,6 +159,7 @@ class SnapshotBuilderIT {
 
     HttpResponse<String> post(String body) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/admin/snapshots"))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
                 .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }

@@ -1,0 +1,124 @@
+package dev.socialgraph.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import com.sun.net.httpserver.HttpServer;
+import dev.socialgraph.testsupport.ServiceProcess;
+import dev.socialgraph.testsupport.TestServers;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * Every request the gateway proxies carries its service credential ({@code graph.service-token}, here the test
+ * configuration's {@link ServiceProcess#SERVICE_TOKEN}) as the only {@code X-Service-Token}, whatever the client
+ * sent. The services are one stand-in HTTP server that records the header values it gets.
+ */
+@SpringBootTest(classes = GatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class ServiceTokenForwardingIT {
+
+    static final String SECRET = "service-token-forwarding-it-jwt-secret-0123456789";
+    static final HttpServer SERVICE;
+    static final List<List<String>> SEEN = new CopyOnWriteArrayList<>();
+
+    static {
+        try {
+            SERVICE = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        SERVICE.createContext("/", exchange -> {
+            List<String> tokens = exchange.getRequestHeaders().get(ServiceTokenHeaders.HEADER);
+            SEEN.add(tokens == null ? List.of() : List.copyOf(tokens));
+            byte[] body = "{\"followers\":1,\"following\":2}".getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        });
+        SERVICE.start();
+    }
+
+    @DynamicPropertySource
+    static void properties(DynamicPropertyRegistry registry) {
+        String uri = "http://127.0.0.1:" + SERVICE.getAddress().getPort();
+        registry.add("graph.gateway.jwt-secret", () -> SECRET);
+        registry.add("graph.gateway.check-uri", () -> uri);
+        registry.add("graph.gateway.write-uri", () -> uri);
+        registry.add("spring.data.redis.url", () -> TestServers.redis().uri(TestServers.redis().freshDatabase()));
+    }
+
+    @AfterAll
+    static void stop() {
+        SERVICE.stop(0);
+    }
+
+    @LocalServerPort
+    int port;
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    @BeforeEach
+    void clear() {
+        SEEN.clear();
+    }
+
+    private HttpResponse<String> send(String method, String path, String... headers) throws Exception {
+        JWTClaimsSet claims = new JWTClaimsSet.Builder().subject("7")
+                .expirationTime(Date.from(Instant.now().plusSeconds(300))).build();
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
+        jwt.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Authorization", "Bearer " + jwt.serialize())
+                .method(method, HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(10));
+        if (headers.length > 0) {
+            b.headers(headers);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void readsAndWrites_carryTheGatewaysCredential() throws Exception {
+        assertThat(send("GET", "/v1/users/7/counts").statusCode()).isEqualTo(200);
+        assertThat(send("PUT", "/v1/me/following/8").statusCode()).isEqualTo(200);
+        assertThat(send("DELETE", "/v1/me/following/8").statusCode()).isEqualTo(200);
+
+        assertThat(SEEN).containsExactly(List.of(ServiceProcess.SERVICE_TOKEN), List.of(ServiceProcess.SERVICE_TOKEN),
+                List.of(ServiceProcess.SERVICE_TOKEN));
+    }
+
+    @Test
+    void aClientsOwnServiceToken_isReplaced() throws Exception {
+        String forged = "forged-by-a-client-0123456789-0123456789";
+
+        assertThat(send("GET", "/v1/users/7/counts", "X-Service-Token", forged).statusCode()).isEqualTo(200);
+        assertThat(send("PUT", "/v1/me/following/8", "X-Service-Token", forged, "X-Service-Token", forged)
+                .statusCode()).isEqualTo(200);
+
+        assertThat(SEEN).containsExactly(List.of(ServiceProcess.SERVICE_TOKEN), List.of(ServiceProcess.SERVICE_TOKEN));
+    }
+}
