@@ -21,6 +21,7 @@ public class CdcMetrics {
     private final Counter rowRewrites;
     private final Counter celebrityMigrations;
     private final Counter batchRetries;
+    private final Counter refused;
     private final MeterRegistry registry;
 
     /** Registers the meters in {@code registry}. */
@@ -39,7 +40,31 @@ public class CdcMetrics {
         this.celebrityMigrations = Counter.builder("graph.cdc.celebrity.migrations")
                 .description("Follower rows moved into celebrity pages").register(registry);
         this.batchRetries = Counter.builder("graph.cdc.batch.failures")
-                .description("Batches that failed (follower side or cache) and will be retried").register(registry);
+                .description("Batches that failed (cache or dead-letter topic) and will be retried").register(registry);
+        this.refused = Counter.builder("graph.cdc.events.refused")
+                .description("Valid events the follower side refused on every attempt (not an outage), "
+                        + "sent to the dead-letter topic").register(registry);
+    }
+
+    /** Counts an event the follower side refused on every attempt; it is dead-lettered too. */
+    public void refused() {
+        refused.increment();
+    }
+
+    /** Total refused events so far (tests, diagnostics). */
+    public double refusedEvents() {
+        return refused.count();
+    }
+
+    /**
+     * Reports the events held for follower databases that are down as the gauge {@code graph.cdc.events.parked}.
+     *
+     * @param parked read on every scrape
+     */
+    public void parkedEvents(java.util.function.Supplier<Number> parked) {
+        io.micrometer.core.instrument.Gauge.builder("graph.cdc.events.parked", parked)
+                .description("Events waiting for their follower database (down, or refusing them)")
+                .register(registry);
     }
 
     /** Counts an event applied (its followee's transaction committed). */

@@ -27,9 +27,15 @@ import org.springframework.validation.annotation.Validated;
  * @param redisTimeout       bound of one Redis command; a slower command counts as failed (its set is dropped
  *                           instead, or the batch is retried)
  * @param cacheTtl           time to live of the version floor the cache script records for an uncached set
- * @param retryBackoff       pause before a failed batch (database or Redis error) is first retried; doubled on
- *                           each further failure
- * @param retryBackoffMax    longest pause between retries of a failed batch
+ * @param retryBackoff       pause before a failed batch (Redis or dead-letter topic error), or the events of a
+ *                           follower database that is down, are first retried; doubled on each further failure
+ * @param retryBackoffMax    longest pause between retries of a failed batch, and of a follower database's events
+ *                           while the database is down
+ * @param applyAttempts      attempts at applying an event that the follower side refuses for a reason other than
+ *                           an outage (a constraint, a row the adjacency rules refuse) before it goes to the
+ *                           dead-letter topic; the reconciler repairs its followee from the following side
+ * @param maxParkedEvents    events held in memory for follower databases that are down; above this many the
+ *                           consumer's partitions are paused until half of them are applied
  */
 @Validated
 @ConfigurationProperties("graph.cdc")
@@ -45,5 +51,7 @@ public record CdcProperties(
         @DefaultValue("500ms") @NotNull Duration redisTimeout,
         @DefaultValue("3600s") @NotNull Duration cacheTtl,
         @DefaultValue("1s") @NotNull Duration retryBackoff,
-        @DefaultValue("10s") @NotNull Duration retryBackoffMax) {
+        @DefaultValue("10s") @NotNull Duration retryBackoffMax,
+        @DefaultValue("3") @Min(1) @Max(100) int applyAttempts,
+        @DefaultValue("100000") @Min(1) int maxParkedEvents) {
 }

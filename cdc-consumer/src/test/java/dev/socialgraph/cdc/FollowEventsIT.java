@@ -83,6 +83,8 @@ class FollowEventsIT {
     CdcProperties properties;
     @Autowired
     CdcMetrics metrics;
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry registry;
 
     /** Following-row versions per follower, as the write service would number them. */
     private final Map<Long, AtomicLong> versions = new HashMap<>();
@@ -236,44 +238,109 @@ class FollowEventsIT {
         }
     }
 
+    /**
+     * One follower database refusing connections holds back only its own followees (DESIGN.md 7). Before, the
+     * listener failed the whole batch and the error handler retried it without polling, so every partition, and
+     * with it every followee of every database, waited for the one database.
+     */
     @Test
-    void followeeOnADatabaseThatIsDown_isAppliedLater_andItsOffsetsWaitForTheCommit() throws Exception {
-        long down = 256L * 6000 + 131; // second follower database
-        long later = sharingPartitionWith(down, 256L * 6000 + 7); // first follower database, same partition
+    void followeesOnADatabaseThatIsDown_waitInOrder_whileOtherDatabasesFolloweesAreApplied() throws Exception {
+        long down = 256L * 6000 + 7; // first follower database
+        long up = sharingPartitionWith(down, 256L * 6000 + 131); // second follower database, same partition
         String downDatabase = SHARDS.shardMap().route(ShardGroup.FOLLOWER, down).database();
-        String upDatabase = SHARDS.shardMap().route(ShardGroup.FOLLOWER, later).database();
+        String upDatabase = SHARDS.shardMap().route(ShardGroup.FOLLOWER, up).database();
+        assertThat(downDatabase).isNotEqualTo(upDatabase);
         DataSource admin = TestServers.postgres().dataSource(upDatabase);
         double failuresBefore = metrics.batchFailures();
         setConnectionsAllowed(admin, downDatabase, false);
         RecordMetadata firstDown;
         try {
-            // One producer batch, hence one poll: two followees on different databases and a poison record.
+            // One producer batch, hence one poll: both followees and a poison record, the down followee first.
             firstDown = KAFKA.publishTogether(List.of(
                     Map.entry(Long.toString(down), FollowEventJson.toJson(FollowEvent.follow(1, down, T0 + 1, 1, T0 + 1))),
                     Map.entry(Long.toString(down), FollowEventJson.toJson(FollowEvent.follow(2, down, T0 + 2, 1, T0 + 2))),
                     Map.entry(Long.toString(down), ("poison during outage " + down).getBytes(StandardCharsets.UTF_8)),
-                    Map.entry(Long.toString(later), FollowEventJson.toJson(FollowEvent.follow(1, later, T0 + 1, 2, T0 + 1)))));
-
-            // The healthy database's followee is committed although its batch keeps failing for the other one...
+                    Map.entry(Long.toString(up), FollowEventJson.toJson(FollowEvent.follow(1, up, T0 + 1, 2, T0 + 1)))));
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
-                    assertThat(CdcHarness.followers(dataSources, later)).containsExactly(new long[] {1, T0 + 1}));
-            // ...and the batch is retried without committing the partition past the down followee's first event.
-            await().atMost(Duration.ofSeconds(30)).until(() -> metrics.batchFailures() >= failuresBefore + 3);
+                    assertThat(CdcHarness.followers(dataSources, up)).containsExactly(new long[] {1, T0 + 1}));
+
+            // Later polls go on: the healthy followee's next events arrive while the other's keep waiting. An
+            // unfollow and a re-follow of the waiting followee go behind its first events, in order.
+            KAFKA.publish(FollowEvent.unfollow(1, down, T0 + 1, 3, T0 + 3));
+            KAFKA.publish(FollowEvent.follow(1, down, T0 + 4, 4, T0 + 4));
+            KAFKA.publish(FollowEvent.follow(3, up, T0 + 5, 1, T0 + 5));
+            KAFKA.publish(FollowEvent.unfollow(1, up, T0 + 1, 5, T0 + 6));
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+                    assertThat(CdcHarness.followers(dataSources, up)).containsExactly(new long[] {3, T0 + 5}));
+            assertThat(metrics.batchFailures()).as("no batch fails for a database outage").isEqualTo(failuresBefore);
+
+            // The partition is committed no further than the waiting followee's first event.
             TopicPartition partition = new TopicPartition(firstDown.topic(), firstDown.partition());
             var committed = KAFKA.committed().get(partition);
             assertThat(committed == null ? 0 : committed.offset()).isLessThanOrEqualTo(firstDown.offset());
-            assertThat(KAFKA.lag()).isGreaterThanOrEqualTo(4);
+            assertThat(KAFKA.lag()).isGreaterThanOrEqualTo(7);
+            assertThat(parked()).isEqualTo(4);
         } finally {
             setConnectionsAllowed(admin, downDatabase, true);
         }
 
+        // Retried on idle ticks: nothing else is published.
         KAFKA.awaitCaughtUp();
         assertThat(CdcHarness.followers(dataSources, down))
-                .containsExactly(new long[] {1, T0 + 1}, new long[] {2, T0 + 2});
+                .containsExactly(new long[] {2, T0 + 2}, new long[] {1, T0 + 4});
         assertThat(CdcHarness.row(dataSources, down).orElseThrow().followerCount()).isEqualTo(2);
-        assertThat(CdcHarness.followers(dataSources, later)).containsExactly(new long[] {1, T0 + 1});
-        // Dead-lettered once, not once per failed attempt.
+        assertThat(CdcHarness.followers(dataSources, up)).containsExactly(new long[] {3, T0 + 5});
+        assertThat(CdcHarness.row(dataSources, up).orElseThrow().followerCount()).isEqualTo(1);
+        assertThat(parked()).isZero();
+        // Dead-lettered once, not once per attempt.
         assertThat(allDeadLetters("poison during outage " + down)).hasSize(1);
+    }
+
+    /**
+     * An event that parses but that the follower side refuses every time (here a constraint the test adds to the
+     * follower table) is dead-lettered after {@code apply-attempts} attempts; it stalled the consumer for good
+     * before. The events after it, of the same followee and of others, are applied.
+     */
+    @Test
+    void eventTheFollowerSideRefuses_goesToDeadLetterTopicAfterItsAttempts_andLaterEventsApply() throws Exception {
+        long refusing = 256L * 7000 + 20;
+        long other = sharingPartitionWith(refusing, 256L * 7000 + 21); // same database and partition
+        String database = SHARDS.shardMap().route(ShardGroup.FOLLOWER, refusing).database();
+        DataSource admin = TestServers.postgres().dataSource(database);
+        double refusedBefore = metrics.refusedEvents();
+        try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("ALTER TABLE follower_adjacency ADD CONSTRAINT refuse_follower_666 "
+                    + "CHECK (NOT (666 = ANY (follower_ids)))");
+        }
+        RecordMetadata refused;
+        try {
+            KAFKA.publish(FollowEvent.follow(1, refusing, T0 + 1, 1, T0 + 1));
+            refused = KAFKA.publish(FollowEvent.follow(666, refusing, T0 + 2, 1, T0 + 2));
+            KAFKA.publish(FollowEvent.follow(2, refusing, T0 + 3, 1, T0 + 3));
+            KAFKA.publish(FollowEvent.follow(1, other, T0 + 4, 2, T0 + 4));
+
+            KAFKA.awaitCaughtUp();
+        } finally {
+            try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement()) {
+                statement.execute("ALTER TABLE follower_adjacency DROP CONSTRAINT refuse_follower_666");
+            }
+        }
+
+        assertThat(CdcHarness.followers(dataSources, refusing))
+                .containsExactly(new long[] {1, T0 + 1}, new long[] {2, T0 + 3});
+        assertThat(CdcHarness.followers(dataSources, other)).containsExactly(new long[] {1, T0 + 4});
+        assertThat(metrics.refusedEvents()).isEqualTo(refusedBefore + 1);
+        List<ConsumerRecord<byte[], byte[]>> dead = allDeadLetters("\"followerId\":666,");
+        assertThat(dead).hasSize(1);
+        assertThat(ByteBuffer.wrap(header(dead.getFirst(), KafkaHeaders.DLT_ORIGINAL_OFFSET)).getLong())
+                .isEqualTo(refused.offset());
+        assertThat(new String(header(dead.getFirst(), KafkaHeaders.DLT_EXCEPTION_MESSAGE), StandardCharsets.UTF_8))
+                .contains("refuse_follower_666");
+        assertThat(parked()).isZero();
+    }
+
+    private double parked() {
+        return registry.get("graph.cdc.events.parked").gauge().value();
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.socialgraph.reconciler;
 
 import dev.socialgraph.reconciler.bloom.SnapshotBuilder;
 import dev.socialgraph.reconciler.repair.FollowerRepairs;
+import dev.socialgraph.reconciler.sample.OutboxPositionRepository;
 import dev.socialgraph.reconciler.sample.OutboxSampler;
 import dev.socialgraph.reconciler.scan.ScanListener;
 import dev.socialgraph.reconciler.scan.ScanService;
@@ -13,6 +14,7 @@ import dev.socialgraph.store.ShardDataSources;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,8 +30,9 @@ import org.springframework.context.event.EventListener;
 
 /**
  * Wiring of the reconciler's features, and its two schedules: recent-edge sampling every
- * {@code graph.reconciler.sampling.interval}, and (when enabled) a full scan of every logical shard every
- * {@code graph.reconciler.scan.scheduled-interval}. Both start when the application is ready, after
+ * {@code graph.reconciler.sampling.interval}, and (on by default) a full scan of every logical shard every
+ * {@code graph.reconciler.scan.scheduled-interval}, counted from the last full scan's start and paced by
+ * {@code graph.reconciler.scan.rate-limit}. Both start when the application is ready, after
  * {@link ScanService#resumeInterrupted()}.
  */
 @Configuration(proxyBeanMethods = false)
@@ -66,12 +69,15 @@ class ReconcilerConfiguration {
                 properties.admin().scanThreads(), scan.retryDelay());
     }
 
+    /** After {@code scanService}, which migrates the reconciler's own tables (its position table among them). */
     @Bean
     OutboxSampler outboxSampler(ShardDataSources dataSources, OutboxRepository outbox, FollowingRepository following,
                                 FollowerRepository followers, CelebrityPageRepository pages, FollowerRepairs repairs,
-                                ReconcilerMetrics metrics, ReconcilerProperties properties, Clock clock) {
+                                ReconcilerMetrics metrics, ReconcilerProperties properties, Clock clock,
+                                ScanService scanService) {
         return new OutboxSampler(dataSources, outbox, following, followers, pages, repairs, metrics,
-                properties.sampling().batchSize(), properties.sampling().maxPerRound(), clock);
+                properties.sampling().batchSize(), properties.sampling().maxPerRound(), clock,
+                new OutboxPositionRepository(scanService.database()));
     }
 
     @Bean
@@ -124,6 +130,12 @@ class ReconcilerConfiguration {
         }
         if (properties.scan().scheduled()) {
             long every = properties.scan().scheduledInterval().toMillis();
+            // From the last full scan's start, not from this start-up: a service redeployed more often than the
+            // interval would otherwise never scan. No scan yet: the first starts one interval after start-up.
+            Clock clock = context.getBean(Clock.class);
+            long first = scans.lastFullScanStart()
+                    .map(last -> Math.max(0, Duration.between(clock.instant(), last.plusMillis(every)).toMillis()))
+                    .orElse(every);
             schedule.scheduleAtFixedRate(() -> {
                 try {
                     if (!scans.running().isEmpty()) {
@@ -134,7 +146,7 @@ class ReconcilerConfiguration {
                 } catch (SQLException | RuntimeException e) {
                     log.warn("Could not start the scheduled full scan", e);
                 }
-            }, every, every, TimeUnit.MILLISECONDS);
+            }, first, every, TimeUnit.MILLISECONDS);
         }
         log.info("Reconciler ready: sampling {}, scheduled scans {}", properties.sampling().enabled() ? "on" : "off",
                 properties.scan().scheduled() ? "every " + properties.scan().scheduledInterval() : "off");

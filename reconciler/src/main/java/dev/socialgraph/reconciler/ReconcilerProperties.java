@@ -39,13 +39,16 @@ public record ReconcilerProperties(
      * @param rateLimit         rows per second read from the shards, both groups together (Guava {@code RateLimiter});
      *                          bounds the load a scan puts on production databases
      * @param scheduled         whether a full scan of every logical shard is started every {@code scheduledInterval}
-     * @param scheduledInterval time between the start of scheduled full scans
+     *                          (default on: divergence older than the outbox's retention is found by nothing else)
+     * @param scheduledInterval time between the start of scheduled full scans, counted from the last full scan's
+     *                          start (kept in {@code reconciler_scan}, so restarts do not postpone it); a scan still
+     *                          running when the next is due makes the schedule skip that one
      * @param retryDelay        pause before a scan stopped by an unavailable database resumes from its checkpoint
      */
     public record Scan(
             @DefaultValue("500") @Min(1) @Max(10_000) int pageSize,
             @DefaultValue("5000") @DecimalMin(value = "0.1") double rateLimit,
-            @DefaultValue("false") boolean scheduled,
+            @DefaultValue("true") boolean scheduled,
             @DefaultValue("24h") @NotNull Duration scheduledInterval,
             @DefaultValue("10s") @NotNull Duration retryDelay) {
     }

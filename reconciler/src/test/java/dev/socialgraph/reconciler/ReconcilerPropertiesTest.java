@@ -28,7 +28,8 @@ class ReconcilerPropertiesTest {
             assertThat(p.repairThreshold()).isEqualTo(Duration.ofSeconds(30));
             assertThat(p.scan().pageSize()).isEqualTo(500);
             assertThat(p.scan().rateLimit()).isEqualTo(5000.0);
-            assertThat(p.scan().scheduled()).isFalse();
+            assertThat(p.scan().scheduled()).isTrue();
+            assertThat(p.scan().scheduledInterval()).isEqualTo(Duration.ofHours(24));
             assertThat(p.sampling().enabled()).isTrue();
             assertThat(p.sampling().interval()).isEqualTo(Duration.ofSeconds(10));
             assertThat(p.admin().enabled()).isTrue();

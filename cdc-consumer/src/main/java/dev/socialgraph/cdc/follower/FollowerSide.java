@@ -10,13 +10,9 @@ import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.ShardDataSources;
-import dev.socialgraph.store.SqlErrors;
 import dev.socialgraph.store.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -25,15 +21,12 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * Applies follow events to the follower side (DESIGN.md 4): per batch, the events of each followee in one
- * transaction on the followee's follower database, with at most one write of its row (and of the pages it
- * changes). Idempotent: replaying any events already applied changes nothing and writes nothing.
+ * Applies follow events to the follower side (DESIGN.md 4): the events of one followee in one transaction on the
+ * followee's follower database, with at most one write of its row (and of the pages it changes). Idempotent:
+ * replaying any events already applied changes nothing and writes nothing.
  *
- * <p>Each followee commits on its own, so one database being down only holds back the followees routed there;
- * {@link #apply} still tries every other database's followees and then throws, so the caller retries the batch
- * (the committed followees are then no-ops) and commits no offsets until every event is in. After a database
- * is found unavailable (SQLState class 08, pool timeout) the batch's remaining followees there are skipped, so a
- * retry costs one connection timeout per database, not one per followee.
+ * <p>Which followees wait for a database that is down, and which events are given up, is the caller's business
+ * ({@code listener.DatabaseLanes}); this class only applies and reports errors as they are.
  */
 @Component
 public class FollowerSide {
@@ -60,60 +53,32 @@ public class FollowerSide {
     }
 
     /**
-     * Applies {@code events} (valid, in stream order) followee by followee.
-     *
-     * @throws FollowerSideException when some followee's transaction failed; the others are committed
+     * The physical follower database of {@code followeeId}; one instance per database, so it can key maps by
+     * identity.
      */
-    public void apply(List<FollowEvent> events) {
-        Map<Long, List<FollowEvent>> byFollowee = new LinkedHashMap<>();
-        for (FollowEvent event : events) {
-            byFollowee.computeIfAbsent(event.followeeId(), id -> new ArrayList<>()).add(event);
+    public DataSource database(long followeeId) {
+        return dataSources.forUser(ShardGroup.FOLLOWER, followeeId);
+    }
+
+    /**
+     * Applies {@code events} of one followee (valid, in stream order) in one transaction, and counts them.
+     *
+     * @param followeeId the followee of every event
+     * @param events     at least one event
+     * @throws SQLException     as the database reported it (classify with {@code SqlErrors}); nothing was committed
+     * @throws RuntimeException when the row or an event is refused by the adjacency rules; nothing was committed
+     */
+    public void apply(long followeeId, List<FollowEvent> events) throws SQLException {
+        FolloweeChanges.Result result = Transactions.inTransaction(database(followeeId),
+                connection -> applyToFollowee(connection, followeeId, events));
+        events.forEach(metrics::applied);
+        if (result.changed()) {
+            metrics.rowRewritten();
         }
-        FollowerSideException failure = null;
-        // A database that is unreachable fails each connection attempt only after the pool's connection timeout;
-        // its other followees in this batch are skipped at once instead of waiting that long one by one.
-        Map<DataSource, Integer> unavailable = new IdentityHashMap<>();
-        for (Map.Entry<Long, List<FollowEvent>> entry : byFollowee.entrySet()) {
-            long followeeId = entry.getKey();
-            List<FollowEvent> ofFollowee = entry.getValue();
-            DataSource database = dataSources.forUser(ShardGroup.FOLLOWER, followeeId);
-            if (unavailable.computeIfPresent(database, (db, skipped) -> skipped + 1) != null) {
-                continue;
-            }
-            try {
-                FolloweeChanges.Result result = Transactions.inTransaction(database,
-                        connection -> applyToFollowee(connection, followeeId, ofFollowee));
-                ofFollowee.forEach(metrics::applied);
-                if (result.changed()) {
-                    metrics.rowRewritten();
-                }
-                if (result.migrated()) {
-                    metrics.celebrityMigrated();
-                    log.info("Followee {} reached {} followers: moved into {} celebrity pages", followeeId,
-                            result.followerCount(), result.pageUpserts().size());
-                }
-            } catch (SQLException | RuntimeException e) {
-                if (failure == null) {
-                    failure = new FollowerSideException("follower side of " + byFollowee.size()
-                            + " followees not fully applied; first failure at followee " + followeeId, e);
-                } else {
-                    failure.addSuppressed(e);
-                }
-                SqlErrors.Kind kind = e instanceof SQLException sql ? SqlErrors.classify(sql) : null;
-                if (kind == SqlErrors.Kind.UNAVAILABLE) {
-                    unavailable.put(database, 0);
-                }
-                log.warn("Applying {} events to followee {} failed ({}): {}", ofFollowee.size(), followeeId,
-                        kind != null ? kind : e.getClass().getSimpleName(), e.getMessage());
-            }
-        }
-        unavailable.forEach((database, skipped) -> {
-            if (skipped > 0) {
-                log.warn("Skipped {} more followees of this batch on a database that is unavailable", skipped);
-            }
-        });
-        if (failure != null) {
-            throw failure;
+        if (result.migrated()) {
+            metrics.celebrityMigrated();
+            log.info("Followee {} reached {} followers: moved into {} celebrity pages", followeeId,
+                    result.followerCount(), result.pageUpserts().size());
         }
     }
 

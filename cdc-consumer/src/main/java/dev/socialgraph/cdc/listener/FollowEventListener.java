@@ -1,28 +1,53 @@
 package dev.socialgraph.cdc.listener;
 
 import dev.socialgraph.cdc.CdcMetrics;
+import dev.socialgraph.cdc.CdcProperties;
 import dev.socialgraph.cdc.cache.FollowingCache;
 import dev.socialgraph.cdc.follower.FollowerSide;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.ApplicationListener;
 import org.springframework.kafka.annotation.KafkaListener;
-import org.springframework.kafka.support.Acknowledgment;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.event.ListenerContainerIdleEvent;
+import org.springframework.kafka.listener.ConsumerAwareRebalanceListener;
+import org.springframework.kafka.listener.MessageListenerContainer;
 
 /**
- * The batch listener on {@code follow-events} (DESIGN.md 4). Per poll: parse every record, apply the valid events
- * to the follower side (one transaction and at most one row write per followee), then to the followers' caches,
- * send the poison records to the dead-letter topic and wait for the broker, and only then commit the offsets.
+ * The batch listener on {@code follow-events} (DESIGN.md 4). Per poll: parse every record, append the valid events
+ * to their follower database's lane and apply the lanes that are not backing off ({@link DatabaseLanes}: one
+ * transaction and at most one row write per followee), update the followers' caches, send the poison records to the
+ * dead-letter topic and wait for the broker, and then commit, per partition, up to its first event still waiting
+ * for its database.
  *
- * <p>When the follower side fails (a database is down) or a cached set could neither be updated nor dropped (Redis
- * unreachable) the listener throws before acknowledging: the container's error handler retries the whole batch
- * after a growing pause, without committing, for as long as it takes. Replaying the followees that did commit is a
- * no-op, because applying is idempotent, and so is replaying the cache scripts.
+ * <p>A follower database that is down holds back only its own followees' events, in memory, retried with back-off
+ * on every poll and every idle tick ({@link ListenerContainerIdleEvent}, every {@code retry-backoff} while no
+ * records come); above {@code max-parked-events} the consumer's partitions are paused until half of them are in.
+ * When a cached set could neither be updated nor dropped (Redis unreachable) or the dead-letter topic fails, the
+ * listener throws before committing: the container's error handler retries the whole batch after a growing pause,
+ * for as long as it takes. The retry does not take the batch's events into the lanes again, and replaying cache
+ * scripts is a no-op.
+ *
+ * <p>Also the container's rebalance listener: partitions taken away drop their parked events, which the next owner
+ * reads again from the committed offset.
  */
-final class FollowEventListener {
+final class FollowEventListener implements ConsumerAwareRebalanceListener,
+        ApplicationListener<ListenerContainerIdleEvent> {
+
+    private static final Logger log = LoggerFactory.getLogger(FollowEventListener.class);
 
     /** Listener id, for {@code KafkaListenerEndpointRegistry} lookups. */
     static final String ID = "cdc-consumer";
@@ -31,42 +56,141 @@ final class FollowEventListener {
     private final FollowingCache cache;
     private final DeadLetterPublisher deadLetters;
     private final CdcMetrics metrics;
+    private final CdcProperties properties;
+    private final KafkaListenerEndpointRegistry registry;
+    /** Per consumer (the container has {@code concurrency} of them, one thread each); Consumer has identity equality. */
+    private final Map<Consumer<?, ?>, DatabaseLanes> lanes = new ConcurrentHashMap<>();
 
     FollowEventListener(FollowerSide followerSide, FollowingCache cache, DeadLetterPublisher deadLetters,
-                        CdcMetrics metrics) {
+                        CdcMetrics metrics, CdcProperties properties, KafkaListenerEndpointRegistry registry) {
         this.followerSide = followerSide;
         this.cache = cache;
         this.deadLetters = deadLetters;
         this.metrics = metrics;
+        this.properties = properties;
+        this.registry = registry;
+        metrics.parkedEvents(() -> this.lanes.values().stream().mapToInt(DatabaseLanes::parked).sum());
     }
 
     @KafkaListener(id = ID, topics = "${graph.cdc.topic:follow-events}", groupId = "${graph.cdc.group-id:cdc-consumer}",
             batch = "true", concurrency = "${graph.cdc.concurrency:1}",
             properties = "max.poll.records=${graph.cdc.max-poll-records:500}")
-    void onBatch(List<ConsumerRecord<byte[], byte[]>> records, Acknowledgment acknowledgment) {
+    void onBatch(List<ConsumerRecord<byte[], byte[]>> records, Consumer<?, ?> consumer) {
         metrics.batch(records.size());
+        DatabaseLanes ofConsumer = lanes(consumer);
+        List<DatabaseLanes.Pending> valid = new ArrayList<>(records.size());
         List<FollowEvent> events = new ArrayList<>(records.size());
         List<DeadLetterPublisher.DeadLetter> poison = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             try {
-                events.add(FollowEventJson.fromJson(record.value()));
+                FollowEvent event = FollowEventJson.fromJson(record.value());
+                valid.add(new DatabaseLanes.Pending(record, event, 0));
+                events.add(event);
             } catch (MalformedEventException e) {
                 poison.add(new DeadLetterPublisher.DeadLetter(record, e));
             }
         }
+        ofConsumer.take(valid);
+        ofConsumer.applyDue();
         try {
-            followerSide.apply(events);
             // Before the commit: an event whose cached set was neither updated nor dropped must be retried, or the
-            // set would answer from before the event until its TTL.
+            // set would answer from before the event until its TTL. The cache does not wait for the follower side:
+            // it mirrors the following side, which the event already reports.
             cache.apply(events);
+            deadLetters.publish(poison);
         } catch (RuntimeException e) {
             metrics.batchFailed();
             throw e;
         }
-        // After the follower side: a batch retried while a database is down must not dead-letter its poison
-        // records again on every attempt.
-        deadLetters.publish(poison);
-        acknowledgment.acknowledge();
+        ofConsumer.finish(records);
         poison.forEach(letter -> metrics.deadLettered());
+        commitAndPace(consumer, ofConsumer);
+    }
+
+    /** Retries the lanes of a consumer that receives no records (its topic is quiet, or it is paused). */
+    @Override
+    public void onApplicationEvent(ListenerContainerIdleEvent idle) {
+        if (!ID.equals(idle.getListenerId()) && !idle.getListenerId().startsWith(ID + "-")) {
+            return;
+        }
+        DatabaseLanes ofConsumer = lanes.get(idle.getConsumer());
+        if (ofConsumer == null || ofConsumer.parked() == 0) {
+            return;
+        }
+        ofConsumer.applyDue();
+        commitAndPace(idle.getConsumer(), ofConsumer);
+    }
+
+    @Override
+    public void onPartitionsRevokedBeforeCommit(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
+        DatabaseLanes ofConsumer = lanes.get(consumer);
+        if (ofConsumer != null) {
+            commit(consumer, ofConsumer);
+            ofConsumer.forget(partitions);
+        }
+    }
+
+    @Override
+    public void onPartitionsLost(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
+        DatabaseLanes ofConsumer = lanes.get(consumer);
+        if (ofConsumer != null) {
+            ofConsumer.forget(partitions);
+        }
+    }
+
+    @Override
+    public void onPartitionsAssigned(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
+        DatabaseLanes ofConsumer = lanes.get(consumer);
+        if (ofConsumer != null) {
+            ofConsumer.rewinds(partitions).forEach(consumer::seek);
+        }
+    }
+
+    private DatabaseLanes lanes(Consumer<?, ?> consumer) {
+        return lanes.computeIfAbsent(consumer,
+                c -> new DatabaseLanes(followerSide, deadLetters, metrics, properties, System::nanoTime));
+    }
+
+    private void commitAndPace(Consumer<?, ?> consumer, DatabaseLanes ofConsumer) {
+        commit(consumer, ofConsumer);
+        int parked = ofConsumer.parked();
+        if (!ofConsumer.paused && parked > properties.maxParkedEvents()) {
+            log.warn("{} events wait for follower databases; pausing partitions {}", parked, consumer.assignment());
+            setPaused(consumer, true);
+            ofConsumer.paused = true;
+        } else if (ofConsumer.paused && parked <= properties.maxParkedEvents() / 2) {
+            log.info("{} events wait for follower databases; resuming partitions {}", parked, consumer.assignment());
+            setPaused(consumer, false);
+            ofConsumer.paused = false;
+        }
+    }
+
+    /** Through the container, which keeps partitions it paused paused across rebalances and error-handler retries. */
+    private void setPaused(Consumer<?, ?> consumer, boolean paused) {
+        MessageListenerContainer container = registry.getListenerContainer(ID);
+        if (container == null) {
+            return;
+        }
+        for (TopicPartition partition : consumer.assignment()) {
+            if (paused) {
+                container.pausePartition(partition);
+            } else {
+                container.resumePartition(partition);
+            }
+        }
+    }
+
+    /** Commits what is finished; a failed commit is only logged, the next batch or idle tick commits it. */
+    private static void commit(Consumer<?, ?> consumer, DatabaseLanes ofConsumer) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = ofConsumer.toCommit();
+        if (offsets.isEmpty()) {
+            return;
+        }
+        try {
+            consumer.commitSync(offsets);
+            ofConsumer.committed(offsets);
+        } catch (KafkaException e) {
+            log.warn("Committing offsets {} failed; retried with the next batch: {}", offsets, e.toString());
+        }
     }
 }

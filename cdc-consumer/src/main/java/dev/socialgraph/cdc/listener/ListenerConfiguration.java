@@ -6,6 +6,7 @@ import dev.socialgraph.cdc.cache.FollowingCache;
 import dev.socialgraph.cdc.follower.FollowerSide;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.ContainerProperties;
@@ -16,9 +17,10 @@ import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
- * Kafka wiring of the listener: batch mode, offsets committed by the listener after the database commit
- * ({@link ContainerProperties.AckMode#MANUAL_IMMEDIATE}), and an error handler that retries a failed batch
- * without end: an event must never be skipped because a database is down.
+ * Kafka wiring of the listener: batch mode, offsets committed by the listener itself (the container's ack mode is
+ * {@link ContainerProperties.AckMode#MANUAL_IMMEDIATE} and nothing acknowledges), the listener as rebalance
+ * listener, idle events to retry follower databases that were down, and an error handler that retries a failed batch
+ * (Redis or the dead-letter topic unreachable) without end: an event must never be skipped.
  */
 @Configuration(proxyBeanMethods = false)
 public class ListenerConfiguration {
@@ -26,12 +28,16 @@ public class ListenerConfiguration {
     @Bean
     ConcurrentKafkaListenerContainerFactory<Object, Object> kafkaListenerContainerFactory(
             ConcurrentKafkaListenerContainerFactoryConfigurer configurer, ConsumerFactory<Object, Object> consumerFactory,
-            CommonErrorHandler errorHandler) {
+            CommonErrorHandler errorHandler, FollowEventListener listener, CdcProperties properties) {
         ConcurrentKafkaListenerContainerFactory<Object, Object> factory = new ConcurrentKafkaListenerContainerFactory<>();
         configurer.configure(factory, consumerFactory);
         factory.setBatchListener(true);
         factory.getContainerProperties().setAckMode(ContainerProperties.AckMode.MANUAL_IMMEDIATE);
         factory.setCommonErrorHandler(errorHandler);
+        // The listener commits itself, per partition up to its first event still waiting for a database.
+        factory.getContainerProperties().setConsumerRebalanceListener(listener);
+        // While no records come, idle events retry the follower databases that were down.
+        factory.getContainerProperties().setIdleEventInterval(properties.retryBackoff().toMillis());
         return factory;
     }
 
@@ -55,7 +61,8 @@ public class ListenerConfiguration {
 
     @Bean
     FollowEventListener followEventListener(FollowerSide followerSide, FollowingCache cache,
-                                            DeadLetterPublisher deadLetters, CdcMetrics metrics) {
-        return new FollowEventListener(followerSide, cache, deadLetters, metrics);
+                                            DeadLetterPublisher deadLetters, CdcMetrics metrics,
+                                            CdcProperties properties, KafkaListenerEndpointRegistry registry) {
+        return new FollowEventListener(followerSide, cache, deadLetters, metrics, properties, registry);
     }
 }

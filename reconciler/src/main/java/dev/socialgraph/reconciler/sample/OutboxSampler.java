@@ -32,10 +32,12 @@ import org.slf4j.LoggerFactory;
  * disagrees with the following row goes to {@link FollowerRepairs#repair}. Catches a lost or misapplied event
  * within about {@code threshold + interval}, long before the next full scan.
  *
- * <p>The position per database is kept in memory and starts at the beginning of the (pruned) outbox, so a restart
- * re-checks the retained outbox once; that is cheap because agreeing pairs cost two reads. Reading stops at the
- * first row that is younger than the threshold or not yet published (Kafka down): its event is in flight, and later
- * rows are checked once it has settled. Thread-safe; one round at a time.
+ * <p>The position per database (the last outbox id checked) is saved after every round in the reconciler's database
+ * ({@link OutboxPositionRepository}) and read from there on the first round, so a restart resumes where the last
+ * instance stopped instead of re-reading the whole retained outbox (7 days: tens of millions of rows per database at
+ * the design's write rate). A database never sampled starts at the beginning of its (pruned) outbox. Reading stops
+ * at the first row that is younger than the threshold or not yet published (Kafka down): its event is in flight,
+ * and later rows are checked once it has settled. Thread-safe; one round at a time.
  */
 public final class OutboxSampler {
 
@@ -51,6 +53,7 @@ public final class OutboxSampler {
     private final int batchSize;
     private final int maxPerRound;
     private final Clock clock;
+    private final OutboxPositionRepository saved;
     private final Map<String, Long> positions = new ConcurrentHashMap<>();
 
     /**
@@ -59,7 +62,8 @@ public final class OutboxSampler {
      */
     public OutboxSampler(ShardDataSources dataSources, OutboxRepository outbox, FollowingRepository following,
                          FollowerRepository followers, CelebrityPageRepository pages, FollowerRepairs repairs,
-                         ReconcilerMetrics metrics, int batchSize, int maxPerRound, Clock clock) {
+                         ReconcilerMetrics metrics, int batchSize, int maxPerRound, Clock clock,
+                         OutboxPositionRepository saved) {
         this.dataSources = dataSources;
         this.outbox = outbox;
         this.following = following;
@@ -70,6 +74,7 @@ public final class OutboxSampler {
         this.batchSize = batchSize;
         this.maxPerRound = maxPerRound;
         this.clock = clock;
+        this.saved = saved;
     }
 
     /**
@@ -93,12 +98,31 @@ public final class OutboxSampler {
         return checked;
     }
 
-    /** The last outbox id checked in {@code database} (0 before the first). */
-    public long position(String database) {
-        return positions.getOrDefault(database, 0L);
+    /** The last outbox id checked in {@code database} by this instance or, before its first round, by the last one. */
+    public long position(String database) throws SQLException {
+        Long position = positions.get(database);
+        if (position == null) {
+            // Not cached on failure: a database that cannot be read must not restart from the beginning.
+            position = saved.find(database).orElse(0L);
+            positions.put(database, position);
+        }
+        return position;
     }
 
+    /** One round of one database; saves the position it reached, also when a batch failed. */
     private int sample(ShardRange range) throws SQLException {
+        long start = position(range.database());
+        try {
+            return sampleBatches(range);
+        } finally {
+            long reached = positions.get(range.database());
+            if (reached != start) {
+                saved.save(range.database(), reached);
+            }
+        }
+    }
+
+    private int sampleBatches(ShardRange range) throws SQLException {
         Duration threshold = repairs.threshold();
         int checked = 0;
         while (checked < maxPerRound) {

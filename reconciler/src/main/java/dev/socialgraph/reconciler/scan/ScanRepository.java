@@ -54,6 +54,10 @@ final class ScanRepository {
             UPDATE reconciler_scan SET state = ?, error = ?, updated_at = now() WHERE id = ? AND state = ?
             """;
 
+    private static final String LAST_START = """
+            SELECT max(created_at) FROM reconciler_scan WHERE first_shard = ? AND last_shard = ?
+            """;
+
     private final DataSource dataSource;
 
     ScanRepository(DataSource dataSource) {
@@ -81,6 +85,19 @@ final class ScanRepository {
                 }
                 ScanStatus s = map(rs, 0);
                 return Optional.of(map(rs, progress.applyAsDouble(s)));
+            }
+        }
+    }
+
+    /** When the newest scan of exactly {@code firstShard..lastShard} was started, whatever became of it. */
+    Optional<java.time.Instant> lastStart(int firstShard, int lastShard) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(LAST_START)) {
+            ps.setInt(1, firstShard);
+            ps.setInt(2, lastShard);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                java.sql.Timestamp at = rs.getTimestamp(1);
+                return at == null ? Optional.empty() : Optional.of(at.toInstant());
             }
         }
     }

@@ -43,6 +43,7 @@ public final class ScanService implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ScanService.class);
 
+    private final DataSource own;
     private final ScanRepository repository;
     private final FullScan fullScan;
     private final ReconcilerMetrics metrics;
@@ -62,6 +63,7 @@ public final class ScanService implements AutoCloseable {
                        Duration retryDelay) {
         DataSource own = dataSources.forRange(dataSources.shardMap().rangeOfShard(ShardGroup.FOLLOWER, 0));
         migrate(own);
+        this.own = own;
         this.repository = new ScanRepository(own);
         this.fullScan = new FullScan(dataSources, following, followers, pages, repairs, metrics,
                 RateLimiter.create(rowsPerSecond), listeners, pageSize);
@@ -70,6 +72,11 @@ public final class ScanService implements AutoCloseable {
         this.retryDelay = retryDelay;
         this.executor = Executors.newFixedThreadPool(threads, Thread.ofPlatform().name("reconciler-scan-", 0)
                 .daemon(true).factory());
+    }
+
+    /** The reconciler's database (the follower database of logical shard 0), migrated with {@link #SCHEMA_LOCATION}. */
+    public DataSource database() {
+        return own;
     }
 
     /** Applies {@link #SCHEMA_LOCATION} to the reconciler's database. */
@@ -124,6 +131,14 @@ public final class ScanService implements AutoCloseable {
      */
     public boolean cancel(long id) throws SQLException {
         return repository.transition(id, ScanState.RUNNING, ScanState.CANCELLED, null);
+    }
+
+    /**
+     * When the newest full scan (every logical shard) was started, by this instance or an earlier one; empty if
+     * none ever was. The schedule counts from it, so restarts (deploys) do not keep postponing the next scan.
+     */
+    public Optional<java.time.Instant> lastFullScanStart() throws SQLException {
+        return repository.lastStart(0, logicalShardCount - 1);
     }
 
     /** Ids of the scans in state {@link ScanState#RUNNING}, oldest first. */

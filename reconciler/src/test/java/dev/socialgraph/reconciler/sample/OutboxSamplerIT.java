@@ -7,7 +7,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.reconciler.ReconcilerApplication;
 import dev.socialgraph.reconciler.ShardFixture;
+import dev.socialgraph.reconciler.ReconcilerMetrics;
+import dev.socialgraph.reconciler.repair.FollowerRepairs;
+import dev.socialgraph.reconciler.scan.ScanService;
 import dev.socialgraph.store.CelebrityPage;
+import dev.socialgraph.store.CelebrityPageRepository;
+import dev.socialgraph.store.FollowerRepository;
+import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.OutboxRepository;
+import java.time.Clock;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.TestShards;
@@ -47,6 +55,20 @@ class OutboxSamplerIT {
 
     @Autowired
     ShardDataSources sources;
+    @Autowired
+    OutboxRepository outbox;
+    @Autowired
+    FollowingRepository following;
+    @Autowired
+    FollowerRepository followers;
+    @Autowired
+    CelebrityPageRepository pages;
+    @Autowired
+    FollowerRepairs repairs;
+    @Autowired
+    ReconcilerMetrics metrics;
+    @Autowired
+    ScanService scans;
 
     private static long[] a(long... v) {
         return v;
@@ -120,5 +142,39 @@ class OutboxSamplerIT {
                 new CelebrityPage(celebrity, 0, a(early, lost), a(OLD, OLD + 5)),
                 new CelebrityPage(celebrity, 1, a(late), a(OLD + 10)));
         assertThat(fixture.followerRow(celebrity).followerCount()).isEqualTo(3);
+    }
+
+    /**
+     * The position survives the instance: a new sampler (a restart) resumes after the last row the previous one
+     * checked. Before, it started at the beginning of the retained outbox (7 days) on every start.
+     */
+    @Test
+    void newSampler_resumesAfterTheSavedPosition_notFromTheStart() throws Exception {
+        // Following database 0 (shards < 128): the first test's young outbox row blocks database 1.
+        ShardFixture fixture = new ShardFixture(sources);
+        long first = inShard(30, 0);
+        long second = inShard(30, 1);
+        long followeeX = 30_001;
+        long followeeY = 30_002;
+        String database = sources.shardMap().route(ShardGroup.FOLLOWING, first).database();
+        fixture.following(first, a(followeeX), a(OLD));
+        long checkedBefore = fixture.outbox(first, followeeX, true, OLD, true, 60);
+        sampler.sampleOnce();
+        assertThat(fixture.followerRow(followeeX).followerIds()).containsExactly(first);
+        assertThat(sampler.position(database)).isEqualTo(checkedBefore);
+
+        // A divergence behind the position (a new sampler must not look there again) and a lost follow after it.
+        fixture.followerRow(followeeX, a(), a(), 0);
+        fixture.following(second, a(followeeY), a(OLD + 1));
+        long after = fixture.outbox(second, followeeY, true, OLD + 1, true, 60);
+        OutboxSampler restarted = new OutboxSampler(sources, outbox, following, followers, pages, repairs, metrics,
+                2, 1_000, Clock.systemUTC(), new OutboxPositionRepository(scans.database()));
+
+        assertThat(restarted.position(database)).isEqualTo(checkedBefore);
+        restarted.sampleOnce();
+
+        assertThat(restarted.position(database)).isEqualTo(after);
+        assertThat(fixture.followerRow(followeeY).followerIds()).containsExactly(second);
+        assertThat(fixture.followerRow(followeeX).followerIds()).as("not re-read").isEmpty();
     }
 }

@@ -1,0 +1,135 @@
+package dev.socialgraph.cdc.listener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.socialgraph.cdc.CdcMetrics;
+import dev.socialgraph.cdc.CdcProperties;
+import dev.socialgraph.cdc.follower.FollowerSide;
+import dev.socialgraph.common.event.FollowEvent;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.Proxy;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/** The lanes' bookkeeping with a fake follower side: which events wait, what is committed, what is read again. */
+class DatabaseLanesTest {
+
+    private static final String TOPIC = "follow-events";
+    private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
+    private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
+    /** Followees below 1,000 live on database A, the others on B. */
+    private static final DataSource A = dataSource();
+    private static final DataSource B = dataSource();
+
+    private final AtomicLong nanos = new AtomicLong();
+    private final FakeSide side = new FakeSide();
+    private final DatabaseLanes lanes = new DatabaseLanes(side, new DeadLetterPublisher(null, properties()),
+            new CdcMetrics(new SimpleMeterRegistry()), properties(), nanos::get);
+
+    @Test
+    void applyDue_whenOneDatabaseIsDown_appliesTheOther_andCommitsUpToTheFirstWaitingEvent() {
+        side.down.add(A);
+        List<ConsumerRecord<byte[], byte[]>> batch = List.of(record(P0, 10), record(P0, 11), record(P0, 12));
+        lanes.take(List.of(pending(batch.get(0), 5, 1), pending(batch.get(1), 2_000, 1), pending(batch.get(2), 5, 2)));
+        lanes.applyDue();
+        lanes.finish(batch);
+
+        assertThat(side.applied).containsExactly("2000:1");
+        assertThat(lanes.parked()).isEqualTo(2);
+        assertThat(lanes.toCommit()).containsExactly(Map.entry(P0, new OffsetAndMetadata(10)));
+
+        side.down.clear();
+        lanes.applyDue();
+        assertThat(side.applied).as("backing off").containsExactly("2000:1");
+        nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+        lanes.applyDue();
+
+        assertThat(side.applied).containsExactly("2000:1", "5:1,2");
+        assertThat(lanes.parked()).isZero();
+        assertThat(lanes.toCommit()).containsExactly(Map.entry(P0, new OffsetAndMetadata(13)));
+    }
+
+    @Test
+    void take_ofABatchRedeliveredAfterAFailure_doesNotParkItTwice() {
+        side.down.add(A);
+        ConsumerRecord<byte[], byte[]> record = record(P0, 7);
+        lanes.take(List.of(pending(record, 5, 1)));
+        lanes.take(List.of(pending(record, 5, 1)));
+        assertThat(lanes.parked()).isEqualTo(1);
+        assertThat(lanes.toCommit()).as("not finished: its cache update failed").isEmpty();
+    }
+
+    @Test
+    void forget_dropsTheRevokedPartitionsEvents_andRewindsItIfItComesBack() {
+        side.down.add(A);
+        List<ConsumerRecord<byte[], byte[]>> batch = List.of(record(P0, 3), record(P1, 8), record(P1, 9));
+        lanes.take(List.of(pending(batch.get(0), 5, 1), pending(batch.get(1), 6, 1), pending(batch.get(2), 2_000, 1)));
+        lanes.applyDue();
+        lanes.finish(batch);
+
+        lanes.forget(List.of(P1));
+
+        assertThat(lanes.parked()).isEqualTo(1);
+        assertThat(lanes.toCommit()).containsOnlyKeys(P0);
+        assertThat(lanes.rewinds(List.of(P0, P1))).containsExactly(Map.entry(P1, 8L));
+        assertThat(lanes.rewinds(List.of(P1))).as("used once").isEmpty();
+    }
+
+    private static DatabaseLanes.Pending pending(ConsumerRecord<byte[], byte[]> record, long followee, long follower) {
+        return new DatabaseLanes.Pending(record, FollowEvent.follow(follower, followee, 1_000, 1, 1_000), 0);
+    }
+
+    private static ConsumerRecord<byte[], byte[]> record(TopicPartition partition, long offset) {
+        return new ConsumerRecord<>(partition.topic(), partition.partition(), offset, new byte[0], new byte[0]);
+    }
+
+    private static DataSource dataSource() {
+        return (DataSource) Proxy.newProxyInstance(DatabaseLanesTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
+    private static CdcProperties properties() {
+        return new CdcProperties("t", "t.DLT", "g", 1, 500, 1_000_000, 100_000, "redis://127.0.0.1:1",
+                Duration.ofMillis(100), Duration.ofHours(1), Duration.ofSeconds(1), Duration.ofSeconds(10), 3, 1000);
+    }
+
+    /** Applies by recording "followee:followers"; a database in {@code down} fails as an unreachable one does. */
+    private static final class FakeSide extends FollowerSide {
+        final Set<DataSource> down = new HashSet<>();
+        final List<String> applied = new ArrayList<>();
+
+        FakeSide() {
+            super(null, null, null, null, properties());
+        }
+
+        @Override
+        public DataSource database(long followeeId) {
+            return followeeId < 1_000 ? A : B;
+        }
+
+        @Override
+        public void apply(long followeeId, List<FollowEvent> events) throws SQLException {
+            if (down.contains(database(followeeId))) {
+                throw new SQLTransientConnectionException("pool timeout", "08001");
+            }
+            applied.add(followeeId + ":" + String.join(",",
+                    events.stream().map(e -> Long.toString(e.followerId())).toList()));
+        }
+    }
+}
