@@ -60,7 +60,7 @@ public final class Fleet implements AutoCloseable {
      * @throws InterruptedException when interrupted while waiting
      */
     public static Fleet start(Path repo, Path dataDir) throws IOException, InterruptedException {
-        int offset = freeOffset();
+        int offset = PortPlan.freeTestOffset(new Random());
         Fleet fleet = new Fleet(repo, new FleetDir(dataDir), new PortPlan(offset));
         Result up = fleet.graph("up", "--detach", "--dataset", "none", "--port-offset", Integer.toString(offset));
         if (up.code() != 0) {
@@ -200,14 +200,4 @@ public final class Fleet implements AutoCloseable {
         return new Result(p.exitValue(), Files.readString(log));
     }
 
-    private static int freeOffset() {
-        List<String> all = List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.WRITE, PortPlan.CDC, PortPlan.RECONCILER,
-                PortPlan.CHECK_2, PortPlan.POSTGRES, PortPlan.REDIS, PortPlan.KAFKA, PortPlan.KAFKA_CONTROLLER);
-        for (int o = 30_000 + new Random().nextInt(50) * 100; o <= 40_000; o += 100) {
-            if (new PortPlan(o).taken(all).isEmpty()) {
-                return o;
-            }
-        }
-        throw new IllegalStateException("no free port offset");
-    }
 }

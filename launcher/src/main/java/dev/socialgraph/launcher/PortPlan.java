@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 /**
  * The loopback ports of a local fleet: the services on their usual ports (gateway 8080, check 8081, write 8082,
@@ -70,6 +71,30 @@ public record PortPlan(int offset) {
             throw new IllegalArgumentException("no port for " + name);
         }
         return base + offset;
+    }
+
+    /**
+     * A free offset for a second fleet on this machine (tests, the fault suite): every port of it free and below
+     * Linux's default ephemeral range (32768–60999, {@code net.ipv4.ip_local_port_range}). A port inside that range
+     * can be taken while its service restarts by a client's own connection attempt to it: the kernel may give the
+     * client that very port as its source, and the socket connects to itself (TCP simultaneous open), so the
+     * restarted service finds its port in use.
+     *
+     * @param random where the search starts, so concurrent runs rarely pick the same offset
+     * @return an offset within {@code 2000..13600}, a multiple of 100
+     * @throws IllegalStateException when every such offset has a port in use
+     */
+    public static int freeTestOffset(Random random) {
+        List<String> all = List.copyOf(BASE.keySet());
+        int slots = (13_600 - 2_000) / 100 + 1;
+        int first = random.nextInt(slots);
+        for (int i = 0; i < slots; i++) {
+            int offset = 2_000 + ((first + i) % slots) * 100;
+            if (new PortPlan(offset).taken(all).isEmpty()) {
+                return offset;
+            }
+        }
+        throw new IllegalStateException("no offset in 2000..13600 has all of its ports free");
     }
 
     /**

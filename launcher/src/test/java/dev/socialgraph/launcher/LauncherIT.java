@@ -84,7 +84,7 @@ class LauncherIT {
             dataset = generate(dataDir.resolve("rmat-8000-100000.tsv.gz"));
         }
         loadExpected(dataset);
-        offset = freeOffset();
+        offset = PortPlan.freeTestOffset(new Random());
         gateway = "http://127.0.0.1:" + new PortPlan(offset).port(PortPlan.GATEWAY);
 
         Result up = graph("up", "--detach", "--dataset", dataset.toString(), "--port-offset", Integer.toString(offset),
@@ -384,17 +384,6 @@ class LauncherIT {
         return status.output().lines().filter(l -> l.startsWith(name + " ")).findFirst()
                 .orElseThrow(() -> new AssertionError("no line for " + name + " in:\n" + status.output()))
                 .trim().split("\\s+");
-    }
-
-    private static int freeOffset() {
-        List<String> all = List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.WRITE, PortPlan.CDC, PortPlan.RECONCILER,
-                PortPlan.CHECK_2, PortPlan.POSTGRES, PortPlan.REDIS, PortPlan.KAFKA, PortPlan.KAFKA_CONTROLLER);
-        for (int o = 21_000 + new Random().nextInt(50) * 100; o < 40_000; o += 100) {
-            if (new PortPlan(o).taken(all).isEmpty()) {
-                return o;
-            }
-        }
-        throw new IllegalStateException("no free port offset");
     }
 
     private static String bearer() {

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,17 @@ class LauncherPartsTest {
 
     @TempDir
     Path dir;
+
+    @Test
+    void aTestFleetsPortsStayBelowTheEphemeralRange() {
+        for (int seed = 0; seed < 50; seed++) {
+            PortPlan plan = new PortPlan(PortPlan.freeTestOffset(new Random(seed)));
+            for (String name : List.of(PortPlan.GATEWAY, PortPlan.CHECK_2, PortPlan.POSTGRES, PortPlan.KAFKA_CONTROLLER)) {
+                assertThat(plan.port(name)).as("%s at offset %d", name, plan.offset()).isLessThan(32_768);
+            }
+            assertThat(plan.offset()).isBetween(2_000, 13_600);
+        }
+    }
 
     @Test
     void portPlanShiftsEveryPortByTheOffset() {
