@@ -156,7 +156,8 @@ public final class Campaign {
                 Files.readString(fleet.dataDir().resolve("jwt-secret")).strip(), CANARY, Duration.ofSeconds(1),
                 Instant.now().minus(Duration.ofHours(1)));
         MalformedCorpus.Result corpus = MalformedCorpus.send(gateway,
-                MalformedCorpus.requests(canary, expired, Tokens.withoutExpiry(fleet, CANARY)));
+                MalformedCorpus.requests(canary, expired, Tokens.withoutExpiry(fleet, CANARY),
+                        Tokens.numericSubject(fleet, CANARY)));
         boolean canaryChanged = !list(http, gateway, reader, CANARY, "following").equals(canaryBefore);
 
         long[] actors = ids(1_000_001L, settings.actors());

@@ -1,5 +1,6 @@
 package dev.socialgraph.faults;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -37,9 +38,10 @@ public final class MalformedCorpus {
      * @param bearer  a valid token of the acting user ({@code Bearer <jwt>})
      * @param expired an expired token of that user
      * @param noExp   a correctly signed token without {@code exp}
+     * @param numericSub a correctly signed token whose {@code sub} is a JSON number
      * @return the requests, each a complete HTTP/1.1 request with {@code Connection: close}
      */
-    public static List<String> requests(String bearer, String expired, String noExp) {
+    public static List<String> requests(String bearer, String expired, String noExp, String numericSub) {
         List<String> out = new ArrayList<>();
         String[] badIds = {"0", "-1", "abc", "1.5", "1e3", "0x10", "+5", "%20", "9223372036854775808",
                 "99999999999999999999999999", "1".repeat(5_000), "%zz", "%", "%00", "%2F", "..", "%2e%2e", "1;a=b",
@@ -82,8 +84,10 @@ public final class MalformedCorpus {
             out.add(raw("POST", contains, bearer, "application/json", body));
         }
         out.add(raw("POST", contains, bearer, "application/json", "{\"ids\":[" + "1,".repeat(200_000) + "1]}"));
+        // Over the 1 MB body limit of the gateway and the services: 413 before the body is read.
+        out.add(raw("POST", contains, bearer, "application/json", "{\"ids\":[" + "1,".repeat(1_500_000) + "1]}"));
         String[] badTokens = {null, "", "Bearer", "Bearer ", "Bearer x", "Basic dXNlcjpwYXNz", bearer + " extra",
-                expired, noExp, bearer + "x", bearer.substring(0, bearer.length() - 5), "Bearer a.b.c",
+                expired, noExp, numericSub, bearer + "x", bearer.substring(0, bearer.length() - 5), "Bearer a.b.c",
                 "Bearer " + "a".repeat(8_000)};
         String[] tokenPaths = {"/v1/users/2/following/3", "/v1/users/2/counts", "/v1/me/following/3"};
         for (String token : badTokens) {
@@ -125,18 +129,7 @@ public final class MalformedCorpus {
         int ok = 0;
         List<String> failures = new ArrayList<>();
         for (String request : requests) {
-            String answer;
-            try (Socket socket = new Socket(gateway.getHost(), gateway.getPort())) {
-                socket.setSoTimeout(10_000);
-                OutputStream out = socket.getOutputStream();
-                out.write(request.getBytes(StandardCharsets.UTF_8));
-                out.flush();
-                InputStream in = socket.getInputStream();
-                answer = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
-            } catch (IOException e) {
-                // No answer, a timeout or a reset: reported below as "(no answer)".
-                answer = "";
-            }
+            String answer = exchange(gateway, request);
             String firstLine = answer.lines().findFirst().orElse("(no answer)");
             int status = status(firstLine);
             String head = answer.contains("\r\n\r\n") ? answer.substring(0, answer.indexOf("\r\n\r\n")) : answer;
@@ -152,6 +145,43 @@ public final class MalformedCorpus {
             }
         }
         return new Result(requests.size(), ok, failures);
+    }
+
+    /**
+     * Writes one raw request on a new connection and reads the answer until the server closes. The request is
+     * written from another thread: a server may answer (413) and close before it has read a large body, and the
+     * answer must still be read when the rest of the write fails.
+     */
+    private static String exchange(URI gateway, String request) {
+        ByteArrayOutputStream answer = new ByteArrayOutputStream();
+        try (Socket socket = new Socket(gateway.getHost(), gateway.getPort())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            Thread writer = Thread.ofVirtual().start(() -> {
+                try {
+                    out.write(request.getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                } catch (IOException e) {
+                    // The server closed first; what it answered is read below.
+                }
+            });
+            InputStream in = socket.getInputStream();
+            byte[] buffer = new byte[8192];
+            try {
+                for (int n; (n = in.read(buffer)) > 0; ) {
+                    answer.write(buffer, 0, n);
+                }
+            } catch (IOException e) {
+                // A reset after the answer: keep what arrived; no answer at all is reported as such.
+            }
+            socket.close();
+            writer.join();
+        } catch (IOException e) {
+            // Not even connected: "(no answer)".
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return answer.toString(StandardCharsets.ISO_8859_1);
     }
 
     private static int status(String statusLine) {

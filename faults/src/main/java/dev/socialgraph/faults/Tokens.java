@@ -26,10 +26,28 @@ final class Tokens {
      * @throws IOException when the secret cannot be read
      */
     static String withoutExpiry(Fleet fleet, long userId) throws IOException {
+        return sign(fleet, new JWTClaimsSet.Builder().subject(Long.toString(userId)).issueTime(new Date()).build());
+    }
+
+    /**
+     * A token signed with the fleet's secret whose {@code sub} is a JSON number, not a string (RFC 7519 4.1.2:
+     * a StringOrURI): the gateway must refuse it.
+     *
+     * @param fleet  the fleet whose secret signs it
+     * @param userId its subject, written as a number
+     * @return {@code Bearer <jwt>}, valid for an hour
+     * @throws IOException when the secret cannot be read
+     */
+    static String numericSubject(Fleet fleet, long userId) throws IOException {
+        Date now = new Date();
+        return sign(fleet, new JWTClaimsSet.Builder().claim("sub", userId).issueTime(now)
+                .expirationTime(new Date(now.getTime() + 3_600_000L)).build());
+    }
+
+    private static String sign(Fleet fleet, JWTClaimsSet claims) throws IOException {
         String secret = Files.readString(fleet.dataDir().resolve("jwt-secret")).strip();
         try {
-            SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), new JWTClaimsSet.Builder()
-                    .subject(Long.toString(userId)).issueTime(new Date()).build());
+            SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
             jwt.sign(new MACSigner(secret.getBytes(StandardCharsets.UTF_8)));
             return "Bearer " + jwt.serialize();
         } catch (JOSEException e) {
