@@ -198,6 +198,8 @@ public final class Campaign {
             history = workload.history();
         }
         Thread.sleep(settings.convergence());
+        // A long run outlives the first token's hour.
+        reader = fleet.bearer(Workload.READER);
 
         Map<Op.Pair, Boolean> stored = new HashMap<>();
         Map<Op.Pair, Boolean> followerSide = new HashMap<>();

@@ -43,6 +43,7 @@ public final class Fleet implements AutoCloseable {
             .version(HttpClient.Version.HTTP_1_1).build();
     private RedisClient redisClient;
     private StatefulRedisConnection<String, String> redis;
+    private volatile String jwtSecret;
 
     private Fleet(Path repo, FleetDir dir, PortPlan ports) {
         this.repo = repo;
@@ -82,7 +83,11 @@ public final class Fleet implements AutoCloseable {
      * @throws IOException when the fleet's secret cannot be read
      */
     public String bearer(long userId) throws IOException {
-        String secret = Files.readString(dir.root().resolve("jwt-secret")).strip();
+        String secret = jwtSecret;
+        if (secret == null) {
+            secret = Files.readString(dir.root().resolve("jwt-secret")).strip();
+            jwtSecret = secret;
+        }
         return "Bearer " + DevTokens.mint(secret, userId, Duration.ofHours(1), Instant.now());
     }
 

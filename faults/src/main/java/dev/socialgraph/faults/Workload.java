@@ -7,9 +7,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
@@ -112,24 +110,18 @@ public final class Workload implements AutoCloseable {
 
     private void write(List<Long> own) {
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        Map<Long, String> bearers = new HashMap<>();
         while (running.get()) {
             long actor = own.get(random.nextInt(own.size()));
             long target = targets[random.nextInt(targets.length)];
             Op.Kind kind = random.nextInt(5) < 3 ? Op.Kind.FOLLOW : Op.Kind.UNFOLLOW;
             try {
-                String bearer = bearers.computeIfAbsent(actor, a -> {
-                    try {
-                        return tokens.bearer(a);
-                    } catch (IOException e) {
-                        throw new IllegalStateException(e);
-                    }
-                });
+                // A fresh token per request: a long run outlives any one token's lifetime.
+                String bearer = tokens.bearer(actor);
                 HttpRequest.Builder request = HttpRequest.newBuilder(gateway.resolve("/v1/me/following/" + target))
                         .header("Authorization", bearer);
                 request = kind == Op.Kind.FOLLOW ? request.PUT(HttpRequest.BodyPublishers.noBody()) : request.DELETE();
                 history.add(send(kind, actor, target, request));
-            } catch (RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 history.add(new Op(kind, actor, target, now(), now(), Op.Outcome.UNREACHABLE, 0, false));
             }
             sleep();
@@ -138,13 +130,13 @@ public final class Workload implements AutoCloseable {
 
     private void read() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
-        String bearer;
-        try {
-            bearer = tokens.bearer(READER);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
         while (running.get()) {
+            String bearer;
+            try {
+                bearer = tokens.bearer(READER);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
             long actor = actors[random.nextInt(actors.length)];
             long target = targets[random.nextInt(targets.length)];
             HttpRequest.Builder request = HttpRequest.newBuilder(
