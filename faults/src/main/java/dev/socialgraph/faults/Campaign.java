@@ -184,7 +184,7 @@ public final class Campaign {
                     // Let the workload run on the recovered fleet before the next fault.
                     Thread.sleep(settings.hold());
                     Map<String, OptionalLong> after = pids(fleet);
-                    for (String service : Fleet.SERVICES) {
+                    for (String service : Fleet.SUPERVISED) {
                         if (!fault.killed().contains(service) && !before.get(service).equals(after.get(service))) {
                             crashes.add("cycle " + cycle + ", " + fault.name() + ": " + service + " "
                                     + before.get(service) + " -> " + after.get(service));
@@ -242,7 +242,7 @@ public final class Campaign {
 
     private static Map<String, OptionalLong> pids(Fleet fleet) {
         Map<String, OptionalLong> out = new LinkedHashMap<>();
-        for (String s : Fleet.SERVICES) {
+        for (String s : Fleet.SUPERVISED) {
             out.put(s, fleet.pid(s));
         }
         return out;

@@ -1,5 +1,6 @@
 package dev.socialgraph.faults;
 
+import dev.socialgraph.launcher.LocalBroker;
 import dev.socialgraph.launcher.PortPlan;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -41,11 +42,10 @@ public record Fault(String name, Set<String> killed, Action action) {
      */
     public static List<Fault> all(Duration hold) {
         List<Fault> faults = new ArrayList<>();
-        for (String service : Fleet.SERVICES) {
-            faults.add(new Fault("kill -9 " + service, Set.of(service), fleet -> kill(fleet, service)));
+        for (String process : Fleet.SUPERVISED) {
+            faults.add(new Fault("kill -9 " + process, Set.of(process), fleet -> kill(fleet, process)));
         }
-        faults.add(new Fault("broker paused (SIGSTOP of the launcher, whose JVM runs it)", Set.of(),
-                fleet -> pause(fleet, "launcher", hold)));
+        faults.add(new Fault("broker paused (SIGSTOP)", Set.of(), fleet -> pause(fleet, LocalBroker.NAME, hold)));
         faults.add(new Fault("Redis FLUSHALL", Set.of(), fleet -> fleet.redis().sync().flushall()));
         faults.add(new Fault("Redis paused (SIGSTOP)", Set.of(), fleet -> pause(fleet, PortPlan.REDIS, hold)));
         faults.add(new Fault("Redis clients disconnected, data kept", Set.of(), fleet -> disconnectRedisClients(fleet, hold)));

@@ -2,6 +2,7 @@ package dev.socialgraph.faults;
 
 import dev.socialgraph.launcher.DevTokens;
 import dev.socialgraph.launcher.FleetDir;
+import dev.socialgraph.launcher.LocalBroker;
 import dev.socialgraph.launcher.PortPlan;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -32,9 +33,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Fleet implements AutoCloseable {
 
-    /** The services {@code ./graph up} starts, by their pid-file names. */
-    public static final List<String> SERVICES = List.of(PortPlan.WRITE, PortPlan.CDC, PortPlan.CHECK, PortPlan.RECONCILER,
-            PortPlan.GATEWAY);
+    /**
+     * The processes {@code ./graph up} starts and its supervisor restarts, by their pid-file names: the five services
+     * and the local Kafka broker.
+     */
+    public static final List<String> SUPERVISED = List.of(PortPlan.WRITE, PortPlan.CDC, PortPlan.CHECK,
+            PortPlan.RECONCILER, PortPlan.GATEWAY, LocalBroker.NAME);
 
     private final Path repo;
     private final FleetDir dir;
@@ -103,8 +107,14 @@ public final class Fleet implements AutoCloseable {
         }
     }
 
-    /** Whether a service answers its readiness probe with 200. */
+    /**
+     * Whether a supervised process is ready: a service's readiness probe answers 200, the broker answers a Kafka
+     * client.
+     */
     public boolean ready(String service) {
+        if (service.equals(LocalBroker.NAME)) {
+            return LocalBroker.ready("127.0.0.1:" + ports.port(PortPlan.KAFKA));
+        }
         try {
             HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
                             + ports.port(service) + "/actuator/health/readiness")).timeout(Duration.ofSeconds(2)).build(),
@@ -119,7 +129,7 @@ public final class Fleet implements AutoCloseable {
     }
 
     /**
-     * Waits until every service is ready.
+     * Waits until every supervised process is ready.
      *
      * @param timeout how long to wait
      * @return the services still not ready when the time ran out, empty when all are
@@ -130,7 +140,7 @@ public final class Fleet implements AutoCloseable {
         List<String> notReady;
         do {
             notReady = new ArrayList<>();
-            for (String s : SERVICES) {
+            for (String s : SUPERVISED) {
                 if (!ready(s)) {
                     notReady.add(s);
                 }

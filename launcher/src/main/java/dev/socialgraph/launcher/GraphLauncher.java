@@ -1,5 +1,6 @@
 package dev.socialgraph.launcher;
 
+import dev.socialgraph.testsupport.KraftBroker;
 import dev.socialgraph.tools.GraphTool;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -43,8 +44,8 @@ import picocli.CommandLine.ParentCommand;
  */
 @Command(name = "graph", mixinStandardHelpOptions = true,
         subcommands = {GraphLauncher.Up.class, GraphLauncher.Down.class, GraphLauncher.Status.class,
-                GraphLauncher.Token.class, GraphLauncher.Import.class},
-        description = "Runs the social graph fleet locally: embedded PostgreSQL and Redis, an in-process Kafka "
+                GraphLauncher.Token.class, GraphLauncher.Import.class, GraphLauncher.Broker.class},
+        description = "Runs the social graph fleet locally: embedded PostgreSQL and Redis, a local Kafka "
                 + "broker and the five services.")
 public final class GraphLauncher {
 
@@ -255,6 +256,7 @@ public final class GraphLauncher {
                     portFile.setProperty(s.name(), Integer.toString(s.port()));
                 }
                 endpoints.write(portFile);
+                stores.broker().ifPresent(b -> portFile.setProperty(LocalBroker.NAME, Integer.toString(b.spec().port())));
                 dir.writePorts(portFile);
                 supervise();
                 double seconds = (System.nanoTime() - start) / 1e9;
@@ -275,16 +277,36 @@ public final class GraphLauncher {
             }
         }
 
-        /** Restarts services whose process exits from now on, publishing their states to {@code run/}. */
+        /**
+         * Restarts services (and the local Kafka broker) whose process exits from now on, publishing their states to
+         * {@code run/}.
+         */
         private void supervise() {
             supervision = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "graph-supervisor");
                 t.setDaemon(true);
                 return t;
             });
-            supervisor = new Supervisor(services,
+            Optional<LocalBroker> broker = stores.broker();
+            Supervisor.Services parts = new Supervisor.Services() {
+                @Override
+                public Supervisor.Child start(ServiceFleet.Spec spec) throws IOException {
+                    return isBroker(spec) ? broker.get().restart() : services.start(spec);
+                }
+
+                @Override
+                public boolean ready(ServiceFleet.Spec spec) {
+                    return isBroker(spec) ? broker.get().ready() : services.ready(spec);
+                }
+
+                private boolean isBroker(ServiceFleet.Spec spec) {
+                    return broker.isPresent() && spec.name().equals(LocalBroker.NAME);
+                }
+            };
+            supervisor = new Supervisor(parts,
                     (task, delay) -> supervision.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS),
                     Clock.systemUTC(), RestartPolicy::standard, this::publish);
+            broker.ifPresent(b -> supervisor.watch(b.spec(), b.child()));
             for (ServiceFleet.Running r : services.running()) {
                 supervisor.watch(r.spec(), Supervisor.Child.of(r.process()));
             }
@@ -442,14 +464,16 @@ public final class GraphLauncher {
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
             System.out.println(HEADER);
             for (String name : List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.CHECK_2, PortPlan.WRITE,
-                    PortPlan.CDC, PortPlan.RECONCILER)) {
+                    PortPlan.CDC, PortPlan.RECONCILER, LocalBroker.NAME)) {
                 String port = ports.getProperty(name);
                 if (port == null) {
                     continue;
                 }
                 Optional<Supervisor.ServiceState> state = Supervisor.ServiceState.read(services, name);
                 boolean alive = state.flatMap(s -> ProcessHandle.of(s.pid())).map(ProcessHandle::isAlive).orElse(false);
-                String readiness = ServiceFleet.readiness(http, Integer.parseInt(port));
+                String readiness = name.equals(LocalBroker.NAME)
+                        ? (LocalBroker.ready("127.0.0.1:" + port) ? ServiceFleet.UP : "not answering")
+                        : ServiceFleet.readiness(http, Integer.parseInt(port));
                 System.out.println(row(name, port, state, alive, readiness));
             }
             return 0;
@@ -592,6 +616,45 @@ public final class GraphLauncher {
             }
             Datasets.record(imported, file.toAbsolutePath());
             FleetDir.writeProperties(dir.imported(), imported, "what the last import imported");
+            return 0;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ broker
+
+    /**
+     * The fleet's local Kafka broker, run by {@code up} as a child process ({@link LocalBroker}): a single-node KRaft
+     * broker on 127.0.0.1 that formats its log directory on the first start and reuses it afterwards. Runs until it is
+     * stopped; {@code SIGTERM} shuts it down in order.
+     */
+    @Command(name = "broker", hidden = true, mixinStandardHelpOptions = true,
+            description = "Run the fleet's local Kafka broker in this process ('up' starts it; not for direct use).")
+    static final class Broker implements Callable<Integer> {
+        @Option(names = "--port", required = true, description = "client port on 127.0.0.1")
+        int port;
+
+        @Option(names = "--controller-port", required = true, description = "KRaft controller port on 127.0.0.1")
+        int controllerPort;
+
+        @Option(names = "--log-dir", required = true, description = "the log directory, kept across restarts")
+        Path logDir;
+
+        @Option(names = "--partitions", defaultValue = "12", description = "default partitions of new topics")
+        int partitions;
+
+        @Override
+        public Integer call() throws InterruptedException {
+            KraftBroker broker = KraftBroker.builder()
+                    .port(port)
+                    .controllerPort(controllerPort)
+                    .logDir(logDir.toAbsolutePath())
+                    .config("num.partitions", partitions)
+                    .build()
+                    .start();
+            Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "kafka-shutdown"));
+            System.out.println("Kafka broker ready on " + broker.bootstrapServers() + " (log dir " + logDir + ")");
+            System.out.flush();
+            Thread.currentThread().join(); // until SIGTERM (the hook stops the broker) or SIGKILL
             return 0;
         }
     }

@@ -6,7 +6,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -200,12 +199,7 @@ final class ServiceFleet implements Supervisor.Services, AutoCloseable {
     }
 
     private String tail(String name) {
-        try {
-            List<String> lines = Files.readAllLines(dir.log(name));
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
-        }
+        return FleetDir.tail(dir.log(name), 30);
     }
 
     /**

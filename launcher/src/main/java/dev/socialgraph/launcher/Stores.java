@@ -1,6 +1,5 @@
 package dev.socialgraph.launcher;
 
-import dev.socialgraph.testsupport.KraftBroker;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.File;
 import java.io.IOException;
@@ -37,8 +36,8 @@ import org.slf4j.LoggerFactory;
  *       four pools of 10 plus tools;</li>
  *   <li>Redis: the machine's {@code redis-server}, else the binary bundled in embedded-redis; a cache, so it
  *       persists nothing ({@code save ""}, no AOF);</li>
- *   <li>Kafka: a single-node KRaft broker in this JVM ({@link KraftBroker}, Kafka's own {@code KafkaRaftServer})
- *       with its log directory in {@code kafka/}, kept across restarts.</li>
+ *   <li>Kafka: a single-node KRaft broker in a process of its own ({@link LocalBroker}, which the launcher's
+ *       supervisor restarts like a service) with its log directory in {@code kafka/}, kept across restarts.</li>
  * </ul>
  * Topics {@code follow-events} (12 partitions, DESIGN.md 3) and {@code follow-events.DLT} are created when absent.
  */
@@ -103,6 +102,7 @@ final class Stores implements AutoCloseable {
 
     private final List<AutoCloseable> started = new ArrayList<>();
     private Endpoints endpoints;
+    private LocalBroker broker;
 
     /**
      * Starts (or connects to) the three stores and creates the topics.
@@ -129,6 +129,11 @@ final class Stores implements AutoCloseable {
 
     Endpoints endpoints() {
         return endpoints;
+    }
+
+    /** The local broker process this launcher runs, empty when the user named a Kafka ({@code --kafka}). */
+    Optional<LocalBroker> broker() {
+        return Optional.ofNullable(broker);
     }
 
     private void startAll(FleetDir dir, PortPlan ports, External external, Map<String, String> env,
@@ -202,16 +207,11 @@ final class Stores implements AutoCloseable {
             kafka = external.kafka();
         } else {
             long t = System.nanoTime();
-            KraftBroker broker = KraftBroker.builder()
-                    .port(ports.port(PortPlan.KAFKA))
-                    .controllerPort(ports.port(PortPlan.KAFKA_CONTROLLER))
-                    .logDir(dir.kafka().toAbsolutePath())
-                    .config("num.partitions", PARTITIONS)
-                    .build()
-                    .start();
+            broker = LocalBroker.start(dir, ports, PARTITIONS, Duration.ofSeconds(120));
             started.add(broker);
+            pids.put(LocalBroker.NAME, broker.child().pid());
             kafka = broker.bootstrapServers();
-            log.info("Kafka (in-process KRaft broker) on {}, log dir {}, in {} ms", kafka, dir.kafka(),
+            log.info("Kafka (local KRaft broker process) on {}, log dir {}, in {} ms", kafka, dir.kafka(),
                     (System.nanoTime() - t) / 1_000_000);
         }
         createTopics(kafka);

@@ -51,7 +51,8 @@ import tools.jackson.databind.json.JsonMapper;
  * to 200 so the largest follower lists live in celebrity pages), common following and relationships. Then follows
  * and unfollows through the gateway: read-your-writes with the follow token, and follower-side convergence. Then
  * the faults the launcher must survive: its PostgreSQL commits durably, and a service killed with SIGKILL is started
- * again by the launcher's supervisor ({@code ./graph status} shows it ready with a new pid and one restart). Last,
+ * again by the launcher's supervisor ({@code ./graph status} shows it ready with a new pid and one restart), and so
+ * is the Kafka broker, after which events flow to the follower side again. Last,
  * {@code ./graph down} (no service outlives it) and a second {@code up} that serves the same data without importing
  * again.
  */
@@ -327,9 +328,42 @@ class LauncherIT {
 
     @Test
     @Order(8)
+    void aKilledBrokerIsStartedAgainAndEventsFlowAgain() throws Exception {
+        String[] before = statusRow(LocalBroker.NAME);
+        assertThat(before[2]).as("state").isEqualTo("ready");
+        assertThat(before[4]).as("restarts").isEqualTo("0");
+        long pid = Long.parseLong(before[3]);
+
+        assertThat(ProcessHandle.of(pid).orElseThrow().destroyForcibly()).isTrue(); // SIGKILL
+
+        await().atMost(5, TimeUnit.MINUTES).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            String[] row = statusRow(LocalBroker.NAME);
+            assertThat(row[2]).as("state").isEqualTo("ready");
+            assertThat(Long.parseLong(row[3])).as("pid").isNotEqualTo(pid);
+            assertThat(row[4]).as("restarts").isEqualTo("1");
+            assertThat(String.join(" ", row)).as("readiness and last exit").contains("UP", "137 at ");
+        });
+        assertThat(statusRow(PortPlan.CDC)[4]).as("the services ride out the broker's restart").isEqualTo("0");
+
+        // A follow acknowledged now reaches the follower side only through the restarted broker (relay, then consumer).
+        long actor = 8_100_001L;
+        long target = 8_100_002L; // users the graph does not know: no follower yet
+        String token = DevTokens.mint(jwtSecret, actor, Duration.ofHours(1), Instant.now());
+        HttpResponse<String> put = send(HttpRequest.newBuilder(URI.create(gateway + "/v1/me/following/" + target))
+                .header("Authorization", "Bearer " + token).PUT(HttpRequest.BodyPublishers.noBody()));
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+        await().atMost(2, TimeUnit.MINUTES).untilAsserted(() ->
+                assertThat(longs(get("/v1/users/" + target + "/followers").path("items"), "userId"))
+                        .containsExactly(actor));
+        assertThat(get("/v1/users/" + target + "/counts").path("followers").asLong()).isEqualTo(1);
+    }
+
+    @Test
+    @Order(9)
     void downThenUpAgainServesTheSameData() throws Exception {
         List<Long> servicePids = new ArrayList<>();
-        for (String name : List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.WRITE, PortPlan.CDC, PortPlan.RECONCILER)) {
+        for (String name : List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.WRITE, PortPlan.CDC, PortPlan.RECONCILER,
+                LocalBroker.NAME)) {
             servicePids.add(Long.parseLong(statusRow(name)[3]));
         }
         Result down = graph("down");

@@ -26,6 +26,15 @@ class LauncherPartsTest {
     Path dir;
 
     @Test
+    void theBrokerRunsFromTheLaunchersOwnJarOrClasspath() {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        assertThat(LocalBroker.launcherCommand("/opt/graph/launcher-0.1.0-exec.jar", List.of("-Xmx512m")))
+                .containsExactly(java, "-Xmx512m", "-jar", "/opt/graph/launcher-0.1.0-exec.jar");
+        assertThat(LocalBroker.launcherCommand("/a/classes:/b/kafka.jar", List.of()))
+                .containsExactly(java, "-cp", "/a/classes:/b/kafka.jar", GraphLauncher.class.getName());
+    }
+
+    @Test
     void aTestFleetsPortsStayBelowTheEphemeralRange() {
         for (int seed = 0; seed < 50; seed++) {
             PortPlan plan = new PortPlan(PortPlan.freeTestOffset(new Random(seed)));
