@@ -4,13 +4,12 @@ import dev.socialgraph.launcher.DevTokens;
 import dev.socialgraph.launcher.FleetDir;
 import dev.socialgraph.launcher.LocalBroker;
 import dev.socialgraph.launcher.PortPlan;
+import dev.socialgraph.launcher.ServiceFleet;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,25 +107,16 @@ public final class Fleet implements AutoCloseable {
     }
 
     /**
-     * Whether a supervised process is ready: a service's readiness probe answers 200, the broker answers a Kafka
-     * client.
+     * Whether a supervised process is ready, as the launcher judges it: a service's readiness probe answers UP, the
+     * broker answers a Kafka client.
      */
     public boolean ready(String service) {
         if (service.equals(LocalBroker.NAME)) {
             return LocalBroker.ready("127.0.0.1:" + ports.port(PortPlan.KAFKA));
         }
-        try {
-            HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                            + ports.port(service) + "/actuator/health/readiness")).timeout(Duration.ofSeconds(2)).build(),
-                    HttpResponse.BodyHandlers.discarding());
-            return r.statusCode() == 200;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return ServiceFleet.UP.equals(ServiceFleet.readiness(http, ports.port(service)));
     }
+
 
     /**
      * Waits until every supervised process is ready.

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * and its pid in {@code run/<name>.pid}. Settings go in as Spring command-line properties, secrets as environment
  * variables (so they do not show in {@code ps}).
  */
-final class ServiceFleet implements Supervisor.Services, AutoCloseable {
+public final class ServiceFleet implements Supervisor.Services, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ServiceFleet.class);
 
@@ -167,7 +167,8 @@ final class ServiceFleet implements Supervisor.Services, AutoCloseable {
         return ready(r.spec());
     }
 
-    static final String UP = "UP";
+    /** What {@link #readiness} answers for a ready service. */
+    public static final String UP = "UP";
 
     /**
      * Asks a service's readiness probe.
@@ -176,7 +177,7 @@ final class ServiceFleet implements Supervisor.Services, AutoCloseable {
      * @return {@code UP} when it answers 200 with status UP, {@code DOWN (<http status>)} when it answers
      *     otherwise, {@code not answering} when nothing answers within 2 s
      */
-    static String readiness(HttpClient http, int port) {
+    public static String readiness(HttpClient http, int port) {
         try {
             HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(
                             "http://127.0.0.1:" + port + "/actuator/health/readiness")).timeout(Duration.ofSeconds(2)).build(),
