@@ -3,6 +3,7 @@ package dev.socialgraph.cdc.follower;
 import dev.socialgraph.common.adjacency.Adjacency;
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.store.CelebrityPage;
+import dev.socialgraph.store.CelebrityPageHeader;
 import dev.socialgraph.store.FollowerRow;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -68,10 +69,10 @@ final class FolloweeChanges {
      */
     static Result apply(FollowerRow row, List<CelebrityPage> pages, long[] opIds, long[] opTimes,
                         boolean[] opIsFollow, long threshold, int pageSize) {
-        List<PageHeader> headers = new ArrayList<>(pages.size());
+        List<CelebrityPageHeader> headers = new ArrayList<>(pages.size());
         Map<Integer, CelebrityPage> loaded = new HashMap<>();
         for (CelebrityPage page : pages) {
-            headers.add(PageHeader.of(page));
+            headers.add(CelebrityPageHeader.of(page));
             loaded.put(page.pageNum(), page);
         }
         return apply(row, headers, loaded, opIds, opTimes, opIsFollow, threshold, pageSize);
@@ -85,7 +86,7 @@ final class FolloweeChanges {
      * @param loaded     full pages by page number, a subset as above
      * @throws IllegalStateException if a page the batch changes was not loaded
      */
-    static Result apply(FollowerRow row, List<PageHeader> headers, Map<Integer, CelebrityPage> loaded, long[] opIds,
+    static Result apply(FollowerRow row, List<CelebrityPageHeader> headers, Map<Integer, CelebrityPage> loaded, long[] opIds,
                         long[] opTimes, boolean[] opIsFollow, long threshold, int pageSize) {
         if (!row.celebrity()) {
             Adjacency next = TimeOrderedAdjacency.apply(row.followerIds(), row.followedAt(), opIds, opTimes, opIsFollow);
@@ -104,7 +105,7 @@ final class FolloweeChanges {
      * The numbers of the pages a follow of this batch may be added to (found from the headers alone), which the
      * caller must load besides the pages holding one of the batch's ids.
      */
-    static int[] pagesToLoad(List<PageHeader> headers, long[] opIds, long[] opTimes, boolean[] opIsFollow) {
+    static int[] pagesToLoad(List<CelebrityPageHeader> headers, long[] opIds, long[] opTimes, boolean[] opIsFollow) {
         Set<Integer> nums = new TreeSet<>();
         for (int op = 0; op < opIds.length; op++) {
             if (opIsFollow[op]) {
@@ -117,7 +118,7 @@ final class FolloweeChanges {
         return nums.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    private static Result applyToPages(FollowerRow row, List<PageHeader> headers, Map<Integer, CelebrityPage> loaded,
+    private static Result applyToPages(FollowerRow row, List<CelebrityPageHeader> headers, Map<Integer, CelebrityPage> loaded,
                                        long[] opIds, long[] opTimes, boolean[] opIsFollow, int pageSize) {
         int ops = opIds.length;
         if (ops == 0) {
@@ -254,11 +255,11 @@ final class FolloweeChanges {
      * The index of the page a new entry {@code (followedAt, id)} belongs on: the last non-empty page whose first
      * entry is not after it, else the first non-empty page; {@code -1} when every page is empty (start a new one).
      */
-    static int targetPage(List<PageHeader> headers, long followedAt, long id) {
+    static int targetPage(List<CelebrityPageHeader> headers, long followedAt, long id) {
         int first = -1;
         int target = -1;
         for (int p = 0; p < headers.size(); p++) {
-            PageHeader page = headers.get(p);
+            CelebrityPageHeader page = headers.get(p);
             if (page.size() == 0) {
                 continue;
             }
@@ -284,9 +285,9 @@ final class FolloweeChanges {
         return pages;
     }
 
-    private static long total(List<PageHeader> headers) {
+    private static long total(List<CelebrityPageHeader> headers) {
         long count = 0;
-        for (PageHeader page : headers) {
+        for (CelebrityPageHeader page : headers) {
             count += page.size();
         }
         return count;
