@@ -182,7 +182,7 @@ class CelebrityPageLayoutTest {
         assertThat(CelebrityPageHeader.of(CelebrityPageLayout.emptyPage(FOLLOWEE, 5))).isEqualTo(header(5, 0, 0, 0));
     }
 
-    /** {@link CelebrityPageLayout#change} equals one {@code remove} per removal, then one {@code insert} per addition. */
+    /** {@link CelebrityPageLayout#change} equals a {@code remove} per removal, then an {@code insert} per addition. */
     @Test
     void change_equalsRemovesThenInserts_onRandomPages() {
         Random random = new Random(20260512);
@@ -321,7 +321,8 @@ class CelebrityPageLayoutTest {
         List<long[]> sorted = new ArrayList<>();
         entries.forEach((id, time) -> sorted.add(new long[] {time, id}));
         sorted.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
-        return page(num, sorted.stream().mapToLong(e -> e[1]).toArray(), sorted.stream().mapToLong(e -> e[0]).toArray());
+        return page(num, sorted.stream().mapToLong(e -> e[1]).toArray(),
+                sorted.stream().mapToLong(e -> e[0]).toArray());
     }
 
     /** Makes the ids distinct in place by bumping repeats past every id used (a net change holds each id once). */

@@ -89,8 +89,8 @@ final class FolloweeChanges {
      * @param loaded     full pages by page number, a subset as above
      * @throws IllegalStateException if a page the batch changes was not loaded
      */
-    static Result apply(FollowerRow row, List<CelebrityPageHeader> headers, Map<Integer, CelebrityPage> loaded, long[] opIds,
-                        long[] opTimes, boolean[] opIsFollow, long threshold, int pageSize) {
+    static Result apply(FollowerRow row, List<CelebrityPageHeader> headers, Map<Integer, CelebrityPage> loaded,
+                        long[] opIds, long[] opTimes, boolean[] opIsFollow, long threshold, int pageSize) {
         if (!row.celebrity()) {
             Adjacency next = TimeOrderedAdjacency.apply(row.followerIds(), row.followedAt(), opIds, opTimes, opIsFollow);
             long count = next.size();
@@ -122,8 +122,9 @@ final class FolloweeChanges {
         return nums.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    private static Result applyToPages(FollowerRow row, List<CelebrityPageHeader> headers, Map<Integer, CelebrityPage> loaded,
-                                       long[] opIds, long[] opTimes, boolean[] opIsFollow, int pageSize) {
+    private static Result applyToPages(FollowerRow row, List<CelebrityPageHeader> headers,
+                                       Map<Integer, CelebrityPage> loaded, long[] opIds, long[] opTimes,
+                                       boolean[] opIsFollow, int pageSize) {
         int ops = opIds.length;
         if (ops == 0) {
             return new Result(false, EMPTY, EMPTY, row.followerCount(), true, false, List.of(), List.of());
