@@ -1,5 +1,6 @@
 package dev.socialgraph.cdc;
 
+import dev.socialgraph.common.keys.Topics;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
@@ -40,8 +41,8 @@ import org.springframework.validation.annotation.Validated;
 @Validated
 @ConfigurationProperties("graph.cdc")
 public record CdcProperties(
-        @DefaultValue("follow-events") @NotBlank String topic,
-        @DefaultValue("follow-events.DLT") @NotBlank String dltTopic,
+        @DefaultValue(Topics.FOLLOW_EVENTS) @NotBlank String topic,
+        @DefaultValue(Topics.FOLLOW_EVENTS_DLT) @NotBlank String dltTopic,
         @DefaultValue("cdc-consumer") @NotBlank String groupId,
         @DefaultValue("1") @Min(1) @Max(256) int concurrency,
         @DefaultValue("500") @Min(1) @Max(10_000) int maxPollRecords,

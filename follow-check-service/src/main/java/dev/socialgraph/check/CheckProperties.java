@@ -1,5 +1,7 @@
 package dev.socialgraph.check;
 
+import dev.socialgraph.common.keys.Topics;
+import dev.socialgraph.common.shard.ShardAffinity;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
@@ -8,7 +10,6 @@ import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
-import dev.socialgraph.common.shard.ShardAffinity;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -137,7 +138,7 @@ public record CheckProperties(
             @DecimalMin("1.0") @DecimalMax("100.0") @DefaultValue("1.5") double growth,
             @Min(1) @DefaultValue("1000000") long minimumExpectedEdges,
             @NotBlank @DefaultValue("127.0.0.1:9092") String kafkaBootstrap,
-            @NotBlank @DefaultValue("follow-events") String topic,
+            @NotBlank @DefaultValue(Topics.FOLLOW_EVENTS) String topic,
             @NotBlank @DefaultValue("follow-check") String groupPrefix,
             @NotNull @DefaultValue("10s") Duration startTimeout,
             @NotBlank @DefaultValue("/var/tmp/graph-bloom-snapshots") String snapshotDir,

@@ -1,5 +1,6 @@
 package dev.socialgraph.write;
 
+import dev.socialgraph.common.keys.Topics;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -26,7 +27,7 @@ import org.springframework.validation.annotation.Validated;
 public record WriteProperties(
         @DefaultValue("10000") @Min(1) @Max(10000) int followingCap,
         @NotNull @Size(min = 32, message = "must be at least 32 bytes (GRAPH_TOKEN_SECRET)") String tokenSecret,
-        @DefaultValue("follow-events") @NotBlank String topic,
+        @DefaultValue(Topics.FOLLOW_EVENTS) @NotBlank String topic,
         @DefaultValue @Valid Redis redis,
         @DefaultValue @Valid Relay relay) {
 

@@ -217,7 +217,7 @@ class FollowWriteIT {
                 .isEqualTo(rejectedBefore + 1);
         assertThat(reply.contentType()).startsWith("application/problem+json");
         assertThat(reply.body().get("status").asInt()).isEqualTo(400);
-        assertThat(reply.body().get("field").asString()).isEqualTo(field);
+        assertThat(reply.body().get("parameter").asString()).isEqualTo(field);
         assertThat(reply.body().get("detail").asString()).contains(field);
         assertThat(rows.totalRows()).isEqualTo(before);
     }
@@ -266,7 +266,7 @@ class FollowWriteIT {
             assertThat(r.contentType()).startsWith("application/problem+json");
             assertThat(r.body().get("limit").asInt()).isEqualTo(CAP);
             assertThat(r.body().get("followingCount").asInt()).isEqualTo(CAP);
-            assertThat(r.body().get("field").asString()).isEqualTo("followerId");
+            assertThat(r.body().get("parameter").asString()).isEqualTo("followerId");
         });
         FollowingRow row = rows.followingRow(follower).orElseThrow();
         assertThat(row.followingCount()).isEqualTo(CAP);

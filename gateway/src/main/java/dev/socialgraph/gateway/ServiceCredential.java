@@ -16,7 +16,8 @@ import org.springframework.validation.annotation.Validated;
 @ConfigurationProperties("graph")
 public record ServiceCredential(
         @NotBlank(message = "must be set (environment GRAPH_SERVICE_TOKEN): the services refuse requests without it")
-        @Size(min = 32, message = "must be at least 32 characters")
+        @Size(min = dev.socialgraph.common.token.ServiceCredential.MIN_LENGTH,
+                message = dev.socialgraph.common.token.ServiceCredential.TOO_SHORT)
         String serviceToken) {
 
     @Override

@@ -19,7 +19,7 @@ import org.springframework.web.server.ServerWebExchange;
 class ServiceTokenHeaders implements HttpHeadersFilter, Ordered {
 
     /** The header the services check (graph-web) and graph-client sends. */
-    static final String HEADER = "X-Service-Token";
+    static final String HEADER = dev.socialgraph.common.token.ServiceCredential.HEADER;
 
     private final String token;
 

@@ -2,6 +2,7 @@ package dev.socialgraph.client;
 
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.shard.ShardAffineRouter;
+import dev.socialgraph.common.token.ServiceCredential;
 import io.github.resilience4j.core.functions.CheckedSupplier;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -56,7 +57,7 @@ import tools.jackson.databind.json.JsonMapper;
 public final class FollowCheckClient implements AutoCloseable {
 
     /** The header carrying the service credential. */
-    public static final String SERVICE_TOKEN_HEADER = "X-Service-Token";
+    public static final String SERVICE_TOKEN_HEADER = ServiceCredential.HEADER;
     /** The header carrying a follow token (read-your-writes, see {@link #isFollowing(long, long, String)}). */
     public static final String FOLLOW_TOKEN_HEADER = "X-Follow-Token";
 

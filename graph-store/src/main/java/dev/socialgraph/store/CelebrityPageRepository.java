@@ -4,13 +4,22 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.postgresql.PGConnection;
 
 /**
  * JDBC access to {@code celebrity_followers_page} rows (DESIGN.md 2.2), on the caller's transaction.
  * Writers lock the followee's {@code follower_adjacency} row first ({@link FollowerRepository#lock}); that lock
  * serializes every change to the followee's pages. Stateless and thread-safe.
+ *
+ * <p>A writer that applies a few changes to a celebrity with many pages (200M followers are 2,000 pages of
+ * 100,000) reads {@link #headers} and then in full only the pages it touches ({@link #byNumberOrFollower}), not
+ * {@link #all}. The overlap test {@code follower_ids && ?} there still reads every page of the followee inside
+ * PostgreSQL (there is no GIN index on {@code follower_ids}), but ships and parses only the matching pages.
  */
 public final class CelebrityPageRepository {
 
@@ -35,6 +44,20 @@ public final class CelebrityPageRepository {
              WHERE followee_id = ? AND min_followed_at <= ?
              ORDER BY page_num DESC LIMIT ?
             """.formatted(COLUMNS);
+
+    private static final String HEADERS = """
+            SELECT page_num, cardinality(follower_ids) AS size,
+                   coalesce(follower_ids[1], 0) AS first_id, coalesce(followed_at[1], 0) AS first_followed_at
+              FROM celebrity_followers_page
+             WHERE followee_id = ?
+             ORDER BY page_num
+            """;
+
+    private static final String BY_NUMBER_OR_FOLLOWER = """
+            SELECT page_num, follower_ids, followed_at
+              FROM celebrity_followers_page
+             WHERE followee_id = ? AND (page_num = ANY (?) OR follower_ids && ?)
+            """;
 
     private static final String UPSERT = """
             INSERT INTO celebrity_followers_page
@@ -92,6 +115,51 @@ public final class CelebrityPageRepository {
             ps.setLong(2, atOrBeforeFollowedAt);
             ps.setInt(3, maxPages);
             return Jdbc.many(ps, CelebrityPageRepository::map);
+        }
+    }
+
+    /**
+     * Every page's header (number, size, first entry) without its arrays, in page order; empty when
+     * {@code followeeId} has no pages. Empty pages have first id and time 0.
+     */
+    public List<CelebrityPageHeader> headers(Connection connection, long followeeId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(HEADERS)) {
+            ps.setLong(1, followeeId);
+            List<CelebrityPageHeader> headers = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    headers.add(new CelebrityPageHeader(rs.getInt("page_num"), rs.getInt("size"),
+                            rs.getLong("first_id"), rs.getLong("first_followed_at")));
+                }
+            }
+            return headers;
+        }
+    }
+
+    /**
+     * The pages of {@code followeeId} numbered one of {@code pageNums} and the pages holding any of
+     * {@code followerIds}: what a batch of changes can touch.
+     *
+     * @param pageNums    page numbers, any order; may be empty
+     * @param followerIds positive user ids, any order; may be empty
+     * @return the pages found, by page number
+     */
+    public Map<Integer, CelebrityPage> byNumberOrFollower(Connection connection, long followeeId, int[] pageNums,
+                                                          long[] followerIds) throws SQLException {
+        PGConnection pg = connection.unwrap(PGConnection.class);
+        try (PreparedStatement ps = connection.prepareStatement(BY_NUMBER_OR_FOLLOWER)) {
+            ps.setLong(1, followeeId);
+            ps.setArray(2, pg.createArrayOf("int4", pageNums));
+            ps.setArray(3, pg.createArrayOf("int8", followerIds));
+            Map<Integer, CelebrityPage> pages = new HashMap<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    int pageNum = rs.getInt("page_num");
+                    pages.put(pageNum, new CelebrityPage(followeeId, pageNum, SqlArrays.longs(rs, "follower_ids"),
+                            SqlArrays.longs(rs, "followed_at")));
+                }
+            }
+            return pages;
         }
     }
 

@@ -23,7 +23,8 @@ import org.springframework.validation.annotation.Validated;
 public record ServiceGuardProperties(
         @NotBlank(message = "must be set (environment GRAPH_SERVICE_TOKEN): every request but /actuator must carry it"
                 + " as X-Service-Token, and a service without one would be open to anyone who can reach its port")
-        @Size(min = 32, message = "must be at least 32 characters")
+        @Size(min = dev.socialgraph.common.token.ServiceCredential.MIN_LENGTH,
+                message = dev.socialgraph.common.token.ServiceCredential.TOO_SHORT)
         String serviceToken,
         @Valid @DefaultValue Web web) {
 

@@ -1,5 +1,6 @@
 package dev.socialgraph.web;
 
+import dev.socialgraph.common.token.ServiceCredential;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.FilterChain;
@@ -23,7 +24,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 final class ServiceTokenFilter extends OncePerRequestFilter {
 
     /** The header every caller of a service (gateway, graph-client, launcher, tools) sends the credential in. */
-    static final String HEADER = "X-Service-Token";
+    static final String HEADER = ServiceCredential.HEADER;
 
     private static final Problems MISSING = Problems.missingToken();
     private static final Problems WRONG = Problems.wrongToken();

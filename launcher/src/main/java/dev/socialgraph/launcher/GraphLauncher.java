@@ -1,5 +1,6 @@
 package dev.socialgraph.launcher;
 
+import dev.socialgraph.common.token.ServiceCredential;
 import dev.socialgraph.testsupport.KraftBroker;
 import dev.socialgraph.tools.GraphTool;
 import java.io.BufferedReader;
@@ -31,11 +32,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine;
 
 /**
  * {@code ./graph}: the whole fleet on one machine with only a JDK. Commands: {@code up} (start everything,
@@ -609,7 +610,7 @@ public final class GraphLauncher {
                 }
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
                                 + "/internal/v1/bloom/swap")).timeout(Duration.ofMinutes(5))
-                                .header("X-Service-Token", secrets.serviceToken())
+                                .header(ServiceCredential.HEADER, secrets.serviceToken())
                                 .POST(HttpRequest.BodyPublishers.noBody()).build(),
                         HttpResponse.BodyHandlers.ofString());
                 System.out.println(name + " bloom swap: " + r.statusCode() + " " + r.body());

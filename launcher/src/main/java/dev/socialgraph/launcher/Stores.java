@@ -1,5 +1,6 @@
 package dev.socialgraph.launcher;
 
+import dev.socialgraph.common.keys.Topics;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.File;
 import java.io.IOException;
@@ -46,7 +47,7 @@ final class Stores implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Stores.class);
 
     /** The event topic and its partition count (DESIGN.md 3). */
-    static final String TOPIC = "follow-events";
+    static final String TOPIC = Topics.FOLLOW_EVENTS;
     static final int PARTITIONS = 12;
 
     /**
@@ -261,8 +262,8 @@ final class Stores implements AutoCloseable {
             if (!existing.contains(TOPIC)) {
                 missing.add(new NewTopic(TOPIC, PARTITIONS, (short) 1));
             }
-            if (!existing.contains(TOPIC + ".DLT")) {
-                missing.add(new NewTopic(TOPIC + ".DLT", 1, (short) 1));
+            if (!existing.contains(Topics.FOLLOW_EVENTS_DLT)) {
+                missing.add(new NewTopic(Topics.FOLLOW_EVENTS_DLT, 1, (short) 1));
             }
             if (!missing.isEmpty()) {
                 admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);

@@ -1,5 +1,6 @@
 package dev.socialgraph.reconciler;
 
+import dev.socialgraph.common.keys.Topics;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
@@ -105,7 +106,7 @@ public record ReconcilerProperties(
             @DefaultValue("1.5") @DecimalMin("1.0") @DecimalMax("100.0") double growth,
             @DefaultValue("1000000") @Min(1) long minimumExpectedEdges,
             @DefaultValue("127.0.0.1:9092") @NotBlank String kafkaBootstrap,
-            @DefaultValue("follow-events") @NotBlank String topic,
+            @DefaultValue(Topics.FOLLOW_EVENTS) @NotBlank String topic,
             @DefaultValue("30s") @NotNull Duration kafkaTimeout) {
     }
 }

@@ -1,6 +1,7 @@
 package dev.socialgraph.tools;
 
 import dev.socialgraph.bloom.SnapshotStore;
+import dev.socialgraph.common.keys.Topics;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
@@ -32,10 +33,10 @@ import java.util.zip.GZIPOutputStream;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * The project's command-line tools: {@code import} (bulk import of an edge list into both shard groups) and
@@ -129,7 +130,7 @@ public final class GraphTool {
                 description = "Kafka bootstrap servers whose event topic the snapshot's offsets come from (with --snapshot-dir)")
         String kafkaBootstrap;
 
-        @Option(names = "--topic", defaultValue = "follow-events",
+        @Option(names = "--topic", defaultValue = Topics.FOLLOW_EVENTS,
                 description = "event topic (default: ${DEFAULT-VALUE})")
         String topic;
 

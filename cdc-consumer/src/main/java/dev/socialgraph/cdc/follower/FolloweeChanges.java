@@ -3,6 +3,8 @@ package dev.socialgraph.cdc.follower;
 import dev.socialgraph.common.adjacency.Adjacency;
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.store.CelebrityPage;
+import dev.socialgraph.store.CelebrityPageHeader;
+import dev.socialgraph.store.CelebrityPageLayout;
 import dev.socialgraph.store.FollowerRow;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,11 +28,13 @@ import java.util.TreeSet;
  * One scan over those pages finds where each id the batch touches is now, so "a follow of an id present anywhere
  * is a no-op" holds across all pages; the events are
  * replayed on that per-id state exactly as {@code apply} does for a row (remove only the exact
- * {@code (id, followedAt)}). The net change is then applied page by page: removals on the page holding the
- * entry, additions on the page whose time range they fall in, normally the last one, which splits into new
- * pages when it passes {@code pageSize}. A late follow that falls inside an older page's range is inserted
- * there, which may leave that page above {@code pageSize}; pages never interleave in time. A page that becomes
- * empty is deleted. Dropping below the threshold keeps the pages.
+ * {@code (id, followedAt)}). The net change is then applied page by page with graph-store's
+ * {@link CelebrityPageLayout}: removals on the page holding the entry, additions on the page whose time range they
+ * fall in ({@link CelebrityPageLayout#targetPage}), normally the last one, which splits into new pages when it
+ * passes {@code pageSize}. A late follow that falls inside an older page's range is inserted there, which may
+ * leave that page above {@code pageSize}; pages never interleave in time. Of the layout's choices the consumer
+ * takes these: an addition with no non-empty page to go on starts a new page after the highest number, and a page
+ * that becomes empty is deleted. Dropping below the threshold keeps the pages.
  */
 final class FolloweeChanges {
 
@@ -68,10 +72,10 @@ final class FolloweeChanges {
      */
     static Result apply(FollowerRow row, List<CelebrityPage> pages, long[] opIds, long[] opTimes,
                         boolean[] opIsFollow, long threshold, int pageSize) {
-        List<PageHeader> headers = new ArrayList<>(pages.size());
+        List<CelebrityPageHeader> headers = new ArrayList<>(pages.size());
         Map<Integer, CelebrityPage> loaded = new HashMap<>();
         for (CelebrityPage page : pages) {
-            headers.add(PageHeader.of(page));
+            headers.add(CelebrityPageHeader.of(page));
             loaded.put(page.pageNum(), page);
         }
         return apply(row, headers, loaded, opIds, opTimes, opIsFollow, threshold, pageSize);
@@ -85,14 +89,15 @@ final class FolloweeChanges {
      * @param loaded     full pages by page number, a subset as above
      * @throws IllegalStateException if a page the batch changes was not loaded
      */
-    static Result apply(FollowerRow row, List<PageHeader> headers, Map<Integer, CelebrityPage> loaded, long[] opIds,
-                        long[] opTimes, boolean[] opIsFollow, long threshold, int pageSize) {
+    static Result apply(FollowerRow row, List<CelebrityPageHeader> headers, Map<Integer, CelebrityPage> loaded,
+                        long[] opIds, long[] opTimes, boolean[] opIsFollow, long threshold, int pageSize) {
         if (!row.celebrity()) {
             Adjacency next = TimeOrderedAdjacency.apply(row.followerIds(), row.followedAt(), opIds, opTimes, opIsFollow);
             long count = next.size();
             if (count >= threshold) {
                 return new Result(true, EMPTY, EMPTY, count, true, true,
-                        cut(row.followeeId(), 0, next.ids(), next.followedAt(), pageSize), List.of());
+                        CelebrityPageLayout.cut(row.followeeId(), 0, next.ids(), next.followedAt(), pageSize),
+                        List.of());
             }
             boolean changed = next.changed() || count != row.followerCount();
             return new Result(changed, next.ids(), next.followedAt(), count, false, false, List.of(), List.of());
@@ -104,11 +109,11 @@ final class FolloweeChanges {
      * The numbers of the pages a follow of this batch may be added to (found from the headers alone), which the
      * caller must load besides the pages holding one of the batch's ids.
      */
-    static int[] pagesToLoad(List<PageHeader> headers, long[] opIds, long[] opTimes, boolean[] opIsFollow) {
+    static int[] pagesToLoad(List<CelebrityPageHeader> headers, long[] opIds, long[] opTimes, boolean[] opIsFollow) {
         Set<Integer> nums = new TreeSet<>();
         for (int op = 0; op < opIds.length; op++) {
             if (opIsFollow[op]) {
-                int target = targetPage(headers, opTimes[op], opIds[op]);
+                int target = CelebrityPageLayout.targetPage(headers, opTimes[op], opIds[op]);
                 if (target >= 0) {
                     nums.add(headers.get(target).pageNum());
                 }
@@ -117,8 +122,9 @@ final class FolloweeChanges {
         return nums.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    private static Result applyToPages(FollowerRow row, List<PageHeader> headers, Map<Integer, CelebrityPage> loaded,
-                                       long[] opIds, long[] opTimes, boolean[] opIsFollow, int pageSize) {
+    private static Result applyToPages(FollowerRow row, List<CelebrityPageHeader> headers,
+                                       Map<Integer, CelebrityPage> loaded, long[] opIds, long[] opTimes,
+                                       boolean[] opIsFollow, int pageSize) {
         int ops = opIds.length;
         if (ops == 0) {
             return new Result(false, EMPTY, EMPTY, row.followerCount(), true, false, List.of(), List.of());
@@ -172,9 +178,11 @@ final class FolloweeChanges {
         }
 
         // Net change per page: removals where the entry is, additions where their time falls.
-        List<List<long[]>> pageOps = new ArrayList<>(); // per page: {id, time, isFollow(1/0)}
+        List<List<long[]>> pageRemovals = new ArrayList<>(); // per page: {id, time}
+        List<List<long[]>> pageAdditions = new ArrayList<>();
         for (int p = 0; p < headers.size(); p++) {
-            pageOps.add(new ArrayList<>());
+            pageRemovals.add(new ArrayList<>());
+            pageAdditions.add(new ArrayList<>());
         }
         List<long[]> removals = new ArrayList<>();
         List<long[]> additions = new ArrayList<>();
@@ -182,10 +190,10 @@ final class FolloweeChanges {
             boolean was = pageOf[key] >= 0;
             boolean kept = was && present[key] && time[key] == timeOf[key];
             if (was && !kept) {
-                removals.add(new long[] {keys[key], timeOf[key], 0, pageOf[key]});
+                removals.add(new long[] {keys[key], timeOf[key], pageOf[key]});
             }
             if (present[key] && !kept) {
-                additions.add(new long[] {keys[key], time[key], 1});
+                additions.add(new long[] {keys[key], time[key]});
             }
         }
         if (removals.isEmpty() && additions.isEmpty()) {
@@ -194,26 +202,27 @@ final class FolloweeChanges {
             return new Result(changed, EMPTY, EMPTY, count, true, false, List.of(), List.of());
         }
         for (long[] removal : removals) {
-            pageOps.get((int) removal[3]).add(removal);
+            pageRemovals.get((int) removal[2]).add(removal);
         }
         int maxPageNum = headers.isEmpty() ? -1 : headers.getLast().pageNum();
         List<CelebrityPage> upserts = new ArrayList<>();
         List<Integer> deletes = new ArrayList<>();
         List<long[]> toNewPage = new ArrayList<>();
         for (long[] addition : additions) {
-            int target = targetPage(headers, addition[1], addition[0]);
+            int target = CelebrityPageLayout.targetPage(headers, addition[1], addition[0]);
             if (target < 0) {
-                toNewPage.add(addition);
+                toNewPage.add(addition); // no page has entries: start a new one after the highest number
             } else {
-                pageOps.get(target).add(addition);
+                pageAdditions.get(target).add(addition);
             }
         }
 
         long count = 0;
         int nextPageNum = maxPageNum + 1;
         for (int p = 0; p < headers.size(); p++) {
-            List<long[]> list = pageOps.get(p);
-            if (list.isEmpty()) {
+            List<long[]> out = pageRemovals.get(p);
+            List<long[]> in = pageAdditions.get(p);
+            if (out.isEmpty() && in.isEmpty()) {
                 count += headers.get(p).size();
                 continue;
             }
@@ -222,71 +231,36 @@ final class FolloweeChanges {
                 throw new IllegalStateException("celebrity page " + headers.get(p).pageNum() + " of "
                         + row.followeeId() + " is changed by the batch but was not loaded");
             }
-            // Removals first, then additions: the net change never holds an id twice on one page.
-            list.sort((a, b) -> Long.compare(a[2], b[2]));
-            Adjacency next = TimeOrderedAdjacency.apply(page.followerIds(), page.followedAt(), column(list, 0),
-                    column(list, 1), follows(list));
-            count += next.size();
-            if (next.size() == 0) {
+            CelebrityPage next = CelebrityPageLayout.change(page, column(out, 0), column(out, 1), column(in, 0),
+                    column(in, 1));
+            int size = next.followerIds().length;
+            count += size;
+            if (size == 0) {
                 deletes.add(page.pageNum());
-            } else if (page.pageNum() == maxPageNum && next.size() > pageSize) {
-                List<CelebrityPage> cut = cut(row.followeeId(), page.pageNum(), next.ids(), next.followedAt(), pageSize);
-                // The first chunk keeps the page's number; the rest take the next numbers.
-                upserts.add(cut.getFirst());
-                for (int c = 1; c < cut.size(); c++) {
-                    CelebrityPage chunk = cut.get(c);
-                    upserts.add(new CelebrityPage(row.followeeId(), nextPageNum++, chunk.followerIds(), chunk.followedAt()));
-                }
-            } else if (next.changed()) {
-                upserts.add(new CelebrityPage(row.followeeId(), page.pageNum(), next.ids(), next.followedAt()));
+            } else if (page.pageNum() == maxPageNum && size > pageSize) {
+                // Only the newest page splits: its first part keeps its number, the rest take the next numbers.
+                List<CelebrityPage> parts = CelebrityPageLayout.split(next, nextPageNum, pageSize);
+                upserts.addAll(parts);
+                nextPageNum += parts.size() - 1;
+            } else if (next != page) {
+                upserts.add(next);
             }
         }
         if (!toNewPage.isEmpty()) {
+            boolean[] follows = new boolean[toNewPage.size()];
+            Arrays.fill(follows, true);
             Adjacency fresh = TimeOrderedAdjacency.apply(EMPTY, EMPTY, column(toNewPage, 0), column(toNewPage, 1),
-                    follows(toNewPage));
+                    follows);
             count += fresh.size();
-            upserts.addAll(cut(row.followeeId(), nextPageNum, fresh.ids(), fresh.followedAt(), pageSize));
+            upserts.addAll(CelebrityPageLayout.cut(row.followeeId(), nextPageNum, fresh.ids(), fresh.followedAt(),
+                    pageSize));
         }
         return new Result(true, EMPTY, EMPTY, count, true, false, upserts, deletes);
     }
 
-    /**
-     * The index of the page a new entry {@code (followedAt, id)} belongs on: the last non-empty page whose first
-     * entry is not after it, else the first non-empty page; {@code -1} when every page is empty (start a new one).
-     */
-    static int targetPage(List<PageHeader> headers, long followedAt, long id) {
-        int first = -1;
-        int target = -1;
-        for (int p = 0; p < headers.size(); p++) {
-            PageHeader page = headers.get(p);
-            if (page.size() == 0) {
-                continue;
-            }
-            if (first < 0) {
-                first = p;
-            }
-            if (page.firstFollowedAt() < followedAt
-                    || (page.firstFollowedAt() == followedAt && page.firstId() <= id)) {
-                target = p;
-            }
-        }
-        return target >= 0 ? target : first;
-    }
-
-    /** Cuts a row into pages of {@code pageSize}, numbered from {@code firstPageNum}, in arrival order. */
-    static List<CelebrityPage> cut(long followeeId, int firstPageNum, long[] ids, long[] followedAt, int pageSize) {
-        List<CelebrityPage> pages = new ArrayList<>();
-        for (int from = 0, num = firstPageNum; from < ids.length; from += pageSize, num++) {
-            int to = Math.min(ids.length, from + pageSize);
-            pages.add(new CelebrityPage(followeeId, num, Arrays.copyOfRange(ids, from, to),
-                    Arrays.copyOfRange(followedAt, from, to)));
-        }
-        return pages;
-    }
-
-    private static long total(List<PageHeader> headers) {
+    private static long total(List<CelebrityPageHeader> headers) {
         long count = 0;
-        for (PageHeader page : headers) {
+        for (CelebrityPageHeader page : headers) {
             count += page.size();
         }
         return count;
@@ -308,14 +282,6 @@ final class FolloweeChanges {
         long[] values = new long[ops.size()];
         for (int i = 0; i < values.length; i++) {
             values[i] = ops.get(i)[column];
-        }
-        return values;
-    }
-
-    private static boolean[] follows(List<long[]> ops) {
-        boolean[] values = new boolean[ops.size()];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = ops.get(i)[2] == 1;
         }
         return values;
     }

@@ -6,6 +6,7 @@ import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.store.CelebrityPage;
+import dev.socialgraph.store.CelebrityPageHeader;
 import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
@@ -36,7 +37,6 @@ public class FollowerSide {
     private final ShardDataSources dataSources;
     private final FollowerRepository rows;
     private final CelebrityPageRepository pages;
-    private final CelebrityPageLookupRepository lookup = new CelebrityPageLookupRepository();
     private final CdcMetrics metrics;
     private final long celebrityThreshold;
     private final int pageSize;
@@ -95,13 +95,13 @@ public class FollowerSide {
             times[i] = event.followedAt();
             follows[i] = event.isFollow();
         }
-        List<PageHeader> headers = List.of();
+        List<CelebrityPageHeader> headers = List.of();
         Map<Integer, CelebrityPage> loaded = Map.of();
         if (row.celebrity()) {
             // Only the pages this batch can touch, not all of a celebrity's pages.
-            headers = lookup.headers(connection, followeeId);
-            loaded = lookup.touched(connection, followeeId, FolloweeChanges.pagesToLoad(headers, ids, times, follows),
-                    ids);
+            headers = pages.headers(connection, followeeId);
+            loaded = pages.byNumberOrFollower(connection, followeeId,
+                    FolloweeChanges.pagesToLoad(headers, ids, times, follows), ids);
         }
         FolloweeChanges.Result result = FolloweeChanges.apply(row, headers, loaded, ids, times, follows,
                 celebrityThreshold, pageSize);

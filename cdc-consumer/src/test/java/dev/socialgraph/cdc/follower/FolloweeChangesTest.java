@@ -3,6 +3,7 @@ package dev.socialgraph.cdc.follower;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.store.CelebrityPage;
+import dev.socialgraph.store.CelebrityPageHeader;
 import dev.socialgraph.store.FollowerRow;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -124,7 +125,7 @@ class FolloweeChangesTest {
                     lastTime.put(id, times[i]);
                 }
                 // Load as the consumer does: headers of all pages, in full only those the batch can touch.
-                List<PageHeader> headers = stored.values().stream().map(PageHeader::of).toList();
+                List<CelebrityPageHeader> headers = stored.values().stream().map(CelebrityPageHeader::of).toList();
                 Set<Integer> toLoad = new HashSet<>();
                 for (int num : FolloweeChanges.pagesToLoad(headers, ids, times, follows)) {
                     toLoad.add(num);

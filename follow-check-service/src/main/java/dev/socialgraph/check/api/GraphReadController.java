@@ -9,6 +9,7 @@ import dev.socialgraph.common.cursor.CursorCodec;
 import dev.socialgraph.common.cursor.CursorPosition;
 import dev.socialgraph.common.cursor.ListKind;
 import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.web.BadParameterException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

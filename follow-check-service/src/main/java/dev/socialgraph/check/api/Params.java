@@ -1,5 +1,7 @@
 package dev.socialgraph.check.api;
 
+import dev.socialgraph.web.BadParameterException;
+
 /** Parsing of query parameters whose errors must name the parameter. */
 final class Params {
 

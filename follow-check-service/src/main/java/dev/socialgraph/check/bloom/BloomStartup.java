@@ -5,7 +5,7 @@ import dev.socialgraph.bloom.EdgeFilter;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.affinity.ShardOwnership;
 import dev.socialgraph.check.store.ShardReader;
-import dev.socialgraph.check.store.ShardUnavailableException;
+import dev.socialgraph.common.shard.ShardUnavailableException;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.OptionalLong;

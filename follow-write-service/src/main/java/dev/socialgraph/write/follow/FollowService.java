@@ -3,6 +3,7 @@ package dev.socialgraph.write.follow;
 import dev.socialgraph.common.adjacency.Adjacency;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.OutboxRepository;
@@ -130,7 +131,7 @@ public class FollowService {
             if (SqlErrors.classify(e) == SqlErrors.Kind.UNAVAILABLE) {
                 metrics.unavailable();
                 String database = dataSources.shardMap().route(ShardGroup.FOLLOWING, followerId).database();
-                throw new ShardUnavailableException(database, e);
+                throw new ShardUnavailableException("following database " + database + " is unavailable", e);
             }
             throw new IllegalStateException("write of following row " + followerId + " failed", e);
         }

@@ -1,11 +1,15 @@
 package dev.socialgraph.reconciler.bloom;
 
+import dev.socialgraph.web.BadParameterException;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.ErrorResponseException;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -14,7 +18,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * {@code POST /admin/snapshots} {@code {"firstShard":0,"lastShard":255}} (body optional: every logical shard):
  * builds a bloom snapshot now and answers when it is written, 201 {@code {file, firstShard, lastShard, edges,
- * createdAt, nextOffsets}}; 409 while another build runs; 400 for a range outside the logical shards.
+ * createdAt, nextOffsets}}; 409 while another build runs; 400 naming {@code firstShard} or {@code lastShard} for a
+ * range outside the logical shards (problem+json, from graph-web's {@code ProblemAdvice}).
  */
 @RestController
 @RequestMapping("/admin/snapshots")
@@ -37,13 +42,19 @@ class SnapshotController {
         int last = builderLastShard();
         int first = request == null || request.firstShard() == null ? 0 : request.firstShard();
         int to = request == null || request.lastShard() == null ? last : request.lastShard();
+        if (first < 0 || first > last) {
+            throw new BadParameterException("firstShard", "firstShard: must be in 0.." + last + ", was " + first);
+        }
+        if (to < first || to > last) {
+            throw new BadParameterException("lastShard", "lastShard: must be in firstShard.." + last + ", was " + to);
+        }
         SnapshotBuilder.Built built;
         try {
             built = builder.build(first, to);
-        } catch (IllegalArgumentException e) {
-            return ResponseEntity.badRequest().body(Map.of("title", "Bad shard range", "detail", e.getMessage()));
         } catch (IllegalStateException e) {
-            return ResponseEntity.status(409).body(Map.of("title", "Build running", "detail", e.getMessage()));
+            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
+            problem.setTitle("Build running");
+            throw new ErrorResponseException(HttpStatus.CONFLICT, problem, e);
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("file", built.file().toString());

@@ -2,6 +2,8 @@ package dev.socialgraph.reconciler.repair;
 
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.store.CelebrityPage;
+import dev.socialgraph.store.CelebrityPageHeader;
+import dev.socialgraph.store.CelebrityPageLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -25,7 +27,12 @@ import java.util.Set;
  *       arrival order; a page may grow past its nominal size by the few repaired entries).</li>
  * </ul>
  * The count becomes the number of entries afterwards; a stored count that did not match the entries before the
- * repair is {@link Divergence#WRONG_COUNT}. Emptied pages are kept (empty) rather than renumbered.
+ * repair is {@link Divergence#WRONG_COUNT}.
+ *
+ * <p>Pages follow graph-store's {@link CelebrityPageLayout}, with the reconciler's choices: a repair never numbers
+ * or splits pages, so an entry with no non-empty page to go on fills the last page
+ * ({@link CelebrityPageLayout#targetOrLastPage}; page 0 for a celebrity without pages), and emptied pages are kept
+ * (empty) rather than deleted and renumbered.
  */
 final class FollowerDiff {
 
@@ -77,13 +84,13 @@ final class FollowerDiff {
         Counter counter = new Counter();
         Set<Long> accounted = new HashSet<>();
         long[][] row = filter(rowIds, rowTimes, scope, expected, exact, accounted, counter);
-        List<long[][]> newPages = new ArrayList<>(pages.size());
+        List<CelebrityPage> newPages = new ArrayList<>(pages.size());
         for (CelebrityPage p : pages) {
-            newPages.add(filter(p.followerIds(), p.followedAt(), scope, expected, exact, accounted, counter));
+            long[][] kept = filter(p.followerIds(), p.followedAt(), scope, expected, exact, accounted, counter);
+            newPages.add(new CelebrityPage(followeeId, p.pageNum(), kept[0], kept[1]));
         }
 
         int missing = 0;
-        int newPageNum = -1;
         for (Long id : scope) {
             Long e = expected.get(id);
             if (e == null || exact.contains(id)) {
@@ -94,26 +101,22 @@ final class FollowerDiff {
                 row = insert(row, id, e);
             } else {
                 if (newPages.isEmpty()) {
-                    newPages.add(new long[][] {new long[0], new long[0]});
-                    newPageNum = 0;
+                    newPages.add(CelebrityPageLayout.emptyPage(followeeId, 0));
                 }
-                int target = pageFor(newPages, id, e);
-                newPages.set(target, insert(newPages.get(target), id, e));
+                // Pages are never numbered or split here: an entry with no non-empty page fills the last page.
+                int target = CelebrityPageLayout.targetOrLastPage(headers(newPages), e, id);
+                newPages.set(target, CelebrityPageLayout.insert(newPages.get(target), id, e));
             }
         }
 
         long size = row[0].length;
         List<CelebrityPage> changed = new ArrayList<>();
         for (int i = 0; i < newPages.size(); i++) {
-            long[][] np = newPages.get(i);
-            size += np[0].length;
-            if (i < pages.size()) {
-                CelebrityPage old = pages.get(i);
-                if (np[0] != old.followerIds()) {
-                    changed.add(new CelebrityPage(followeeId, old.pageNum(), np[0], np[1]));
-                }
-            } else {
-                changed.add(new CelebrityPage(followeeId, newPageNum, np[0], np[1]));
+            CelebrityPage page = newPages.get(i);
+            size += page.followerIds().length;
+            // The same arrays as read when nothing was dropped or added (filter and insert keep them then).
+            if (i >= pages.size() || page.followerIds() != pages.get(i).followerIds()) {
+                changed.add(page);
             }
         }
         int wrongCount = storedCount != originalSize ? 1 : 0;
@@ -168,29 +171,12 @@ final class FollowerDiff {
         return new long[][] {next.ids(), next.followedAt()};
     }
 
-    /**
-     * The page a missing {@code (followedAt, id)} belongs to: the last non-empty page whose first entry is not
-     * after it, else the first non-empty page, else the last page. Keeps pages ordered by time.
-     */
-    private static int pageFor(List<long[][]> pages, long id, long followedAt) {
-        int firstNonEmpty = -1;
-        int chosen = -1;
-        for (int i = 0; i < pages.size(); i++) {
-            long[][] p = pages.get(i);
-            if (p[0].length == 0) {
-                continue;
-            }
-            if (firstNonEmpty < 0) {
-                firstNonEmpty = i;
-            }
-            if (p[1][0] < followedAt || (p[1][0] == followedAt && p[0][0] < id)) {
-                chosen = i;
-            }
+    private static List<CelebrityPageHeader> headers(List<CelebrityPage> pages) {
+        List<CelebrityPageHeader> headers = new ArrayList<>(pages.size());
+        for (CelebrityPage page : pages) {
+            headers.add(CelebrityPageHeader.of(page));
         }
-        if (chosen >= 0) {
-            return chosen;
-        }
-        return firstNonEmpty >= 0 ? firstNonEmpty : pages.size() - 1;
+        return headers;
     }
 
     private static final class Counter {

@@ -9,6 +9,7 @@ import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.SqlErrors;
+import dev.socialgraph.web.BadParameterException;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -95,7 +96,7 @@ public final class ScanService implements AutoCloseable {
      * Starts a scan of logical shards {@code firstShard..lastShard} (of the follower ids) in the background.
      *
      * @return the scan id
-     * @throws IllegalArgumentException naming {@code firstShard} or {@code lastShard} when out of range
+     * @throws BadParameterException naming {@code firstShard} or {@code lastShard} when out of range
      */
     public long start(int firstShard, int lastShard) throws SQLException {
         long id = create(firstShard, lastShard);
@@ -106,11 +107,11 @@ public final class ScanService implements AutoCloseable {
     /** Creates a scan without running it (tests step it with {@link #runPages}). */
     long create(int firstShard, int lastShard) throws SQLException {
         if (firstShard < 0 || firstShard >= logicalShardCount) {
-            throw new IllegalArgumentException("firstShard: must be in 0.." + (logicalShardCount - 1)
+            throw new BadParameterException("firstShard", "firstShard: must be in 0.." + (logicalShardCount - 1)
                     + ", was " + firstShard);
         }
         if (lastShard < firstShard || lastShard >= logicalShardCount) {
-            throw new IllegalArgumentException("lastShard: must be in firstShard.." + (logicalShardCount - 1)
+            throw new BadParameterException("lastShard", "lastShard: must be in firstShard.." + (logicalShardCount - 1)
                     + ", was " + lastShard);
         }
         long id = repository.create(firstShard, lastShard);

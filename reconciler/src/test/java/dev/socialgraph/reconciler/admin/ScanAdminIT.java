@@ -115,7 +115,7 @@ class ScanAdminIT {
 
         HttpResponse<String> cancelDone = send("DELETE", "/admin/scans/" + id, null);
         assertThat(cancelDone.statusCode()).isEqualTo(409);
-        assertThat(cancelDone.body()).contains("\"field\":\"id\"", "is completed, not running");
+        assertThat(cancelDone.body()).contains("\"parameter\":\"id\"", "is completed, not running");
 
         String metrics = send("GET", "/actuator/prometheus", null).body();
         assertThat(metrics).containsPattern(
@@ -139,7 +139,7 @@ class ScanAdminIT {
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(
                 ct -> assertThat(ct).startsWith("application/problem+json"));
-        assertThat(r.body()).contains("\"field\":\"" + field + "\"", "\"status\":400");
+        assertThat(r.body()).contains("\"parameter\":\"" + field + "\"", "\"status\":400");
     }
 
     @Test
@@ -149,10 +149,10 @@ class ScanAdminIT {
         HttpResponse<String> notNumber = send("GET", "/admin/scans/abc", null);
 
         assertThat(missing.statusCode()).isEqualTo(404);
-        assertThat(missing.body()).contains("\"field\":\"id\"");
+        assertThat(missing.body()).contains("\"parameter\":\"id\"");
         assertThat(cancelMissing.statusCode()).isEqualTo(404);
         assertThat(notNumber.statusCode()).isEqualTo(400);
-        assertThat(notNumber.body()).contains("\"field\":\"id\"");
+        assertThat(notNumber.body()).contains("\"parameter\":\"id\"");
         assertThat(notNumber.headers().firstValue("Content-Type")).hasValueSatisfying(
                 ct -> assertThat(ct).startsWith("application/problem+json"));
     }

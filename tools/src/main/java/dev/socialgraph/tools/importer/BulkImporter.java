@@ -5,6 +5,7 @@ import dev.socialgraph.bloom.EdgeFilter;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
+import dev.socialgraph.store.CelebrityPageLayout;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.tools.edges.EdgeList;
 import dev.socialgraph.tools.edges.EdgeListReader;
@@ -381,8 +382,11 @@ public final class BulkImporter {
                             if (celebrity) {
                                 line.append("{}\t{}");
                                 celebrities++;
-                                for (int p = 0, from = i; from < j; p++, from += settings.pageSize()) {
-                                    int to = Math.min(j, from + settings.pageSize());
+                                // Cut as the cdc-consumer cuts a row reaching the threshold (no array copies).
+                                int[] bounds = CelebrityPageLayout.pageBounds(count, settings.pageSize());
+                                for (int p = 0; p + 1 < bounds.length; p++) {
+                                    int from = i + bounds[p];
+                                    int to = i + bounds[p + 1];
                                     pageLines.append(followee).append('\t').append(p).append('\t');
                                     appendArray(pageLines, edges, from, to, false);
                                     pageLines.append('\t');

@@ -1,4 +1,4 @@
-package dev.socialgraph.write.api;
+package dev.socialgraph.web;
 
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.http.HttpServletRequest;
@@ -12,11 +12,13 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Replaces Spring Boot's {@code /error} page for errors the servlet container reports itself (for example the
- * 405 of a {@code TRACE}, which never reaches {@link ProblemAdvice}), so that they too are problem+json.
+ * Replaces Spring Boot's {@code /error} page in every servlet service for errors the servlet container reports
+ * itself (for example the 405 of a {@code TRACE} or the 400 of a malformed request line, which never reach
+ * {@link ProblemAdvice}), so that they too are problem+json: the status, its reason phrase as the title and, when
+ * it is a valid URI, the request's path as {@code instance}. Registered by {@link ProblemAutoConfiguration}.
  */
 @RestController
-class ProblemErrorController implements ErrorController {
+public class ProblemErrorController implements ErrorController {
 
     @RequestMapping("${server.error.path:${error.path:/error}}")
     ResponseEntity<ProblemDetail> error(HttpServletRequest request) {

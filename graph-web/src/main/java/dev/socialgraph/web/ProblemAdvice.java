@@ -1,0 +1,169 @@
+package dev.socialgraph.web;
+
+import dev.socialgraph.common.cursor.InvalidCursorException;
+import dev.socialgraph.common.id.InvalidUserIdException;
+import dev.socialgraph.common.shard.ShardUnavailableException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.TypeMismatchException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.HttpMediaTypeNotSupportedException;
+import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+import tools.jackson.core.JacksonException;
+
+/**
+ * The one mapping of errors to RFC 9457 {@code application/problem+json} for every service (DESIGN.md 6: every error
+ * names the bad input), in the property {@code parameter}, as the OpenAPI document and the gateway's own problems do.
+ *
+ * <p>A service's advice is a subclass annotated {@code @RestControllerAdvice}; it adds handlers for its own exceptions
+ * and builds their bodies with {@link #problem}. What every service shares is here:
+ * <ul>
+ *   <li>{@link BadParameterException}, {@link InvalidUserIdException}: 400 naming the input;</li>
+ *   <li>{@link InvalidCursorException}: 400 naming {@code cursor}, with {@code reason} ({@code malformed},
+ *       {@code tampered}, ...);</li>
+ *   <li>{@link ShardUnavailableException}: 503 with {@code Retry-After: 1}, the outage answer clients retry on;</li>
+ *   <li>Spring MVC's own errors (unknown path 404, wrong method 405, unacceptable media type, ...) through
+ *       {@link ResponseEntityExceptionHandler}, with a body that is not JSON naming {@code body} (or, for a value of
+ *       the wrong type, its property), an unsupported content type naming {@code Content-Type}, a failed bean
+ *       validation naming the first bad field (all of them in {@code errors}), a path variable or query parameter
+ *       of the wrong type naming it;</li>
+ *   <li>any other exception: a bug, logged with its stack trace and answered 500 without internals.</li>
+ * </ul>
+ */
+public abstract class ProblemAdvice extends ResponseEntityExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ProblemAdvice.class);
+
+    /** The property that names the bad input. */
+    public static final String PARAMETER = "parameter";
+
+    /** Seconds a client should wait before retrying after an outage answer (503). */
+    public static final String RETRY_AFTER_SECONDS = "1";
+
+    /**
+     * A problem naming the bad input.
+     *
+     * @param status    the HTTP status
+     * @param detail    what is wrong, for a person
+     * @param parameter the input's name, {@code null} for none
+     * @return the body, {@code type} left {@code about:blank}
+     */
+    public static ProblemDetail problem(HttpStatusCode status, String detail, String parameter) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        if (parameter != null) {
+            problem.setProperty(PARAMETER, parameter);
+        }
+        return problem;
+    }
+
+    /**
+     * Called for every 400 this class answers, before the body is made; for a service's rejection counter.
+     *
+     * @param e what was rejected
+     */
+    protected void rejected(Exception e) {
+    }
+
+    @ExceptionHandler(BadParameterException.class)
+    ProblemDetail badParameter(BadParameterException e) {
+        rejected(e);
+        return problem(HttpStatus.BAD_REQUEST, e.getMessage(), e.parameter());
+    }
+
+    @ExceptionHandler(InvalidUserIdException.class)
+    ProblemDetail badUserId(InvalidUserIdException e) {
+        rejected(e);
+        return problem(HttpStatus.BAD_REQUEST, e.getMessage(), e.field());
+    }
+
+    @ExceptionHandler(InvalidCursorException.class)
+    ProblemDetail badCursor(InvalidCursorException e) {
+        rejected(e);
+        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, e.getMessage(), "cursor");
+        problem.setProperty("reason", e.reason().name().toLowerCase(Locale.ROOT));
+        return problem;
+    }
+
+    @ExceptionHandler(ShardUnavailableException.class)
+    ResponseEntity<ProblemDetail> shardUnavailable(ShardUnavailableException e) {
+        log.debug("Shard unavailable: {}", e.getMessage(), e);
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+                "the shard database holding this user is unavailable; retry later");
+        problem.setTitle("Shard unavailable");
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS).body(problem);
+    }
+
+    /** A bug: logged with its stack trace, answered without internals. */
+    @ExceptionHandler(RuntimeException.class)
+    ProblemDetail unexpected(RuntimeException e) {
+        log.error("Unexpected error", e);
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
+                "An unexpected error occurred.");
+        problem.setTitle("Internal error");
+        return problem;
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
+            HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        rejected(ex);
+        // A value of the wrong type names its property in Jackson's path; malformed JSON names none.
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof JacksonException j && !j.getPath().isEmpty()
+                    && j.getPath().getLast().getPropertyName() != null) {
+                String property = j.getPath().getLast().getPropertyName();
+                return ResponseEntity.badRequest().body(problem(HttpStatus.BAD_REQUEST,
+                        property + ": has the wrong type", property));
+            }
+        }
+        return ResponseEntity.badRequest().body(problem(HttpStatus.BAD_REQUEST,
+                "request body is missing or not valid JSON", "body"));
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleHttpMediaTypeNotSupported(HttpMediaTypeNotSupportedException ex,
+            HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        ProblemDetail problem = problem(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json",
+                "Content-Type");
+        return ResponseEntity.status(HttpStatus.UNSUPPORTED_MEDIA_TYPE).headers(headers).body(problem);
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleMethodArgumentNotValid(MethodArgumentNotValidException ex,
+            HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        rejected(ex);
+        List<Map<String, String>> errors = ex.getBindingResult().getFieldErrors().stream()
+                .map(f -> Map.of(PARAMETER, f.getField(), "message", String.valueOf(f.getDefaultMessage())))
+                .toList();
+        Map<String, String> first = errors.isEmpty() ? Map.of(PARAMETER, "body", "message", "invalid")
+                : errors.getFirst();
+        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, first.get(PARAMETER) + ": " + first.get("message"),
+                first.get(PARAMETER));
+        problem.setProperty("errors", errors);
+        return ResponseEntity.badRequest().body(problem);
+    }
+
+    @Override
+    protected ResponseEntity<Object> handleTypeMismatch(TypeMismatchException ex, HttpHeaders headers,
+            HttpStatusCode status, WebRequest request) {
+        rejected(ex);
+        String name = ex instanceof MethodArgumentTypeMismatchException m ? m.getName() : ex.getPropertyName();
+        String type = ex.getRequiredType() == null ? "a value of another type"
+                : ex.getRequiredType().getSimpleName().toLowerCase(Locale.ROOT);
+        return ResponseEntity.badRequest().body(problem(HttpStatus.BAD_REQUEST,
+                name + ": must be a " + type, name));
+    }
+}
