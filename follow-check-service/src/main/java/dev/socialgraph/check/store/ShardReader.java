@@ -12,6 +12,7 @@ import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.FollowingSliceRepository;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.SqlErrors;
@@ -294,7 +295,7 @@ public class ShardReader implements FollowChecker.Shards {
 
     /**
      * The number of follow edges of the followers in {@code ownedShards} (an instance that owns a slice of the
-     * logical shards, issue 5); only databases holding one of them are asked.
+     * logical shards); only databases holding one of them are asked.
      *
      * @param ownedShards logical shards, ascending, each in {@code 0..logicalShardCount-1}
      * @return edges, {@code >= 0}

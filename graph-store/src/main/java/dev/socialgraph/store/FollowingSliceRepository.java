@@ -1,6 +1,5 @@
-package dev.socialgraph.check.store;
+package dev.socialgraph.store;
 
-import dev.socialgraph.store.SqlArrays;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -10,12 +9,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Following rows of some logical shards only, for the bloom filter of an instance that owns a slice of the shards
- * (issue 5, shard-affine reads). A row's logical shard is {@code mod(follower_id, logicalShardCount)} (ids are
+ * Following rows of some logical shards only, for the bloom filter of a check instance that owns a slice of the
+ * shards (shard-affine reads). A row's logical shard is {@code mod(follower_id, logicalShardCount)} (ids are
  * positive, so this is {@code ShardMap.logicalShard}). There is no index on the shard, so PostgreSQL filters while
  * it reads (the scan walks the primary key); what the filter saves is shipping and decoding the other shards' rows.
  */
-final class FollowingSliceRepository {
+public final class FollowingSliceRepository {
 
     private static final String EDGE_COUNT = """
             SELECT coalesce(sum(following_count), 0)::bigint FROM following_adjacency
@@ -28,8 +27,13 @@ final class FollowingSliceRepository {
              ORDER BY follower_id LIMIT ?
             """;
 
-    /** One row of a slice scan. */
-    record Row(long followerId, long[] followingIds) {
+    /**
+     * One row of a slice scan.
+     *
+     * @param followerId   the follower, a positive user id
+     * @param followingIds whom it follows, in arrival order
+     */
+    public record Row(long followerId, long[] followingIds) {
     }
 
     /**
@@ -37,8 +41,9 @@ final class FollowingSliceRepository {
      *
      * @param logicalShardCount the deployment's logical shard count
      * @param shards            logical shards, {@code 0..logicalShardCount-1}
+     * @return the sum of their rows' {@code following_count}
      */
-    long edgeCount(Connection connection, int logicalShardCount, int[] shards) throws SQLException {
+    public long edgeCount(Connection connection, int logicalShardCount, int[] shards) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(EDGE_COUNT)) {
             ps.setLong(1, logicalShardCount);
             ps.setArray(2, shardArray(connection, shards));
@@ -52,10 +57,13 @@ final class FollowingSliceRepository {
     /**
      * Rows of the followers in {@code shards}, in follower-id order.
      *
-     * @param afterFollowerId exclusive lower bound; 0 to start
-     * @param limit           most rows, {@code >= 1}
+     * @param logicalShardCount the deployment's logical shard count
+     * @param shards            logical shards, {@code 0..logicalShardCount-1}
+     * @param afterFollowerId   exclusive lower bound; 0 to start
+     * @param limit             most rows, {@code >= 1}
+     * @return up to {@code limit} rows; fewer at the end
      */
-    List<Row> scan(Connection connection, int logicalShardCount, int[] shards, long afterFollowerId, int limit)
+    public List<Row> scan(Connection connection, int logicalShardCount, int[] shards, long afterFollowerId, int limit)
             throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(SCAN)) {
             ps.setLong(1, afterFollowerId);
