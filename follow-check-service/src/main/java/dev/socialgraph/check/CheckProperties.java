@@ -38,7 +38,7 @@ import org.springframework.validation.annotation.Validated;
  * @param suggestionsMax      most suggestions computed and cached (1000)
  * @param bloom               the L0 edge bloom filter and its event feed
  * @param feed                the feed-lag guard of the in-process layers
- * @param affinity            which logical shards this instance owns (shard-affine reads, issue 5)
+ * @param affinity            which logical shards this instance owns (shard-affine reads)
  */
 @Validated
 @ConfigurationProperties("graph.check")
@@ -62,7 +62,7 @@ public record CheckProperties(
         @Valid @NotNull @DefaultValue Affinity affinity) {
 
     /**
-     * Shard-affine reads (issue 5), {@code graph.check.affinity.*}: the gateway sends every request about follower
+     * Shard-affine reads, {@code graph.check.affinity.*}: the gateway sends every request about follower
      * {@code a} to the instance that owns {@code a}'s logical shard by rendezvous hashing over {@code instances}
      * ({@link dev.socialgraph.common.shard.ShardAffinity}), so this instance's bloom filter holds only the edges of
      * followers in its own shards. The gateway must list the same ids.

@@ -39,7 +39,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * An instance that owns a slice of the logical shards (issue 5, {@code graph.check.affinity.*}): its start-up scan
+ * An instance that owns a slice of the logical shards ({@code graph.check.affinity.*}): its start-up scan
  * and its {@code follow-events} feed put only its own followers' edges into the bloom filter, checks about other
  * followers skip the filter and stay correct, and {@code GET /internal/v1/bloom} reports it.
  */

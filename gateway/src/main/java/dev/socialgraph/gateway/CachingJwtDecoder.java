@@ -14,7 +14,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * Remembers the {@link Jwt} each accepted bearer token decoded to, keyed by the token's exact text, so a client that
- * sends the same token again skips parsing, the HMAC and claim conversion (issue 5: about 4 % of the gateway's
+ * sends the same token again skips parsing, the HMAC and claim conversion (about 4 % of the gateway's
  * event-loop CPU, and allocation, per request).
  *
  * <p>Why this is as strict as decoding every time: a cache hit needs the identical string, signature included, that
@@ -54,7 +54,7 @@ final class CachingJwtDecoder implements ReactiveJwtDecoder {
         this.clock = clock;
         // Maintenance (eviction, expiry) on the calling thread: it is amortised and short, and the default
         // executor, ForkJoinPool.commonPool(), cost a thread wake-up every few hundred requests (7.8 % of a core in
-        // the issue 5 profile).
+        // the gateway's profile).
         this.accepted = Caffeine.newBuilder().maximumSize(maximumSize).expireAfterWrite(maxAge)
                 .executor(Runnable::run).recordStats().build();
         if (meters != null) {

@@ -16,7 +16,7 @@ import reactor.netty.resources.ConnectionProvider;
  *
  * <p>Response timeout: Spring Cloud Gateway's own {@code httpclient.response-timeout} wraps every proxied response in
  * {@code Flux.timeout}, which schedules and cancels a task on Reactor's shared {@code parallel} scheduler per
- * request; in the issue 5 profile those threads used about as much CPU as the gateway's event loops. Reactor Netty's
+ * request; in the gateway's profile those threads used about as much CPU as the gateway's event loops. Reactor Netty's
  * {@code HttpClient.responseTimeout} does the same job with a read-timeout handler on the connection's own event
  * loop. The one difference: it bounds the silence between reads of a response (and before its first byte) rather
  * than the whole response, which for the services' small JSON answers is the same thing. A timeout surfaces as

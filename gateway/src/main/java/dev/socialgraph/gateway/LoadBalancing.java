@@ -5,7 +5,7 @@ import org.springframework.cloud.loadbalancer.annotation.LoadBalancerClients;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Spring Cloud LoadBalancer for the {@code lb://} routes (issue 5). Instances come from Spring Cloud's static
+ * Spring Cloud LoadBalancer for the {@code lb://} routes. Instances come from Spring Cloud's static
  * list, {@code spring.cloud.discovery.client.simple.instances.<service>[i].uri} and {@code .instance-id}
  * (application.yml defaults to one local instance of each service at {@code graph.gateway.check-uri} /
  * {@code write-uri}); in Kubernetes the list names the check service's StatefulSet pods by their DNS names.

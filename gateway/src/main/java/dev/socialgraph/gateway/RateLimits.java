@@ -84,7 +84,7 @@ final class RateLimits {
      * <p>Why: Lettuce completes every Redis reply on the I/O thread of its one shared connection, and Reactor runs
      * whatever follows on the thread that completed the signal. Without this hop the rest of every request (path
      * rewrite, header filters, acquiring a pooled connection to the service and writing to it) ran on that single
-     * Lettuce thread: 22 % of the gateway's sampled CPU in the issue 5 profile, all of it serialised on one core and
+     * Lettuce thread: 22 % of the gateway's sampled CPU in its profile, all of it serialised on one core and
      * handed back and forth between threads. On the client connection's own event loop, Reactor Netty also
      * acquires the pooled service connection from that same loop (its colocation), so request and response stay on
      * one thread.

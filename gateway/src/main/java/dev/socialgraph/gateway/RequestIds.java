@@ -57,7 +57,7 @@ class RequestIds implements GlobalFilter, Ordered {
     /**
      * A random version-4 UUID (RFC 9562 section 5.4) from {@link ThreadLocalRandom}. Request ids only correlate log
      * lines, they guard nothing, so they do not need {@link UUID#randomUUID()}'s {@code SecureRandom}, which the
-     * profile of issue 5 showed on every request without a client id (a shared generator behind a lock).
+     * gateway's profile showed on every request without a client id (a shared generator behind a lock).
      */
     static String randomId() {
         ThreadLocalRandom random = ThreadLocalRandom.current();

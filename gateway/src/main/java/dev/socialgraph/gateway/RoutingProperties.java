@@ -6,7 +6,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
 
 /**
- * Shard-affine routing of reads, {@code graph.gateway.routing.*} (issue 5). The instances themselves are Spring
+ * Shard-affine routing of reads, {@code graph.gateway.routing.*}. The instances themselves are Spring
  * Cloud's static list ({@code spring.cloud.discovery.client.simple.instances.*}, see {@link LoadBalancing}).
  *
  * @param logicalShardCount the deployment's number of logical shards, the same as the services'

@@ -35,7 +35,7 @@ import org.springframework.security.web.server.firewall.ServerExchangeRejectedHa
 import reactor.core.publisher.Mono;
 
 /**
- * Authentication (issue 5): every {@code /v1} request needs a bearer JWT, validated by Spring Security's resource
+ * Authentication: every {@code /v1} request needs a bearer JWT, validated by Spring Security's resource
  * server support (HS256 with a shared secret locally, the identity provider's JWK Set in production): signature,
  * an {@code exp} (required: a token without one would never expire), {@code nbf} when present, and a {@code sub}
  * that is a JSON string holding a positive 64-bit user id. Missing, malformed, expired, unexpiring or forged tokens,

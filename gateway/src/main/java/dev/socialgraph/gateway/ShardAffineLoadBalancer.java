@@ -21,7 +21,7 @@ import org.springframework.cloud.loadbalancer.core.ServiceInstanceListSupplier;
 import reactor.core.publisher.Mono;
 
 /**
- * Shard-affine choice of a follow-check-service instance (issue 5): a request about user {@code id}
+ * Shard-affine choice of a follow-check-service instance: a request about user {@code id}
  * ({@code /v1/users/{id}/...}, or its rewritten {@code /internal/v1/users/{id}/...}) goes to the owner of
  * {@code id}'s logical shard, {@code floorMod(id, logicalShardCount)}, by rendezvous hashing over the instances'
  * ids ({@link ShardAffinity}, the same function the check instances use to decide which shards they load), through

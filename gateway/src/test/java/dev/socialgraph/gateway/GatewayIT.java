@@ -241,7 +241,7 @@ class GatewayIT {
                 "/v1/users/{id}/relationship/{otherId}", "/v1/users/{id}/suggestions");
     }
 
-    /** Issue 5: at least 500 malformed requests; every reply is 4xx problem+json and the graph is unchanged. */
+    /** At least 500 malformed requests; every reply is 4xx problem+json and the graph is unchanged. */
     @Test
     void fuzz_malformedRequestsGet4xxProblemJsonAndChangeNothing() throws Exception {
         assertThat(send("PUT", "/v1/me/following/302", token(301)).statusCode()).isEqualTo(200);

@@ -43,7 +43,7 @@ class KeepAliveIT {
     int port;
 
     /**
-     * Regression test for issue 17: a malformed request in GatewayIT's fuzz test sometimes got no answer for 10 s.
+     * Regression test: a malformed request in GatewayIT's fuzz test sometimes got no answer for 10 s.
      * Reactor Netty 1.3.7 queued a request that arrived while the previous request's exchange was still finishing,
      * and when the queued request was answered within the drain of that queue (as every request the gateway refuses
      * before routing is), the drain ended without asking the connection for more bytes: the next request on the

@@ -24,7 +24,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * A service whose static instance list is empty: LoadBalancer finds no instance and the gateway answers 503
- * problem+json with {@code Retry-After}, not a 500 (issue 5).
+ * problem+json with {@code Retry-After}, not a 500.
  */
 @SpringBootTest(classes = GatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class NoInstanceIT {

@@ -34,7 +34,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Every public endpoint (docs/openapi.yaml) answering through the gateway on the whole write and read path (issue 5):
+ * Every public endpoint (docs/openapi.yaml) answering through the gateway on the whole write and read path:
  * follows written by follow-write-service, relayed to {@code follow-events} on a real Kafka broker, applied to the
  * follower side by cdc-consumer, read by follow-check-service (bloom filter on, fed by the same topic), each
  * service its own JVM from its runnable jar, on real PostgreSQL shards and Redis. The gateway uses its default

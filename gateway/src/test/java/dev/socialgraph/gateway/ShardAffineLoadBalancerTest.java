@@ -91,7 +91,7 @@ class ShardAffineLoadBalancerTest {
     }
 
     /**
-     * Issue 13: the backend client ({@code graph-client}) sends every logical shard where this balancer does, and
+     * The backend client ({@code graph-client}) sends every logical shard where this balancer does, and
      * fails over to where this balancer sends the shard once its owner has left the list.
      */
     @Test

@@ -39,7 +39,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Shard-affine reads (issue 5) with two follow-check-service instances behind the gateway, each its own JVM with
+ * Shard-affine reads with two follow-check-service instances behind the gateway, each its own JVM with
  * its own {@code graph.check.affinity.instance-id} and the same {@code graph.check.affinity.instances}; the gateway
  * lists both in {@code spring.cloud.discovery.client.simple.instances.follow-check-service}. Edges are written
  * through follow-write-service before the check instances start (the relay is off), so each instance's bloom filter

@@ -25,7 +25,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Follow checks against follow-check-service's internal API ({@code /internal/v1/users/...}) for server-side callers
- * (feed fan-out, notification eligibility, button state), without the public gateway's hop (issue 13).
+ * (feed fan-out, notification eligibility, button state), without the public gateway's hop.
  *
  * <p><b>Instance choice.</b> A request about user {@code u} goes to the check instance that owns {@code u}'s logical
  * shard, {@code floorMod(u, logicalShardCount)}, by the same {@link ShardAffineRouter} the gateway's load balancer

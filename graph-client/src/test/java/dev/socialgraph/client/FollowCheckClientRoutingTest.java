@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The client's instance choice against {@link ShardAffinity}, the function the gateway's load balancer and the check
- * instances use (issue 13: "affinity matches the gateway's choice for every shard"), with no server. The gateway's
+ * instances use ("affinity matches the gateway's choice for every shard"), with no server. The gateway's
  * own test checks its balancer against this client directly.
  */
 class FollowCheckClientRoutingTest {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The client against three fake check instances on local ports (issue 13): routing, fail-over of a dead, hung or
+ * The client against three fake check instances on local ports: routing, fail-over of a dead, hung or
  * unavailable instance to the next in rendezvous order, no retry of a 4xx, the service and follow tokens, batches.
  */
 class FollowCheckClientTest {

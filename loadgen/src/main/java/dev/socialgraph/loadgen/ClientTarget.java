@@ -14,7 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The fleet's check instances through {@code graph-client}'s {@link FollowCheckClient} (issue 13, the third path next
+ * The fleet's check instances through {@code graph-client}'s {@link FollowCheckClient} (the third path next
  * to {@code fleet} and {@code gateway}): shard-affine instance choice, keep-alive connections, fail-over. Reads only
  * (checks, batch checks, counts): the client has no lists and no writes.
  *

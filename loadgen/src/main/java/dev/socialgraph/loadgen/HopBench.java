@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The cost of the gateway hop (issue 5): one workload (a follow check by default) against follow-check-service
+ * The cost of the gateway hop: one workload (a follow check by default) against follow-check-service
  * directly and through the gateway, at each connection count, interleaved and repeated, so the ratio of the two comes
  * from runs seconds apart on the same (noisy) machine.
  *
@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
  * {@code --baseline-url}, a second gateway (an untuned build, say) is a third target in the same rounds, so a tuning
  * is compared under the same background load as the tuned gateway. With {@code --client}, {@code graph-client}'s
  * backend client ({@link ClientTarget}: shard-affine, no gateway) is one more target, compared with direct like the
- * gateway (issue 13); its CPU column is empty, as it runs inside this process.
+ * gateway; its CPU column is empty, as it runs inside this process.
  *
  * <p>Run: {@code java -cp loadgen/target/loadgen.jar dev.socialgraph.loadgen.HopBench --dataset … --check-url …
  * --gateway-url …}. Exit status 0 after printing the summary, 2 on bad options.

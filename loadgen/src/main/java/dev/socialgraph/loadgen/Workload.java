@@ -11,7 +11,7 @@ import org.apache.commons.rng.sampling.distribution.RejectionInversionZipfSample
 import org.apache.commons.rng.simple.RandomSource;
 
 /**
- * The workloads of issue 8, all drawn from the imported graph. A workload makes a deterministic stream of
+ * The workloads, all drawn from the imported graph. A workload makes a deterministic stream of
  * {@link Operation}s from a seed, so every target (fleet, gateway, raw Redis, naive PostgreSQL) is asked the same
  * questions about the same pairs in the same order.
  */

@@ -13,7 +13,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
- * The logical shards this instance owns (issue 5, shard-affine reads): with {@code graph.check.affinity.instances}
+ * The logical shards this instance owns (shard-affine reads): with {@code graph.check.affinity.instances}
  * set, the shards {@link ShardAffinity} gives to {@code graph.check.affinity.instance-id} among them; unset, every
  * shard. The gateway routes each request about follower {@code a} to the owner of {@code a}'s logical shard, so
  * the bloom filter needs only the edges of owned followers; a request that reaches another instance (a gateway

@@ -25,7 +25,7 @@ import org.springframework.stereotype.Component;
  *
  * <p>Until {@link #markReady} has run, {@link #mightFollow} answers {@code true} (the filter is not consulted).
  *
- * <p>Shard-affine reads (issue 5): only edges whose follower's logical shard this instance owns
+ * <p>Shard-affine reads: only edges whose follower's logical shard this instance owns
  * ({@link ShardOwnership}) go into the filters, whatever feeds them (scan, replay, events), and a check about any
  * other follower is not answered by the filter ({@link #mightFollow} is {@code true}): never a wrong "no".
  */

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Which check-service instance owns a logical shard (issue 5, shard-affine reads): rendezvous, or
+ * Which check-service instance owns a logical shard (shard-affine reads): rendezvous, or
  * highest-random-weight, hashing (D. G. Thaler and C. V. Ravishankar, "Using name-based mappings to increase hit
  * rates", IEEE/ACM Transactions on Networking 6(1), 1998; technical report 1996). Every instance gets a
  * pseudo-random weight per shard, {@code weight(shard, id) = mix(hash(id) ^ mix(shard))}, and the instance of the
@@ -86,7 +86,7 @@ public final class ShardAffinity {
 
     /**
      * Every instance in rendezvous order for {@code logicalShard}: the owner first, then the instance that would own
-     * the shard if the owner left, and so on (issue 13, fail-over of the backend client). The first entry is always
+     * the shard if the owner left, and so on (fail-over of the backend client). The first entry is always
      * {@link #owner}'s choice, and dropping an instance from the list keeps the relative order of the others.
      *
      * @param logicalShard a logical shard, {@code >= 0}

@@ -40,7 +40,7 @@ class RmatGeneratorTest {
 
     @Test
     void generate_ofTheLaunchersFallbackGraph_hasUsersAboveItsCelebrityThreshold() {
-        // The launcher's graph when no dataset exists (issue 7): generate --users 20000 --edges 200000 (seed 1),
+        // The launcher's graph when no dataset exists: generate --users 20000 --edges 200000 (seed 1),
         // imported with --celebrity-threshold 1000. Measured: max in-degree 2,642, 10 users at or above 1,000.
         EdgeList g = RmatGenerator.generate(20_000, 200_000, 10_000, 1, 0);
         Map<Long, Integer> inDegree = new HashMap<>();

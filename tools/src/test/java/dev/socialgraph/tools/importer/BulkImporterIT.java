@@ -238,7 +238,7 @@ class BulkImporterIT {
         assertThat(stored).isEqualTo(20_000);
     }
 
-    // ---- bloom snapshot (issue 7) --------------------------------------------------------------------------------
+    // ---- bloom snapshot --------------------------------------------------------------------------------
 
     /** Settings as the command line builds them, but sized for exactly this graph so the fpp bound is meaningful. */
     private SnapshotSettings snapshotSettings(Path snapshots, double fpp, String bootstrap, String topic) {
