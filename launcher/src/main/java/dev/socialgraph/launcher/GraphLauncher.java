@@ -283,9 +283,13 @@ public final class GraphLauncher {
          * {@code run/}.
          */
         private void supervise() {
+            ClassLoader loader = GraphLauncher.class.getClassLoader();
             supervision = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "graph-supervisor");
                 t.setDaemon(true);
+                // The first task is scheduled from the JDK's process-reaper thread (an exit), whose context class
+                // loader cannot see the classes nested in the launcher's jar; readiness probes need them.
+                t.setContextClassLoader(loader);
                 return t;
             });
             Optional<LocalBroker> broker = stores.broker();

@@ -120,6 +120,20 @@ public final class LocalBroker implements AutoCloseable {
      * @return {@code true} when it does
      */
     public static boolean ready(String bootstrapServers) {
+        // Kafka loads its classes through the thread's context class loader. The supervisor's thread is started from
+        // the JDK's process-reaper thread, whose loader cannot see the classes nested in the launcher's jar, so the
+        // client would fail to load there: use the loader that loaded Kafka for the length of the call.
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        thread.setContextClassLoader(Admin.class.getClassLoader());
+        try {
+            return answers(bootstrapServers);
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
+    }
+
+    private static boolean answers(String bootstrapServers) {
         Properties config = new Properties();
         config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2_000);
@@ -127,7 +141,8 @@ public final class LocalBroker implements AutoCloseable {
         config.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
         try (Admin admin = Admin.create(config)) {
             return !admin.describeCluster().nodes().get(2, TimeUnit.SECONDS).isEmpty();
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+        } catch (ExecutionException | TimeoutException | RuntimeException | LinkageError e) {
+            log.debug("Kafka at {} does not answer: {}", bootstrapServers, e.toString());
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -310,7 +310,9 @@ final class Supervisor {
         boolean up;
         try {
             up = services.ready(w.spec); // an HTTP request: outside the lock
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
+            // A probe that throws must not end the polling (the scheduled task would die silently).
+            log.warn("{}: readiness probe failed: {}", w.spec.name(), e.toString());
             up = false;
         }
         synchronized (this) {

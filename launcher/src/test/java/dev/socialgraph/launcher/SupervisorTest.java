@@ -215,12 +215,29 @@ class SupervisorTest {
     }
 
     /** Processes that exit when a test completes their exit future; pids 1000, 1001 ... for restarts. */
+    @Test
+    void aProbeThatThrows_doesNotEndTheReadinessPolling() {
+        Child first = services.running(CHECK, 100);
+        supervisor.watch(CHECK, first);
+        first.exit().complete(137);
+        timer.advance(Duration.ofSeconds(1));
+        services.throwingProbes = 3; // a class the probe needs cannot be loaded, for a while
+
+        timer.advance(Supervisor.READINESS_POLL.multipliedBy(3));
+        assertThat(state(CHECK).state()).isEqualTo(State.STARTING);
+        services.ready.add(CHECK.name());
+        timer.advance(Supervisor.READINESS_POLL);
+
+        assertThat(state(CHECK).state()).isEqualTo(State.READY);
+    }
+
     private static final class FakeServices implements Supervisor.Services {
         final List<String> started = new ArrayList<>();
         final Set<String> ready = new HashSet<>();
         final Map<String, Child> current = new HashMap<>();
         int probes;
         int failStarts;
+        int throwingProbes;
         private long nextPid = 1000;
 
         Child child(long pid) {
@@ -253,6 +270,10 @@ class SupervisorTest {
         @Override
         public boolean ready(ServiceFleet.Spec spec) {
             probes++;
+            if (throwingProbes > 0) {
+                throwingProbes--;
+                throw new NoClassDefFoundError("org/apache/kafka/clients/admin/Admin");
+            }
             return ready.contains(spec.name());
         }
     }
