@@ -46,8 +46,7 @@ final class Stores implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Stores.class);
 
-    /** The event topic and its partition count (DESIGN.md 3). */
-    static final String TOPIC = Topics.FOLLOW_EVENTS;
+    /** The event topic's partition count (DESIGN.md 3). */
     static final int PARTITIONS = 12;
 
     /**
@@ -259,8 +258,8 @@ final class Stores implements AutoCloseable {
         try (Admin admin = Admin.create(config)) {
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             List<NewTopic> missing = new ArrayList<>();
-            if (!existing.contains(TOPIC)) {
-                missing.add(new NewTopic(TOPIC, PARTITIONS, (short) 1));
+            if (!existing.contains(Topics.FOLLOW_EVENTS)) {
+                missing.add(new NewTopic(Topics.FOLLOW_EVENTS, PARTITIONS, (short) 1));
             }
             if (!existing.contains(Topics.FOLLOW_EVENTS_DLT)) {
                 missing.add(new NewTopic(Topics.FOLLOW_EVENTS_DLT, 1, (short) 1));

@@ -303,20 +303,7 @@ class LauncherIT {
     @Test
     @Order(7)
     void aKilledServiceIsStartedAgainAndServes() throws Exception {
-        String[] before = statusRow(PortPlan.CHECK);
-        assertThat(before[2]).as("state").isEqualTo("ready");
-        assertThat(before[4]).as("restarts").isEqualTo("0");
-        long pid = Long.parseLong(before[3]);
-
-        assertThat(ProcessHandle.of(pid).orElseThrow().destroyForcibly()).isTrue(); // SIGKILL
-
-        await().atMost(5, TimeUnit.MINUTES).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-            String[] row = statusRow(PortPlan.CHECK);
-            assertThat(row[2]).as("state").isEqualTo("ready");
-            assertThat(Long.parseLong(row[3])).as("pid").isNotEqualTo(pid);
-            assertThat(row[4]).as("restarts").isEqualTo("1");
-            assertThat(String.join(" ", row)).as("last exit").contains("137 at ");
-        });
+        killAndAwaitFirstRestart(PortPlan.CHECK, "137 at ");
         long restarted = Long.parseLong(statusRow(PortPlan.CHECK)[3]);
         assertThat(ProcessHandle.of(restarted)).hasValueSatisfying(p -> assertThat(p.isAlive()).isTrue());
         assertThat(Files.readString(dataDir.resolve("run/" + PortPlan.CHECK + ".pid")).strip())
@@ -329,20 +316,7 @@ class LauncherIT {
     @Test
     @Order(8)
     void aKilledBrokerIsStartedAgainAndEventsFlowAgain() throws Exception {
-        String[] before = statusRow(LocalBroker.NAME);
-        assertThat(before[2]).as("state").isEqualTo("ready");
-        assertThat(before[4]).as("restarts").isEqualTo("0");
-        long pid = Long.parseLong(before[3]);
-
-        assertThat(ProcessHandle.of(pid).orElseThrow().destroyForcibly()).isTrue(); // SIGKILL
-
-        await().atMost(5, TimeUnit.MINUTES).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-            String[] row = statusRow(LocalBroker.NAME);
-            assertThat(row[2]).as("state").isEqualTo("ready");
-            assertThat(Long.parseLong(row[3])).as("pid").isNotEqualTo(pid);
-            assertThat(row[4]).as("restarts").isEqualTo("1");
-            assertThat(String.join(" ", row)).as("readiness and last exit").contains("UP", "137 at ");
-        });
+        killAndAwaitFirstRestart(LocalBroker.NAME, "UP", "137 at ");
         assertThat(statusRow(PortPlan.CDC)[4]).as("the services ride out the broker's restart").isEqualTo("0");
 
         // A follow acknowledged now reaches the follower side only through the restarted broker (relay, then consumer).
@@ -409,6 +383,27 @@ class LauncherIT {
                     + Files.readString(log));
         }
         return new Result(p.exitValue(), Files.readString(log));
+    }
+
+    /**
+     * Kills a supervised process that has never been restarted with SIGKILL, then waits until {@code status} shows
+     * it ready again with a new pid and one restart, its line holding each of {@code expected} (readiness, last exit).
+     */
+    private static void killAndAwaitFirstRestart(String name, String... expected) throws Exception {
+        String[] before = statusRow(name);
+        assertThat(before[2]).as("state").isEqualTo("ready");
+        assertThat(before[4]).as("restarts").isEqualTo("0");
+        long pid = Long.parseLong(before[3]);
+
+        assertThat(ProcessHandle.of(pid).orElseThrow().destroyForcibly()).isTrue(); // SIGKILL
+
+        await().atMost(5, TimeUnit.MINUTES).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            String[] row = statusRow(name);
+            assertThat(row[2]).as("state").isEqualTo("ready");
+            assertThat(Long.parseLong(row[3])).as("pid").isNotEqualTo(pid);
+            assertThat(row[4]).as("restarts").isEqualTo("1");
+            assertThat(String.join(" ", row)).as("readiness and last exit").contains(expected);
+        });
     }
 
     /** The status line of one service, split at blanks: name, port, state, pid, restarts, readiness... */
