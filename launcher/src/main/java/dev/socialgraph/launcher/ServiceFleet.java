@@ -37,8 +37,19 @@ public final class ServiceFleet implements Supervisor.Services, AutoCloseable {
      * @param port       HTTP port on 127.0.0.1
      * @param heap       maximum heap, e.g. {@code 512m}
      * @param properties Spring properties passed as {@code --key=value}
+     * @param jvmOptions this service's own JVM options, before {@code GRAPH_JAVA_OPTS} (which can override them)
      */
-    record Spec(String name, String module, int port, String heap, Map<String, String> properties) {
+    record Spec(String name, String module, int port, String heap, Map<String, String> properties,
+                List<String> jvmOptions) {
+
+        Spec {
+            jvmOptions = List.copyOf(jvmOptions);
+        }
+
+        /** A service with no JVM options of its own. */
+        Spec(String name, String module, int port, String heap, Map<String, String> properties) {
+            this(name, module, port, heap, properties, List.of());
+        }
     }
 
     /** A started service. */
@@ -96,17 +107,30 @@ public final class ServiceFleet implements Supervisor.Services, AutoCloseable {
         return UP.equals(readiness(http, spec.port()));
     }
 
-    private Running launch(Spec spec) throws IOException {
+    /**
+     * The command line of a service: the JVM with the heap, the service's own JVM options and then
+     * {@code GRAPH_JAVA_OPTS} (later options win), its jar, its port and its properties.
+     *
+     * @param spec the service
+     * @return the command, its first element the JVM
+     */
+    List<String> command(Spec spec) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xms64m");
         command.add("-Xmx" + spec.heap());
         command.add("-XX:+ExitOnOutOfMemoryError");
+        command.addAll(spec.jvmOptions());
         command.addAll(extraJvmOptions);
         command.add("-jar");
         command.add(ServiceProcess.execJar(home, spec.module()).toString());
         command.add("--server.port=" + spec.port());
         spec.properties().forEach((k, v) -> command.add("--" + k + "=" + v));
+        return command;
+    }
+
+    private Running launch(Spec spec) throws IOException {
+        List<String> command = command(spec);
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.log(spec.name()).toFile()));
         pb.environment().putAll(environment);

@@ -100,6 +100,28 @@ class LauncherPartsTest {
     }
 
     @Test
+    void theGatewayRunsWithItsOwnJvmFlags_andGraphJavaOptsComeAfterThem() throws Exception {
+        Stores.Endpoints stores = new Stores.Endpoints("127.0.0.1", 5432, "postgres", "", "127.0.0.1", 6379,
+                "127.0.0.1:9092");
+        List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000, 1);
+        ServiceFleet.Spec gateway = specs.stream().filter(s -> s.name().equals(PortPlan.GATEWAY)).findFirst()
+                .orElseThrow();
+        assertThat(gateway.jvmOptions()).containsExactly("-XX:+UseParallelGC", "-XX:+UseCompactObjectHeaders",
+                "-Dreactor.netty.ioWorkerCount=2");
+        assertThat(specs).filteredOn(s -> !s.name().equals(PortPlan.GATEWAY))
+                .allSatisfy(s -> assertThat(s.jvmOptions()).isEmpty());
+
+        Path home = Files.createDirectories(dir.resolve("repo/gateway/target")).getParent().getParent();
+        Files.createFile(home.resolve("gateway/target/gateway-0.1.0-SNAPSHOT-exec.jar"));
+        try (ServiceFleet fleet = new ServiceFleet(home, new FleetDir(dir.resolve("fleet")), Map.of(),
+                List.of("-XX:+UseSerialGC"))) {
+            // GRAPH_JAVA_OPTS last among the JVM options, so an operator's flag wins over the service's own.
+            assertThat(fleet.command(gateway)).containsSubsequence("-Xmx384m", "-XX:+UseParallelGC",
+                    "-Dreactor.netty.ioWorkerCount=2", "-XX:+UseSerialGC", "-jar");
+        }
+    }
+
+    @Test
     void secretsFromTheEnvironmentWin() throws Exception {
         String mine = "an-external-secret-of-at-least-32-bytes!!";
         assertThat(Secrets.load(dir, Map.of("GRAPH_JWT_SECRET", mine)).jwtSecret()).isEqualTo(mine);
