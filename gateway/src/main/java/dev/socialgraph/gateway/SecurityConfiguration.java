@@ -15,6 +15,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
 import org.springframework.security.oauth2.core.OAuth2AuthenticationException;
 import org.springframework.security.oauth2.core.OAuth2Error;
@@ -71,6 +72,19 @@ class SecurityConfiguration {
                         .accessDeniedHandler((exchange, e) -> problems.write(exchange, HttpStatus.FORBIDDEN,
                                 "Forbidden", e.getMessage(), "Authorization")))
                 .build();
+    }
+
+    /**
+     * No Spring Security observations at all. {@code management.observations.enable.spring.security=false} only makes
+     * the observations no-ops: Spring Security still wrapped each of its web filters, the authentication manager
+     * and the authorization decision in observation decorators, per request (the gateway's profile). Without
+     * observations to make, it builds none of those wrappers.
+     *
+     * @return settings that observe no request, authentication or authorization
+     */
+    @Bean
+    static SecurityObservationSettings noSecurityObservations() {
+        return SecurityObservationSettings.noObservations();
     }
 
     /**
