@@ -45,6 +45,7 @@ public final class Campaign {
      * @param cycles      how many times every fault runs
      * @param hold        how long a pause, refusal or hang lasts
      * @param recovery    how long the fleet may take to be ready again after a fault
+     * @param settle      how long the workload runs on the recovered fleet before the next fault
      * @param convergence how long after the last write the stored graph must have converged (30 s)
      * @param actors      users who follow and unfollow
      * @param targets     users they follow
@@ -53,18 +54,44 @@ public final class Campaign {
      * @param pause       each thread's pause between requests
      * @param only        runs only the faults whose names contain one of these words; empty runs all
      */
-    public record Settings(int cycles, Duration hold, Duration recovery, Duration convergence, int actors, int targets,
-                           int writers, int readers, Duration pause, List<String> only) {
+    public record Settings(int cycles, Duration hold, Duration recovery, Duration settle, Duration convergence,
+                           int actors, int targets, int writers, int readers, Duration pause, List<String> only) {
 
         /** Whether a fault runs in this campaign. */
         boolean runs(Fault fault) {
             return only.isEmpty() || only.stream().anyMatch(fault.name()::contains);
         }
 
-        /** One cycle of each fault, a few minutes: the run {@code ./mvnw verify} includes. */
+        /**
+         * One cycle of each fault, a few minutes: the run {@code ./mvnw verify} includes. The workload settles 2 s
+         * between faults: it runs throughout, so the next fault's own seconds also read the recovered fleet.
+         */
         public static Settings shortRun() {
-            return new Settings(1, Duration.ofSeconds(5), Duration.ofSeconds(180), Duration.ofSeconds(30), 40, 30, 8, 4,
-                    Duration.ofMillis(20), List.of());
+            return new Settings(1, Duration.ofSeconds(5), Duration.ofSeconds(180), Duration.ofSeconds(2),
+                    Duration.ofSeconds(30), 40, 30, 8, 4, Duration.ofMillis(20), List.of());
+        }
+
+        /**
+         * The long run (docs/faults.md): {@code cycles} of each fault, 5 s of settling between faults.
+         *
+         * @param cycles at least 1
+         * @return the settings
+         */
+        public static Settings longRun(int cycles) {
+            Settings s = shortRun();
+            return new Settings(cycles, s.hold(), s.recovery(), Duration.ofSeconds(5), s.convergence(), s.actors(),
+                    s.targets(), s.writers(), s.readers(), s.pause(), s.only());
+        }
+
+        /**
+         * These settings running only some faults.
+         *
+         * @param words the faults whose names contain one of these run; empty runs all
+         * @return the settings
+         */
+        public Settings only(List<String> words) {
+            return new Settings(cycles, hold, recovery, settle, convergence, actors, targets, writers, readers, pause,
+                    List.copyOf(words));
         }
     }
 
@@ -182,7 +209,7 @@ public final class Campaign {
                         notRecovered.add("cycle " + cycle + ", " + fault.name() + ": " + down);
                     }
                     // Let the workload run on the recovered fleet before the next fault.
-                    Thread.sleep(settings.hold());
+                    Thread.sleep(settings.settle());
                     Map<String, OptionalLong> after = pids(fleet);
                     for (String service : Fleet.SUPERVISED) {
                         if (!fault.killed().contains(service) && !before.get(service).equals(after.get(service))) {

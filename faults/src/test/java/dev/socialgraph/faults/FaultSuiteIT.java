@@ -19,12 +19,10 @@ class FaultSuiteIT {
     void noLostAckStaleReadDivergenceErrorOrCrashUnderFaults() throws Exception {
         Path repo = Path.of("..").toAbsolutePath().normalize();
         Path out = Files.createDirectories(Path.of("target").toAbsolutePath().resolve("faults-" + System.currentTimeMillis()));
-        Campaign.Settings s = Campaign.Settings.shortRun();
-        int cycles = Integer.getInteger("faults.cycles", s.cycles());
+        int cycles = Integer.getInteger("faults.cycles", 1);
         String only = System.getProperty("faults.only", "");
-        Campaign.Settings settings = new Campaign.Settings(cycles, s.hold(), s.recovery(), s.convergence(), s.actors(),
-                s.targets(), s.writers(), s.readers(), s.pause(),
-                only.isBlank() ? List.of() : List.of(only.split(",")));
+        Campaign.Settings settings = (cycles == 1 ? Campaign.Settings.shortRun() : Campaign.Settings.longRun(cycles))
+                .only(only.isBlank() ? List.of() : List.of(only.split(",")));
 
         Campaign.Result result;
         try (Fleet fleet = Fleet.start(repo, out.resolve("fleet"))) {
