@@ -214,7 +214,6 @@ class SupervisorTest {
         return supervisor.states().stream().filter(s -> s.name().equals(spec.name())).findFirst().orElseThrow();
     }
 
-    /** Processes that exit when a test completes their exit future; pids 1000, 1001 ... for restarts. */
     @Test
     void aProbeThatThrows_doesNotEndTheReadinessPolling() {
         Child first = services.running(CHECK, 100);
@@ -231,6 +230,7 @@ class SupervisorTest {
         assertThat(state(CHECK).state()).isEqualTo(State.READY);
     }
 
+    /** Processes that exit when a test completes their exit future; pids 1000, 1001 ... for restarts. */
     private static final class FakeServices implements Supervisor.Services {
         final List<String> started = new ArrayList<>();
         final Set<String> ready = new HashSet<>();
