@@ -28,7 +28,7 @@ import org.springframework.validation.annotation.Validated;
  * @param jwtCache  the cache of accepted bearer tokens ({@link CachingJwtDecoder})
  * @param responseTimeout longest silence of a service while its response is awaited or read; then 504
  *                        ({@link HttpClientTuning})
- * @param maxBodySize largest request body accepted (default 1 MB), larger ones get 413 ({@link RequestBodyLimit});
+ * @param maxBodySize largest request body accepted (default 1 MB), larger ones get 413 ({@link RequestLimits});
  *                    from 1 byte to 2 GB - 1. The largest legal body is a batch check of the check service's
  *                    {@code graph.check.batch-max} ids (1,000 by default, at most 10,000): about 20 bytes per id,
  *                    so 20 KB, or 200 KB at the most the check service can be configured to take

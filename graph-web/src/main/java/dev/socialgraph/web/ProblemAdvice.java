@@ -27,13 +27,11 @@ import tools.jackson.core.JacksonException;
  * The one mapping of errors to RFC 9457 {@code application/problem+json} for every service (DESIGN.md 6: every error
  * names the bad input), in the property {@code parameter}, as the OpenAPI document and the gateway's own problems do.
  *
- * <p>A service's advice is a subclass annotated {@code @RestControllerAdvice}; it adds handlers for its own exceptions
- * and builds their bodies with {@link #problem}. What every service shares is here:
+ * <p>A servlet service's advice is a subclass annotated {@code @RestControllerAdvice}; it adds handlers for its own
+ * exceptions and builds their bodies with {@link #problem}. What every service shares is here:
  * <ul>
- *   <li>{@link BadParameterException}, {@link InvalidUserIdException}: 400 naming the input;</li>
- *   <li>{@link InvalidCursorException}: 400 naming {@code cursor}, with {@code reason} ({@code malformed},
- *       {@code tampered}, ...);</li>
- *   <li>{@link ShardUnavailableException}: 503 with {@code Retry-After: 1}, the outage answer clients retry on;</li>
+ *   <li>the graph's own exceptions as {@link ProblemMapping} maps them for servlet and reactive services alike: bad
+ *       ids, parameters and cursors 400 naming the input, an unavailable shard 503 with {@code Retry-After: 1};</li>
  *   <li>Spring MVC's own errors (unknown path 404, wrong method 405, unacceptable media type, ...) through
  *       {@link ResponseEntityExceptionHandler}, with a body that is not JSON naming {@code body} (or, for a value of
  *       the wrong type, its property), an unsupported content type naming {@code Content-Type}, a failed bean
@@ -46,11 +44,11 @@ public abstract class ProblemAdvice extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ProblemAdvice.class);
 
-    /** The property that names the bad input. */
-    public static final String PARAMETER = "parameter";
+    /** The property that names the bad input ({@link ProblemMapping#PARAMETER}). */
+    public static final String PARAMETER = ProblemMapping.PARAMETER;
 
-    /** Seconds a client should wait before retrying after an outage answer (503). */
-    public static final String RETRY_AFTER_SECONDS = "1";
+    /** Seconds a client should wait before retrying after an outage answer ({@link ProblemMapping}). */
+    public static final String RETRY_AFTER_SECONDS = ProblemMapping.RETRY_AFTER_SECONDS;
 
     /**
      * A problem naming the bad input.
@@ -61,11 +59,7 @@ public abstract class ProblemAdvice extends ResponseEntityExceptionHandler {
      * @return the body, {@code type} left {@code about:blank}
      */
     public static ProblemDetail problem(HttpStatusCode status, String detail, String parameter) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
-        if (parameter != null) {
-            problem.setProperty(PARAMETER, parameter);
-        }
-        return problem;
+        return ProblemMapping.problem(status, detail, parameter);
     }
 
     /**
@@ -76,34 +70,16 @@ public abstract class ProblemAdvice extends ResponseEntityExceptionHandler {
     protected void rejected(Exception e) {
     }
 
-    @ExceptionHandler(BadParameterException.class)
-    ProblemDetail badParameter(BadParameterException e) {
-        rejected(e);
-        return problem(HttpStatus.BAD_REQUEST, e.getMessage(), e.parameter());
-    }
-
-    @ExceptionHandler(InvalidUserIdException.class)
-    ProblemDetail badUserId(InvalidUserIdException e) {
-        rejected(e);
-        return problem(HttpStatus.BAD_REQUEST, e.getMessage(), e.field());
-    }
-
-    @ExceptionHandler(InvalidCursorException.class)
-    ProblemDetail badCursor(InvalidCursorException e) {
-        rejected(e);
-        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, e.getMessage(), "cursor");
-        problem.setProperty("reason", e.reason().name().toLowerCase(Locale.ROOT));
-        return problem;
-    }
-
-    @ExceptionHandler(ShardUnavailableException.class)
-    ResponseEntity<ProblemDetail> shardUnavailable(ShardUnavailableException e) {
-        log.debug("Shard unavailable: {}", e.getMessage(), e);
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-                "the shard database holding this user is unavailable; retry later");
-        problem.setTitle("Shard unavailable");
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS).body(problem);
+    /** The graph's own exceptions ({@link ProblemMapping#of}): bad input 400, an unavailable shard 503. */
+    @ExceptionHandler({BadParameterException.class, InvalidUserIdException.class, InvalidCursorException.class,
+            ShardUnavailableException.class})
+    ResponseEntity<ProblemDetail> graphException(RuntimeException e) {
+        if (ProblemMapping.isBadInput(e)) {
+            rejected(e);
+        } else {
+            log.debug("Shard unavailable: {}", e.getMessage(), e);
+        }
+        return ProblemMapping.of(e);
     }
 
     /** A bug: logged with its stack trace, answered without internals. */

@@ -6,7 +6,9 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The guard's RFC 9457 answers, written before any controller runs (so not by a service's
- * {@code @RestControllerAdvice}). Bodies are encoded once: every field is a constant of this module, nothing of the
+ * {@code @RestControllerAdvice} or {@link ProblemWebExceptionHandler}): servlet services write them with
+ * {@link #write}, reactive ones with {@link ReactiveProblems#write(org.springframework.web.server.ServerWebExchange,
+ * int, byte[])}. Bodies are encoded once: every field is a constant of this module, nothing of the
  * request (and never the presented token) is echoed.
  */
 final class Problems {
@@ -39,6 +41,16 @@ final class Problems {
     static Problems bodyTooLarge(long maxBytes) {
         return new Problems(413, BODY_TOO_LARGE_TYPE, "Content Too Large",
                 "the request body is larger than " + maxBytes + " bytes (graph.web.max-request-size)", "body");
+    }
+
+    /** The HTTP status. */
+    int status() {
+        return status;
+    }
+
+    /** The encoded problem document; callers must not change it. */
+    byte[] body() {
+        return body;
     }
 
     /** Writes this problem as the whole response. */

@@ -1,4 +1,4 @@
-package dev.socialgraph.gateway;
+package dev.socialgraph.web;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
@@ -15,13 +15,12 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.http.MediaType;
-import org.springframework.stereotype.Component;
 import reactor.netty.NettyPipeline;
 import reactor.netty.http.server.HttpServer;
 
 /**
- * Gives a problem+json body to every 4xx the gateway would otherwise send empty, whichever layer below the
- * application refused the request:
+ * Gives a problem+json body to every 4xx a Reactor Netty server (the gateway, a reactive service) would otherwise
+ * send empty, whichever layer below the application refused the request:
  * <ul>
  *   <li>Netty's HTTP decoder, through Reactor Netty, which answers with an empty response and closes the
  *       connection: a request line over 4096 bytes (414, e.g. an id of thousands of digits), headers over 8192
@@ -31,11 +30,11 @@ import reactor.netty.http.server.HttpServer;
  * </ul>
  * A Netty handler right after the HTTP codec sees each such response on its way out (an empty
  * {@link FullHttpResponse} with a 4xx status and no {@code Content-Type}) and fills in the body
- * ({@link ProblemResponses#json}), naming the part of the request at fault from the decoder's failure. Everything the
- * application answers already has a body and passes untouched, as do all other responses.
+ * ({@link ProblemJson}), naming the part of the request at fault from the decoder's failure. Everything the
+ * application answers already has a body and passes untouched, as do all other responses. Registered as a bean by
+ * {@link ReactiveServiceGuardAutoConfiguration} and by the gateway.
  */
-@Component
-class MalformedRequests implements NettyServerCustomizer {
+public final class MalformedRequests implements NettyServerCustomizer {
 
     /** Name of the handler in each connection's pipeline. */
     static final String HANDLER = "graph.problemBodies";
@@ -44,7 +43,7 @@ class MalformedRequests implements NettyServerCustomizer {
     public HttpServer apply(HttpServer server) {
         return server.doOnChannelInit((observer, channel, remoteAddress) -> {
             ChannelPipeline pipeline = channel.pipeline();
-            if (pipeline.get(NettyPipeline.HttpCodec) != null) { // HTTP/1.1, the only protocol the gateway serves
+            if (pipeline.get(NettyPipeline.HttpCodec) != null) { // HTTP/1.1, the only protocol served
                 pipeline.addAfter(NettyPipeline.HttpCodec, HANDLER, new ProblemBodies());
             }
         });
@@ -111,7 +110,7 @@ class MalformedRequests implements NettyServerCustomizer {
             if (failure != null && failure.getMessage() != null) {
                 detail = detail + ": " + failure.getMessage();
             }
-            return ProblemResponses.json(status, title, detail, path, parameter);
+            return ProblemJson.of(status, title, detail, path, parameter);
         }
 
         private static String pathOf(String uri) {
