@@ -36,6 +36,10 @@ import org.springframework.validation.annotation.Validated;
  * @param suggestionsTtl      time to live of cached suggestions (15 min)
  * @param suggestionsFanOut   most recent followings followed per node of the depth-2 walk (500)
  * @param suggestionsMax      most suggestions computed and cached (1000)
+ * @param blockingThreads     most threads for reads that may wait for Redis or a shard database (64); checks the
+ *                            in-process layers answer never leave the server's I/O threads
+ * @param blockingQueue       most reads waiting for one of those threads (10,000); past it a read is answered
+ *                            503 with {@code Retry-After}
  * @param bloom               the L0 edge bloom filter and its event feed
  * @param feed                the feed-lag guard of the in-process layers
  * @param affinity            which logical shards this instance owns (shard-affine reads)
@@ -57,6 +61,8 @@ public record CheckProperties(
         @NotNull @DefaultValue("15m") Duration suggestionsTtl,
         @Min(1) @Max(10000) @DefaultValue("500") int suggestionsFanOut,
         @Min(1) @Max(10000) @DefaultValue("1000") int suggestionsMax,
+        @Min(1) @Max(10000) @DefaultValue("64") int blockingThreads,
+        @Min(1) @Max(1_000_000) @DefaultValue("10000") int blockingQueue,
         @Valid @NotNull @DefaultValue Bloom bloom,
         @Valid @NotNull @DefaultValue Feed feed,
         @Valid @NotNull @DefaultValue Affinity affinity) {

@@ -596,6 +596,23 @@ class ReadPathIT {
         assertProblem(post("/internal/v1/users/zz/following/contains", "application/json", "{\"ids\":[1]}"), 400, "id");
     }
 
+    @Test
+    void wrongMethodOrUnknownPath_isProblemJson() throws Exception {
+        HttpResponse<String> put = HTTP.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/internal/v1/users/1/following/2"))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
+                .PUT(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(405);
+        assertThat(put.headers().firstValue("Allow")).hasValue("GET");
+        assertThat(put.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(JSON.readTree(put.body()).get("status").intValue()).isEqualTo(405);
+
+        HttpResponse<String> unknown = get("/internal/v1/users/1/nothing-here");
+        assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(404);
+        assertThat(unknown.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(unknown.headers().firstValue("X-Served-By")).as("errors name the instance too").isPresent();
+    }
+
     void assertProblem(HttpResponse<String> response, int status, String parameter) {
         assertThat(response.statusCode()).as(response.uri() + " " + response.body()).isEqualTo(status);
         assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(

@@ -141,6 +141,15 @@ public class FollowChecker {
         boolean isFresh();
     }
 
+    /** {@link #answerInProcess}: {@code a} follows {@code b}. */
+    public static final int FOLLOWING = 1;
+    /** {@link #answerInProcess}: {@code a} does not follow {@code b}. */
+    public static final int NOT_FOLLOWING = 0;
+    /** {@link #answerInProcess}: the in-process layers cannot tell; {@link #isFollowing} must answer. */
+    public static final int UNKNOWN = -1;
+    /** The bloom filter said "maybe" and the in-process cache lacks the follower. */
+    private static final int BLOOM_MAYBE = -2;
+
     /** Layers that answer a check, the values of the {@code layer} tag. */
     enum Layer { BLOOM, LOCAL, REDIS, SHARD }
 
@@ -215,17 +224,11 @@ public class FollowChecker {
         boolean bloomSaidMaybe = false;
         if (!ownWrite) {
             if (fresh) {
-                if (bloom.covers(followerId)) {
-                    if (!bloom.mightFollow(followerId, followeeId)) {
-                        return answered(Layer.BLOOM, start, false);
-                    }
-                    bloomSaidMaybe = true;
+                int inProcess = inProcessLayers(followerId, followeeId, start);
+                if (inProcess >= 0) {
+                    return inProcess == FOLLOWING;
                 }
-                long[] ids = local.following(followerId);
-                if (ids != null) {
-                    return counted(bloomSaidMaybe,
-                            answered(Layer.LOCAL, start, AdjacencyArray.contains(ids, followeeId)));
-                }
+                bloomSaidMaybe = inProcess == BLOOM_MAYBE;
             } else {
                 lagged.increment();
             }
@@ -240,6 +243,44 @@ public class FollowChecker {
         }
         long[] ids = loadFromShard(followerId, fresh && owned.test(followerId));
         return counted(bloomSaidMaybe, answered(Layer.SHARD, start, AdjacencyArray.contains(ids, followeeId)));
+    }
+
+    /**
+     * {@link #isFollowing}'s answer when the in-process layers (bloom filter, in-process cache) hold it, without
+     * any I/O or blocking: what a server may answer on its I/O thread before handing the rest of the check to a
+     * thread that may wait for Redis or a shard. Without a follow token only, and only while the feed is fresh.
+     *
+     * @param followerId  positive
+     * @param followeeId  positive
+     * @param followToken the {@code X-Follow-Token} header, or {@code null}; any token means {@link #UNKNOWN}
+     *                    (read-your-writes reads the shard)
+     * @return {@link #FOLLOWING}, {@link #NOT_FOLLOWING}, or {@link #UNKNOWN} when only Redis or a shard can answer
+     *         (then nothing was recorded: {@link #isFollowing} answers it in full)
+     */
+    public int answerInProcess(long followerId, long followeeId, String followToken) {
+        if (followToken != null || !feed.isFresh()) {
+            return UNKNOWN;
+        }
+        int answer = inProcessLayers(followerId, followeeId, System.nanoTime());
+        return answer >= 0 ? answer : UNKNOWN;
+    }
+
+    /** {@link #FOLLOWING} or {@link #NOT_FOLLOWING} (recorded), {@link #BLOOM_MAYBE} or {@link #UNKNOWN}. */
+    private int inProcessLayers(long followerId, long followeeId, long start) {
+        boolean bloomSaidMaybe = false;
+        if (bloom.covers(followerId)) {
+            if (!bloom.mightFollow(followerId, followeeId)) {
+                answered(Layer.BLOOM, start, false);
+                return NOT_FOLLOWING;
+            }
+            bloomSaidMaybe = true;
+        }
+        long[] ids = local.following(followerId);
+        if (ids == null) {
+            return bloomSaidMaybe ? BLOOM_MAYBE : UNKNOWN;
+        }
+        boolean answer = counted(bloomSaidMaybe, answered(Layer.LOCAL, start, AdjacencyArray.contains(ids, followeeId)));
+        return answer ? FOLLOWING : NOT_FOLLOWING;
     }
 
     /**
@@ -259,13 +300,9 @@ public class FollowChecker {
         boolean fresh = feed.isFresh();
         if (!ownWrite) {
             if (fresh) {
-                if (bloom.covers(followerId) && noneMightFollow(followerId, followeeIds)) {
-                    latency[Layer.BLOOM.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-                    return new boolean[followeeIds.length];
-                }
-                long[] ids = local.following(followerId);
-                if (ids != null) {
-                    return membership(ids, followeeIds, Layer.LOCAL, start);
+                boolean[] inProcess = inProcessLayers(followerId, followeeIds, start);
+                if (inProcess != null) {
+                    return inProcess;
                 }
             } else {
                 lagged.increment();
@@ -281,6 +318,32 @@ public class FollowChecker {
         }
         long[] ids = loadFromShard(followerId, fresh && owned.test(followerId));
         return membership(ids, followeeIds, Layer.SHARD, start);
+    }
+
+    /**
+     * {@link #areFollowing}'s answer when the in-process layers hold it, without any I/O or blocking (as
+     * {@link #answerInProcess}).
+     *
+     * @param followerId  positive
+     * @param followeeIds positive ids
+     * @param followToken the {@code X-Follow-Token} header, or {@code null}; any token means {@code null}
+     * @return membership aligned with {@code followeeIds}, or {@code null} when only Redis or a shard can answer
+     *         (then nothing was recorded)
+     */
+    public boolean[] areFollowingInProcess(long followerId, long[] followeeIds, String followToken) {
+        if (followToken != null || !feed.isFresh()) {
+            return null;
+        }
+        return inProcessLayers(followerId, followeeIds, System.nanoTime());
+    }
+
+    private boolean[] inProcessLayers(long followerId, long[] followeeIds, long start) {
+        if (bloom.covers(followerId) && noneMightFollow(followerId, followeeIds)) {
+            latency[Layer.BLOOM.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            return new boolean[followeeIds.length];
+        }
+        long[] ids = local.following(followerId);
+        return ids == null ? null : membership(ids, followeeIds, Layer.LOCAL, start);
     }
 
     private boolean[] membership(long[] ids, long[] followeeIds, Layer layer, long start) {

@@ -206,6 +206,45 @@ class FollowCheckerTest {
         assertThat(answers("shard")).isEqualTo(2);
     }
 
+    /** The I/O-thread answer: bloom "no" and local hits only; everything else is left to the full check. */
+    @Test
+    void answerInProcess_answersFromBloomAndLocal_andTouchesNothingElse() {
+        assertThat(checker.answerInProcess(A, 99, null)).isEqualTo(FollowChecker.NOT_FOLLOWING);
+        assertThat(checker.answerInProcess(A, B, null)).as("local miss").isEqualTo(FollowChecker.UNKNOWN);
+        local.entries.put(A, new long[] {B});
+        assertThat(checker.answerInProcess(A, B, null)).isEqualTo(FollowChecker.FOLLOWING);
+        assertThat(checker.answerInProcess(A, C, null)).isEqualTo(FollowChecker.NOT_FOLLOWING);
+        assertThat(redis.reads + shards.reads).isZero();
+        assertThat(admissions).isEmpty();
+        assertThat(answers("bloom")).isEqualTo(1);
+        assertThat(answers("local")).as("the UNKNOWN was not recorded").isEqualTo(2);
+        assertThat(falsePositives()).isEqualTo(1); // A->C passed the filter
+    }
+
+    @Test
+    void answerInProcess_withAFollowTokenOrALaggingFeed_isUnknown() {
+        local.entries.put(A, new long[0]);
+        bloom.edges.clear();
+        assertThat(checker.answerInProcess(A, B, tokens.issue(A))).isEqualTo(FollowChecker.UNKNOWN);
+        assertThat(checker.answerInProcess(A, B, "not-a-token")).isEqualTo(FollowChecker.UNKNOWN);
+        assertThat(checker.areFollowingInProcess(A, new long[] {B}, tokens.issue(A))).isNull();
+        feed.fresh = false;
+        assertThat(checker.answerInProcess(A, B, null)).isEqualTo(FollowChecker.UNKNOWN);
+        assertThat(checker.areFollowingInProcess(A, new long[] {B}, null)).isNull();
+        assertThat(bloom.consulted + local.reads + redis.reads + shards.reads).isZero();
+        assertThat(registry.counter("graph.check.feed.lagged").count()).as("counted by the full check only").isZero();
+    }
+
+    @Test
+    void areFollowingInProcess_answersFromBloomOrLocal_elseNull() {
+        assertThat(checker.areFollowingInProcess(A, new long[] {98, 99}, null)).containsExactly(false, false);
+        assertThat(checker.areFollowingInProcess(A, new long[] {B, 99}, null)).isNull();
+        local.entries.put(A, new long[] {B});
+        assertThat(checker.areFollowingInProcess(A, new long[] {B, 99}, null)).containsExactly(true, false);
+        assertThat(redis.reads + shards.reads).isZero();
+        assertThat(answers("bloom") + answers("local")).isEqualTo(2);
+    }
+
     private long answers(String layer) {
         return registry.get("graph.check.latency").tag("layer", layer).timer().count();
     }

@@ -1,0 +1,271 @@
+package dev.socialgraph.check.api;
+
+import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.follow.FollowChecker;
+import dev.socialgraph.check.lists.FollowLists;
+import dev.socialgraph.check.suggest.Suggestions;
+import dev.socialgraph.common.adjacency.Page;
+import dev.socialgraph.common.cursor.CursorCodec;
+import dev.socialgraph.common.cursor.CursorPosition;
+import dev.socialgraph.common.cursor.ListKind;
+import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.web.BadParameterException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The internal read API of DESIGN.md 6 ({@code /internal/v1/users/...}, explicit ids; the gateway maps the public
+ * paths here), as WebFlux handler functions routed by {@link ReadRoutes}. Path variables and parameters are taken
+ * as text and parsed here so that every error names its parameter ({@link BadParameterException},
+ * {@link dev.socialgraph.common.id.InvalidUserIdException}, answered by graph-web's problem mapping).
+ *
+ * <p><b>Threads.</b> A follow check (single or batch) that the in-process layers can answer
+ * ({@link FollowChecker#answerInProcess}) is answered on the server's I/O thread, with no hand-off; every other
+ * read may wait for Redis or a shard database and runs on {@code reads}, a bounded scheduler of blocking threads,
+ * so that no I/O thread ever waits.
+ */
+final class GraphReadHandlers {
+
+    /** {@code {"following":true|false}}: the two possible bodies of the hot path, encoded once. */
+    private static final byte[] FOLLOWING = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NOT_FOLLOWING = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
+    private static final String FOLLOW_TOKEN = "X-Follow-Token";
+
+    private final FollowChecker checker;
+    private final FollowLists lists;
+    private final Suggestions suggestions;
+    private final CheckProperties properties;
+    private final CursorCodec cursors;
+    private final Scheduler reads;
+
+    /**
+     * @param reads where reads that may block run (bounded threads and queue)
+     */
+    GraphReadHandlers(FollowChecker checker, FollowLists lists, Suggestions suggestions, CheckProperties properties,
+                      Scheduler reads) {
+        this.checker = checker;
+        this.lists = lists;
+        this.suggestions = suggestions;
+        this.properties = properties;
+        this.cursors = new CursorCodec(properties.cursorKey().getBytes(StandardCharsets.UTF_8));
+        this.reads = reads;
+    }
+
+    /** Batch answer; both arrays ascending, each id once. */
+    record ContainsResponse(long[] following, long[] notFollowing) {
+    }
+
+    /** One list item. */
+    record Item(long userId, long followedAt) {
+    }
+
+    /** One page of a list; {@code nextCursor} is {@code null} on the last page. */
+    record ListResponse(List<Item> items, String nextCursor) {
+    }
+
+    /** One common-following item. */
+    record CommonItem(long userId) {
+    }
+
+    /** One page of common following, ascending by id. */
+    record CommonResponse(List<CommonItem> items, String nextCursor) {
+    }
+
+    /** Both directions between two users. */
+    record RelationshipResponse(boolean following, boolean followedBy) {
+    }
+
+    /** {@code {items:[{userId, mutualCount}]}}, best first. */
+    record SuggestionsResponse(List<Suggestions.Suggestion> items) {
+    }
+
+    /** {@code GET /internal/v1/users/{id}/following/{targetId}}: {@code {"following":true|false}}. */
+    Mono<ServerResponse> isFollowing(ServerRequest request) {
+        long follower = UserIds.parse(request.pathVariable("id"), "id");
+        long followee = UserIds.parse(request.pathVariable("targetId"), "targetId");
+        String token = request.headers().firstHeader(FOLLOW_TOKEN);
+        int known = checker.answerInProcess(follower, followee, token);
+        if (known != FollowChecker.UNKNOWN) {
+            return check(known == FollowChecker.FOLLOWING);
+        }
+        return blocking(() -> checker.isFollowing(follower, followee, token)).flatMap(GraphReadHandlers::check);
+    }
+
+    private static Mono<ServerResponse> check(boolean following) {
+        return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(following ? FOLLOWING : NOT_FOLLOWING);
+    }
+
+    /**
+     * {@code POST /internal/v1/users/{id}/following/contains} {@code {"ids":[...]}} (at most
+     * {@code graph.check.batch-max}): {@link ContainsResponse}.
+     */
+    Mono<ServerResponse> contains(ServerRequest request) {
+        long follower = UserIds.parse(request.pathVariable("id"), "id");
+        String token = request.headers().firstHeader(FOLLOW_TOKEN);
+        return request.bodyToMono(JsonNode.class)
+                .switchIfEmpty(Mono.error(() -> new BadParameterException("body",
+                        "body must be a JSON object {\"ids\": [...]}")))
+                .flatMap(body -> {
+                    long[] ids = distinctSorted(parseIds(body));
+                    boolean[] known = checker.areFollowingInProcess(follower, ids, token);
+                    if (known != null) {
+                        return json(contained(ids, known));
+                    }
+                    return blocking(() -> contained(ids, checker.areFollowing(follower, ids, token)))
+                            .flatMap(GraphReadHandlers::json);
+                });
+    }
+
+    /** {@code GET /internal/v1/users/{id}/following?limit&cursor}: {@link ListResponse}, newest first. */
+    Mono<ServerResponse> following(ServerRequest request) {
+        return page(request, ListKind.FOLLOWING);
+    }
+
+    /** {@code GET /internal/v1/users/{id}/followers?limit&cursor}: {@link ListResponse}, newest first. */
+    Mono<ServerResponse> followers(ServerRequest request) {
+        return page(request, ListKind.FOLLOWERS);
+    }
+
+    private Mono<ServerResponse> page(ServerRequest request, ListKind kind) {
+        long owner = UserIds.parse(request.pathVariable("id"), "id");
+        int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.maxLimit());
+        String cursor = param(request, "cursor");
+        CursorPosition at = cursor == null ? null : cursors.decode(cursor, kind, owner);
+        long followedAt = at == null ? 0 : at.followedAt();
+        long after = at == null ? Page.START : at.userId();
+        return blocking(() -> {
+            Page page = kind == ListKind.FOLLOWING ? lists.following(owner, followedAt, after, size)
+                    : lists.followers(owner, followedAt, after, size);
+            List<Item> items = new ArrayList<>(page.size());
+            for (int i = 0; i < page.size(); i++) {
+                items.add(new Item(page.ids()[i], page.followedAt()[i]));
+            }
+            String next = page.hasMore() ? cursors.encode(kind, owner, page.lastFollowedAt(), page.lastId()) : null;
+            return new ListResponse(items, next);
+        }).flatMap(GraphReadHandlers::json);
+    }
+
+    /** {@code GET /internal/v1/users/{id}/counts}: {@code {followers, following}} from the rows' count columns. */
+    Mono<ServerResponse> counts(ServerRequest request) {
+        long user = UserIds.parse(request.pathVariable("id"), "id");
+        return blocking(() -> lists.counts(user)).flatMap(GraphReadHandlers::json);
+    }
+
+    /** {@code GET /internal/v1/users/{id}/common-following/{otherId}?limit&cursor}: {@link CommonResponse}. */
+    Mono<ServerResponse> commonFollowing(ServerRequest request) {
+        long a = UserIds.parse(request.pathVariable("id"), "id");
+        long b = UserIds.parse(request.pathVariable("otherId"), "otherId");
+        int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.maxLimit());
+        String cursor = param(request, "cursor");
+        long after = cursor == null ? 0 : cursors.decode(cursor, ListKind.COMMON, a).userId();
+        return blocking(() -> {
+            FollowLists.CommonPage page = lists.commonFollowing(a, b, after, size);
+            List<CommonItem> items = new ArrayList<>(page.ids().length);
+            for (long userId : page.ids()) {
+                items.add(new CommonItem(userId));
+            }
+            String next = page.hasMore()
+                    ? cursors.encode(ListKind.COMMON, a, 0, page.ids()[page.ids().length - 1]) : null;
+            return new CommonResponse(items, next);
+        }).flatMap(GraphReadHandlers::json);
+    }
+
+    /** {@code GET /internal/v1/users/{id}/relationship/{otherId}}: {@link RelationshipResponse}. */
+    Mono<ServerResponse> relationship(ServerRequest request) {
+        long a = UserIds.parse(request.pathVariable("id"), "id");
+        long b = UserIds.parse(request.pathVariable("otherId"), "otherId");
+        String token = request.headers().firstHeader(FOLLOW_TOKEN);
+        // A follow token proves only its own actor's writes: it is verified against each direction's follower.
+        return blocking(() -> new RelationshipResponse(checker.isFollowing(a, b, token),
+                checker.isFollowing(b, a, token))).flatMap(GraphReadHandlers::json);
+    }
+
+    /** {@code GET /internal/v1/users/{id}/suggestions?limit}: {@link SuggestionsResponse}. */
+    Mono<ServerResponse> suggestions(ServerRequest request) {
+        long user = UserIds.parse(request.pathVariable("id"), "id");
+        int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.suggestionsMax());
+        return blocking(() -> new SuggestionsResponse(suggestions.suggest(user, size)))
+                .flatMap(GraphReadHandlers::json);
+    }
+
+    private <T> Mono<T> blocking(Callable<T> read) {
+        return Mono.fromCallable(read).subscribeOn(reads);
+    }
+
+    private static Mono<ServerResponse> json(Object body) {
+        return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(body);
+    }
+
+    /** The first value of a query parameter, or {@code null}. */
+    private static String param(ServerRequest request, String name) {
+        return request.queryParams().getFirst(name);
+    }
+
+    private static ContainsResponse contained(long[] ids, boolean[] answers) {
+        int yes = 0;
+        for (boolean a : answers) {
+            yes += a ? 1 : 0;
+        }
+        long[] following = new long[yes];
+        long[] notFollowing = new long[ids.length - yes];
+        int f = 0;
+        int n = 0;
+        for (int i = 0; i < ids.length; i++) {
+            if (answers[i]) {
+                following[f++] = ids[i];
+            } else {
+                notFollowing[n++] = ids[i];
+            }
+        }
+        return new ContainsResponse(following, notFollowing);
+    }
+
+    private long[] parseIds(JsonNode body) {
+        if (body == null || !body.isObject()) {
+            throw new BadParameterException("body", "body must be a JSON object {\"ids\": [...]}");
+        }
+        JsonNode ids = body.get("ids");
+        if (ids == null || !ids.isArray()) {
+            throw new BadParameterException("ids", "ids must be an array of user ids");
+        }
+        if (ids.size() > properties.batchMax()) {
+            throw new BadParameterException("ids",
+                    "ids holds " + ids.size() + " ids; at most " + properties.batchMax() + " are allowed");
+        }
+        long[] out = new long[ids.size()];
+        for (int i = 0; i < out.length; i++) {
+            JsonNode node = ids.get(i);
+            String field = "ids[" + i + "]";
+            if (node.isIntegralNumber() && node.canConvertToLong()) {
+                out[i] = UserIds.requirePositive(node.longValue(), field);
+            } else if (node.isString()) {
+                out[i] = UserIds.parse(node.stringValue(), field);
+            } else {
+                throw new BadParameterException(field, field + " must be a positive integer user id");
+            }
+        }
+        return out;
+    }
+
+    private static long[] distinctSorted(long[] ids) {
+        long[] sorted = ids.clone();
+        Arrays.sort(sorted);
+        int n = 0;
+        for (int i = 0; i < sorted.length; i++) {
+            if (i == 0 || sorted[i] != sorted[i - 1]) {
+                sorted[n++] = sorted[i];
+            }
+        }
+        return Arrays.copyOf(sorted, n);
+    }
+}

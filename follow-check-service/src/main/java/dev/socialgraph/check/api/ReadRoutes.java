@@ -1,0 +1,117 @@
+package dev.socialgraph.check.api;
+
+import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.bloom.BloomHandlers;
+import dev.socialgraph.check.follow.FollowChecker;
+import dev.socialgraph.check.lists.FollowLists;
+import dev.socialgraph.check.suggest.Suggestions;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.HandlerFunction;
+import org.springframework.web.reactive.function.server.RequestPredicate;
+import org.springframework.web.reactive.function.server.RequestPredicates;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.MethodNotAllowedException;
+import org.springframework.web.server.UnsupportedMediaTypeStatusException;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * Every endpoint of the check service but the actuator, as WebFlux functional routes on Reactor Netty: the server
+ * stack chosen by measurement (docs/decisions.md), with no annotation processing, argument resolution or content
+ * negotiation per request. A path served for other methods answers 405 with {@code Allow}, and the batch check
+ * with a body that is not JSON 415, as annotated controllers would.
+ */
+@Configuration(proxyBeanMethods = false)
+class ReadRoutes {
+
+    private static final String USERS = "/internal/v1/users/{id}";
+
+    /**
+     * {@code GET /internal/v1/hello}: a constant pre-encoded body through the same server, filters and routing as
+     * the follow check, and nothing else. The fleet benchmark measures it in the same run as the check: the ratio
+     * of the two is what the check's own work costs over this stack's floor. Reveals nothing, touches no store.
+     */
+    private static final byte[] HELLO = "{\"hello\":\"world\"}".getBytes(StandardCharsets.US_ASCII);
+
+    /**
+     * The threads reads that may wait for Redis or a shard run on ({@code graph.check.blocking-threads}, queue
+     * {@code graph.check.blocking-queue}; a full queue answers 503).
+     */
+    @Bean(destroyMethod = "dispose")
+    Scheduler blockingReads(CheckProperties properties) {
+        // Daemon threads: an idle pool must not keep a stopping JVM alive (the bean's dispose stops it in order).
+        return Schedulers.newBoundedElastic(properties.blockingThreads(), properties.blockingQueue(), "graph-reads",
+                60, true);
+    }
+
+    @Bean
+    GraphReadHandlers graphReadHandlers(FollowChecker checker, FollowLists lists, Suggestions suggestions,
+                                        CheckProperties properties, Scheduler blockingReads) {
+        return new GraphReadHandlers(checker, lists, suggestions, properties, blockingReads);
+    }
+
+    @Bean
+    RouterFunction<ServerResponse> checkServiceRoutes(GraphReadHandlers reads, BloomHandlers bloom,
+                                                      Scheduler blockingReads) {
+        Table table = new Table();
+        table.add(HttpMethod.GET, USERS + "/following/{targetId}", reads::isFollowing);
+        table.addJson(HttpMethod.POST, USERS + "/following/contains", reads::contains);
+        table.add(HttpMethod.GET, USERS + "/following", reads::following);
+        table.add(HttpMethod.GET, USERS + "/followers", reads::followers);
+        table.add(HttpMethod.GET, USERS + "/counts", reads::counts);
+        table.add(HttpMethod.GET, USERS + "/common-following/{otherId}", reads::commonFollowing);
+        table.add(HttpMethod.GET, USERS + "/relationship/{otherId}", reads::relationship);
+        table.add(HttpMethod.GET, USERS + "/suggestions", reads::suggestions);
+        table.add(HttpMethod.GET, "/internal/v1/hello",
+                request -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(HELLO));
+        table.add(HttpMethod.GET, "/internal/v1/bloom", bloom::state);
+        table.add(HttpMethod.POST, "/internal/v1/bloom/swap", request -> bloom.swap(request, blockingReads));
+        return table.routes();
+    }
+
+    /** Routes by method and path, in order, then a 405 for each path's other methods. */
+    private static final class Table {
+
+        private RouterFunction<ServerResponse> routes;
+        private final Map<String, Set<HttpMethod>> methods = new LinkedHashMap<>();
+
+        void add(HttpMethod method, String path, HandlerFunction<ServerResponse> handler) {
+            route(RequestPredicates.method(method).and(RequestPredicates.path(path)), handler);
+            methods.computeIfAbsent(path, p -> new LinkedHashSet<>()).add(method);
+        }
+
+        /** As {@link #add}, for a JSON body: any other {@code Content-Type} is answered 415. */
+        void addJson(HttpMethod method, String path, HandlerFunction<ServerResponse> handler) {
+            RequestPredicate json = RequestPredicates.contentType(MediaType.APPLICATION_JSON);
+            add(method, path, request -> json.test(request) ? handler.handle(request) : Mono.error(
+                    new UnsupportedMediaTypeStatusException(request.headers().contentType().orElse(null),
+                            List.of(MediaType.APPLICATION_JSON))));
+        }
+
+        RouterFunction<ServerResponse> routes() {
+            for (Map.Entry<String, Set<HttpMethod>> path : methods.entrySet()) {
+                Set<HttpMethod> allowed = Set.copyOf(path.getValue());
+                route(RequestPredicates.path(path.getKey()),
+                        request -> Mono.error(new MethodNotAllowedException(request.method(), allowed)));
+            }
+            return routes;
+        }
+
+        private void route(RequestPredicate predicate, HandlerFunction<ServerResponse> handler) {
+            RouterFunction<ServerResponse> route = RouterFunctions.route(predicate, handler);
+            routes = routes == null ? route : routes.and(route);
+        }
+    }
+}
