@@ -28,7 +28,8 @@ import tools.jackson.databind.JsonNode;
  * as text and parsed here so that every error names its parameter ({@link BadParameterException},
  * {@link dev.socialgraph.common.id.InvalidUserIdException}, answered by graph-web's problem mapping).
  *
- * <p><b>Threads.</b> A follow check (single or batch) that the in-process layers can answer
+ * <p><b>Threads.</b> A follow check (single, batch, or a direction of a relationship) that the in-process layers can
+ * answer
  * ({@link FollowChecker#answerInProcess}) is answered on the server's I/O thread, with no hand-off; every other
  * read may wait for Redis or a shard database and runs on {@code reads}, a bounded scheduler of blocking threads,
  * so that no I/O thread ever waits.
@@ -186,8 +187,18 @@ final class GraphReadHandlers {
         long b = UserIds.parse(request.pathVariable("otherId"), "otherId");
         String token = request.headers().firstHeader(FOLLOW_TOKEN);
         // A follow token proves only its own actor's writes: it is verified against each direction's follower.
-        return blocking(() -> new RelationshipResponse(checker.isFollowing(a, b, token),
-                checker.isFollowing(b, a, token))).flatMap(GraphReadHandlers::json);
+        // Each direction the in-process layers answer is answered here; only the others wait on a blocking thread.
+        int following = checker.answerInProcess(a, b, token);
+        int followedBy = checker.answerInProcess(b, a, token);
+        if (following != FollowChecker.UNKNOWN && followedBy != FollowChecker.UNKNOWN) {
+            return json(new RelationshipResponse(following == FollowChecker.FOLLOWING,
+                    followedBy == FollowChecker.FOLLOWING));
+        }
+        return blocking(() -> new RelationshipResponse(
+                following != FollowChecker.UNKNOWN ? following == FollowChecker.FOLLOWING
+                        : checker.isFollowing(a, b, token),
+                followedBy != FollowChecker.UNKNOWN ? followedBy == FollowChecker.FOLLOWING
+                        : checker.isFollowing(b, a, token))).flatMap(GraphReadHandlers::json);
     }
 
     /** {@code GET /internal/v1/users/{id}/suggestions?limit}: {@link SuggestionsResponse}. */
