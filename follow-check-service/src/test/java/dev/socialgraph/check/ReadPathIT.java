@@ -593,6 +593,9 @@ class ReadPathIT {
         }
         assertProblem(post(contains, "application/json", big.append("]}").toString()), 400, "ids");
         assertProblem(post(contains, "text/plain", "{\"ids\":[1]}"), 415, "Content-Type");
+        // A legal batch padded past the codecs' default 256 KB buffer (under the 1 MB body limit) is read, not a 500.
+        HttpResponse<String> padded = post(contains, "application/json", "{\"ids\":[1]" + " ".repeat(600_000) + "}");
+        assertThat(padded.statusCode()).as(padded.body()).isEqualTo(200);
         assertProblem(post("/internal/v1/users/zz/following/contains", "application/json", "{\"ids\":[1]}"), 400, "id");
     }
 

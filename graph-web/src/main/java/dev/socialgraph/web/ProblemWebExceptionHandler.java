@@ -4,6 +4,7 @@ import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
+import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -24,7 +25,8 @@ import tools.jackson.core.JacksonException;
  * <ul>
  *   <li>the graph's own exceptions as {@link ProblemMapping} maps them (bad input 400 naming it, an unavailable
  *       shard 503 with {@code Retry-After: 1});</li>
- *   <li>a body that cannot be read or decoded: 400 naming {@code body}, or the property Jackson's path names;</li>
+ *   <li>a body that cannot be read or decoded: 400 naming {@code body}, or the property Jackson's path names; one
+ *       larger than a decoder holds in memory: 413 naming {@code body};</li>
  *   <li>an unsupported {@code Content-Type}: 415 naming {@code Content-Type};</li>
  *   <li>a full queue of blocking work ({@link RejectedExecutionException}): 503 with {@code Retry-After: 1};</li>
  *   <li>WebFlux's other statuses (404 no such resource, 405 with {@code Allow}, 406, ...): that status;</li>
@@ -60,6 +62,13 @@ public final class ProblemWebExceptionHandler implements WebExceptionHandler, Or
     }
 
     private static ResponseEntity<ProblemDetail> framework(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof DataBufferLimitException) {
+                // A decoder's in-memory limit (spring.codec.max-in-memory-size): the body is too large to read.
+                return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(ProblemMapping.problem(
+                        HttpStatus.CONTENT_TOO_LARGE, "the request body is too large to be read", "body"));
+            }
+        }
         return switch (error) {
             case UnsupportedMediaTypeStatusException e -> ResponseEntity.status(HttpStatus.UNSUPPORTED_MEDIA_TYPE)
                     .body(ProblemMapping.problem(HttpStatus.UNSUPPORTED_MEDIA_TYPE,

@@ -5,6 +5,7 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.http.codec.CodecCustomizer;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -15,7 +16,7 @@ import org.springframework.context.annotation.Bean;
  *   <li>{@link ServiceTokenWebFilter}: {@code X-Service-Token} must equal {@code graph.service-token} on every
  *       path but the actuator's, else 401 problem+json;</li>
  *   <li>{@link RequestBodyLimitWebFilter}: a body over {@code graph.web.max-request-size} (1 MB) gets 413
- *       problem+json;</li>
+ *       problem+json, and the codecs decode bodies up to that size;</li>
  *   <li>{@link ProblemWebExceptionHandler}: every error as problem+json;</li>
  *   <li>{@link MalformedRequests}: problem+json bodies for what Netty's HTTP decoder refuses itself (a request line
  *       or headers too long, a request it cannot parse).</li>
@@ -39,6 +40,16 @@ public class ReactiveServiceGuardAutoConfiguration {
     @Bean
     RequestBodyLimitWebFilter requestBodyLimitWebFilter(ServiceGuardProperties properties, MeterRegistry meters) {
         return new RequestBodyLimitWebFilter(properties.web().maxRequestSize().toBytes(), meters);
+    }
+
+    /**
+     * The codecs hold a body up to {@code graph.web.max-request-size} in memory (Spring's default is 256 KB): every
+     * body the limit lets through can be decoded, and every larger one was refused before it was read.
+     */
+    @Bean
+    CodecCustomizer requestSizeCodecs(ServiceGuardProperties properties) {
+        int maxBytes = (int) properties.web().maxRequestSize().toBytes();
+        return configurer -> configurer.defaultCodecs().maxInMemorySize(maxBytes);
     }
 
     @Bean

@@ -43,6 +43,8 @@ class ReactiveGuardedApplication {
                             RECEIVED.incrementAndGet();
                             return ServerResponse.ok().bodyValue("{\"bytes\":" + n + "}");
                         }))
+                .POST("/internal/v1/decode", r -> r.bodyToMono(String.class)
+                        .flatMap(body -> ServerResponse.ok().bodyValue("{\"chars\":" + body.length() + "}")))
                 .GET("/internal/v1/users/{id}", r -> {
                     int limit = Integer.parseInt(r.queryParam("limit").orElse("10"));
                     if (limit > 100) {

@@ -103,6 +103,17 @@ class ReactiveServiceGuardIT {
     }
 
     @Test
+    void bodyUnderTheLimit_isDecoded_evenAboveTheCodecsDefaultBuffer() throws Exception {
+        int size = 600 * 1024; // over Spring's default 256 KB in-memory limit, under the guard's 1 MB
+        HttpResponse<String> r = send(post("/internal/v1/decode", HttpRequest.BodyPublishers.ofByteArray(
+                "x".repeat(size).getBytes(java.nio.charset.StandardCharsets.US_ASCII)))
+                .header("X-Service-Token", TOKEN));
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("{\"chars\":" + size + "}");
+    }
+
+    @Test
     void errors_areProblemJsonNamingTheInput() throws Exception {
         assertProblem(send(get("/internal/v1/users/abc").header("X-Service-Token", TOKEN)), 400, "id");
         assertProblem(send(get("/internal/v1/users/5?limit=500").header("X-Service-Token", TOKEN)), 400, "limit");
