@@ -1,9 +1,6 @@
 package dev.socialgraph.web;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import org.springframework.core.Ordered;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -12,7 +9,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * The reactive services' {@link ServiceTokenFilter}: the same rule, answers and meters. A request passes only when
- * its {@code X-Service-Token} equals {@code graph.service-token} (compared with {@link MessageDigest#isEqual});
+ * its {@code X-Service-Token} equals {@code graph.service-token} (the shared {@link CredentialRule});
  * otherwise 401 problem+json, counted as {@code graph.web.rejected{reason=missing-service-token|wrong-service-token}}.
  * The actuator's paths stay open.
  *
@@ -22,13 +19,7 @@ import reactor.core.publisher.Mono;
  */
 final class ServiceTokenWebFilter implements WebFilter, Ordered {
 
-    private static final Problems MISSING = Problems.missingToken();
-    private static final Problems WRONG = Problems.wrongToken();
-
-    private final byte[] expected;
-    private final String actuatorBasePath;
-    private final Counter missing;
-    private final Counter wrong;
+    private final CredentialRule rule;
 
     /**
      * @param serviceToken     the credential, not blank
@@ -37,18 +28,7 @@ final class ServiceTokenWebFilter implements WebFilter, Ordered {
      * @param meters           where the rejections are counted
      */
     ServiceTokenWebFilter(String serviceToken, String actuatorBasePath, MeterRegistry meters) {
-        if (serviceToken == null || serviceToken.isBlank()) {
-            throw new IllegalArgumentException("the service token must not be blank");
-        }
-        if (!actuatorBasePath.startsWith("/") || actuatorBasePath.length() < 2) {
-            throw new IllegalArgumentException("management.endpoints.web.base-path must be a path below /, was '"
-                    + actuatorBasePath + "'");
-        }
-        this.expected = serviceToken.getBytes(StandardCharsets.UTF_8);
-        this.actuatorBasePath = actuatorBasePath.endsWith("/")
-                ? actuatorBasePath.substring(0, actuatorBasePath.length() - 1) : actuatorBasePath;
-        this.missing = Rejections.counter(meters, "missing-service-token");
-        this.wrong = Rejections.counter(meters, "wrong-service-token");
+        this.rule = new CredentialRule(serviceToken, actuatorBasePath, meters);
     }
 
     @Override
@@ -58,24 +38,14 @@ final class ServiceTokenWebFilter implements WebFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        String presented = exchange.getRequest().getHeaders().getFirst(ServiceTokenFilter.HEADER);
-        if (presented != null && !presented.isEmpty()
-                && MessageDigest.isEqual(expected, presented.getBytes(StandardCharsets.UTF_8))) {
+        String path = exchange.getRequest().getPath().pathWithinApplication().value();
+        if (rule.isActuator(path) && !path.contains("..") && !path.contains(";") && !path.contains("%")) {
             return chain.filter(exchange);
         }
-        if (isActuator(exchange.getRequest().getPath().pathWithinApplication().value())) {
-            return chain.filter(exchange);
+        Problems refusal = rule.refusal(exchange.getRequest().getHeaders().getFirst(ServiceTokenFilter.HEADER));
+        if (refusal != null) {
+            return ReactiveProblems.write(exchange, refusal.status(), refusal.body());
         }
-        if (presented == null || presented.isEmpty()) {
-            missing.increment();
-            return ReactiveProblems.write(exchange, MISSING.status(), MISSING.body());
-        }
-        wrong.increment();
-        return ReactiveProblems.write(exchange, WRONG.status(), WRONG.body());
-    }
-
-    private boolean isActuator(String path) {
-        return (path.equals(actuatorBasePath) || path.startsWith(actuatorBasePath + "/"))
-                && !path.contains("..") && !path.contains(";") && !path.contains("%");
+        return chain.filter(exchange);
     }
 }

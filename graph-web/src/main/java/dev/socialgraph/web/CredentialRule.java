@@ -1,0 +1,69 @@
+package dev.socialgraph.web;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+
+/**
+ * The service credential rule both guards apply ({@link ServiceTokenFilter} on servlet services,
+ * {@link ServiceTokenWebFilter} on reactive ones): a request passes when its {@code X-Service-Token} equals
+ * {@code graph.service-token}, compared with {@link MessageDigest#isEqual} (its time does not depend on the
+ * presented value's contents); the actuator's base path is exempt; refusals are counted as
+ * {@code graph.web.rejected{reason=missing-service-token|wrong-service-token}}.
+ */
+final class CredentialRule {
+
+    private static final Problems MISSING = Problems.missingToken();
+    private static final Problems WRONG = Problems.wrongToken();
+
+    private final byte[] expected;
+    private final String actuatorBasePath;
+    private final Counter missing;
+    private final Counter wrong;
+
+    /**
+     * @param serviceToken     the credential, not blank
+     * @param actuatorBasePath the actuator's base path ({@code management.endpoints.web.base-path}), e.g.
+     *                         {@code /actuator}; not {@code /}, which would exempt every path
+     * @param meters           where the refusals are counted
+     * @throws IllegalArgumentException for a blank token or a base path that is not below {@code /}
+     */
+    CredentialRule(String serviceToken, String actuatorBasePath, MeterRegistry meters) {
+        if (serviceToken == null || serviceToken.isBlank()) {
+            throw new IllegalArgumentException("the service token must not be blank");
+        }
+        if (!actuatorBasePath.startsWith("/") || actuatorBasePath.length() < 2) {
+            throw new IllegalArgumentException("management.endpoints.web.base-path must be a path below /, was '"
+                    + actuatorBasePath + "'");
+        }
+        this.expected = serviceToken.getBytes(StandardCharsets.UTF_8);
+        this.actuatorBasePath = actuatorBasePath.endsWith("/")
+                ? actuatorBasePath.substring(0, actuatorBasePath.length() - 1) : actuatorBasePath;
+        this.missing = Rejections.counter(meters, "missing-service-token");
+        this.wrong = Rejections.counter(meters, "wrong-service-token");
+    }
+
+    /** Whether {@code path} is the actuator's base path or below it (nothing else about the path is judged). */
+    boolean isActuator(String path) {
+        return path.equals(actuatorBasePath) || path.startsWith(actuatorBasePath + "/");
+    }
+
+    /**
+     * Judges a request's header and counts a refusal.
+     *
+     * @param presented the {@code X-Service-Token} header, or {@code null}
+     * @return {@code null} when the request may pass, else the 401 problem to answer with
+     */
+    Problems refusal(String presented) {
+        if (presented == null || presented.isEmpty()) {
+            missing.increment();
+            return MISSING;
+        }
+        if (!MessageDigest.isEqual(expected, presented.getBytes(StandardCharsets.UTF_8))) {
+            wrong.increment();
+            return WRONG;
+        }
+        return null;
+    }
+}
