@@ -1,9 +1,8 @@
 package dev.socialgraph.gateway;
 
 import dev.socialgraph.web.ProblemJson;
-import org.springframework.core.io.buffer.DataBuffer;
+import dev.socialgraph.web.ReactiveProblems;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
@@ -13,7 +12,8 @@ import reactor.core.publisher.Mono;
  * Writes RFC 9457 {@code application/problem+json} bodies for errors the gateway itself produces: the one place
  * their shape is defined, used by every layer that answers an error (web filters, Spring Security, the error
  * handler, and graph-web's {@link dev.socialgraph.web.MalformedRequests} below Spring for requests Netty or the HTTP
- * adapter refuse), encoded by graph-web's {@link ProblemJson} like the reactive services' problems.
+ * adapter refuse), encoded by graph-web's {@link ProblemJson} and written by its {@link ReactiveProblems} like the
+ * reactive services' problems.
  */
 @Component
 class ProblemResponses {
@@ -28,16 +28,13 @@ class ProblemResponses {
         if (response.isCommitted()) {
             return Mono.empty();
         }
-        response.setStatusCode(status);
-        response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);
         if (status == HttpStatus.UNAUTHORIZED) {
             response.getHeaders().set("WWW-Authenticate", "Bearer");
         }
         if (status == HttpStatus.SERVICE_UNAVAILABLE) {
-            response.getHeaders().set("Retry-After", "1");
+            response.getHeaders().set("Retry-After", dev.socialgraph.web.ProblemMapping.RETRY_AFTER_SECONDS);
         }
-        DataBuffer buffer = response.bufferFactory().wrap(
+        return ReactiveProblems.write(exchange, status.value(),
                 ProblemJson.of(status.value(), title, detail, exchange.getRequest().getPath().value(), parameter));
-        return response.writeWith(Mono.just(buffer));
     }
 }

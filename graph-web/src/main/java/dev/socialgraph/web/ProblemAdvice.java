@@ -76,8 +76,6 @@ public abstract class ProblemAdvice extends ResponseEntityExceptionHandler {
     ResponseEntity<ProblemDetail> graphException(RuntimeException e) {
         if (ProblemMapping.isBadInput(e)) {
             rejected(e);
-        } else {
-            log.debug("Shard unavailable: {}", e.getMessage(), e);
         }
         return ProblemMapping.of(e);
     }

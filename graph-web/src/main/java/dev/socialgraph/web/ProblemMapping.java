@@ -4,6 +4,8 @@ import dev.socialgraph.common.cursor.InvalidCursorException;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -21,6 +23,8 @@ import org.springframework.http.ResponseEntity;
  * </ul>
  */
 public final class ProblemMapping {
+
+    private static final Logger log = LoggerFactory.getLogger(ProblemMapping.class);
 
     /** The property that names the bad input. */
     public static final String PARAMETER = "parameter";
@@ -60,7 +64,7 @@ public final class ProblemMapping {
     }
 
     /**
-     * The answer to one of the graph's own exceptions.
+     * The answer to one of the graph's own exceptions; an unavailable shard is logged at debug level with its cause.
      *
      * @param e any exception
      * @return status, headers and problem body, or {@code null} when {@code e} is none of the kinds above
@@ -77,6 +81,7 @@ public final class ProblemMapping {
                 yield ResponseEntity.badRequest().body(problem);
             }
             case ShardUnavailableException s -> {
+                log.debug("Shard unavailable: {}", s.getMessage(), s);
                 ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
                         "the shard database holding this user is unavailable; retry later");
                 problem.setTitle("Shard unavailable");

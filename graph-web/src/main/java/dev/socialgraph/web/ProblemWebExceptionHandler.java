@@ -55,8 +55,6 @@ public final class ProblemWebExceptionHandler implements WebExceptionHandler, Or
         ResponseEntity<ProblemDetail> answer = ProblemMapping.of(error);
         if (answer == null) {
             answer = framework(error);
-        } else if (!ProblemMapping.isBadInput(error)) {
-            log.debug("Shard unavailable: {}", error.getMessage(), error);
         }
         return ReactiveProblems.write(exchange, answer.getBody(), answer.getHeaders());
     }

@@ -11,10 +11,11 @@ import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
- * Writes {@code application/problem+json} answers in a reactive service, below the codecs (from web filters and the
- * exception handler, which have no message writers), encoded by {@link ProblemJson}.
+ * Writes {@code application/problem+json} answers on a Reactor Netty server below the codecs (from web filters and
+ * exception handlers, which have no message writers), encoded by {@link ProblemJson}: the reactive services' guard
+ * and problem mapping, and the gateway's own problems.
  */
-final class ReactiveProblems {
+public final class ReactiveProblems {
 
     private ReactiveProblems() {
     }
@@ -23,9 +24,10 @@ final class ReactiveProblems {
      * Completes the exchange with {@code body}, unless the response is already committed.
      *
      * @param status an HTTP status code
-     * @param body   an encoded problem document
+     * @param body   an encoded problem document ({@link ProblemJson})
+     * @return completion of the write; empty when the response was already committed
      */
-    static Mono<Void> write(ServerWebExchange exchange, int status, byte[] body) {
+    public static Mono<Void> write(ServerWebExchange exchange, int status, byte[] body) {
         ServerHttpResponse response = exchange.getResponse();
         if (response.isCommitted()) {
             return Mono.empty();

@@ -38,7 +38,6 @@ class GraphReadHandlersTest {
     final Map<Long, long[]> shard = new HashMap<>();
     final AtomicInteger hops = new AtomicInteger();
     final AtomicInteger shardReads = new AtomicInteger();
-    boolean bloomCovers = true;
     boolean fresh = true;
 
     final FollowTokens tokens = new FollowTokens(
@@ -53,7 +52,7 @@ class GraphReadHandlersTest {
             new FollowChecker.Bloom() {
                 @Override
                 public boolean covers(long followerId) {
-                    return bloomCovers;
+                    return true;
                 }
 
                 @Override
