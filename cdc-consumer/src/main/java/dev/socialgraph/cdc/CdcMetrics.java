@@ -1,6 +1,7 @@
 package dev.socialgraph.cdc;
 
 import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.relation.Relation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -69,7 +70,9 @@ public class CdcMetrics {
 
     /** Counts an event applied (its followee's transaction committed). */
     public void applied(FollowEvent event) {
-        (event.isFollow() ? follows : unfollows).increment();
+        if (event.relation() == Relation.FOLLOW) {
+            (event.isFollow() ? follows : unfollows).increment();
+        }
     }
 
     /** Counts a record sent to the dead-letter topic. */

@@ -215,7 +215,7 @@ public final class PipelineBenchmark {
     }
 
     private static final String VISIBLE = """
-            SELECT followee_id FROM follower_adjacency WHERE followee_id = ANY(?) AND follower_count > 0
+            SELECT followee_id FROM follower_adjacency WHERE followee_id = ANY(?) AND relation = 0 AND follower_count > 0
             """;
 
     /**

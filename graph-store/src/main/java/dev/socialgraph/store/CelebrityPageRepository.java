@@ -1,5 +1,6 @@
 package dev.socialgraph.store;
 
+import dev.socialgraph.common.relation.Relation;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,28 +21,30 @@ import org.postgresql.PGConnection;
  * 100,000) reads {@link #headers} and then in full only the pages it touches ({@link #byNumberOrFollower}), not
  * {@link #all}. The overlap test {@code follower_ids && ?} there still reads every page of the followee inside
  * PostgreSQL (there is no GIN index on {@code follower_ids}), but ships and parses only the matching pages.
+ *
+ * <p>One instance reads and writes one {@link Relation}'s pages; the no-argument constructor gives follows.
  */
 public final class CelebrityPageRepository {
 
     private static final String COLUMNS = "followee_id, page_num, follower_ids, followed_at";
 
     private static final String ALL = """
-            SELECT %s FROM celebrity_followers_page WHERE followee_id = ? ORDER BY page_num
+            SELECT %s FROM celebrity_followers_page WHERE followee_id = ? AND relation = :relation ORDER BY page_num
             """.formatted(COLUMNS);
 
     private static final String LAST = """
-            SELECT %s FROM celebrity_followers_page WHERE followee_id = ? ORDER BY page_num DESC LIMIT 1
+            SELECT %s FROM celebrity_followers_page WHERE followee_id = ? AND relation = :relation ORDER BY page_num DESC LIMIT 1
             """.formatted(COLUMNS);
 
     private static final String CONTAINING = """
             SELECT %s FROM celebrity_followers_page
-             WHERE followee_id = ? AND min_followed_at <= ? AND max_followed_at >= ?
+             WHERE followee_id = ? AND relation = :relation AND min_followed_at <= ? AND max_followed_at >= ?
              ORDER BY page_num
             """.formatted(COLUMNS);
 
     private static final String NEWEST_FIRST = """
             SELECT %s FROM celebrity_followers_page
-             WHERE followee_id = ? AND min_followed_at <= ?
+             WHERE followee_id = ? AND relation = :relation AND min_followed_at <= ?
              ORDER BY page_num DESC LIMIT ?
             """.formatted(COLUMNS);
 
@@ -49,32 +52,69 @@ public final class CelebrityPageRepository {
             SELECT page_num, cardinality(follower_ids) AS size,
                    coalesce(follower_ids[1], 0) AS first_id, coalesce(followed_at[1], 0) AS first_followed_at
               FROM celebrity_followers_page
-             WHERE followee_id = ?
+             WHERE followee_id = ? AND relation = :relation
              ORDER BY page_num
             """;
 
     private static final String BY_NUMBER_OR_FOLLOWER = """
             SELECT page_num, follower_ids, followed_at
               FROM celebrity_followers_page
-             WHERE followee_id = ? AND (page_num = ANY (?) OR follower_ids && ?)
+             WHERE followee_id = ? AND relation = :relation AND (page_num = ANY (?) OR follower_ids && ?)
             """;
 
     private static final String UPSERT = """
             INSERT INTO celebrity_followers_page
-                   (followee_id, page_num, follower_ids, followed_at, min_followed_at, max_followed_at)
-            VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (followee_id, page_num) DO UPDATE
+                   (followee_id, relation, page_num, follower_ids, followed_at, min_followed_at, max_followed_at)
+            VALUES (?, :relation, ?, ?, ?, ?, ?)
+            ON CONFLICT (followee_id, relation, page_num) DO UPDATE
                SET follower_ids = EXCLUDED.follower_ids, followed_at = EXCLUDED.followed_at,
                    min_followed_at = EXCLUDED.min_followed_at, max_followed_at = EXCLUDED.max_followed_at
             """;
 
     private static final String DELETE = """
-            DELETE FROM celebrity_followers_page WHERE followee_id = ? AND page_num = ?
+            DELETE FROM celebrity_followers_page WHERE followee_id = ? AND relation = :relation AND page_num = ?
             """;
+
+    private final Relation relation;
+    private final String allSql;
+    private final String lastSql;
+    private final String containingSql;
+    private final String newestFirstSql;
+    private final String headersSql;
+    private final String byNumberOrFollowerSql;
+    private final String upsertSql;
+    private final String deleteSql;
+
+    /** Follows' pages. */
+    public CelebrityPageRepository() {
+        this(Relation.FOLLOW);
+    }
+
+    /**
+     * Pages of one relation.
+     *
+     * @param relation follows or blocks
+     */
+    public CelebrityPageRepository(Relation relation) {
+        this.relation = relation;
+        this.allSql = Sql.forRelation(ALL, relation);
+        this.lastSql = Sql.forRelation(LAST, relation);
+        this.containingSql = Sql.forRelation(CONTAINING, relation);
+        this.newestFirstSql = Sql.forRelation(NEWEST_FIRST, relation);
+        this.headersSql = Sql.forRelation(HEADERS, relation);
+        this.byNumberOrFollowerSql = Sql.forRelation(BY_NUMBER_OR_FOLLOWER, relation);
+        this.upsertSql = Sql.forRelation(UPSERT, relation);
+        this.deleteSql = Sql.forRelation(DELETE, relation);
+    }
+
+    /** The relation this repository's pages belong to. */
+    public Relation relation() {
+        return relation;
+    }
 
     /** Every page of {@code followeeId}, oldest (page 0) first; empty when it has none. */
     public List<CelebrityPage> all(Connection connection, long followeeId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(ALL)) {
+        try (PreparedStatement ps = connection.prepareStatement(allSql)) {
             ps.setLong(1, followeeId);
             return Jdbc.many(ps, CelebrityPageRepository::map);
         }
@@ -82,7 +122,7 @@ public final class CelebrityPageRepository {
 
     /** The newest page (highest number), where new followers are appended. */
     public Optional<CelebrityPage> last(Connection connection, long followeeId) throws SQLException {
-        return Jdbc.one(connection, LAST, followeeId, CelebrityPageRepository::map);
+        return Jdbc.one(connection, lastSql, followeeId, CelebrityPageRepository::map);
     }
 
     /**
@@ -93,7 +133,7 @@ public final class CelebrityPageRepository {
      * @return matching pages in page order, possibly empty
      */
     public List<CelebrityPage> containing(Connection connection, long followeeId, long followedAt) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(CONTAINING)) {
+        try (PreparedStatement ps = connection.prepareStatement(containingSql)) {
             ps.setLong(1, followeeId);
             ps.setLong(2, followedAt);
             ps.setLong(3, followedAt);
@@ -110,7 +150,7 @@ public final class CelebrityPageRepository {
      */
     public List<CelebrityPage> newestFirst(Connection connection, long followeeId, long atOrBeforeFollowedAt,
                                            int maxPages) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(NEWEST_FIRST)) {
+        try (PreparedStatement ps = connection.prepareStatement(newestFirstSql)) {
             ps.setLong(1, followeeId);
             ps.setLong(2, atOrBeforeFollowedAt);
             ps.setInt(3, maxPages);
@@ -123,7 +163,7 @@ public final class CelebrityPageRepository {
      * {@code followeeId} has no pages. Empty pages have first id and time 0.
      */
     public List<CelebrityPageHeader> headers(Connection connection, long followeeId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(HEADERS)) {
+        try (PreparedStatement ps = connection.prepareStatement(headersSql)) {
             ps.setLong(1, followeeId);
             List<CelebrityPageHeader> headers = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
@@ -147,7 +187,7 @@ public final class CelebrityPageRepository {
     public Map<Integer, CelebrityPage> byNumberOrFollower(Connection connection, long followeeId, int[] pageNums,
                                                           long[] followerIds) throws SQLException {
         PGConnection pg = connection.unwrap(PGConnection.class);
-        try (PreparedStatement ps = connection.prepareStatement(BY_NUMBER_OR_FOLLOWER)) {
+        try (PreparedStatement ps = connection.prepareStatement(byNumberOrFollowerSql)) {
             ps.setLong(1, followeeId);
             ps.setArray(2, pg.createArrayOf("int4", pageNums));
             ps.setArray(3, pg.createArrayOf("int8", followerIds));
@@ -165,7 +205,7 @@ public final class CelebrityPageRepository {
 
     /** Inserts or replaces a page. The caller holds the followee's follower-row lock. */
     public void upsert(Connection connection, CelebrityPage page) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(UPSERT)) {
+        try (PreparedStatement ps = connection.prepareStatement(upsertSql)) {
             ps.setLong(1, page.followeeId());
             ps.setInt(2, page.pageNum());
             ps.setArray(3, SqlArrays.bigintArray(connection, page.followerIds()));
@@ -183,7 +223,7 @@ public final class CelebrityPageRepository {
 
     /** Deletes a page; returns whether it existed. The caller holds the followee's follower-row lock. */
     public boolean delete(Connection connection, long followeeId, int pageNum) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(DELETE)) {
+        try (PreparedStatement ps = connection.prepareStatement(deleteSql)) {
             ps.setLong(1, followeeId);
             ps.setInt(2, pageNum);
             return ps.executeUpdate() == 1;

@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Following rows of some logical shards only, for the bloom filter of a check instance that owns a slice of the
- * shards (shard-affine reads). A row's logical shard is {@code mod(follower_id, logicalShardCount)} (ids are
+ * Following rows (follows only, {@code relation = 0}) of some logical shards only, for the bloom filter of a check
+ * instance that owns a slice of the shards (shard-affine reads). A row's logical shard is {@code mod(follower_id, logicalShardCount)} (ids are
  * positive, so this is {@code ShardMap.logicalShard}). There is no index on the shard, so PostgreSQL filters while
  * it reads (the scan walks the primary key); what the filter saves is shipping and decoding the other shards' rows.
  */
@@ -18,12 +18,12 @@ public final class FollowingSliceRepository {
 
     private static final String EDGE_COUNT = """
             SELECT coalesce(sum(following_count), 0)::bigint FROM following_adjacency
-             WHERE mod(follower_id, ?) = ANY (?)
+             WHERE relation = 0 AND mod(follower_id, ?) = ANY (?)
             """;
 
     private static final String SCAN = """
             SELECT follower_id, following_ids FROM following_adjacency
-             WHERE follower_id > ? AND mod(follower_id, ?) = ANY (?)
+             WHERE follower_id > ? AND relation = 0 AND mod(follower_id, ?) = ANY (?)
              ORDER BY follower_id LIMIT ?
             """;
 

@@ -1,5 +1,6 @@
 package dev.socialgraph.store;
 
+import dev.socialgraph.common.event.FollowEvent;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -53,7 +54,7 @@ public final class OutboxRepository {
             """;
 
     /**
-     * Appends an outbox row in the caller's transaction.
+     * Appends a follow's or an unfollow's outbox row in the caller's transaction.
      *
      * @param follow     {@code true} for a follow, {@code false} for an unfollow
      * @param followedAt epoch-ms time of the (removed) follow
@@ -62,11 +63,27 @@ public final class OutboxRepository {
      */
     public long append(Connection connection, long followerId, long followeeId, boolean follow, long followedAt,
                        long version) throws SQLException {
+        return append(connection, follow ? FollowEvent.Type.FOLLOW : FollowEvent.Type.UNFOLLOW, followerId,
+                followeeId, followedAt, version);
+    }
+
+    /**
+     * Appends an outbox row of any relation in the caller's transaction.
+     *
+     * @param type       the change: its relation and whether the edge was created
+     * @param sourceId   the follower, blocker or muter, positive
+     * @param targetId   the followee, blocked or muted user, positive, not {@code sourceId}
+     * @param createdAt  epoch-ms time the edge was created (for a removal, of the removed edge)
+     * @param version    the source's row version of that relation after the change, {@code >= 1}
+     * @return the new row's id
+     */
+    public long append(Connection connection, FollowEvent.Type type, long sourceId, long targetId, long createdAt,
+                       long version) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(APPEND)) {
-            ps.setLong(1, followerId);
-            ps.setLong(2, followeeId);
-            ps.setString(3, follow ? "follow" : "unfollow");
-            ps.setLong(4, followedAt);
+            ps.setLong(1, sourceId);
+            ps.setLong(2, targetId);
+            ps.setString(3, type.wireName());
+            ps.setLong(4, createdAt);
             ps.setLong(5, version);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -131,10 +148,15 @@ public final class OutboxRepository {
         }
     }
 
+    private static FollowEvent.Type type(String wireName) throws SQLException {
+        return FollowEvent.Type.byWireName(wireName)
+                .orElseThrow(() -> new SQLException("follow_outbox.type " + wireName + " is not a known change"));
+    }
+
     private static OutboxEntry map(ResultSet rs) throws SQLException {
         Timestamp published = rs.getTimestamp("published_at");
         return new OutboxEntry(rs.getLong("id"), rs.getLong("follower_id"), rs.getLong("followee_id"),
-                "follow".equals(rs.getString("type")), rs.getLong("followed_at"), rs.getLong("version"),
+                type(rs.getString("type")), rs.getLong("followed_at"), rs.getLong("version"),
                 rs.getTimestamp("created_at").toInstant(), published == null ? null : published.toInstant());
     }
 }

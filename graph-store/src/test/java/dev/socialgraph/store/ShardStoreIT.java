@@ -5,6 +5,8 @@ import static dev.socialgraph.common.shard.ShardGroup.FOLLOWING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.testsupport.TestShards;
@@ -43,7 +45,7 @@ class ShardStoreIT {
         shards = TestShards.create("store");
         dataSources = new ShardDataSources(shards.shardMap(), new ShardDataSources.PoolSettings(
                 shards.username(), shards.password(), 4, Duration.ofSeconds(5), "store-it"));
-        assertThat(ShardMigrations.migrateAll(dataSources)).isEqualTo(8);
+        assertThat(ShardMigrations.migrateAll(dataSources)).isEqualTo(12); // 4 databases, 3 migrations
     }
 
     @AfterAll
@@ -226,6 +228,74 @@ class ShardStoreIT {
         assertThatThrownBy(() -> Transactions.inTransaction(dataSources.forUser(FOLLOWER, celebrity), c ->
                 followers.writeNextVersion(c, followers.lockOrCreate(c, celebrity), new long[] {1}, new long[] {1}, 1, true)))
                 .isInstanceOf(SQLException.class);
+    }
+
+    /** Blocks and mutes live beside follows in the same tables, each relation in a row of its own. */
+    @Test
+    void relations_keepRowsOfTheirOwn_andEachIsCappedBySchema() throws SQLException {
+        long user = 6161;
+        var ds = dataSources.forUser(FOLLOWING, user);
+        FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
+        FollowingRepository mutes = new FollowingRepository(Relation.MUTE);
+        Transactions.inTransaction(ds, c -> following.writeNextVersion(c, following.lockOrCreate(c, user),
+                new long[] {1, 2}, new long[] {10, 20}));
+        Transactions.inTransaction(ds, c -> blocks.writeNextVersion(c, blocks.lockOrCreate(c, user),
+                new long[] {3}, new long[] {30}));
+
+        Transactions.inTransaction(ds, c -> {
+            assertThat(following.find(c, user).orElseThrow().followingIds()).containsExactly(1, 2);
+            assertThat(blocks.find(c, user).orElseThrow().followingIds()).containsExactly(3);
+            assertThat(blocks.find(c, user).orElseThrow().version()).isEqualTo(1);
+            assertThat(mutes.find(c, user)).isEmpty();
+            assertThat(following.count(c, user)).isEqualTo(2);
+            assertThat(blocks.count(c, user)).isEqualTo(1);
+            assertThat(following.scan(c, user - 1, 10)).extracting(FollowingRow::followerId).containsOnlyOnce(user);
+            return null;
+        });
+        long[] overFollowCap = LongStream.rangeClosed(1, Relation.FOLLOW.cap() + 1).toArray();
+        Transactions.inTransaction(ds, c -> blocks.writeNextVersion(c, blocks.lockOrCreate(c, user),
+                overFollowCap, overFollowCap));
+        assertThatThrownBy(() -> Transactions.inTransaction(ds, c -> following.writeNextVersion(c,
+                following.lockOrCreate(c, user), overFollowCap, overFollowCap)))
+                .isInstanceOf(SQLException.class);
+        long[] overBlockCap = LongStream.rangeClosed(1, Relation.BLOCK.cap() + 1).toArray();
+        assertThatThrownBy(() -> Transactions.inTransaction(ds, c -> blocks.writeNextVersion(c,
+                blocks.lockOrCreate(c, user), overBlockCap, overBlockCap)))
+                .isInstanceOf(SQLException.class);
+    }
+
+    @Test
+    void blockedByRows_andTheirPages_areApartFromFollowers() throws SQLException {
+        long user = 7171;
+        var ds = dataSources.forUser(FOLLOWER, user);
+        FollowerRepository blockedBy = new FollowerRepository(Relation.BLOCK);
+        CelebrityPageRepository blockedByPages = new CelebrityPageRepository(Relation.BLOCK);
+        Transactions.inTransaction(ds, c -> followers.writeNextVersion(c, followers.lockOrCreate(c, user),
+                new long[] {1}, new long[] {10}, 1, false));
+        Transactions.inTransaction(ds, c -> {
+            blockedBy.writeNextVersion(c, blockedBy.lockOrCreate(c, user), new long[0], new long[0], 2, true);
+            blockedByPages.upsert(c, new CelebrityPage(user, 0, new long[] {5, 6}, new long[] {50, 60}));
+            return null;
+        });
+
+        Transactions.inTransaction(ds, c -> {
+            assertThat(followers.find(c, user).orElseThrow().followerIds()).containsExactly(1);
+            assertThat(blockedBy.count(c, user)).isEqualTo(2);
+            assertThat(pages.all(c, user)).isEmpty();
+            assertThat(blockedByPages.all(c, user)).singleElement()
+                    .satisfies(page -> assertThat(page.followerIds()).containsExactly(5, 6));
+            return null;
+        });
+    }
+
+    @Test
+    void outbox_carriesEveryRelationsChanges() throws SQLException {
+        var ds = dataSources.forUser(FOLLOWING, 8181);
+        long id = Transactions.inTransaction(ds, c -> outbox.append(c, FollowEvent.Type.BLOCK, 8181, 9, 1000, 1));
+        OutboxEntry entry = Transactions.inTransaction(ds, c -> outbox.after(c, id - 1, 1).getFirst());
+        assertThat(entry.type()).isEqualTo(FollowEvent.Type.BLOCK);
+        assertThat(entry.relation()).isEqualTo(Relation.BLOCK);
+        assertThat(entry.follow()).isFalse();
     }
 
     /** A row the relay could not turn into an event would block its database's outbox: the schema refuses it. */

@@ -5,6 +5,7 @@ import dev.socialgraph.cdc.CdcProperties;
 import dev.socialgraph.common.cache.FollowingCacheScripts;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.keys.RedisKeys;
+import dev.socialgraph.common.relation.Relation;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -78,11 +79,13 @@ public class FollowingCache implements DisposableBean {
      * Runs {@link FollowingCacheScripts#APPLY} for each event, in order, and {@link FollowingCacheScripts#INVALIDATE}
      * for each whose apply failed. Outcomes are counted in {@code graph.cdc.cache.updates{outcome}}.
      *
-     * @param events valid events, in stream order
+     * @param all    valid events, in stream order; only follows and unfollows are applied (the following cache holds
+     *               follows alone), blocks and mutes are skipped
      * @throws CacheUpdateException when some event's set could neither be updated nor dropped (Redis unreachable,
      *                              too slow, or answering errors); the caller must not acknowledge the events
      */
-    public void apply(List<FollowEvent> events) {
+    public void apply(List<FollowEvent> all) {
+        List<FollowEvent> events = all.stream().filter(e -> e.relation() == Relation.FOLLOW).toList();
         if (events.isEmpty()) {
             return;
         }

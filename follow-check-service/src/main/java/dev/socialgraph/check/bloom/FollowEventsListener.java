@@ -5,6 +5,7 @@ import dev.socialgraph.check.cache.LocalFollowingCache;
 import dev.socialgraph.check.feed.FeedLag;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.event.MalformedEventException;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -168,6 +169,10 @@ class FollowEventsListener implements DisposableBean {
             event = FollowEventJson.fromJson(value);
         } catch (MalformedEventException | NullPointerException e) {
             malformed.increment();
+            return;
+        }
+        if (event.relation() != Relation.FOLLOW) {
+            applied.increment(); // blocks and mutes share the stream; the follow layers never see them
             return;
         }
         if (event.isFollow()) {

@@ -101,7 +101,7 @@ final class SnapshotReplay {
                     } catch (MalformedEventException | NullPointerException e) {
                         continue; // counted by the live listener's metric when it sees it; nothing to add here
                     }
-                    if (event.isFollow()) {
+                    if (event.isFollow()) { // a follow created: never a block or a mute
                         into.accept(event.followerId(), event.followeeId());
                     }
                     replayed++;

@@ -259,8 +259,8 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     static FollowEvent toEvent(OutboxEntry e) {
-        return FollowEvent.of(e.follow() ? FollowEvent.Type.FOLLOW : FollowEvent.Type.UNFOLLOW, e.followerId(),
-                e.followeeId(), e.followedAt(), e.version(), e.createdAt().toEpochMilli());
+        return FollowEvent.of(e.type(), e.followerId(), e.followeeId(), e.followedAt(), e.version(),
+                e.createdAt().toEpochMilli());
     }
 
     /** Refreshes the gauges on a pooled connection, at most every {@link #BACKLOG_REFRESH} unless forced. */

@@ -28,7 +28,7 @@ class OutboxRelaysTest {
     @Test
     void toEvent_ofUnfollowRow_carriesTheRemovedFollowTimeAndCommitTime() {
         Instant created = Instant.parse("2026-11-22T04:00:00.123Z");
-        OutboxEntry row = new OutboxEntry(9, 42, 7, false, 1_700_000_000_000L, 5, created, null);
+        OutboxEntry row = new OutboxEntry(9, 42, 7, FollowEvent.Type.UNFOLLOW, 1_700_000_000_000L, 5, created, null);
 
         FollowEvent event = OutboxRelay.toEvent(row);
 

@@ -1,15 +1,22 @@
 package dev.socialgraph.common.event;
 
 import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.common.relation.Relation;
 
 /**
  * A change of one edge, as published to Kafka {@code follow-events} by the write service's outbox
  * relay (DESIGN.md 2.4, 3). The Kafka key is {@link #followeeId()}, so events of one followee arrive in
  * order; delivery is at least once and every consumer is idempotent.
  *
- * @param eventId    stable, unique id of the change: {@code followerId + "-" + version} (see
- *                   {@link #eventId(long, long)}); the same change republished has the same id
- * @param type       follow or unfollow
+ * <p>Follows, blocks and mutes share the stream and this schema ({@link Relation}): the {@link #type()} names the
+ * relation and whether the edge was added or removed. For a block or mute, "follower" is the source (the blocker,
+ * the muter) and "followee" the target. Every consumer must look at {@link #relation()} before anything else: a
+ * consumer of follows acts on {@link Relation#FOLLOW} events only. A reader built before blocks existed refuses the
+ * new types as malformed rather than mistaking them for follows.
+ *
+ * @param eventId    stable, unique id of the change (see {@link #eventId(Relation, long, long)}); the same change
+ *                   republished has the same id
+ * @param type       follow or unfollow, block or unblock, mute or unmute
  * @param followerId the user who follows (or stops following), positive
  * @param followeeId the user followed, positive, not {@code followerId}
  * @param followedAt epoch ms when the edge was created; for an {@link Type#UNFOLLOW}, the creation time
@@ -23,24 +30,85 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
 
     /** The kind of change; its JSON form is {@link #wireName()}. */
     public enum Type {
-        /** An edge was created. */
-        FOLLOW("follow"),
-        /** An edge was removed. */
-        UNFOLLOW("unfollow");
+        /** A follow was created. */
+        FOLLOW("follow", Relation.FOLLOW, true),
+        /** A follow was removed. */
+        UNFOLLOW("unfollow", Relation.FOLLOW, false),
+        /** A block was created. */
+        BLOCK("block", Relation.BLOCK, true),
+        /** A block was removed. */
+        UNBLOCK("unblock", Relation.BLOCK, false),
+        /** A mute was created. */
+        MUTE("mute", Relation.MUTE, true),
+        /** A mute was removed. */
+        UNMUTE("unmute", Relation.MUTE, false);
 
         private final String wireName;
+        private final Relation relation;
+        private final boolean adds;
 
-        Type(String wireName) {
+        Type(String wireName, Relation relation, boolean adds) {
             this.wireName = wireName;
+            this.relation = relation;
+            this.adds = adds;
         }
 
         /**
          * The value of the JSON {@code type} field.
          *
-         * @return {@code "follow"} or {@code "unfollow"}
+         * @return {@code "follow"}, {@code "unfollow"}, {@code "block"}, {@code "unblock"}, {@code "mute"} or
+         *         {@code "unmute"}
          */
         public String wireName() {
             return wireName;
+        }
+
+        /**
+         * The relation the edge belongs to.
+         *
+         * @return the relation
+         */
+        public Relation relation() {
+            return relation;
+        }
+
+        /**
+         * Whether the edge was created rather than removed.
+         *
+         * @return {@code true} for follow, block and mute
+         */
+        public boolean adds() {
+            return adds;
+        }
+
+        /**
+         * The type with a JSON {@code type} value.
+         *
+         * @param wireName e.g. {@code "block"}; may be {@code null}
+         * @return the type, or empty when no type has that name
+         */
+        public static java.util.Optional<Type> byWireName(String wireName) {
+            for (Type type : values()) {
+                if (type.wireName.equals(wireName)) {
+                    return java.util.Optional.of(type);
+                }
+            }
+            return java.util.Optional.empty();
+        }
+
+        /**
+         * The type of a change of {@code relation}.
+         *
+         * @param relation the relation
+         * @param adds     whether the edge was created
+         * @return e.g. {@link #BLOCK} for {@code (BLOCK, true)}
+         */
+        public static Type of(Relation relation, boolean adds) {
+            return switch (relation) {
+                case FOLLOW -> adds ? FOLLOW : UNFOLLOW;
+                case BLOCK -> adds ? BLOCK : UNBLOCK;
+                case MUTE -> adds ? MUTE : UNMUTE;
+            };
         }
     }
 
@@ -115,8 +183,8 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
      */
     public static FollowEvent of(Type type, long followerId, long followeeId, long followedAt, long version,
             long occurredAt) {
-        return new FollowEvent(eventId(followerId, version), type, followerId, followeeId, followedAt, version,
-                occurredAt);
+        return new FollowEvent(eventId(type.relation(), followerId, version), type, followerId, followeeId,
+                followedAt, version, occurredAt);
     }
 
     /**
@@ -133,11 +201,45 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
     }
 
     /**
-     * Whether the edge was created rather than removed.
+     * The event id of a change of any relation. A follow keeps {@link #eventId(long, long)}, so ids of events
+     * published before relations existed are unchanged; other relations name themselves, since each
+     * {@code (user, relation)} row has versions of its own.
+     *
+     * @param relation the edge's relation
+     * @param sourceId the follower, blocker or muter
+     * @param version  that user's row version of {@code relation} after the change
+     * @return e.g. {@code "42-7"} for a follow, {@code "42-block-3"} for a block
+     */
+    public static String eventId(Relation relation, long sourceId, long version) {
+        return relation == Relation.FOLLOW ? eventId(sourceId, version)
+                : sourceId + "-" + relation.wireName() + "-" + version;
+    }
+
+    /**
+     * Whether a follow was created. {@code false} for an unfollow and for every block or mute event: a consumer of
+     * follows checks {@link #relation()} first.
      *
      * @return whether this is a {@link Type#FOLLOW}
      */
     public boolean isFollow() {
         return type == Type.FOLLOW;
+    }
+
+    /**
+     * The relation the edge belongs to.
+     *
+     * @return {@code type().relation()}
+     */
+    public Relation relation() {
+        return type.relation();
+    }
+
+    /**
+     * Whether the edge was created rather than removed, in any relation.
+     *
+     * @return {@code type().adds()}
+     */
+    public boolean adds() {
+        return type.adds();
     }
 }

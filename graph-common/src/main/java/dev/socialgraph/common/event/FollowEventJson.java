@@ -15,8 +15,8 @@ import tools.jackson.databind.node.ObjectNode;
  *  "followedAt":1700000000000,"version":7,"occurredAt":1700000000001}
  * }</pre>
  *
- * Ids, times (epoch ms) and the version are JSON integers; {@code type} is {@code "follow"} or
- * {@code "unfollow"}. Parsing is strict about the seven fields (present, right type, valid values,
+ * Ids, times (epoch ms) and the version are JSON integers; {@code type} is one of {@link FollowEvent.Type}'s wire
+ * names ({@code "follow"}, {@code "unfollow"}, {@code "block"}, {@code "unblock"}, {@code "mute"}, {@code "unmute"}). Parsing is strict about the seven fields (present, right type, valid values,
  * no duplicates, nothing after the object) and ignores unknown fields, so a producer may add fields
  * before the consumers know them. UTF-8. Thread-safe.
  */
@@ -121,12 +121,8 @@ public final class FollowEventJson {
     }
 
     private static FollowEvent.Type type(String wireName) {
-        for (FollowEvent.Type type : FollowEvent.Type.values()) {
-            if (type.wireName().equals(wireName)) {
-                return type;
-            }
-        }
-        throw new MalformedEventException("field type must be \"follow\" or \"unfollow\", was \""
-                + (wireName.length() > 32 ? wireName.substring(0, 32) + "…" : wireName) + "\"", null);
+        return FollowEvent.Type.byWireName(wireName).orElseThrow(() -> new MalformedEventException(
+                "field type must be one of follow, unfollow, block, unblock, mute, unmute, was \""
+                        + (wireName.length() > 32 ? wireName.substring(0, 32) + "…" : wireName) + "\"", null));
     }
 }

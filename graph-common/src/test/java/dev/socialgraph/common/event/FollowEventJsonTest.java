@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.socialgraph.common.relation.Relation;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -14,6 +15,7 @@ import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 class FollowEventJsonTest {
 
@@ -51,6 +53,30 @@ class FollowEventJsonTest {
         assertThat(FollowEventJson.fromJson(json.getBytes(UTF_8))).isEqualTo(FollowEvent.unfollow(42, 9, 1, 3, 2));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(FollowEvent.Type.class)
+    void everyType_roundTrips_withItsRelationAndEventId(FollowEvent.Type type) {
+        FollowEvent event = FollowEvent.of(type, 42, 9, 1_700_000_000_000L, 3, 1_700_000_000_001L);
+
+        FollowEvent parsed = FollowEventJson.fromJson(FollowEventJson.toJson(event));
+
+        assertThat(parsed).isEqualTo(event);
+        assertThat(parsed.relation()).isEqualTo(type.relation());
+        assertThat(parsed.eventId()).isEqualTo(type.relation() == Relation.FOLLOW ? "42-3"
+                : "42-" + type.relation().wireName() + "-3");
+    }
+
+    @Test
+    void aBlock_isNeitherAFollowNorAnUnfollow_toAConsumerOfFollows() {
+        FollowEvent block = FollowEventJson.fromJson("""
+                {"eventId":"42-block-1","type":"block","followerId":42,"followeeId":9,\
+                "followedAt":1,"version":1,"occurredAt":2}""".getBytes(UTF_8));
+
+        assertThat(block.isFollow()).isFalse();
+        assertThat(block.adds()).isTrue();
+        assertThat(block.relation()).isEqualTo(Relation.BLOCK);
+    }
+
     @Test
     void fromJson_whenNull_throwsMalformed() {
         assertThatThrownBy(() -> FollowEventJson.fromJson(null))
@@ -72,7 +98,7 @@ class FollowEventJsonTest {
             id as string         | VALID-with-string-followerId                         | field followerId must be an integer, was STRING
             id as fraction       | VALID-with-fraction-followerId                       | field followerId must be an integer, was a fraction
             id too large         | VALID-with-huge-followerId                           | field followerId is out of the 64-bit range
-            type unknown         | VALID-with-type-FOLLOW                               | field type must be "follow" or "unfollow", was "FOLLOW"
+            type unknown         | VALID-with-type-FOLLOW                               | field type must be one of follow, unfollow, block, unblock, mute, unmute, was "FOLLOW"
             type not string      | VALID-with-type-number                               | field type must be a string, was NUMBER
             id zero              | VALID-with-zero-followerId                           | impossible event: followerId must be a positive user id, was 0
             self follow          | VALID-with-self-follow                               | impossible event: followerId and followeeId must differ, both are 9

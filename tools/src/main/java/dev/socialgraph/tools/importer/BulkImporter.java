@@ -36,7 +36,8 @@ import org.postgresql.copy.CopyIn;
  * Rows that changed get {@code version + 1}; rows absent from the file are emptied with {@code version + 1},
  * never deleted, because versions must only grow (the Redis cache guard of DESIGN.md 2.3 relies on it).
  * Re-importing the same file changes nothing: the follow times are deterministic
- * ({@link EdgeListReader#BASE_FOLLOWED_AT} + edge index) and unchanged rows are not rewritten.
+ * ({@link EdgeListReader#BASE_FOLLOWED_AT} + edge index) and unchanged rows are not rewritten. The file's edges
+ * are follows: blocks and mutes already stored ({@code relation <> 0}) are left as they are.
  *
  * <p>No outbox rows or events are produced. Given {@link SnapshotSettings}, the import also writes a bloom
  * snapshot of every logical shard for the check service, built from the edges already in memory (no database
@@ -235,7 +236,7 @@ public final class BulkImporter {
     private static final String MERGE_FOLLOWING = """
             INSERT INTO following_adjacency AS t (follower_id, following_ids, followed_at, following_count, version)
             SELECT follower_id, following_ids, followed_at, following_count, 1 FROM staging_following
-            ON CONFLICT (follower_id) DO UPDATE
+            ON CONFLICT (follower_id, relation) DO UPDATE
                SET following_ids = EXCLUDED.following_ids, followed_at = EXCLUDED.followed_at,
                    following_count = EXCLUDED.following_count, version = t.version + 1, updated_at = now()
              WHERE (t.following_ids, t.followed_at) IS DISTINCT FROM (EXCLUDED.following_ids, EXCLUDED.followed_at)
@@ -245,7 +246,7 @@ public final class BulkImporter {
             UPDATE following_adjacency t
                SET following_ids = '{}', followed_at = '{}', following_count = 0, version = t.version + 1,
                    updated_at = now()
-             WHERE t.following_count > 0
+             WHERE t.relation = 0 AND t.following_count > 0
                AND NOT EXISTS (SELECT 1 FROM staging_following s WHERE s.follower_id = t.follower_id)
             """;
 
@@ -316,7 +317,7 @@ public final class BulkImporter {
     private static final String MERGE_FOLLOWER = """
             INSERT INTO follower_adjacency AS t (followee_id, follower_ids, followed_at, follower_count, celebrity, version)
             SELECT followee_id, follower_ids, followed_at, follower_count, celebrity, 1 FROM staging_follower
-            ON CONFLICT (followee_id) DO UPDATE
+            ON CONFLICT (followee_id, relation) DO UPDATE
                SET follower_ids = EXCLUDED.follower_ids, followed_at = EXCLUDED.followed_at,
                    follower_count = EXCLUDED.follower_count, celebrity = EXCLUDED.celebrity,
                    version = t.version + 1, updated_at = now()
@@ -328,13 +329,13 @@ public final class BulkImporter {
             UPDATE follower_adjacency t
                SET follower_ids = '{}', followed_at = '{}', follower_count = 0, celebrity = false,
                    version = t.version + 1, updated_at = now()
-             WHERE (t.follower_count > 0 OR t.celebrity)
+             WHERE t.relation = 0 AND (t.follower_count > 0 OR t.celebrity)
                AND NOT EXISTS (SELECT 1 FROM staging_follower s WHERE s.followee_id = t.followee_id)
             """;
 
     private static final String DELETE_STALE_PAGES = """
             DELETE FROM celebrity_followers_page p
-             WHERE NOT EXISTS (SELECT 1 FROM staging_pages s
+             WHERE p.relation = 0 AND NOT EXISTS (SELECT 1 FROM staging_pages s
                                 WHERE s.followee_id = p.followee_id AND s.page_num = p.page_num)
             """;
 
@@ -342,7 +343,7 @@ public final class BulkImporter {
             INSERT INTO celebrity_followers_page AS t
                    (followee_id, page_num, follower_ids, followed_at, min_followed_at, max_followed_at)
             SELECT followee_id, page_num, follower_ids, followed_at, min_followed_at, max_followed_at FROM staging_pages
-            ON CONFLICT (followee_id, page_num) DO UPDATE
+            ON CONFLICT (followee_id, relation, page_num) DO UPDATE
                SET follower_ids = EXCLUDED.follower_ids, followed_at = EXCLUDED.followed_at,
                    min_followed_at = EXCLUDED.min_followed_at, max_followed_at = EXCLUDED.max_followed_at
              WHERE (t.follower_ids, t.followed_at) IS DISTINCT FROM (EXCLUDED.follower_ids, EXCLUDED.followed_at)
