@@ -1,5 +1,6 @@
 package dev.socialgraph.write;
 
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
@@ -24,6 +25,12 @@ final class ShardRows {
 
     ShardRows(ShardDataSources dataSources) {
         this.dataSources = dataSources;
+    }
+
+    /** The row of {@code relation} of {@code userId}, from the database the shard map names. */
+    Optional<FollowingRow> row(Relation relation, long userId) {
+        return query(dataSources.forUser(ShardGroup.FOLLOWING, userId),
+                c -> new FollowingRepository(relation).find(c, userId));
     }
 
     Optional<FollowingRow> followingRow(long followerId) {

@@ -35,6 +35,11 @@ final class WriteHttp {
         return send("DELETE", path(followerId, followeeId));
     }
 
+    /** PUT ({@code on}) or DELETE of {@code /internal/v1/users/{userId}/{list}/{targetId}}, list blocking or muting. */
+    Reply relation(String list, boolean on, Object userId, Object targetId) {
+        return send(on ? "PUT" : "DELETE", "/internal/v1/users/" + userId + "/" + list + "/" + targetId);
+    }
+
     static String path(Object followerId, Object followeeId) {
         return "/internal/v1/users/" + followerId + "/following/" + followeeId;
     }

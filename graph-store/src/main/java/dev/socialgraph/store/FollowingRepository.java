@@ -50,6 +50,12 @@ public final class FollowingRepository {
             SELECT following_count FROM following_adjacency WHERE follower_id = ? AND relation = :relation
             """;
 
+    /** Membership inside PostgreSQL: a 50,000-entry block list is not shipped to answer one pair. */
+    private static final String CONTAINS = """
+            SELECT EXISTS (SELECT 1 FROM following_adjacency
+                            WHERE follower_id = ? AND relation = :relation AND following_ids @> ARRAY[?]::bigint[])
+            """;
+
     private static final String EDGE_COUNT = """
             SELECT coalesce(sum(following_count), 0)::bigint FROM following_adjacency WHERE relation = :relation
             """;
@@ -66,6 +72,7 @@ public final class FollowingRepository {
     private final String writeSql;
     private final String findManySql;
     private final String countSql;
+    private final String containsSql;
     private final String edgeCountSql;
     private final String scanSql;
 
@@ -87,6 +94,7 @@ public final class FollowingRepository {
         this.writeSql = Sql.forRelation(WRITE, relation);
         this.findManySql = Sql.forRelation(FIND_MANY, relation);
         this.countSql = Sql.forRelation(COUNT, relation);
+        this.containsSql = Sql.forRelation(CONTAINS, relation);
         this.edgeCountSql = Sql.forRelation(EDGE_COUNT, relation);
         this.scanSql = Sql.forRelation(SCAN, relation);
     }
@@ -103,6 +111,22 @@ public final class FollowingRepository {
      */
     public int count(Connection connection, long followerId) throws SQLException {
         return Jdbc.one(connection, countSql, followerId, rs -> rs.getInt(1)).orElse(0);
+    }
+
+    /**
+     * Whether {@code sourceId}'s row holds {@code targetId}, without reading the row into the caller; no lock.
+     *
+     * @return {@code false} also when the row does not exist
+     */
+    public boolean contains(Connection connection, long sourceId, long targetId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(containsSql)) {
+            ps.setLong(1, sourceId);
+            ps.setLong(2, targetId);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
     }
 
     /**

@@ -1,18 +1,13 @@
 package dev.socialgraph.write.follow;
 
-import dev.socialgraph.common.adjacency.Adjacency;
-import dev.socialgraph.common.adjacency.AdjacencyArray;
-import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.OutboxRepository;
-import dev.socialgraph.store.ShardDataSources;
-import dev.socialgraph.store.SqlErrors;
-import dev.socialgraph.store.Transactions;
+import dev.socialgraph.store.RelationEdges;
 import dev.socialgraph.write.WriteProperties;
 import dev.socialgraph.write.cache.FollowingCache;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.util.Arrays;
 import org.springframework.stereotype.Service;
@@ -22,9 +17,16 @@ import org.springframework.stereotype.Service;
  *
  * <p>Each change is one transaction on the database the shard map names for the follower: lock the
  * following row, insert or remove the followee in the sorted arrays, write them with {@code version + 1}, and
- * append the outbox row carrying that version; commit. Two writes of one follower serialize on the row lock,
- * so versions and outbox ids follow commit order per follower. A repeat (already following, not following)
- * writes nothing, appends no outbox row and returns the current state.
+ * append the outbox row carrying that version; commit ({@link RelationEdges}). Two writes of one follower serialize
+ * on the row lock, so versions and outbox ids follow commit order per follower. A repeat (already following, not
+ * following) writes nothing, appends no outbox row and returns the current state.
+ *
+ * <p>Blocks stop follows both ways (docs/decisions.md, "Blocks and mutes"). A follower who blocks the followee is
+ * refused under the row lock ({@link BlockingException}): a block takes the same lock, so the two serialize. A
+ * followee who blocks the follower lives on another database: it is read before the transaction (refused with
+ * {@link BlockedException}) and read again after the commit; a block that committed in between makes this call undo
+ * its own follow and refuse. A block committed after that second read is the consumer's to enforce: its event
+ * reaches the consumer after the follow committed, so the consumer sees the follow and removes it.
  *
  * <p>After the commit the change is applied to Redis {@code following:{followerId}}; a Redis failure is counted
  * by {@link FollowingCache} and does not fail the write, which is already durable.
@@ -34,19 +36,18 @@ import org.springframework.stereotype.Service;
 @Service
 public class FollowService {
 
-    private final ShardDataSources dataSources;
-    private final FollowingRepository following;
-    private final OutboxRepository outbox;
+    private final FollowingShards shards;
+    private final RelationEdges follows;
+    private final FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
     private final FollowingCache cache;
     private final WriteMetrics metrics;
     private final Clock clock;
     private final int followingCap;
 
-    FollowService(ShardDataSources dataSources, FollowingRepository following, OutboxRepository outbox,
+    FollowService(FollowingShards shards, FollowingRepository following, OutboxRepository outbox,
                   FollowingCache cache, WriteMetrics metrics, Clock clock, WriteProperties properties) {
-        this.dataSources = dataSources;
-        this.following = following;
-        this.outbox = outbox;
+        this.shards = shards;
+        this.follows = new RelationEdges(following, outbox);
         this.cache = cache;
         this.metrics = metrics;
         this.clock = clock;
@@ -61,27 +62,40 @@ public class FollowService {
      * @param followeeId the user to follow, positive
      * @return the edge's state after the call
      * @throws SelfFollowException        if the ids are equal
+     * @throws BlockingException          if the follower blocks the followee
+     * @throws BlockedException           if the followee blocks the follower
      * @throws FollowingLimitException    if the follower already follows {@code graph.write.following-cap} users
-     * @throws ShardUnavailableException  if the follower's database cannot be reached
+     * @throws ShardUnavailableException  if the follower's or the followee's following database cannot be reached
      */
     public FollowResult follow(long followerId, long followeeId) {
         requireDistinct(followerId, followeeId);
-        FollowResult result = inTransaction(followerId, connection -> {
-            FollowingRow row = following.lockOrCreate(connection, followerId);
-            int at = Arrays.binarySearch(row.followingIds(), followeeId);
-            if (at >= 0) {
-                return new FollowResult(followerId, followeeId, true, row.followedAt()[at], row.version(), false);
-            }
-            if (row.followingCount() >= followingCap) {
-                throw new FollowingLimitException(followingCap, row.followingCount());
-            }
-            long now = clock.millis();
-            Adjacency next = AdjacencyArray.insert(row.followingIds(), row.followedAt(), followeeId, now);
-            FollowingRow written = following.writeNextVersion(connection, row, next.ids(), next.followedAt());
-            outbox.append(connection, followerId, followeeId, true, now, written.version());
-            return new FollowResult(followerId, followeeId, true, now, written.version(), true);
-        });
+        if (shards.blocks(followeeId, followerId)) {
+            refuseBlocked(followerId, followeeId);
+        }
+        FollowResult result;
+        try {
+            result = shards.inTransaction(followerId, connection -> {
+                FollowingRow row = follows.rows().lockOrCreate(connection, followerId);
+                int at = Arrays.binarySearch(row.followingIds(), followeeId);
+                if (at >= 0) {
+                    return new FollowResult(followerId, followeeId, true, row.followedAt()[at], row.version(), false);
+                }
+                if (blocks.contains(connection, followerId, followeeId)) {
+                    throw new BlockingException(followerId, followeeId);
+                }
+                if (row.followingCount() >= followingCap) {
+                    throw new FollowingLimitException(followingCap, row.followingCount());
+                }
+                return result(followerId, followeeId, follows.add(connection, row, followeeId, clock.millis()));
+            });
+        } catch (BlockingException | FollowingLimitException e) {
+            metrics.rejected();
+            throw e;
+        }
         afterCommit(result);
+        if (result.changed() && shards.blocks(followeeId, followerId)) {
+            refuseBlocked(followerId, followeeId); // the followee blocked while this follow was being written
+        }
         return result;
     }
 
@@ -97,43 +111,36 @@ public class FollowService {
      */
     public FollowResult unfollow(long followerId, long followeeId) {
         requireDistinct(followerId, followeeId);
-        FollowResult result = inTransaction(followerId, connection -> {
-            FollowingRow row = following.lock(connection, followerId).orElse(null);
+        FollowResult result = shards.inTransaction(followerId, connection -> {
+            FollowingRow row = follows.rows().lock(connection, followerId).orElse(null);
             if (row == null) {
                 return new FollowResult(followerId, followeeId, false, null, 0, false);
             }
-            Adjacency next = AdjacencyArray.remove(row.followingIds(), row.followedAt(), followeeId);
-            if (!next.changed()) {
-                return new FollowResult(followerId, followeeId, false, null, row.version(), false);
-            }
-            FollowingRow written = following.writeNextVersion(connection, row, next.ids(), next.followedAt());
-            outbox.append(connection, followerId, followeeId, false, next.removedFollowedAt(), written.version());
-            return new FollowResult(followerId, followeeId, false, null, written.version(), true);
+            return result(followerId, followeeId, follows.remove(connection, row, followeeId));
         });
         afterCommit(result);
         return result;
+    }
+
+    /**
+     * Refuses a follow of a user who blocks the follower, and removes the follow if one exists: a follow that
+     * raced the block, or one an earlier attempt committed but could not check afterwards.
+     */
+    private void refuseBlocked(long followerId, long followeeId) {
+        unfollow(followerId, followeeId);
+        metrics.rejected();
+        throw new BlockedException(followerId, followeeId);
+    }
+
+    private static FollowResult result(long followerId, long followeeId, RelationEdges.Edit edit) {
+        return new FollowResult(followerId, followeeId, edit.present(), edit.present() ? edit.createdAt() : null,
+                edit.row().version(), edit.changed());
     }
 
     private void requireDistinct(long followerId, long followeeId) {
         if (followerId == followeeId) {
             metrics.rejected();
             throw new SelfFollowException(followerId);
-        }
-    }
-
-    private FollowResult inTransaction(long followerId, Transactions.Work<FollowResult> work) {
-        try {
-            return Transactions.inTransaction(dataSources.forUser(ShardGroup.FOLLOWING, followerId), work);
-        } catch (FollowingLimitException e) {
-            metrics.rejected();
-            throw e;
-        } catch (SQLException e) {
-            if (SqlErrors.classify(e) == SqlErrors.Kind.UNAVAILABLE) {
-                metrics.unavailable();
-                String database = dataSources.shardMap().route(ShardGroup.FOLLOWING, followerId).database();
-                throw new ShardUnavailableException("following database " + database + " is unavailable", e);
-            }
-            throw new IllegalStateException("write of following row " + followerId + " failed", e);
         }
     }
 

@@ -7,7 +7,9 @@ import org.springframework.stereotype.Component;
 /**
  * Write results by outcome, {@code graph.write.results{outcome}} (DESIGN.md 8). Outcomes: {@code followed},
  * {@code unfollowed}, {@code unchanged} (an idempotent repeat), {@code rejected} (4xx: bad id, self-follow, cap)
- * and {@code unavailable} (503). Never a user id as a tag.
+ * and {@code unavailable} (503). Blocks and mutes are counted apart, {@code graph.write.relations{relation, outcome}}
+ * with outcomes {@code added}, {@code removed} and {@code unchanged}; their refusals count as {@code rejected} above.
+ * Never a user id as a tag.
  */
 @Component
 public final class WriteMetrics {
@@ -17,8 +19,10 @@ public final class WriteMetrics {
     private final Counter unchanged;
     private final Counter rejected;
     private final Counter unavailable;
+    private final MeterRegistry registry;
 
     WriteMetrics(MeterRegistry registry) {
+        this.registry = registry;
         followed = counter(registry, "followed");
         unfollowed = counter(registry, "unfollowed");
         unchanged = counter(registry, "unchanged");
@@ -44,6 +48,12 @@ public final class WriteMetrics {
         } else {
             unfollowed.increment();
         }
+    }
+
+    void relation(RelationResult result) {
+        String outcome = !result.changed() ? "unchanged" : result.present() ? "added" : "removed";
+        Counter.builder("graph.write.relations").description("Block and mute requests by relation and outcome")
+                .tag("relation", result.relation().wireName()).tag("outcome", outcome).register(registry).increment();
     }
 
     void unavailable() {

@@ -1,0 +1,77 @@
+package dev.socialgraph.write.api;
+
+import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.write.follow.RelationResult;
+import dev.socialgraph.write.follow.RelationService;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Blocks and mutes of the internal API: {@code PUT} (block, mute) and {@code DELETE} (unblock, unmute) of
+ * {@code /internal/v1/users/{userId}/blocking/{targetId}} and {@code .../muting/{targetId}}. The gateway maps
+ * {@code /v1/me/blocking/{id}} and {@code /v1/me/muting/{id}} here with the token's subject as {@code userId}. All are
+ * idempotent and reply 200 with the relation's state ({@link RelationResponse}); errors are
+ * {@code application/problem+json} from {@link ProblemAdvice}.
+ */
+@RestController
+@RequestMapping(path = "/internal/v1/users/{userId}", produces = MediaType.APPLICATION_JSON_VALUE)
+class RelationController {
+
+    private final RelationService relations;
+
+    RelationController(RelationService relations) {
+        this.relations = relations;
+    }
+
+    @PutMapping("/blocking/{targetId}")
+    RelationResponse block(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId) {
+        return RelationResponse.of(relations.block(user(userId), target(targetId)));
+    }
+
+    @DeleteMapping("/blocking/{targetId}")
+    RelationResponse unblock(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId) {
+        return RelationResponse.of(relations.unblock(user(userId), target(targetId)));
+    }
+
+    @PutMapping("/muting/{targetId}")
+    RelationResponse mute(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId) {
+        return RelationResponse.of(relations.mute(user(userId), target(targetId)));
+    }
+
+    @DeleteMapping("/muting/{targetId}")
+    RelationResponse unmute(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId) {
+        return RelationResponse.of(relations.unmute(user(userId), target(targetId)));
+    }
+
+    private static long user(String userId) {
+        return UserIds.parse(userId, "userId");
+    }
+
+    private static long target(String targetId) {
+        return UserIds.parse(targetId, "targetId");
+    }
+
+    /**
+     * The reply to a block or mute change: the relation's state after the call. {@code createdAt} is {@code null}
+     * when the relation does not hold (after an unblock or unmute); the field is always present.
+     *
+     * @param userId    the blocker or muter
+     * @param targetId  the blocked or muted user
+     * @param relation  {@code "block"} or {@code "mute"}
+     * @param active    whether the block or mute holds now
+     * @param createdAt epoch ms when it was created, or {@code null}
+     * @param version   the user's row version of this relation after the call
+     */
+    record RelationResponse(long userId, long targetId, String relation, boolean active, Long createdAt,
+                            long version) {
+
+        static RelationResponse of(RelationResult result) {
+            return new RelationResponse(result.userId(), result.targetId(), result.relation().wireName(),
+                    result.present(), result.createdAt(), result.version());
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package dev.socialgraph.write.follow;
+
+import dev.socialgraph.common.relation.Relation;
+import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.shard.ShardUnavailableException;
+import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.SqlErrors;
+import dev.socialgraph.store.Transactions;
+import java.sql.Connection;
+import java.sql.SQLException;
+import org.springframework.stereotype.Component;
+
+/**
+ * Transactions on the following shard of one user, and the block lookups the write rules need, with one answer for
+ * a database that cannot be reached ({@link ShardUnavailableException}, counted as {@code unavailable}). Thread-safe.
+ */
+@Component
+class FollowingShards {
+
+    private final ShardDataSources dataSources;
+    private final FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
+    private final WriteMetrics metrics;
+
+    FollowingShards(ShardDataSources dataSources, WriteMetrics metrics) {
+        this.dataSources = dataSources;
+        this.metrics = metrics;
+    }
+
+    /**
+     * Runs {@code work} in one transaction on {@code userId}'s following database (retried on serialization
+     * failures by {@link Transactions}).
+     *
+     * @throws ShardUnavailableException when the database cannot be reached
+     * @throws IllegalStateException     on any other database error
+     */
+    <T> T inTransaction(long userId, Transactions.Work<T> work) {
+        try {
+            return Transactions.inTransaction(dataSources.forUser(ShardGroup.FOLLOWING, userId), work);
+        } catch (SQLException e) {
+            throw failure(userId, e);
+        }
+    }
+
+    /**
+     * Whether {@code blockerId} blocks {@code targetId} now, read from the blocker's own row (the source of truth,
+     * not the eventually consistent blocked-by side) on a connection of its own, outside any transaction of the
+     * caller's.
+     *
+     * @throws ShardUnavailableException when the blocker's database cannot be reached
+     */
+    boolean blocks(long blockerId, long targetId) {
+        try (Connection connection = dataSources.forUser(ShardGroup.FOLLOWING, blockerId).getConnection()) {
+            return blocks.contains(connection, blockerId, targetId);
+        } catch (SQLException e) {
+            throw failure(blockerId, e);
+        }
+    }
+
+    private RuntimeException failure(long userId, SQLException e) {
+        if (SqlErrors.classify(e) == SqlErrors.Kind.UNAVAILABLE) {
+            metrics.unavailable();
+            String database = dataSources.shardMap().route(ShardGroup.FOLLOWING, userId).database();
+            return new ShardUnavailableException("following database " + database + " is unavailable", e);
+        }
+        return new IllegalStateException("write of user " + userId + "'s following shard failed", e);
+    }
+}

@@ -1,0 +1,164 @@
+package dev.socialgraph.write.follow;
+
+import dev.socialgraph.common.relation.Relation;
+import dev.socialgraph.common.shard.ShardUnavailableException;
+import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.OutboxRepository;
+import dev.socialgraph.store.RelationEdges;
+import dev.socialgraph.write.cache.FollowingCache;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.function.Supplier;
+import org.springframework.stereotype.Service;
+
+/**
+ * Block and unblock, mute and unmute (docs/decisions.md, "Blocks and mutes"): each one transaction on the actor's
+ * following shard, through the same rows, outbox and events as follows ({@link RelationEdges}). All are idempotent:
+ * a repeat writes nothing and returns the current state.
+ *
+ * <p>A block is one transaction that adds the block and removes the blocker's follow of the blocked user, both
+ * with their outbox rows. It locks the blocker's following row first, as a follow does, so a follow and a block by
+ * the same user serialize. The blocked user's follow of the blocker may live on another database: the event
+ * consumer removes it when the block's event arrives. Unblocking restores nothing. A mute changes no follow.
+ *
+ * <p>Thread-safe.
+ */
+@Service
+public class RelationService {
+
+    private final FollowingShards shards;
+    private final RelationEdges follows;
+    private final RelationEdges blocks;
+    private final RelationEdges mutes;
+    private final FollowingCache cache;
+    private final WriteMetrics metrics;
+    private final Clock clock;
+
+    RelationService(FollowingShards shards, FollowingRepository following, OutboxRepository outbox,
+                    FollowingCache cache, WriteMetrics metrics, Clock clock) {
+        this.shards = shards;
+        this.follows = new RelationEdges(following, outbox);
+        this.blocks = new RelationEdges(new FollowingRepository(Relation.BLOCK), outbox);
+        this.mutes = new RelationEdges(new FollowingRepository(Relation.MUTE), outbox);
+        this.cache = cache;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    /**
+     * {@code userId} blocks {@code targetId} and stops following them.
+     *
+     * @param userId   the blocker, positive
+     * @param targetId the user to block, positive
+     * @return the block's state after the call
+     * @throws SelfRelationException     if the ids are equal
+     * @throws RelationLimitException    at 50,000 blocks ({@link Relation#cap()})
+     * @throws ShardUnavailableException if the blocker's following database cannot be reached
+     */
+    public RelationResult block(long userId, long targetId) {
+        requireDistinct(Relation.BLOCK, userId, targetId);
+        RelationEdges.Edit[] unfollowed = new RelationEdges.Edit[1];
+        RelationResult result = limited(() -> shards.inTransaction(userId, connection -> {
+            FollowingRow following = follows.rows().lockOrCreate(connection, userId);
+            unfollowed[0] = follows.remove(connection, following, targetId);
+            return add(blocks, connection, userId, targetId);
+        }));
+        metrics.relation(result);
+        RelationEdges.Edit unfollow = unfollowed[0];
+        if (unfollow != null && unfollow.changed()) {
+            cache.apply(userId, unfollow.row().version(), false, targetId);
+        }
+        return result;
+    }
+
+    /**
+     * {@code userId} stops blocking {@code targetId}; no follow comes back.
+     *
+     * @param userId   the blocker, positive
+     * @param targetId the blocked user, positive
+     * @return the block's state after the call ({@code present == false})
+     * @throws SelfRelationException     if the ids are equal
+     * @throws ShardUnavailableException if the blocker's following database cannot be reached
+     */
+    public RelationResult unblock(long userId, long targetId) {
+        return remove(blocks, userId, targetId);
+    }
+
+    /**
+     * {@code userId} mutes {@code targetId}; follows are untouched.
+     *
+     * @param userId   the muter, positive
+     * @param targetId the user to mute, positive
+     * @return the mute's state after the call
+     * @throws SelfRelationException     if the ids are equal
+     * @throws RelationLimitException    at 50,000 mutes
+     * @throws ShardUnavailableException if the muter's following database cannot be reached
+     */
+    public RelationResult mute(long userId, long targetId) {
+        requireDistinct(Relation.MUTE, userId, targetId);
+        RelationResult result = limited(() -> shards.inTransaction(userId,
+                connection -> add(mutes, connection, userId, targetId)));
+        metrics.relation(result);
+        return result;
+    }
+
+    /**
+     * {@code userId} stops muting {@code targetId}.
+     *
+     * @param userId   the muter, positive
+     * @param targetId the muted user, positive
+     * @return the mute's state after the call ({@code present == false})
+     * @throws SelfRelationException     if the ids are equal
+     * @throws ShardUnavailableException if the muter's following database cannot be reached
+     */
+    public RelationResult unmute(long userId, long targetId) {
+        return remove(mutes, userId, targetId);
+    }
+
+    private RelationResult add(RelationEdges edges, Connection connection, long userId, long targetId)
+            throws SQLException {
+        FollowingRow row = edges.rows().lockOrCreate(connection, userId);
+        boolean present = Arrays.binarySearch(row.followingIds(), targetId) >= 0;
+        if (!present && row.followingCount() >= edges.relation().cap()) {
+            throw new RelationLimitException(edges.relation(), row.followingCount());
+        }
+        return result(edges.relation(), userId, targetId, edges.add(connection, row, targetId, clock.millis()));
+    }
+
+    private RelationResult remove(RelationEdges edges, long userId, long targetId) {
+        requireDistinct(edges.relation(), userId, targetId);
+        RelationResult result = shards.inTransaction(userId, connection -> {
+            FollowingRow row = edges.rows().lock(connection, userId).orElse(null);
+            if (row == null) {
+                return new RelationResult(userId, targetId, edges.relation(), false, null, 0, false);
+            }
+            return result(edges.relation(), userId, targetId, edges.remove(connection, row, targetId));
+        });
+        metrics.relation(result);
+        return result;
+    }
+
+    private RelationResult limited(Supplier<RelationResult> write) {
+        try {
+            return write.get();
+        } catch (RelationLimitException e) {
+            metrics.rejected();
+            throw e;
+        }
+    }
+
+    private void requireDistinct(Relation relation, long userId, long targetId) {
+        if (userId == targetId) {
+            metrics.rejected();
+            throw new SelfRelationException(relation, userId);
+        }
+    }
+
+    private static RelationResult result(Relation relation, long userId, long targetId, RelationEdges.Edit edit) {
+        return new RelationResult(userId, targetId, relation, edit.present(),
+                edit.present() ? edit.createdAt() : null, edit.row().version(), edit.changed());
+    }
+}
