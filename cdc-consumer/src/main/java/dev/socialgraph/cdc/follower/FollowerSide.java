@@ -4,6 +4,7 @@ import dev.socialgraph.cdc.CdcMetrics;
 import dev.socialgraph.cdc.CdcProperties;
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageHeader;
@@ -26,6 +27,10 @@ import org.springframework.stereotype.Component;
  * followee's follower database, with at most one write of its row (and of the pages it changes). Idempotent:
  * replaying any events already applied changes nothing and writes nothing.
  *
+ * <p>Blocks have a follower side too, kept the same way in rows of their own: the blocked user's blocked-by row and
+ * pages ({@link Relation#keepsReverse()}), which the follow guard's {@code blockedBy} answers read. Mutes have none;
+ * their events are skipped here.
+ *
  * <p>Which followees wait for a database that is down, and which events are given up, is the caller's business
  * ({@code listener.DatabaseLanes}); this class only applies and reports errors as they are.
  */
@@ -37,6 +42,8 @@ public class FollowerSide {
     private final ShardDataSources dataSources;
     private final FollowerRepository rows;
     private final CelebrityPageRepository pages;
+    private final FollowerRepository blockedByRows = new FollowerRepository(Relation.BLOCK);
+    private final CelebrityPageRepository blockedByPages = new CelebrityPageRepository(Relation.BLOCK);
     private final CdcMetrics metrics;
     private final long celebrityThreshold;
     private final int pageSize;
@@ -69,9 +76,22 @@ public class FollowerSide {
      * @throws RuntimeException when the row or an event is refused by the adjacency rules; nothing was committed
      */
     public void apply(long followeeId, List<FollowEvent> events) throws SQLException {
-        FolloweeChanges.Result result = Transactions.inTransaction(database(followeeId),
-                connection -> applyToFollowee(connection, followeeId, events));
+        List<FollowEvent> follows = events.stream().filter(e -> e.relation() == Relation.FOLLOW).toList();
+        List<FollowEvent> blocks = events.stream().filter(e -> e.relation() == Relation.BLOCK).toList();
+        if (follows.isEmpty() && blocks.isEmpty()) {
+            events.forEach(metrics::applied); // mutes only: nothing to keep on the follower side
+            return;
+        }
+        FolloweeChanges.Result result = Transactions.inTransaction(database(followeeId), connection -> {
+            if (!blocks.isEmpty()) {
+                applyToFollowee(connection, blockedByRows, blockedByPages, followeeId, blocks);
+            }
+            return follows.isEmpty() ? null : applyToFollowee(connection, rows, pages, followeeId, follows);
+        });
         events.forEach(metrics::applied);
+        if (result == null) {
+            return;
+        }
         if (result.changed()) {
             metrics.rowRewritten();
         }
@@ -82,7 +102,9 @@ public class FollowerSide {
         }
     }
 
-    private FolloweeChanges.Result applyToFollowee(Connection connection, long followeeId, List<FollowEvent> events) throws SQLException {
+    private FolloweeChanges.Result applyToFollowee(Connection connection, FollowerRepository rows,
+                                                   CelebrityPageRepository pages, long followeeId,
+                                                   List<FollowEvent> events) throws SQLException {
         FollowerRow row = rows.lockOrCreate(connection, followeeId);
         TimeOrderedAdjacency.requireWellFormed(row.followerIds(), row.followedAt());
         int n = events.size();
@@ -93,7 +115,7 @@ public class FollowerSide {
             FollowEvent event = events.get(i);
             ids[i] = event.followerId();
             times[i] = event.followedAt();
-            follows[i] = event.isFollow();
+            follows[i] = event.adds();
         }
         List<CelebrityPageHeader> headers = List.of();
         Map<Integer, CelebrityPage> loaded = Map.of();

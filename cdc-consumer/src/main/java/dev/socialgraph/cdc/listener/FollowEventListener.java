@@ -2,11 +2,13 @@ package dev.socialgraph.cdc.listener;
 
 import dev.socialgraph.cdc.CdcMetrics;
 import dev.socialgraph.cdc.CdcProperties;
+import dev.socialgraph.cdc.block.BlockEnforcement;
 import dev.socialgraph.cdc.cache.FollowingCache;
 import dev.socialgraph.cdc.follower.FollowerSide;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -29,15 +31,16 @@ import org.springframework.kafka.listener.MessageListenerContainer;
 /**
  * The batch listener on {@code follow-events} (DESIGN.md 4). Per poll: parse every record, append the valid events
  * to their follower database's lane and apply the lanes that are not backing off ({@link DatabaseLanes}: one
- * transaction and at most one row write per followee), update the followers' caches, send the poison records to the
- * dead-letter topic and wait for the broker, and then commit, per partition, up to its first event still waiting
- * for its database.
+ * transaction and at most one row write per followee), update the followers' caches, remove the follows that blocks
+ * forbid ({@link BlockEnforcement}), send the poison records to the dead-letter topic and wait for the broker, and
+ * then commit, per partition, up to its first event still waiting for its database.
  *
  * <p>A follower database that is down holds back only its own followees' events, in memory, retried with back-off
  * on every poll and every idle tick ({@link ListenerContainerIdleEvent}, every {@code retry-backoff} while no
  * records come); above {@code max-parked-events} the consumer's partitions are paused until half of them are in.
- * When a cached set could neither be updated nor dropped (Redis unreachable) or the dead-letter topic fails, the
- * listener throws before committing: the container's error handler retries the whole batch after a growing pause,
+ * When a cached set could neither be updated nor dropped (Redis unreachable), a block could not be enforced (its
+ * blocked user's following database unreachable) or the dead-letter topic fails, the listener throws before
+ * committing: the container's error handler retries the whole batch after a growing pause,
  * for as long as it takes. The retry does not take the batch's events into the lanes again, and replaying cache
  * scripts is a no-op.
  *
@@ -54,6 +57,7 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
 
     private final FollowerSide followerSide;
     private final FollowingCache cache;
+    private final BlockEnforcement blocks;
     private final DeadLetterPublisher deadLetters;
     private final CdcMetrics metrics;
     private final CdcProperties properties;
@@ -61,10 +65,12 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
     /** Per consumer (the container has {@code concurrency} of them, one thread each); Consumer has identity equality. */
     private final Map<Consumer<?, ?>, DatabaseLanes> lanes = new ConcurrentHashMap<>();
 
-    FollowEventListener(FollowerSide followerSide, FollowingCache cache, DeadLetterPublisher deadLetters,
-                        CdcMetrics metrics, CdcProperties properties, KafkaListenerEndpointRegistry registry) {
+    FollowEventListener(FollowerSide followerSide, FollowingCache cache, BlockEnforcement blocks,
+                        DeadLetterPublisher deadLetters, CdcMetrics metrics, CdcProperties properties,
+                        KafkaListenerEndpointRegistry registry) {
         this.followerSide = followerSide;
         this.cache = cache;
+        this.blocks = blocks;
         this.deadLetters = deadLetters;
         this.metrics = metrics;
         this.properties = properties;
@@ -97,6 +103,7 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
             // set would answer from before the event until its TTL. The cache does not wait for the follower side:
             // it mirrors the following side, which the event already reports.
             cache.apply(events);
+            enforceBlocks(events);
             deadLetters.publish(poison);
         } catch (RuntimeException e) {
             metrics.batchFailed();
@@ -105,6 +112,14 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
         ofConsumer.finish(records);
         poison.forEach(letter -> metrics.deadLettered());
         commitAndPace(consumer, ofConsumer);
+    }
+
+    private void enforceBlocks(List<FollowEvent> events) {
+        try {
+            blocks.apply(events);
+        } catch (SQLException e) {
+            throw new IllegalStateException("enforcing blocks failed; the batch is retried: " + e.getMessage(), e);
+        }
     }
 
     /** Retries the lanes of a consumer that receives no records (its topic is quiet, or it is paused). */

@@ -3,6 +3,7 @@ package dev.socialgraph.cdc.listener;
 import dev.socialgraph.cdc.CdcMetrics;
 import dev.socialgraph.cdc.CdcProperties;
 import dev.socialgraph.cdc.cache.FollowingCache;
+import dev.socialgraph.cdc.block.BlockEnforcement;
 import dev.socialgraph.cdc.follower.FollowerSide;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -60,9 +61,9 @@ public class ListenerConfiguration {
     }
 
     @Bean
-    FollowEventListener followEventListener(FollowerSide followerSide, FollowingCache cache,
+    FollowEventListener followEventListener(FollowerSide followerSide, FollowingCache cache, BlockEnforcement blocks,
                                             DeadLetterPublisher deadLetters, CdcMetrics metrics,
                                             CdcProperties properties, KafkaListenerEndpointRegistry registry) {
-        return new FollowEventListener(followerSide, cache, deadLetters, metrics, properties, registry);
+        return new FollowEventListener(followerSide, cache, blocks, deadLetters, metrics, properties, registry);
     }
 }

@@ -3,12 +3,14 @@ package dev.socialgraph.check.api;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.lists.FollowLists;
+import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.check.suggest.Suggestions;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.cursor.CursorCodec;
 import dev.socialgraph.common.cursor.CursorPosition;
 import dev.socialgraph.common.cursor.ListKind;
 import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.web.BadParameterException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -43,6 +45,7 @@ final class GraphReadHandlers {
 
     private final FollowChecker checker;
     private final FollowLists lists;
+    private final RelationReads relations;
     private final Suggestions suggestions;
     private final CheckProperties properties;
     private final CursorCodec cursors;
@@ -51,10 +54,11 @@ final class GraphReadHandlers {
     /**
      * @param reads where reads that may block run (bounded threads and queue)
      */
-    GraphReadHandlers(FollowChecker checker, FollowLists lists, Suggestions suggestions, CheckProperties properties,
-                      Scheduler reads) {
+    GraphReadHandlers(FollowChecker checker, FollowLists lists, RelationReads relations, Suggestions suggestions,
+                      CheckProperties properties, Scheduler reads) {
         this.checker = checker;
         this.lists = lists;
+        this.relations = relations;
         this.suggestions = suggestions;
         this.properties = properties;
         this.cursors = new CursorCodec(properties.cursorKey().getBytes(StandardCharsets.UTF_8));
@@ -81,8 +85,39 @@ final class GraphReadHandlers {
     record CommonResponse(List<CommonItem> items, String nextCursor) {
     }
 
-    /** Both directions between two users. */
-    record RelationshipResponse(boolean following, boolean followedBy) {
+    /**
+     * Both directions between two users, and the blocks and mute between them. While a block stands either way,
+     * neither follow is shown: a follow the block's event has not removed yet is never reported.
+     *
+     * @param following  a follows b
+     * @param followedBy b follows a
+     * @param blocking   a blocks b
+     * @param blockedBy  b blocks a
+     * @param muting     a mutes b
+     */
+    record RelationshipResponse(boolean following, boolean followedBy, boolean blocking, boolean blockedBy,
+                                boolean muting) {
+
+        static RelationshipResponse of(boolean following, boolean followedBy, RelationReads.Between between) {
+            return new RelationshipResponse(following && !between.blocked(), followedBy && !between.blocked(),
+                    between.blocking(), between.blockedBy(), between.muting());
+        }
+    }
+
+    /** One item of a block or mute list: the target and when the relation was created, epoch ms. */
+    record RelationItem(long userId, long createdAt) {
+    }
+
+    /** One page of a block or mute list, newest first; {@code nextCursor} is {@code null} on the last page. */
+    record RelationListResponse(List<RelationItem> items, String nextCursor) {
+    }
+
+    /** Which of the asked authors the viewer blocks, is blocked by, or mutes; each ascending. */
+    record HiddenResponse(long[] blocking, long[] blockedBy, long[] muting) {
+
+        static HiddenResponse of(RelationReads.Hidden hidden) {
+            return new HiddenResponse(hidden.blocking(), hidden.blockedBy(), hidden.muting());
+        }
     }
 
     /** {@code {items:[{userId, mutualCount}]}}, best first. */
@@ -147,9 +182,12 @@ final class GraphReadHandlers {
         return blocking(() -> {
             Page page = kind == ListKind.FOLLOWING ? lists.following(owner, followedAt, after, size)
                     : lists.followers(owner, followedAt, after, size);
+            long[] blocked = kind == ListKind.FOLLOWERS ? lists.blockedFollowers(owner, page) : new long[0];
             List<Item> items = new ArrayList<>(page.size());
             for (int i = 0; i < page.size(); i++) {
-                items.add(new Item(page.ids()[i], page.followedAt()[i]));
+                if (blocked.length == 0 || Arrays.binarySearch(blocked, page.ids()[i]) < 0) {
+                    items.add(new Item(page.ids()[i], page.followedAt()[i]));
+                }
             }
             String next = page.hasMore() ? cursors.encode(kind, owner, page.lastFollowedAt(), page.lastId()) : null;
             return new ListResponse(items, next);
@@ -190,15 +228,67 @@ final class GraphReadHandlers {
         // Each direction the in-process layers answer is answered here; only the others wait on a blocking thread.
         int following = checker.answerInProcess(a, b, token);
         int followedBy = checker.answerInProcess(b, a, token);
-        if (following != FollowChecker.UNKNOWN && followedBy != FollowChecker.UNKNOWN) {
-            return json(new RelationshipResponse(following == FollowChecker.FOLLOWING,
-                    followedBy == FollowChecker.FOLLOWING));
+        boolean noRelations = a == b || relations.surelyNone(a, b);
+        if (following != FollowChecker.UNKNOWN && followedBy != FollowChecker.UNKNOWN && noRelations) {
+            return json(RelationshipResponse.of(following == FollowChecker.FOLLOWING,
+                    followedBy == FollowChecker.FOLLOWING, RelationReads.Between.NONE));
         }
-        return blocking(() -> new RelationshipResponse(
+        return blocking(() -> RelationshipResponse.of(
                 following != FollowChecker.UNKNOWN ? following == FollowChecker.FOLLOWING
                         : checker.isFollowing(a, b, token),
                 followedBy != FollowChecker.UNKNOWN ? followedBy == FollowChecker.FOLLOWING
-                        : checker.isFollowing(b, a, token))).flatMap(GraphReadHandlers::json);
+                        : checker.isFollowing(b, a, token),
+                noRelations ? RelationReads.Between.NONE : relations.between(a, b)))
+                .flatMap(GraphReadHandlers::json);
+    }
+
+    /** {@code GET /internal/v1/users/{id}/blocking?limit&cursor}: {@link RelationListResponse}, newest first. */
+    Mono<ServerResponse> blocking(ServerRequest request) {
+        return relationPage(request, Relation.BLOCK, ListKind.BLOCKING);
+    }
+
+    /** {@code GET /internal/v1/users/{id}/muting?limit&cursor}: {@link RelationListResponse}, newest first. */
+    Mono<ServerResponse> muting(ServerRequest request) {
+        return relationPage(request, Relation.MUTE, ListKind.MUTING);
+    }
+
+    private Mono<ServerResponse> relationPage(ServerRequest request, Relation relation, ListKind kind) {
+        long owner = UserIds.parse(request.pathVariable("id"), "id");
+        int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.maxLimit());
+        String cursor = param(request, "cursor");
+        CursorPosition at = cursor == null ? null : cursors.decode(cursor, kind, owner);
+        long createdAt = at == null ? 0 : at.followedAt();
+        long after = at == null ? Page.START : at.userId();
+        return blocking(() -> {
+            Page page = relations.list(relation, owner, createdAt, after, size);
+            List<RelationItem> items = new ArrayList<>(page.size());
+            for (int i = 0; i < page.size(); i++) {
+                items.add(new RelationItem(page.ids()[i], page.followedAt()[i]));
+            }
+            String next = page.hasMore() ? cursors.encode(kind, owner, page.lastFollowedAt(), page.lastId()) : null;
+            return new RelationListResponse(items, next);
+        }).flatMap(GraphReadHandlers::json);
+    }
+
+    /**
+     * {@code POST /internal/v1/users/{id}/hidden} {@code {"ids":[...]}} (at most {@code graph.check.batch-max}):
+     * {@link HiddenResponse}. Answered on the I/O thread when the in-process filter of hidden pairs rules out every
+     * author, the common case; otherwise the viewer's rows are read on a blocking thread.
+     */
+    Mono<ServerResponse> hidden(ServerRequest request) {
+        long viewer = UserIds.parse(request.pathVariable("id"), "id");
+        return request.bodyToMono(JsonNode.class)
+                .switchIfEmpty(Mono.error(() -> new BadParameterException("body",
+                        "body must be a JSON object {\"ids\": [...]}")))
+                .flatMap(body -> {
+                    long[] ids = distinctSorted(parseIds(body));
+                    long[] candidates = relations.candidatesInProcess(viewer, ids);
+                    if (candidates != null && candidates.length == 0) {
+                        return json(HiddenResponse.of(RelationReads.none()));
+                    }
+                    return blocking(() -> HiddenResponse.of(relations.hidden(viewer, ids)))
+                            .flatMap(GraphReadHandlers::json);
+                });
     }
 
     /** {@code GET /internal/v1/users/{id}/suggestions?limit}: {@link SuggestionsResponse}. */

@@ -4,6 +4,7 @@ import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.bloom.BloomHandlers;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.lists.FollowLists;
+import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.check.suggest.Suggestions;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -57,9 +58,10 @@ class ReadRoutes {
     }
 
     @Bean
-    GraphReadHandlers graphReadHandlers(FollowChecker checker, FollowLists lists, Suggestions suggestions,
-                                        CheckProperties properties, Scheduler blockingReads) {
-        return new GraphReadHandlers(checker, lists, suggestions, properties, blockingReads);
+    GraphReadHandlers graphReadHandlers(FollowChecker checker, FollowLists lists, RelationReads relations,
+                                        Suggestions suggestions, CheckProperties properties,
+                                        Scheduler blockingReads) {
+        return new GraphReadHandlers(checker, lists, relations, suggestions, properties, blockingReads);
     }
 
     @Bean
@@ -74,6 +76,9 @@ class ReadRoutes {
         table.add(HttpMethod.GET, USERS + "/common-following/{otherId}", reads::commonFollowing);
         table.add(HttpMethod.GET, USERS + "/relationship/{otherId}", reads::relationship);
         table.add(HttpMethod.GET, USERS + "/suggestions", reads::suggestions);
+        table.add(HttpMethod.GET, USERS + "/blocking", reads::blocking);
+        table.add(HttpMethod.GET, USERS + "/muting", reads::muting);
+        table.addJson(HttpMethod.POST, USERS + "/hidden", reads::hidden);
         table.add(HttpMethod.GET, "/internal/v1/hello",
                 request -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(HELLO));
         table.add(HttpMethod.GET, "/internal/v1/bloom", bloom::state);

@@ -4,7 +4,9 @@ import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.bloom.EdgeFilter;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.affinity.ShardOwnership;
+import dev.socialgraph.check.relations.HiddenPairs;
 import dev.socialgraph.check.store.ShardReader;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import java.time.Instant;
 import java.util.Optional;
@@ -28,6 +30,10 @@ import org.springframework.stereotype.Component;
  * <p>An instance that owns only some logical shards ({@link ShardOwnership}) ignores snapshots (one covers a
  * contiguous range, and a rendezvous slice is scattered) and builds its slice: the filter is sized from the owned followers' edge count
  * and filled by scanning only the owned shards.
+ *
+ * <p>The filter of hidden pairs ({@link HiddenPairs}) is built the same way, always for every user (blocks and
+ * mutes are few): started empty before the consumer is positioned, then filled by a scan of the stored blocks and
+ * mutes once it is.
  */
 @Component
 class BloomStartup implements ApplicationRunner {
@@ -40,9 +46,11 @@ class BloomStartup implements ApplicationRunner {
     private final ShardReader shards;
     private final BloomSnapshots snapshots;
     private final ShardOwnership ownership;
+    private final HiddenPairs hidden;
 
     BloomStartup(CheckProperties properties, EdgeBloom bloom, FollowEventsListener listener, ShardReader shards,
-                 BloomSnapshots snapshots, ShardOwnership ownership) {
+                 BloomSnapshots snapshots, ShardOwnership ownership, HiddenPairs hidden) {
+        this.hidden = hidden;
         this.settings = properties.bloom();
         this.ownership = ownership;
         this.snapshots = snapshots;
@@ -58,6 +66,7 @@ class BloomStartup implements ApplicationRunner {
             return;
         }
         long start = System.nanoTime();
+        boolean hiddenBegun = beginHiddenPairs();
         Optional<BloomSnapshot> snapshot = ownership.ownsAll() ? snapshots.newest() : Optional.empty();
         if (snapshot.isPresent()) {
             BloomSnapshot s = snapshot.get();
@@ -73,6 +82,7 @@ class BloomStartup implements ApplicationRunner {
                 log.info("Bloom filter ready from the snapshot of {} (shards {}..{}, {} edges) + {} events "
                                 + "replayed, in {} ms", Instant.ofEpochMilli(s.createdAt()), s.firstShard(),
                         s.lastShard(), s.edgeCount(), replayed.getAsLong(), (System.nanoTime() - start) / 1_000_000);
+                fillHiddenPairs(hiddenBegun);
                 return;
             }
             log.warn("Bloom snapshot of {} could not be replayed; scanning the shards instead",
@@ -96,8 +106,35 @@ class BloomStartup implements ApplicationRunner {
             log.info("Bloom filter ready: {} edges scanned ({} of {} logical shards), sized for {}, fpp {}, in {} ms",
                     scanned, owned == null ? ownership.logicalShardCount() : owned.length,
                     ownership.logicalShardCount(), expected, settings.fpp(), (System.nanoTime() - start) / 1_000_000);
+            fillHiddenPairs(hiddenBegun);
         } catch (ShardUnavailableException e) {
             log.warn("Bloom filter off: a following shard is unavailable ({})", e.getMessage());
+        }
+    }
+
+    /** Sizes an empty filter of hidden pairs before the consumer is positioned; {@code false} when a shard is down. */
+    private boolean beginHiddenPairs() {
+        try {
+            hidden.begin(shards.relationEdgeCount());
+            return true;
+        } catch (ShardUnavailableException e) {
+            log.warn("Filter of hidden pairs off: a following shard is unavailable ({})", e.getMessage());
+            return false;
+        }
+    }
+
+    /** Scans the stored blocks and mutes into the filter of hidden pairs, the consumer being positioned. */
+    private void fillHiddenPairs(boolean begun) {
+        if (!begun) {
+            return;
+        }
+        try {
+            long blocks = shards.scanRelationEdges(Relation.BLOCK, (a, b) -> hidden.record(Relation.BLOCK, a, b));
+            long mutes = shards.scanRelationEdges(Relation.MUTE, (a, b) -> hidden.record(Relation.MUTE, a, b));
+            hidden.markReady();
+            log.info("Filter of hidden pairs ready: {} blocks and {} mutes scanned", blocks, mutes);
+        } catch (ShardUnavailableException e) {
+            log.warn("Filter of hidden pairs off: a following shard is unavailable ({})", e.getMessage());
         }
     }
 }

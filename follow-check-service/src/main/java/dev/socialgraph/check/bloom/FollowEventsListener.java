@@ -3,10 +3,11 @@ package dev.socialgraph.check.bloom;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.cache.LocalFollowingCache;
 import dev.socialgraph.check.feed.FeedLag;
+import dev.socialgraph.check.relations.HiddenPairs;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
-import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.event.MalformedEventException;
+import dev.socialgraph.common.relation.Relation;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -33,7 +34,7 @@ import org.springframework.stereotype.Component;
 /**
  * Consumes {@code follow-events} in this instance's own consumer group (DESIGN.md 2.4): every follow goes into
  * the {@link EdgeBloom}, and every change is applied to the exact {@link LocalFollowingCache} by its version (a
- * patch, or a drop on a gap). Every partition is assigned directly and read from its end as of {@link #start}: the
+ * patch, or a drop on a gap); every new block and mute goes into {@link HiddenPairs}. Every partition is assigned directly and read from its end as of {@link #start}: the
  * start-up scan or snapshot replay covers everything before that position.
  *
  * <p>It is also the consumer leg of the {@link FeedLag}: every {@code graph.check.feed.probe-interval} it takes the
@@ -52,6 +53,7 @@ class FollowEventsListener implements DisposableBean {
     private final CheckProperties.Bloom settings;
     private final EdgeBloom bloom;
     private final LocalFollowingCache local;
+    private final HiddenPairs hidden;
     private final FeedLag lag;
     private final long probeIntervalMillis;
     private final Duration probeTimeout;
@@ -64,11 +66,12 @@ class FollowEventsListener implements DisposableBean {
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private Thread thread;
 
-    FollowEventsListener(CheckProperties properties, EdgeBloom bloom, LocalFollowingCache local, FeedLag lag,
-                         MeterRegistry registry) {
+    FollowEventsListener(CheckProperties properties, EdgeBloom bloom, LocalFollowingCache local, HiddenPairs hidden,
+                         FeedLag lag, MeterRegistry registry) {
         this.settings = properties.bloom();
         this.bloom = bloom;
         this.local = local;
+        this.hidden = hidden;
         this.lag = lag;
         this.probeIntervalMillis = properties.feed().probeInterval().toMillis();
         this.probeTimeout = properties.feed().probeTimeout();
@@ -156,6 +159,7 @@ class FollowEventsListener implements DisposableBean {
             if (running) {
                 bloom.markStale(); // without the feed the filter would miss new follows
                 local.clear(); // and the cache would keep changed rows; the lag guard already stops trusting both
+                hidden.markStale(); // and the filter of hidden pairs would miss new blocks
                 log.warn("follow-events consumer stopped; bloom filter off: {}", e.toString());
             }
         } finally {
@@ -172,7 +176,8 @@ class FollowEventsListener implements DisposableBean {
             return;
         }
         if (event.relation() != Relation.FOLLOW) {
-            applied.increment(); // blocks and mutes share the stream; the follow layers never see them
+            hidden.apply(event); // blocks and mutes share the stream; the follow layers never see them
+            applied.increment();
             return;
         }
         if (event.isFollow()) {

@@ -1,8 +1,11 @@
 package dev.socialgraph.check.store;
 
 import dev.socialgraph.check.follow.FollowChecker;
+import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.common.adjacency.Page;
+import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.common.shard.ShardUnavailableException;
@@ -34,7 +37,7 @@ import org.springframework.stereotype.Component;
  * every other database error is a bug and propagates as {@link IllegalStateException}.
  */
 @Component
-public class ShardReader implements FollowChecker.Shards {
+public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
 
     /** Pages read per query of a celebrity walk at first; doubled while the page is not full. */
     private static final int FIRST_PAGE_BATCH = 4;
@@ -46,6 +49,10 @@ public class ShardReader implements FollowChecker.Shards {
     private final FollowerRepository followers;
     private final CelebrityPageRepository celebrityPages;
     private final FollowingSliceRepository slices = new FollowingSliceRepository();
+    private final FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
+    private final FollowingRepository mutes = new FollowingRepository(Relation.MUTE);
+    private final FollowerRepository blockedBy = new FollowerRepository(Relation.BLOCK);
+    private final CelebrityPageRepository blockedByPages = new CelebrityPageRepository(Relation.BLOCK);
     private final OutboxRepository outbox;
 
     ShardReader(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
@@ -93,6 +100,104 @@ public class ShardReader implements FollowChecker.Shards {
             rows.addAll(read(e.getKey(), ids[0], c -> following.findAll(c, ids)));
         }
         return rows;
+    }
+
+    /**
+     * The block or mute row of {@code userId}: whom the user blocks or mutes, sorted by id with aligned times.
+     *
+     * @param relation {@link Relation#BLOCK} or {@link Relation#MUTE}
+     * @param userId   positive user id
+     * @return the row; an empty row of version 0 when the user never blocked (muted) anyone
+     * @throws ShardUnavailableException when its database is down
+     */
+    @Override
+    public FollowingRow relationRow(Relation relation, long userId) {
+        FollowingRepository rows = repository(relation);
+        return read(ShardGroup.FOLLOWING, userId,
+                c -> rows.find(c, userId).orElseGet(() -> FollowingRow.empty(userId)));
+    }
+
+    /**
+     * Whether {@code sourceId} has {@code targetId} in its row of {@code relation}, answered inside PostgreSQL.
+     *
+     * @throws ShardUnavailableException when the source's database is down
+     */
+    @Override
+    public boolean holds(Relation relation, long sourceId, long targetId) {
+        FollowingRepository rows = repository(relation);
+        return read(ShardGroup.FOLLOWING, sourceId, c -> rows.contains(c, sourceId, targetId));
+    }
+
+    /**
+     * Which of {@code ids} block {@code userId}, from the user's blocked-by row and pages on its follower database
+     * (the follower side of blocks, eventually consistent like followers).
+     *
+     * @param userId positive user id
+     * @param ids    positive user ids, ascending, distinct
+     * @return the blockers among {@code ids}, ascending
+     * @throws ShardUnavailableException when its database is down
+     */
+    @Override
+    public long[] blockedByAmong(long userId, long[] ids) {
+        if (ids.length == 0) {
+            return ids;
+        }
+        return read(ShardGroup.FOLLOWER, userId, c -> {
+            FollowerRow row = blockedBy.find(c, userId).orElse(null);
+            if (row == null || row.followerCount() == 0) {
+                return new long[0];
+            }
+            if (!row.celebrity()) {
+                long[] sorted = row.followerIds().clone();
+                Arrays.sort(sorted);
+                return AdjacencyArray.intersect(sorted, ids, ids.length);
+            }
+            long[] found = new long[0];
+            for (CelebrityPage page : blockedByPages.byNumberOrFollower(c, userId, new int[0], ids).values()) {
+                long[] sorted = page.followerIds().clone();
+                Arrays.sort(sorted);
+                long[] more = AdjacencyArray.intersect(sorted, ids, ids.length);
+                long[] merged = Arrays.copyOf(found, found.length + more.length);
+                System.arraycopy(more, 0, merged, found.length, more.length);
+                found = merged;
+            }
+            Arrays.sort(found);
+            return found;
+        });
+    }
+
+    /**
+     * The number of block and mute edges in the following group, to size the in-process filter of hidden pairs.
+     *
+     * @throws ShardUnavailableException when a database is down
+     */
+    public long relationEdgeCount() {
+        long total = 0;
+        for (DataSource ds : followingDatabases()) {
+            total += read(ds, 0, blocks::edgeCount) + read(ds, 0, mutes::edgeCount);
+        }
+        return total;
+    }
+
+    /**
+     * Streams every block or mute edge of the following group, source first, in batches of {@value #SCAN_BATCH}
+     * rows per database.
+     *
+     * @param relation {@link Relation#BLOCK} or {@link Relation#MUTE}
+     * @param sink     receives each (source, target)
+     * @return the number of edges streamed
+     * @throws ShardUnavailableException when a database is down
+     */
+    public long scanRelationEdges(Relation relation, EdgeSink sink) {
+        return scan(repository(relation), sink);
+    }
+
+    private FollowingRepository repository(Relation relation) {
+        return switch (relation) {
+            case FOLLOW -> following;
+            case BLOCK -> blocks;
+            case MUTE -> mutes;
+        };
     }
 
     /**
@@ -271,12 +376,16 @@ public class ShardReader implements FollowChecker.Shards {
      * @throws ShardUnavailableException when a database is down
      */
     public long scanEdges(EdgeSink sink) {
+        return scan(following, sink);
+    }
+
+    private long scan(FollowingRepository repository, EdgeSink sink) {
         long edges = 0;
         for (DataSource ds : followingDatabases()) {
             long after = 0;
             while (true) {
                 long from = after;
-                List<FollowingRow> rows = read(ds, from, c -> following.scan(c, from, SCAN_BATCH));
+                List<FollowingRow> rows = read(ds, from, c -> repository.scan(c, from, SCAN_BATCH));
                 for (FollowingRow row : rows) {
                     long[] ids = row.followingIds();
                     for (long id : ids) {

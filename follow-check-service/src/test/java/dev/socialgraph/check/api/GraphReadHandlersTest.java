@@ -5,15 +5,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.follow.FollowChecker;
+import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.common.id.InvalidUserIdException;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.FollowingRow;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -21,8 +28,10 @@ import org.springframework.boot.context.properties.source.MapConfigurationProper
 import org.springframework.mock.web.reactive.function.server.MockServerRequest;
 import org.springframework.web.reactive.function.server.EntityResponse;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@link GraphReadHandlers}' choice of thread, with the checker's layers as plain fakes and a scheduler that counts
@@ -33,6 +42,7 @@ class GraphReadHandlersTest {
 
     static final long A = 10;
     static final long B = 20;
+    static final JsonMapper JSON = JsonMapper.builder().build();
 
     final Map<Long, long[]> local = new HashMap<>();
     final Map<Long, long[]> shard = new HashMap<>();
@@ -101,7 +111,45 @@ class GraphReadHandlersTest {
 
     final CheckProperties properties = new Binder(new MapConfigurationPropertySource(Map.of()))
             .bindOrCreate("graph.check", CheckProperties.class);
-    final GraphReadHandlers handlers = new GraphReadHandlers(checker, null, null, properties, reads);
+    /** Blocks and mutes as {@code relation -> source -> sorted targets}; the filter of hidden pairs as a set. */
+    final Map<Relation, Map<Long, long[]>> relationRows = new EnumMap<>(Relation.class);
+    final Set<List<Long>> hiddenPairs = new HashSet<>();
+    final AtomicInteger relationReads = new AtomicInteger();
+    boolean filterTrusted = true;
+
+    final RelationReads relations = new RelationReads(new RelationReads.Shards() {
+        @Override
+        public FollowingRow relationRow(Relation relation, long userId) {
+            relationReads.incrementAndGet();
+            long[] ids = relationRows.getOrDefault(relation, Map.of()).getOrDefault(userId, new long[0]);
+            return new FollowingRow(userId, ids, new long[ids.length], ids.length);
+        }
+
+        @Override
+        public boolean holds(Relation relation, long sourceId, long targetId) {
+            relationReads.incrementAndGet();
+            long[] ids = relationRows.getOrDefault(relation, Map.of()).getOrDefault(sourceId, new long[0]);
+            return Arrays.binarySearch(ids, targetId) >= 0;
+        }
+
+        @Override
+        public long[] blockedByAmong(long userId, long[] ids) {
+            relationReads.incrementAndGet();
+            return Arrays.stream(ids).filter(id -> holds(Relation.BLOCK, id, userId)).toArray();
+        }
+    }, new RelationReads.Filter() {
+        @Override
+        public boolean trusted() {
+            return filterTrusted;
+        }
+
+        @Override
+        public boolean mayHide(long viewerId, long authorId) {
+            return hiddenPairs.contains(List.of(viewerId, authorId));
+        }
+    });
+
+    final GraphReadHandlers handlers = new GraphReadHandlers(checker, null, relations, null, properties, reads);
 
     GraphReadHandlersTest() {
         shard.put(A, new long[] {B});
@@ -144,13 +192,64 @@ class GraphReadHandlersTest {
     void relationship_inProcessDirectionsStayOnTheCallingThread() {
         local.put(A, new long[] {B});
         local.put(B, new long[0]);
-        assertThat(relationship()).isEqualTo("RelationshipResponse[following=true, followedBy=false]");
+        assertThat(relationship()).isEqualTo(relationshipOf(true, false, false, false, false));
         assertThat(hops).hasValue(0);
 
         local.remove(B); // B's direction needs the shard now
-        assertThat(relationship()).isEqualTo("RelationshipResponse[following=true, followedBy=false]");
+        assertThat(relationship()).isEqualTo(relationshipOf(true, false, false, false, false));
         assertThat(hops).hasValue(1);
         assertThat(shardReads).as("only B's row was read").hasValue(1);
+        assertThat(relationReads).as("the filter ruled out every block and mute").hasValue(0);
+    }
+
+    @Test
+    void relationship_whenTheFilterMayHideThePair_readsTheRelations_andHidesFollowsUnderABlock() {
+        local.put(A, new long[0]);
+        local.put(B, new long[] {A}); // B's follow of A, which A's block has not removed yet
+        relationRows.put(Relation.BLOCK, Map.of(A, new long[] {B}));
+        relationRows.put(Relation.MUTE, Map.of(A, new long[] {B}));
+        hiddenPairs.addAll(List.of(List.of(A, B), List.of(B, A)));
+
+        assertThat(relationship()).isEqualTo(relationshipOf(false, false, true, false, true));
+        assertThat(hops).hasValue(1);
+        assertThat(relationReads).hasValue(3);
+    }
+
+    @Test
+    void relationship_whenTheFilterIsNotTrusted_readsTheRelations() {
+        local.put(A, new long[] {B});
+        local.put(B, new long[0]);
+        filterTrusted = false; // feed lagging: a block may be on its way
+
+        assertThat(relationship()).isEqualTo(relationshipOf(true, false, false, false, false));
+        assertThat(hops).hasValue(1);
+        assertThat(relationReads).hasValue(3);
+    }
+
+    @Test
+    void hidden_whenTheFilterRulesOutEveryAuthor_isAnsweredWithoutAHop() {
+        hiddenPairs.add(List.of(99L, 98L)); // another viewer's pair
+
+        assertThat(hidden(A, "{\"ids\":[20,30,30,40]}"))
+                .isEqualTo("HiddenResponse[blocking=[], blockedBy=[], muting=[]]");
+        assertThat(hops).hasValue(0);
+        assertThat(relationReads).hasValue(0);
+    }
+
+    @Test
+    void hidden_readsOnlyTheAuthorsTheFilterCannotRuleOut() {
+        relationRows.put(Relation.BLOCK, Map.of(A, new long[] {20}, 40L, new long[] {A}));
+        relationRows.put(Relation.MUTE, Map.of(A, new long[] {30, 50}));
+        hiddenPairs.addAll(List.of(List.of(A, 20L), List.of(A, 30L), List.of(A, 40L)));
+
+        assertThat(hidden(A, "{\"ids\":[50,40,30,20,60]}"))
+                .as("50 is muted, but the filter (wrongly) never saw it: the filter decides which rows are read")
+                .isEqualTo("HiddenResponse[blocking=[20], blockedBy=[40], muting=[30]]");
+        assertThat(hops).hasValue(1);
+
+        filterTrusted = false;
+        assertThat(hidden(A, "{\"ids\":[50,40,30,20,60]}"))
+                .isEqualTo("HiddenResponse[blocking=[20], blockedBy=[40], muting=[30, 50]]");
     }
 
     @Test
@@ -160,6 +259,21 @@ class GraphReadHandlersTest {
         assertThatThrownBy(() -> handlers.isFollowing(bad)).isInstanceOf(InvalidUserIdException.class);
         assertThat(hops).hasValue(0);
         assertThat(shardReads).hasValue(0);
+    }
+
+    private static String relationshipOf(boolean following, boolean followedBy, boolean blocking, boolean blockedBy,
+                                         boolean muting) {
+        return new GraphReadHandlers.RelationshipResponse(following, followedBy, blocking, blockedBy, muting)
+                .toString();
+    }
+
+    private String hidden(long viewer, String json) {
+        MockServerRequest request = MockServerRequest.builder().pathVariable("id", String.valueOf(viewer))
+                .body(Mono.just(JSON.readTree(json)));
+        Object entity = ((EntityResponse<?>) handlers.hidden(request).block()).entity();
+        GraphReadHandlers.HiddenResponse hidden = (GraphReadHandlers.HiddenResponse) entity;
+        return "HiddenResponse[blocking=" + Arrays.toString(hidden.blocking()) + ", blockedBy="
+                + Arrays.toString(hidden.blockedBy()) + ", muting=" + Arrays.toString(hidden.muting()) + "]";
     }
 
     private String relationship() {

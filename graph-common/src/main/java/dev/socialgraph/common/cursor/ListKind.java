@@ -10,7 +10,11 @@ public enum ListKind {
     /** Who follows the owner, newest first. */
     FOLLOWERS(2),
     /** Whom the owner and another user both follow, ascending by id (position: {@code userId} only). */
-    COMMON(3);
+    COMMON(3),
+    /** Whom the owner blocks, newest first. */
+    BLOCKING(4),
+    /** Whom the owner mutes, newest first. */
+    MUTING(5);
 
     private final byte code;
 

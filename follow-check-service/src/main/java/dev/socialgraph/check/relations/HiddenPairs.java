@@ -1,0 +1,115 @@
+package dev.socialgraph.check.relations;
+
+import dev.socialgraph.bloom.EdgeFilter;
+import dev.socialgraph.check.feed.FeedLag;
+import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.relation.Relation;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.stereotype.Component;
+
+/**
+ * The in-process filter of the hidden-authors check: a bloom filter of ordered pairs {@code (viewer, author)} for
+ * which a block (either way) or a mute (the viewer's) may stand. A block of B by A puts {@code (A, B)} and
+ * {@code (B, A)}; a mute of B by A puts {@code (A, B)}. A pair the filter has never seen has none of the three
+ * relations, so the common answer, "hide nobody", needs no network hop; a pair it may have seen is read from the
+ * shards. Removals are not applied (a bloom filter cannot forget): an unblocked pair costs a shard read until the
+ * next start.
+ *
+ * <p>Filled like the follow bloom filter: the events listener, positioned at the end of {@code follow-events}
+ * before the start-up scan, adds every new block and mute, and the scan adds those committed before. It is trusted
+ * only once that scan is done and while the feed is fresh ({@link FeedLag}): a block the stream has not delivered
+ * yet must not be answered "not hidden". Sized for the stored relations × 2 × growth, at least
+ * {@value #MINIMUM_EXPECTED_PAIRS} pairs, false-positive rate {@link EdgeFilter#DEFAULT_FPP} (about 1.8 MB at the
+ * minimum). Thread-safe.
+ */
+@Component
+public class HiddenPairs implements RelationReads.Filter {
+
+    /** Room for a million pairs before the false-positive rate rises above its target: about 1.8 MB. */
+    static final long MINIMUM_EXPECTED_PAIRS = 1_000_000;
+    private static final double GROWTH = 2.0;
+
+    private final FeedLag feed;
+    private volatile EdgeFilter filter = EdgeFilter.create(MINIMUM_EXPECTED_PAIRS, EdgeFilter.DEFAULT_FPP);
+    private volatile boolean ready;
+
+    HiddenPairs(FeedLag feed, MeterRegistry registry) {
+        this.feed = feed;
+        Gauge.builder("graph.check.hidden.filter.pairs", this, h -> h.filter.approximateEdgeCount())
+                .description("Approximate (viewer, author) pairs in the in-process filter of hidden authors")
+                .register(registry);
+        Gauge.builder("graph.check.hidden.filter.ready", this, h -> h.ready ? 1 : 0)
+                .description("1 when the in-process filter of hidden authors is filled and trusted")
+                .register(registry);
+    }
+
+    /**
+     * Starts a new, empty filter sized for {@code relationEdges} stored blocks and mutes; not trusted until
+     * {@link #markReady()}.
+     *
+     * @param relationEdges blocks plus mutes stored now, {@code >= 0}
+     */
+    public synchronized void begin(long relationEdges) {
+        ready = false;
+        filter = EdgeFilter.create(EdgeFilter.expectedEdges(relationEdges * 2, GROWTH, MINIMUM_EXPECTED_PAIRS),
+                EdgeFilter.DEFAULT_FPP);
+    }
+
+    /** Trusts the filter from now on (the start-up scan is complete). */
+    public void markReady() {
+        ready = true;
+    }
+
+    /** Stops trusting the filter (its feed stopped). */
+    public void markStale() {
+        ready = false;
+    }
+
+    /**
+     * Adds the pairs of a stored block or mute (the start-up scan).
+     *
+     * @param relation block or mute
+     * @param sourceId the blocker or muter
+     * @param targetId the blocked or muted user
+     */
+    public void record(Relation relation, long sourceId, long targetId) {
+        EdgeFilter f = filter;
+        f.put(sourceId, targetId);
+        if (relation == Relation.BLOCK) {
+            f.put(targetId, sourceId);
+        }
+    }
+
+    /**
+     * Applies an event from the stream: a new block or mute adds its pairs; removals and follows are ignored.
+     *
+     * @param event a valid event
+     */
+    public void apply(FollowEvent event) {
+        if (event.adds() && event.relation() != Relation.FOLLOW) {
+            record(event.relation(), event.followerId(), event.followeeId());
+        }
+    }
+
+    /**
+     * Whether the filter can be trusted now: filled, and its feed within the lag bound.
+     *
+     * @return {@code false} while starting, after its feed stopped, or while the feed lags
+     */
+    @Override
+    public boolean trusted() {
+        return ready && feed.isFresh();
+    }
+
+    /**
+     * Whether a block or mute between {@code viewerId} and {@code authorId} may stand. Only meaningful when
+     * {@link #trusted()}.
+     *
+     * @return {@code false} when none of: viewer blocks author, author blocks viewer, viewer mutes author
+     */
+    @Override
+    public boolean mayHide(long viewerId, long authorId) {
+        return filter.mightContain(viewerId, authorId);
+    }
+}
