@@ -56,8 +56,22 @@ public final class WriteClient {
         return send("DELETE", followerId, followeeId);
     }
 
+    /**
+     * PUT ({@code on}) or DELETE of a block or mute: {@code /internal/v1/users/{userId}/{list}/{targetId}}.
+     *
+     * @param list {@code "blocking"} or {@code "muting"}
+     * @return the HTTP status
+     */
+    public int relation(String list, boolean on, long userId, long targetId) {
+        return send(on ? "PUT" : "DELETE", userId, list, targetId).status();
+    }
+
     private Reply send(String method, long followerId, long followeeId) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(base + followerId + "/following/" + followeeId))
+        return send(method, followerId, "following", followeeId);
+    }
+
+    private Reply send(String method, long followerId, String list, long followeeId) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + followerId + "/" + list + "/" + followeeId))
                 .timeout(Duration.ofSeconds(30))
                 .header("X-Service-Token", serviceToken)
                 .method(method, HttpRequest.BodyPublishers.noBody())
@@ -68,6 +82,9 @@ public final class WriteClient {
                 return new Reply(response.statusCode(), false, -1, -1);
             }
             JsonNode body = JSON.readTree(response.body());
+            if (!body.has("following")) {
+                return new Reply(200, false, -1, body.get("version").asLong());
+            }
             JsonNode followedAt = body.get("followedAt");
             return new Reply(200, body.get("following").asBoolean(),
                     followedAt == null || followedAt.isNull() ? -1 : followedAt.asLong(), body.get("version").asLong());

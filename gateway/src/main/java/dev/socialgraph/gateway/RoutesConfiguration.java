@@ -19,9 +19,15 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
 /**
  * The public API of DESIGN.md 6 mapped onto the services' internal API:
  * <ul>
- *   <li>{@code PUT|DELETE /v1/me/following/{targetId}} → write service
- *       {@code /internal/v1/users/{sub}/following/{targetId}}: the actor is the token's subject, never a client
- *       value, so no request can write as anyone else;</li>
+ *   <li>{@code PUT|DELETE /v1/me/following/{targetId}}, {@code /v1/me/blocking/{targetId}} and
+ *       {@code /v1/me/muting/{targetId}} → write service {@code /internal/v1/users/{sub}/...}: the actor is the
+ *       token's subject, never a client value, so no request can write as anyone else;</li>
+ *   <li>{@code GET /v1/me/blocking}, {@code GET /v1/me/muting} and {@code POST /v1/me/hidden} → check service
+ *       {@code /internal/v1/users/{sub}/...}: a user's own blocks and mutes. The same paths under
+ *       {@code /v1/users/{id}} answer 403 unless {@code id} is the subject: nobody reads another's lists;</li>
+ *   <li>{@code GET /v1/users/{id}/relationship/{otherId}} → check service, with the subject as
+ *       {@code X-Viewer-Id} (set here, whatever the client sent), which shows the blocks only to the two users and
+ *       the mute only to {@code id};</li>
  *   <li>{@code GET /v1/users/**} and {@code POST /v1/users/{id}/following/contains} → check service
  *       {@code /internal/v1/users/**}.</li>
  * </ul>
@@ -59,15 +65,31 @@ class RoutesConfiguration {
                         @Qualifier("readLimiter") LocalTokenBuckets readLimiter,
                         @Qualifier("writeLimiter") LocalTokenBuckets writeLimiter, MeterRegistry meters) {
         RateLimits limits = new RateLimits(problems, meters);
+        GatewayFilter reads = limits.filter(readLimiter, "reads", 0);
         RouteLocatorBuilder.Builder routes = builder.routes()
-                .route("follow-write", r -> r.path("/v1/me/following/{targetId}")
+                .route("follow-write", r -> r.path("/v1/me/following/{targetId}", "/v1/me/blocking/{targetId}",
+                                "/v1/me/muting/{targetId}")
                         .and().method(HttpMethod.PUT, HttpMethod.DELETE)
                         .filters(f -> f.filter(limits.filter(writeLimiter, "writes", properties.writes().replenishRate()))
                                 .filter(actorFromToken(problems)))
                         .uri("lb://" + LoadBalancing.WRITE_SERVICE))
+                .route("own-relations", r -> r.path("/v1/me/blocking", "/v1/me/muting", "/v1/me/hidden")
+                        .and().method(HttpMethod.GET, HttpMethod.POST)
+                        .filters(f -> f.filter(reads).filter(ownerFromToken(problems, false)))
+                        .uri("lb://" + LoadBalancing.CHECK_SERVICE))
+                .route("private-relations", r -> r.path("/v1/users/{id}/blocking", "/v1/users/{id}/muting",
+                                "/v1/users/{id}/hidden")
+                        .and().method(HttpMethod.GET, HttpMethod.POST)
+                        .filters(f -> f.filter(reads).filter(ownerFromToken(problems, true)))
+                        .uri("lb://" + LoadBalancing.CHECK_SERVICE))
+                .route("relationship", r -> r.path("/v1/users/{id}/relationship/{otherId}")
+                        .and().method(HttpMethod.GET)
+                        .filters(f -> f.filter(reads).filter(viewerFromToken())
+                                .rewritePath("/v1/(?<rest>.*)", "/internal/v1/${rest}"))
+                        .uri("lb://" + LoadBalancing.CHECK_SERVICE))
                 .route("reads", r -> r.path("/v1/users/**")
                         .and().method(HttpMethod.GET, HttpMethod.POST)
-                        .filters(f -> f.filter(limits.filter(readLimiter, "reads", 0))
+                        .filters(f -> f.filter(reads)
                                 .rewritePath("/v1/(?<rest>.*)", "/internal/v1/${rest}"))
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE));
         if (properties.bareRoute()) {
@@ -80,7 +102,12 @@ class RoutesConfiguration {
         return routes.build();
     }
 
-    /** Rewrites {@code /v1/me/following/{targetId}} to the token subject's internal path. */
+    /** The header that tells the check service who asks, for the fields only some users may see. */
+    static final String VIEWER_HEADER = "X-Viewer-Id";
+
+    /**
+     * Rewrites {@code /v1/me/{following|blocking|muting}/{targetId}} to the token subject's internal path.
+     */
     static GatewayFilter actorFromToken(ProblemResponses problems) {
         return (exchange, chain) -> exchange.getPrincipal()
                 .cast(JwtAuthenticationToken.class)
@@ -93,8 +120,39 @@ class RoutesConfiguration {
                     } catch (InvalidUserIdException e) {
                         return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", e.getMessage(), "targetId");
                     }
-                    String path = "/internal/v1/users/" + auth.getToken().getSubject() + "/following/" + targetId;
+                    // "/v1/me/{list}/{targetId}": the route's patterns allow only following, blocking and muting.
+                    String list = exchange.getRequest().getPath().value().split("/")[3];
+                    String path = "/internal/v1/users/" + auth.getToken().getSubject() + "/" + list + "/" + targetId;
                     return chain.filter(exchange.mutate().request(r -> r.path(path)).build());
                 });
+    }
+
+    /**
+     * Rewrites a user's own block, mute and hidden-authors paths to the subject's internal path. With
+     * {@code pathNamesOwner}, the path is {@code /v1/users/{id}/...} and any {@code id} but the subject's gets 403;
+     * otherwise it is {@code /v1/me/...}.
+     */
+    static GatewayFilter ownerFromToken(ProblemResponses problems, boolean pathNamesOwner) {
+        return (exchange, chain) -> exchange.getPrincipal()
+                .cast(JwtAuthenticationToken.class)
+                .flatMap(auth -> {
+                    String subject = auth.getToken().getSubject();
+                    String[] segments = exchange.getRequest().getPath().value().split("/");
+                    if (pathNamesOwner && !subject.equals(segments[3])) {
+                        return problems.write(exchange, HttpStatus.FORBIDDEN, "Forbidden",
+                                "blocks, mutes and hidden authors are private to their user; use /v1/me/"
+                                        + segments[4], "id");
+                    }
+                    String path = "/internal/v1/users/" + subject + "/" + segments[segments.length - 1];
+                    return chain.filter(exchange.mutate().request(r -> r.path(path)).build());
+                });
+    }
+
+    /** Sets {@value #VIEWER_HEADER} to the token's subject, replacing whatever the client sent. */
+    static GatewayFilter viewerFromToken() {
+        return (exchange, chain) -> exchange.getPrincipal()
+                .cast(JwtAuthenticationToken.class)
+                .flatMap(auth -> chain.filter(exchange.mutate().request(r -> r.headers(h ->
+                        h.set(VIEWER_HEADER, auth.getToken().getSubject()))).build()));
     }
 }

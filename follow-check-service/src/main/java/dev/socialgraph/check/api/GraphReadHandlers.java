@@ -1,5 +1,6 @@
 package dev.socialgraph.check.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.lists.FollowLists;
@@ -42,6 +43,8 @@ final class GraphReadHandlers {
     private static final byte[] FOLLOWING = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NOT_FOLLOWING = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
     private static final String FOLLOW_TOKEN = "X-Follow-Token";
+    /** Who asks, when the gateway knows: the token's subject. */
+    static final String VIEWER = "X-Viewer-Id";
 
     private final FollowChecker checker;
     private final FollowLists lists;
@@ -89,18 +92,25 @@ final class GraphReadHandlers {
      * Both directions between two users, and the blocks and mute between them. While a block stands either way,
      * neither follow is shown: a follow the block's event has not removed yet is never reported.
      *
+     * <p>With a viewer ({@value #VIEWER}, set by the gateway from the token), {@code blocking} and {@code blockedBy}
+     * are present only when the viewer is {@code a} or {@code b}, and {@code muting} only when it is {@code a}; an
+     * absent field is left out of the JSON. Without one (the internal API), all are present.
+     *
      * @param following  a follows b
      * @param followedBy b follows a
-     * @param blocking   a blocks b
-     * @param blockedBy  b blocks a
-     * @param muting     a mutes b
+     * @param blocking   a blocks b, or {@code null} when hidden from the viewer
+     * @param blockedBy  b blocks a, or {@code null} when hidden from the viewer
+     * @param muting     a mutes b, or {@code null} when hidden from the viewer
      */
-    record RelationshipResponse(boolean following, boolean followedBy, boolean blocking, boolean blockedBy,
-                                boolean muting) {
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record RelationshipResponse(boolean following, boolean followedBy, Boolean blocking, Boolean blockedBy,
+                                Boolean muting) {
 
-        static RelationshipResponse of(boolean following, boolean followedBy, RelationReads.Between between) {
+        static RelationshipResponse of(boolean following, boolean followedBy, RelationReads.Between between,
+                                       boolean showBlocks, boolean showMute) {
             return new RelationshipResponse(following && !between.blocked(), followedBy && !between.blocked(),
-                    between.blocking(), between.blockedBy(), between.muting());
+                    showBlocks ? between.blocking() : null, showBlocks ? between.blockedBy() : null,
+                    showMute ? between.muting() : null);
         }
     }
 
@@ -226,19 +236,24 @@ final class GraphReadHandlers {
         String token = request.headers().firstHeader(FOLLOW_TOKEN);
         // A follow token proves only its own actor's writes: it is verified against each direction's follower.
         // Each direction the in-process layers answer is answered here; only the others wait on a blocking thread.
+        String viewerHeader = request.headers().firstHeader(VIEWER);
+        long viewer = viewerHeader == null ? 0 : UserIds.parse(viewerHeader, VIEWER);
+        boolean showBlocks = viewer == 0 || viewer == a || viewer == b;
+        boolean showMute = viewer == 0 || viewer == a;
         int following = checker.answerInProcess(a, b, token);
         int followedBy = checker.answerInProcess(b, a, token);
-        boolean noRelations = a == b || relations.surelyNone(a, b);
+        // A third party sees neither blocks nor mutes: the relations are not read for it at all.
+        boolean noRelations = !showBlocks || a == b || relations.surelyNone(a, b);
         if (following != FollowChecker.UNKNOWN && followedBy != FollowChecker.UNKNOWN && noRelations) {
             return json(RelationshipResponse.of(following == FollowChecker.FOLLOWING,
-                    followedBy == FollowChecker.FOLLOWING, RelationReads.Between.NONE));
+                    followedBy == FollowChecker.FOLLOWING, RelationReads.Between.NONE, showBlocks, showMute));
         }
         return blocking(() -> RelationshipResponse.of(
                 following != FollowChecker.UNKNOWN ? following == FollowChecker.FOLLOWING
                         : checker.isFollowing(a, b, token),
                 followedBy != FollowChecker.UNKNOWN ? followedBy == FollowChecker.FOLLOWING
                         : checker.isFollowing(b, a, token),
-                noRelations ? RelationReads.Between.NONE : relations.between(a, b)))
+                noRelations ? RelationReads.Between.NONE : relations.between(a, b), showBlocks, showMute))
                 .flatMap(GraphReadHandlers::json);
     }
 

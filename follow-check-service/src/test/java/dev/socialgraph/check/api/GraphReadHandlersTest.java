@@ -267,6 +267,24 @@ class GraphReadHandlersTest {
                 .toString();
     }
 
+    @Test
+    void relationship_showsBlocksOnlyToTheTwoUsers_andTheMuteOnlyToTheMuter() {
+        local.put(A, new long[0]);
+        local.put(B, new long[0]);
+        relationRows.put(Relation.BLOCK, Map.of(B, new long[] {A}));
+        relationRows.put(Relation.MUTE, Map.of(A, new long[] {B}));
+        hiddenPairs.addAll(List.of(List.of(A, B), List.of(B, A)));
+
+        assertThat(relationship(A)).isEqualTo("RelationshipResponse[following=false, followedBy=false, "
+                + "blocking=false, blockedBy=true, muting=true]");
+        assertThat(relationship(B)).isEqualTo("RelationshipResponse[following=false, followedBy=false, "
+                + "blocking=false, blockedBy=true, muting=null]");
+        int readsBefore = relationReads.get();
+        assertThat(relationship(99)).isEqualTo("RelationshipResponse[following=false, followedBy=false, "
+                + "blocking=null, blockedBy=null, muting=null]");
+        assertThat(relationReads).as("a third party's answer reads no relation").hasValue(readsBefore);
+    }
+
     private String hidden(long viewer, String json) {
         MockServerRequest request = MockServerRequest.builder().pathVariable("id", String.valueOf(viewer))
                 .body(Mono.just(JSON.readTree(json)));
@@ -274,6 +292,12 @@ class GraphReadHandlersTest {
         GraphReadHandlers.HiddenResponse hidden = (GraphReadHandlers.HiddenResponse) entity;
         return "HiddenResponse[blocking=" + Arrays.toString(hidden.blocking()) + ", blockedBy="
                 + Arrays.toString(hidden.blockedBy()) + ", muting=" + Arrays.toString(hidden.muting()) + "]";
+    }
+
+    private String relationship(long viewer) {
+        MockServerRequest request = MockServerRequest.builder().pathVariable("id", String.valueOf(A))
+                .pathVariable("otherId", String.valueOf(B)).header("X-Viewer-Id", String.valueOf(viewer)).build();
+        return String.valueOf(((EntityResponse<?>) handlers.relationship(request).block()).entity());
     }
 
     private String relationship() {
