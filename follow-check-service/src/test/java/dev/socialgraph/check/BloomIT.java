@@ -4,11 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.check.bloom.EdgeBloom;
 import dev.socialgraph.check.cache.LocalFollowingCache;
+import dev.socialgraph.check.relations.HiddenPairs;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.common.relation.Relation;
+import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.token.FollowTokens;
+import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardMigrations;
+import dev.socialgraph.store.Transactions;
 import dev.socialgraph.testsupport.KafkaServer;
 import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
@@ -19,6 +24,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Properties;
@@ -37,7 +43,8 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * The L0 bloom filter with real Kafka: built from rows written before start-up, fed by {@code follow-events}
- * afterwards, skipped by a follow token; follow events also patch the follower's in-process cache entry.
+ * afterwards, skipped by a follow token; follow events also patch the follower's in-process cache entry. The filter
+ * of hidden pairs is built and fed the same way from blocks and mutes.
  */
 @SpringBootTest(classes = FollowCheckServiceApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class BloomIT {
@@ -48,6 +55,8 @@ class BloomIT {
     static final long T0 = 1_700_000_000_000L;
     static final HttpClient HTTP = HttpClient.newHttpClient();
     static final String REDIS_URI = TestServers.redis().uri(TestServers.redis().freshDatabase());
+    /** A block stored before start-up: only the scan can put it into the filter of hidden pairs. */
+    static final long[] BLOCKED_BEFORE_START = {300, 301};
 
     /** Edges written before the service starts: only the start-up scan can know them. */
     static {
@@ -60,6 +69,7 @@ class BloomIT {
                 writer.follow(follower, follower + 1, T0);
                 writer.follow(follower, follower + 2, T0 + 1);
             }
+            blockRow(dataSources, Relation.BLOCK, BLOCKED_BEFORE_START[0], BLOCKED_BEFORE_START[1]);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -92,6 +102,9 @@ class BloomIT {
 
     @Autowired
     LocalFollowingCache localCache;
+
+    @Autowired
+    HiddenPairs hiddenPairs;
 
     @Autowired
     MeterRegistry registry;
@@ -207,5 +220,41 @@ class BloomIT {
         // An unfollow cannot leave the filter: it still says "maybe", and the answer "no" counts as a false positive.
         assertThat(bloom.mightFollow(follower, followee)).isTrue();
         assertThat(registry.get("graph.check.bloom.false.positives").counter().count()).isPositive();
+    }
+
+    static void blockRow(ShardDataSources dataSources, Relation relation, long source, long target)
+            throws SQLException {
+        FollowingRepository rows = new FollowingRepository(relation);
+        Transactions.inTransaction(dataSources.forUser(ShardGroup.FOLLOWING, source), c -> rows.writeNextVersion(c,
+                rows.lockOrCreate(c, source), new long[] {target}, new long[] {T0}));
+    }
+
+    String hidden(long viewer, long author) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/internal/v1/users/"
+                        + viewer + "/hidden"))
+                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"ids\":[" + author + "]}")).build();
+        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response.body();
+    }
+
+    @Test
+    void hiddenPairs_areFilledByTheStartUpScan_andFedByBlockAndMuteEvents() throws Exception {
+        assertThat(hiddenPairs.trusted()).isTrue();
+        long blocker = BLOCKED_BEFORE_START[0];
+        long blocked = BLOCKED_BEFORE_START[1];
+        assertThat(hidden(blocker, blocked)).isEqualTo("{\"blocking\":[301],\"blockedBy\":[],\"muting\":[]}");
+        assertThat(hiddenPairs.mayHide(blocked, blocker)).as("a block hides both ways").isTrue();
+
+        // A mute stored without its event is unknown to the filter: the filter, trusted, rules the pair out.
+        blockRow(dataSources, Relation.MUTE, 310, 311);
+        assertThat(hidden(310, 311)).isEqualTo("{\"blocking\":[],\"blockedBy\":[],\"muting\":[]}");
+        publish(FollowEvent.of(FollowEvent.Type.MUTE, 310, 311, T0, 1, T0));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> hiddenPairs.mayHide(310, 311));
+        assertThat(hidden(310, 311)).isEqualTo("{\"blocking\":[],\"blockedBy\":[],\"muting\":[311]}");
+        assertThat(hiddenPairs.mayHide(311, 310)).as("a mute hides one way").isFalse();
+        // Follow layers never see a mute: 310 does not follow 311.
+        assertThat(check(310, 311)).isFalse();
     }
 }
