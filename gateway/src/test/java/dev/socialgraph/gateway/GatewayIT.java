@@ -149,6 +149,54 @@ class GatewayIT {
     }
 
     @Test
+    void blocksAndMutes_areWrittenAsTheSubject_andPrivateToIt() throws Exception {
+        long me = 120;
+        long other = 121;
+        long third = 122;
+        assertThat(send("PUT", "/v1/me/following/" + other, token(me)).statusCode()).isEqualTo(200);
+        HttpResponse<String> block = send("PUT", "/v1/me/blocking/" + other, token(me));
+        assertThat(block.statusCode()).as(block.body()).isEqualTo(200);
+        assertThat(block.body()).contains("\"userId\":120").contains("\"relation\":\"block\"")
+                .contains("\"active\":true");
+        assertThat(send("PUT", "/v1/me/muting/" + third, token(me)).statusCode()).isEqualTo(200);
+        assertThat(followingRow(me).orElseThrow().followingIds()).isEmpty();
+
+        HttpResponse<String> mine = send("GET", "/v1/me/blocking?limit=5", token(me));
+        assertThat(mine.statusCode()).as(mine.body()).isEqualTo(200);
+        assertThat(mine.body()).contains("\"userId\":121").contains("createdAt");
+        assertThat(send("GET", "/v1/me/muting", token(me)).body()).contains("\"userId\":122");
+        assertThat(send("GET", "/v1/users/120/blocking", token(me)).statusCode()).isEqualTo(200);
+        for (String path : new String[] {"/v1/users/120/blocking", "/v1/users/120/muting"}) {
+            HttpResponse<String> theirs = send("GET", path, token(third));
+            assertThat(theirs.statusCode()).as(path).isEqualTo(403);
+            assertThat(theirs.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
+        }
+        HttpResponse<String> hidden = http.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/v1/me/hidden"))
+                .header("Authorization", "Bearer " + token(me)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"ids\":[121,122,123]}")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(hidden.body()).isEqualTo("{\"blocking\":[121],\"blockedBy\":[],\"muting\":[122]}");
+
+        assertThat(send("GET", "/v1/users/120/relationship/121", token(me)).body())
+                .contains("\"blocking\":true").contains("\"muting\":false");
+        assertThat(send("GET", "/v1/users/120/relationship/121", token(other)).body())
+                .as("the other user sees the block, not the mute of user 120")
+                .contains("\"blocking\":true").doesNotContain("muting");
+        HttpRequest spoofed = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                        + "/v1/users/120/relationship/121"))
+                .header("Authorization", "Bearer " + token(third)).header("X-Viewer-Id", "120").GET().build();
+        assertThat(http.send(spoofed, HttpResponse.BodyHandlers.ofString()).body())
+                .isEqualTo("{\"following\":false,\"followedBy\":false}");
+
+        HttpResponse<String> blocked = send("PUT", "/v1/me/following/120", token(other));
+        assertThat(blocked.statusCode()).isEqualTo(403);
+        assertThat(blocked.body()).contains("https://socialgraph.dev/problems/blocked");
+        assertThat(send("PUT", "/v1/me/blocking/abc", token(me)).body()).contains("targetId");
+        assertThat(send("PUT", "/v1/me/muting/120", token(me)).statusCode()).isEqualTo(400);
+    }
+
+    @Test
     void requestsWithoutAValidToken_get401ProblemJsonAndReachNoService() throws Exception {
         String[] bad = {
                 null,
@@ -238,7 +286,9 @@ class GatewayIT {
         assertThat(paths).containsOnlyKeys("/v1/me/following/{targetId}", "/v1/users/{id}/following/{targetId}",
                 "/v1/users/{id}/following/contains", "/v1/users/{id}/following", "/v1/users/{id}/followers",
                 "/v1/users/{id}/counts", "/v1/users/{id}/common-following/{otherId}",
-                "/v1/users/{id}/relationship/{otherId}", "/v1/users/{id}/suggestions");
+                "/v1/users/{id}/relationship/{otherId}", "/v1/users/{id}/suggestions",
+                "/v1/me/blocking/{targetId}", "/v1/me/muting/{targetId}", "/v1/me/blocking", "/v1/me/muting",
+                "/v1/me/hidden");
     }
 
     /** At least 500 malformed requests; every reply is 4xx problem+json and the graph is unchanged. */
