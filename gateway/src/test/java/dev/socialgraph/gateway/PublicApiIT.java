@@ -257,4 +257,58 @@ class PublicApiIT {
         assertThat(suggestions.get("items").get(0).get("userId").asLong()).isEqualTo(f);
         assertThat(suggestions.get("items").get(0).get("mutualCount").asInt()).isEqualTo(2);
     }
+
+    /**
+     * Blocks and mutes on the whole path: 2002 follows 2001, then 2001 blocks 2002, so the block's event removes
+     * 2002's follow on its own shard; 2001 mutes 2003. Lists, hidden authors, the relationship and the refused
+     * follow, as each user sees them.
+     */
+    @Test
+    void blocksAndMutes_answerThroughTheGateway() throws Exception {
+        long a = 2001, b = 2002, c = 2003, d = 2004;
+        follow(b, a);
+        follow(a, b);
+        HttpResponse<String> block = send("PUT", "/v1/me/blocking/" + b, a, null, null);
+        assertThat(block.statusCode()).as(block.body()).isEqualTo(200);
+        assertThat(send("PUT", "/v1/me/muting/" + c, a, null, null).statusCode()).isEqualTo(200);
+
+        // The blocked user's follow of the blocker is removed by the consumer, and the check service learns it.
+        await().atMost(CONVERGENCE).untilAsserted(() -> {
+            assertThat(get("/v1/users/" + b + "/following/" + a).get("following").asBoolean()).isFalse();
+            assertThat(walk("/v1/users/" + a + "/followers", 5, "userId")).isEmpty();
+            assertThat(walk("/v1/users/" + b + "/followers", 5, "userId")).isEmpty();
+        });
+        assertThat(get("/v1/users/" + a + "/following/" + b).get("following").asBoolean()).isFalse();
+
+        HttpResponse<String> blocking = send("GET", "/v1/me/blocking", a, null, null);
+        assertThat(JSON.readTree(blocking.body()).get("items").get(0).get("userId").asLong()).isEqualTo(b);
+        HttpResponse<String> muting = send("GET", "/v1/me/muting", a, null, null);
+        assertThat(JSON.readTree(muting.body()).get("items").get(0).get("userId").asLong()).isEqualTo(c);
+        assertThat(send("GET", "/v1/users/" + a + "/blocking", d, null, null).statusCode()).isEqualTo(403);
+
+        String ids = "{\"ids\":[" + a + "," + b + "," + c + "," + d + "]}";
+        assertThat(send("POST", "/v1/me/hidden", a, ids, null).body())
+                .isEqualTo("{\"blocking\":[" + b + "],\"blockedBy\":[],\"muting\":[" + c + "]}");
+        await().atMost(CONVERGENCE).untilAsserted(() -> assertThat(send("POST", "/v1/me/hidden", b, ids, null).body())
+                .isEqualTo("{\"blocking\":[],\"blockedBy\":[" + a + "],\"muting\":[]}"));
+        assertThat(send("POST", "/v1/me/hidden", d, ids, null).body())
+                .isEqualTo("{\"blocking\":[],\"blockedBy\":[],\"muting\":[]}");
+
+        JsonNode seenByB = JSON.readTree(send("GET", "/v1/users/" + b + "/relationship/" + a, b, null, null).body());
+        assertThat(seenByB.get("blockedBy").asBoolean()).isTrue();
+        assertThat(seenByB.get("following").asBoolean()).isFalse();
+        assertThat(seenByB.has("muting")).isTrue();
+        assertThat(JSON.readTree(send("GET", "/v1/users/" + a + "/relationship/" + c, d, null, null).body())
+                .has("muting")).as("a mute is the muter's alone").isFalse();
+
+        HttpResponse<String> refused = send("PUT", "/v1/me/following/" + a, b, null, null);
+        assertThat(refused.statusCode()).isEqualTo(403);
+        assertThat(refused.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
+        assertThat(send("PUT", "/v1/me/following/" + b, a, null, null).statusCode()).isEqualTo(409);
+
+        assertThat(send("DELETE", "/v1/me/blocking/" + b, a, null, null).statusCode()).isEqualTo(200);
+        assertThat(get("/v1/users/" + b + "/following/" + a).get("following").asBoolean())
+                .as("unblocking restores nothing").isFalse();
+        follow(b, a);
+    }
 }

@@ -1,13 +1,17 @@
 package dev.socialgraph.store;
 
 import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.relation.Relation;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * JDBC access to {@code follow_outbox} (DESIGN.md 3): appended in the transaction of the row change, read and
@@ -39,6 +43,12 @@ public final class OutboxRepository {
             DELETE FROM follow_outbox WHERE published_at IS NOT NULL AND published_at < ?
             """;
 
+    private static final String IN_FLIGHT = """
+            SELECT DISTINCT follower_id FROM follow_outbox
+             WHERE followee_id = ? AND follower_id = ANY (?) AND type IN (?, ?)
+               AND (published_at IS NULL OR created_at > now() - make_interval(secs => ?))
+            """;
+
     private static final String BACKLOG = """
             SELECT count(*) AS unpublished, min(created_at) AS oldest FROM follow_outbox WHERE published_at IS NULL
             """;
@@ -52,6 +62,37 @@ public final class OutboxRepository {
             SELECT (EXTRACT(EPOCH FROM clock_timestamp() - min(created_at)) * 1000)::bigint AS age_ms
             FROM (SELECT created_at FROM follow_outbox WHERE published_at IS NULL ORDER BY id LIMIT 1000) backlog
             """;
+
+    /**
+     * Source ids among {@code sourceIds} with an unpublished or recent outbox row of {@code relation} for the pair
+     * {@code (sourceId, targetId)} in this database: changes the follower side may not show yet (the reconciler's
+     * in-flight test, DESIGN.md 7). {@code follow_outbox} has no index on the pair; the outbox is pruned after
+     * publication, and the reconciler asks only about pairs it already found diverged, so the scan stays small. An
+     * index on {@code (followee_id, follower_id)} would make it independent of the backlog size.
+     *
+     * @param relation  whose changes count
+     * @param targetId  the followee (blocked user)
+     * @param sourceIds followers (blockers), any order
+     * @param threshold how recent a published row still counts as in flight
+     * @return the sources with such a row
+     */
+    public Set<Long> inFlight(Connection connection, Relation relation, long targetId, long[] sourceIds,
+                              Duration threshold) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(IN_FLIGHT)) {
+            ps.setLong(1, targetId);
+            ps.setArray(2, SqlArrays.bigintArray(connection, sourceIds));
+            ps.setString(3, FollowEvent.Type.of(relation, true).wireName());
+            ps.setString(4, FollowEvent.Type.of(relation, false).wireName());
+            ps.setDouble(5, threshold.toMillis() / 1000.0);
+            Set<Long> out = new HashSet<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+            return out;
+        }
+    }
 
     /**
      * Appends a follow's or an unfollow's outbox row in the caller's transaction.
