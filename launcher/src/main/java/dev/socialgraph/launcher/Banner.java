@@ -40,7 +40,12 @@ final class Banner {
         sb.append(String.format("  curl %s %s/v1/users/%s/relationship/%s%n", auth, gw, a, b));
         sb.append(String.format("  curl %s %s/v1/users/%s/suggestions%n", auth, gw, a));
         sb.append(String.format("  curl %s -X PUT %s/v1/me/following/42      # follow 42 as user %s%n", auth, gw, a));
-        sb.append(String.format("  curl %s -X DELETE %s/v1/me/following/42   # unfollow%n%n", auth, gw));
+        sb.append(String.format("  curl %s -X DELETE %s/v1/me/following/42   # unfollow%n", auth, gw));
+        sb.append(String.format("  curl %s -X PUT %s/v1/me/blocking/43       # block 43 (and stop following it)%n",
+                auth, gw));
+        sb.append(String.format("  curl %s -X PUT %s/v1/me/muting/44         # mute 44%n", auth, gw));
+        sb.append(String.format("  curl %s -H 'Content-Type: application/json' -d '{\"ids\":[43,44,%s]}' %s/v1/me/hidden%n%n",
+                auth, b, gw));
         sb.append("Stop with Ctrl-C (foreground) or ./graph down.\n");
         return sb.toString();
     }
