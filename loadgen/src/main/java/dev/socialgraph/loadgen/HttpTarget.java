@@ -123,7 +123,7 @@ final class HttpTarget implements Target {
             for (int i = 0; i < viewers.length; i++) {
                 viewers[i] = graph.user((int) ((long) i * graph.userCount() / viewers.length));
             }
-            return new HttpTarget("gateway", strip(gatewayUri) + "/v1/users/", strip(gatewayUri) + "/v1/me/following/",
+            return new HttpTarget("gateway", strip(gatewayUri) + "/v1/users/", strip(gatewayUri) + "/v1/me/",
                     new MACSigner(jwtSecret.getBytes(StandardCharsets.UTF_8)), viewers, null, fleet);
         } catch (JOSEException e) {
             throw new IllegalArgumentException("the JWT secret must be at least 32 bytes", e);
@@ -192,12 +192,17 @@ final class HttpTarget implements Target {
             case FOLLOWING_PAGE -> get(readBase + user + "/following?limit=50");
             case FOLLOWERS_PAGE -> get(readBase + user + "/followers?limit=50");
             case COUNTS -> get(readBase + user + "/counts");
-            case FOLLOW -> HttpRequest.newBuilder(URI.create(writePath(op))).PUT(HttpRequest.BodyPublishers.noBody());
-            case UNFOLLOW -> HttpRequest.newBuilder(URI.create(writePath(op))).DELETE();
+            case FOLLOW -> HttpRequest.newBuilder(URI.create(writePath(op, "following")))
+                    .PUT(HttpRequest.BodyPublishers.noBody());
+            case UNFOLLOW -> HttpRequest.newBuilder(URI.create(writePath(op, "following"))).DELETE();
+            case BLOCK -> HttpRequest.newBuilder(URI.create(writePath(op, "blocking")))
+                    .PUT(HttpRequest.BodyPublishers.noBody());
+            case UNBLOCK -> HttpRequest.newBuilder(URI.create(writePath(op, "blocking"))).DELETE();
+            case HIDDEN -> post(viaGateway ? writeBase + "hidden" : readBase + user + "/hidden", batchBody(op.ids()));
         };
         b.timeout(REQUEST_TIMEOUT);
         if (viaGateway) {
-            long subject = op.kind().isWrite()
+            long subject = op.kind().actsAsUser()
                     ? op.user() : viewerIds[(int) (viewer.getAndIncrement() % viewerIds.length)];
             b.header("Authorization", "Bearer " + token(subject));
         }
@@ -208,8 +213,9 @@ final class HttpTarget implements Target {
         return serviceToken == null ? b : b.header(SERVICE_TOKEN_HEADER, serviceToken);
     }
 
-    private String writePath(Operation op) {
-        return viaGateway ? writeBase + op.other() : writeBase + op.user() + "/following/" + op.other();
+    /** {@code /v1/me/{list}/{other}} through the gateway, {@code /internal/v1/users/{user}/{list}/{other}} directly. */
+    private String writePath(Operation op, String list) {
+        return viaGateway ? writeBase + list + "/" + op.other() : writeBase + op.user() + "/" + list + "/" + op.other();
     }
 
     private static HttpRequest.Builder get(String uri) {

@@ -76,7 +76,7 @@ public final class Loadgen implements Callable<Integer> {
             description = "targets in run order: fleet, gateway, client, redis, postgres (default: ${DEFAULT-VALUE})")
     List<String> targets;
 
-    @Option(names = "--workloads", split = ",", defaultValue = "check-existing,check-random,check-mixed,batch-check-100,following-page,followers-page,counts,writes,linkbench-mix",
+    @Option(names = "--workloads", split = ",", defaultValue = "check-existing,check-random,check-mixed,batch-check-100,hidden-100,following-page,followers-page,counts,writes,block-writes,linkbench-mix",
             description = "workloads in run order (default: all)")
     List<String> workloads;
 

@@ -31,7 +31,13 @@ record Operation(Kind kind, long user, long other, long[] ids) {
         /** {@code user} follows {@code other}. */
         FOLLOW(true),
         /** {@code user} unfollows {@code other}. */
-        UNFOLLOW(true);
+        UNFOLLOW(true),
+        /** Which of {@code ids} does {@code user} block, is blocked by, or mute? (the feed's hidden-authors check) */
+        HIDDEN(false),
+        /** {@code user} blocks {@code other}. */
+        BLOCK(true),
+        /** {@code user} unblocks {@code other}. */
+        UNBLOCK(true);
 
         private final boolean write;
 
@@ -41,6 +47,11 @@ record Operation(Kind kind, long user, long other, long[] ids) {
 
         boolean isWrite() {
             return write;
+        }
+
+        /** Whether the request is the user's own: through the gateway it is sent with the user's token. */
+        boolean actsAsUser() {
+            return write || this == HIDDEN;
         }
     }
 }

@@ -58,6 +58,27 @@ final class PostgresPeer implements Target {
     private static final String FOLLOW =
             "INSERT INTO follows (follower_id, followee_id, followed_at) VALUES (?, ?, now()) ON CONFLICT DO NOTHING";
     private static final String UNFOLLOW = "DELETE FROM follows WHERE follower_id = ? AND followee_id = ?";
+    /** Blocks and mutes the naive way: a table each, keyed both ways where a lookup needs it. */
+    private static final String CREATE_RELATIONS = """
+            CREATE TABLE IF NOT EXISTS blocks (
+                blocker_id BIGINT NOT NULL, blocked_id BIGINT NOT NULL, blocked_at TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (blocker_id, blocked_id));
+            CREATE INDEX IF NOT EXISTS blocks_blocked ON blocks (blocked_id, blocker_id);
+            CREATE TABLE IF NOT EXISTS mutes (
+                muter_id BIGINT NOT NULL, muted_id BIGINT NOT NULL, muted_at TIMESTAMPTZ NOT NULL,
+                PRIMARY KEY (muter_id, muted_id))""";
+    private static final String HIDDEN = """
+            SELECT blocked_id, 1 FROM blocks WHERE blocker_id = ? AND blocked_id = ANY (?)
+            UNION ALL SELECT blocker_id, 2 FROM blocks WHERE blocked_id = ? AND blocker_id = ANY (?)
+            UNION ALL SELECT muted_id, 3 FROM mutes WHERE muter_id = ? AND muted_id = ANY (?)""";
+    /** The block and the removal of the follows both ways, in one statement (one transaction). */
+    private static final String BLOCK = """
+            WITH b AS (INSERT INTO blocks (blocker_id, blocked_id, blocked_at) VALUES (?, ?, now())
+                       ON CONFLICT DO NOTHING RETURNING blocker_id, blocked_id)
+            DELETE FROM follows f USING b
+             WHERE (f.follower_id = b.blocker_id AND f.followee_id = b.blocked_id)
+                OR (f.follower_id = b.blocked_id AND f.followee_id = b.blocker_id)""";
+    private static final String UNBLOCK = "DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?";
     private static final String BACKENDS = """
             SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'""";
 
@@ -115,9 +136,18 @@ final class PostgresPeer implements Target {
         }
     }
 
+    private static Array bigints(Connection c, long[] values) throws SQLException {
+        Long[] boxed = new Long[values.length];
+        for (int i = 0; i < boxed.length; i++) {
+            boxed[i] = values[i];
+        }
+        return c.createArrayOf("bigint", boxed);
+    }
+
     private static void loadIfNeeded(Connection c, EdgeList graph) throws SQLException {
         String marker = graph.edgeCount() + " edges, " + graph.userCount() + " users";
         try (Statement s = c.createStatement()) {
+            s.execute(CREATE_RELATIONS);
             s.execute("CREATE TABLE IF NOT EXISTS bench_loaded (marker TEXT NOT NULL)");
             try (ResultSet rs = s.executeQuery("SELECT marker FROM bench_loaded")) {
                 if (rs.next() && marker.equals(rs.getString(1))) {
@@ -125,6 +155,7 @@ final class PostgresPeer implements Target {
                 }
             }
             s.execute("DROP TABLE IF EXISTS follows");
+            s.execute("TRUNCATE blocks, mutes"); // they were about the old graph
             s.execute(CREATE_TABLE);
             CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY follows FROM STDIN");
             StringBuilder chunk = new StringBuilder(1 << 20);
@@ -198,18 +229,22 @@ final class PostgresPeer implements Target {
             case COUNTS -> COUNTS;
             case FOLLOW -> FOLLOW;
             case UNFOLLOW -> UNFOLLOW;
+            case HIDDEN -> HIDDEN;
+            case BLOCK -> BLOCK;
+            case UNBLOCK -> UNBLOCK;
         };
         try (PreparedStatement p = c.prepareStatement(sql)) {
             p.setLong(1, op.user());
             switch (op.kind()) {
-                case CHECK, FOLLOW, UNFOLLOW -> p.setLong(2, op.other());
-                case BATCH_CHECK -> {
-                    Long[] ids = new Long[op.ids().length];
-                    for (int i = 0; i < ids.length; i++) {
-                        ids[i] = op.ids()[i];
-                    }
-                    Array array = c.createArrayOf("bigint", ids);
+                case CHECK, FOLLOW, UNFOLLOW, BLOCK, UNBLOCK -> p.setLong(2, op.other());
+                case BATCH_CHECK -> p.setArray(2, bigints(c, op.ids()));
+                case HIDDEN -> {
+                    Array array = bigints(c, op.ids());
                     p.setArray(2, array);
+                    p.setLong(3, op.user());
+                    p.setArray(4, array);
+                    p.setLong(5, op.user());
+                    p.setArray(6, array);
                 }
                 case COUNTS -> p.setLong(2, op.user());
                 default -> { }

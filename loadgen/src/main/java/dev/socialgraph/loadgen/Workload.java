@@ -39,7 +39,18 @@ enum Workload {
      * LinkBench's default request mix (Armstrong et al., SIGMOD 2013; {@code config/FBWorkload.properties}) mapped
      * onto follows, with Zipf-distributed user popularity: see {@link #MIXED_WEIGHTS}.
      */
-    MIXED("linkbench-mix", EnumSet.allOf(Kind.class));
+    MIXED("linkbench-mix", EnumSet.of(Kind.CHECK, Kind.BATCH_CHECK, Kind.FOLLOWING_PAGE, Kind.FOLLOWERS_PAGE,
+            Kind.COUNTS, Kind.FOLLOW, Kind.UNFOLLOW)),
+    /**
+     * The hidden-authors check a feed makes before rendering, of 100 authors chosen as {@link #BATCH_CHECK} chooses
+     * its ids (up to 50 followees, the rest random users): its cost beside the batch follow check's.
+     */
+    HIDDEN("hidden-100", EnumSet.of(Kind.HIDDEN)),
+    /**
+     * Block writes by uniformly random users: half blocks of a random pair, half unblocks of a pair this stream
+     * blocked earlier. A block also removes the follows between the two, both ways.
+     */
+    BLOCK_WRITES("block-writes", EnumSet.of(Kind.BLOCK, Kind.UNBLOCK));
 
     /**
      * LinkBench's default mix in percent, mapped onto this API. LinkBench's link operations map one to one
@@ -114,6 +125,7 @@ enum Workload {
         private final DiscreteSampler writeRank;
         private final double[] cumulative = new double[Kind.values().length];
         private final ArrayDeque<long[]> followed = new ArrayDeque<>();
+        private final ArrayDeque<long[]> blocked = new ArrayDeque<>();
 
         private Source(Workload workload, EdgeList graph, long seed) {
             this.workload = workload;
@@ -145,6 +157,8 @@ enum Workload {
                 case WRITES -> random.nextBoolean() || followed.isEmpty()
                         ? follow(uniformUser()) : unfollowEarlierFollow();
                 case MIXED -> mixed();
+                case HIDDEN -> hidden(uniformUser());
+                case BLOCK_WRITES -> random.nextBoolean() || blocked.isEmpty() ? block(uniformUser()) : unblock();
             };
         }
 
@@ -174,6 +188,7 @@ enum Workload {
                         ? Operation.of(Kind.UNFOLLOW, graph.user(popularity[writeRank.sample() - 1]),
                                 graph.user(uniformUser()))
                         : unfollowEarlierFollow();
+                case HIDDEN, BLOCK, UNBLOCK -> throw new IllegalStateException(kind + " is not in the mix");
             };
         }
 
@@ -193,6 +208,26 @@ enum Workload {
                 b = graph.user(uniformUser());
             }
             return Operation.of(Kind.CHECK, a, b);
+        }
+
+        private Operation hidden(int u) {
+            Operation batch = batch(u);
+            return new Operation(Kind.HIDDEN, batch.user(), 0, batch.ids());
+        }
+
+        private Operation block(int u) {
+            long blocker = graph.user(u);
+            long target = graph.user(uniformUser());
+            while (target == blocker) {
+                target = graph.user(uniformUser());
+            }
+            blocked.addLast(new long[] {blocker, target});
+            return Operation.of(Kind.BLOCK, blocker, target);
+        }
+
+        private Operation unblock() {
+            long[] pair = blocked.removeFirst();
+            return Operation.of(Kind.UNBLOCK, pair[0], pair[1]);
         }
 
         private Operation batch(int u) {

@@ -65,4 +65,26 @@ class HttpTargetTest {
             assertThat(second).isNotEqualTo(first); // the next viewer in turn
         }
     }
+
+    @Test
+    void blocksAndHiddenAuthors_goToTheirPaths_asTheUserThroughTheGateway() throws Exception {
+        try (HttpTarget direct = HttpTarget.direct(URI.create("http://h:1"), URI.create("http://h:2"), TOKEN, List.of());
+             HttpTarget gateway = HttpTarget.gateway(URI.create("http://gw:8080"), SECRET, GRAPH, List.of())) {
+            HttpRequest block = direct.request(Operation.of(Kind.BLOCK, 10, 30));
+            assertThat(block.method()).isEqualTo("PUT");
+            assertThat(block.uri()).hasToString("http://h:2/internal/v1/users/10/blocking/30");
+            assertThat(direct.request(Operation.of(Kind.UNBLOCK, 10, 30)).method()).isEqualTo("DELETE");
+            HttpRequest hidden = direct.request(new Operation(Kind.HIDDEN, 10, 0, new long[] {20, 30}));
+            assertThat(hidden.method()).isEqualTo("POST");
+            assertThat(hidden.uri()).hasToString("http://h:1/internal/v1/users/10/hidden");
+
+            assertThat(gateway.request(Operation.of(Kind.BLOCK, 10, 30)).uri())
+                    .hasToString("http://gw:8080/v1/me/blocking/30");
+            HttpRequest viaGateway = gateway.request(new Operation(Kind.HIDDEN, 20, 0, new long[] {10}));
+            assertThat(viaGateway.uri()).hasToString("http://gw:8080/v1/me/hidden");
+            SignedJWT jwt = SignedJWT.parse(viaGateway.headers().firstValue("Authorization").orElseThrow()
+                    .substring("Bearer ".length()));
+            assertThat(jwt.getJWTClaimsSet().getSubject()).as("the viewer is the token's subject").isEqualTo("20");
+        }
+    }
 }

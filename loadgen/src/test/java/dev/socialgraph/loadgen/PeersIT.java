@@ -64,6 +64,17 @@ class PeersIT {
             assertThat(PostgresPeer.run(c, Operation.of(Kind.UNFOLLOW, 2, 1))).isTrue();
             assertThat(PostgresPeer.run(c, Operation.of(Kind.CHECK, 2, 1))).isFalse();
 
+            // A block removes the follows both ways; hidden authors see it from both sides.
+            assertThat(PostgresPeer.run(c, Operation.of(Kind.FOLLOW, 2, 1))).isTrue();
+            assertThat(PostgresPeer.run(c, Operation.of(Kind.BLOCK, 1, 2))).isTrue();
+            assertThat(PostgresPeer.run(c, Operation.of(Kind.CHECK, 1, 2))).isFalse();
+            assertThat(PostgresPeer.run(c, Operation.of(Kind.CHECK, 2, 1))).isFalse();
+            assertThat(PostgresPeer.run(c, new Operation(Kind.HIDDEN, 2, 0, new long[] {1, 3}))).isTrue();
+            assertThat(PostgresPeer.run(c, new Operation(Kind.HIDDEN, 3, 0, new long[] {1, 2}))).isFalse();
+            assertThat(PostgresPeer.run(c, Operation.of(Kind.UNBLOCK, 1, 2))).isTrue();
+            assertThat(PostgresPeer.run(c, new Operation(Kind.HIDDEN, 2, 0, new long[] {1}))).isFalse();
+            assertThat(PostgresPeer.run(c, Operation.of(Kind.FOLLOW, 1, 2))).isTrue(); // restore the graph
+
             assertThat(peer.processes()).isNotEmpty().allSatisfy(p -> assertThat(p.pid()).isPositive());
             try (var s = c.createStatement(); var rs = s.executeQuery("SELECT count(*) FROM follows")) {
                 rs.next();

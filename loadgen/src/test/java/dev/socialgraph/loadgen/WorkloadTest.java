@@ -139,4 +139,29 @@ class WorkloadTest {
         assertThat(Workload.parse("linkbench-mix")).isEqualTo(Workload.MIXED);
         assertThatThrownBy(() -> Workload.parse("nope")).hasMessageContaining("check-existing");
     }
+
+    @Test
+    void blockWrites_unblockOnlyPairsBlockedEarlier_andHiddenAsksAboutABatchOfAuthors() {
+        Workload.Source source = Workload.BLOCK_WRITES.source(GRAPH, 11);
+        Map<String, Integer> blocked = new HashMap<>(); // a pair may be blocked twice before its unblocks
+        int unblocks = 0;
+        for (int i = 0; i < 2_000; i++) {
+            Operation op = source.next();
+            assertThat(op.user()).isNotEqualTo(op.other());
+            String pair = op.user() + ">" + op.other();
+            if (op.kind() == Kind.BLOCK) {
+                blocked.merge(pair, 1, Integer::sum);
+            } else {
+                assertThat(op.kind()).isEqualTo(Kind.UNBLOCK);
+                assertThat(blocked.getOrDefault(pair, 0)).as(pair).isPositive();
+                blocked.merge(pair, -1, Integer::sum);
+                unblocks++;
+            }
+        }
+        assertThat(unblocks).isPositive();
+        Operation hidden = Workload.HIDDEN.source(GRAPH, 1).next();
+        assertThat(hidden.kind()).isEqualTo(Kind.HIDDEN);
+        assertThat(hidden.ids()).hasSize(Workload.BATCH_SIZE);
+        assertThat(Workload.MIXED.kinds()).doesNotContain(Kind.HIDDEN, Kind.BLOCK, Kind.UNBLOCK);
+    }
 }

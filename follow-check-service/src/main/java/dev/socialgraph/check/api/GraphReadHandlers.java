@@ -297,9 +297,9 @@ final class GraphReadHandlers {
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
                     long[] ids = distinctSorted(parseIds(body));
-                    long[] candidates = relations.candidatesInProcess(viewer, ids);
-                    if (candidates != null && candidates.length == 0) {
-                        return json(HiddenResponse.of(RelationReads.none()));
+                    RelationReads.Hidden inProcess = relations.hiddenInProcess(viewer, ids);
+                    if (inProcess != null) {
+                        return json(HiddenResponse.of(inProcess));
                     }
                     return blocking(() -> HiddenResponse.of(relations.hidden(viewer, ids)))
                             .flatMap(GraphReadHandlers::json);

@@ -6,7 +6,11 @@ import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.FollowingRow;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 import org.springframework.stereotype.Service;
 
 /**
@@ -43,14 +47,29 @@ public class RelationReads {
 
     private final Shards shards;
     private final Filter pairs;
+    private final Timer inProcess;
+    private final Timer fromShards;
 
     /**
-     * @param shards where the rows are read
-     * @param pairs  the in-process filter of hidden pairs
+     * @param shards   where the rows are read
+     * @param pairs    the in-process filter of hidden pairs
+     * @param registry where {@code graph.check.hidden.latency{layer=filter|shard}} is recorded: the hidden-authors
+     *                 answers by the layer that gave them (SLO buckets 0.3 ms and 1 ms, as the follow check's)
      */
-    public RelationReads(Shards shards, Filter pairs) {
+    public RelationReads(Shards shards, Filter pairs, MeterRegistry registry) {
         this.shards = shards;
         this.pairs = pairs;
+        this.inProcess = latency(registry, "filter");
+        this.fromShards = latency(registry, "shard");
+    }
+
+    private static Timer latency(MeterRegistry registry, String layer) {
+        return Timer.builder("graph.check.hidden.latency")
+                .description("Hidden-authors answers by the layer that answered")
+                .tag("layer", layer)
+                .serviceLevelObjectives(Duration.ofNanos(300_000), Duration.ofMillis(1))
+                .publishPercentileHistogram()
+                .register(registry);
     }
 
     /**
@@ -148,8 +167,25 @@ public class RelationReads {
     }
 
     /**
+     * The answer when the in-process filter rules out every author, timed as {@code layer=filter}.
+     *
+     * @param viewerId  positive
+     * @param authorIds positive, ascending, distinct
+     * @return nobody hidden, or {@code null} when a shard must be read ({@link #hidden})
+     */
+    public Hidden hiddenInProcess(long viewerId, long[] authorIds) {
+        long start = System.nanoTime();
+        long[] candidates = candidatesInProcess(viewerId, authorIds);
+        if (candidates == null || candidates.length > 0) {
+            return null;
+        }
+        inProcess.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        return Hidden.NONE;
+    }
+
+    /**
      * Which of {@code authorIds} are hidden from {@code viewerId}: the viewer's block and mute rows and its blocked-by
-     * side, read for the authors the in-process filter cannot rule out.
+     * side, read for the authors the in-process filter cannot rule out. Timed as {@code layer=shard}.
      *
      * @param viewerId  positive
      * @param authorIds positive, ascending, distinct
@@ -157,20 +193,19 @@ public class RelationReads {
      * @throws ShardUnavailableException when a database that must be read is down
      */
     public Hidden hidden(long viewerId, long[] authorIds) {
+        long start = System.nanoTime();
         long[] candidates = candidatesInProcess(viewerId, authorIds);
         long[] ids = candidates == null ? authorIds : candidates;
         if (ids.length == 0) {
+            inProcess.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             return Hidden.NONE;
         }
         long[] blocking = AdjacencyArray.intersect(shards.relationRow(Relation.BLOCK, viewerId).followingIds(), ids,
                 ids.length);
         long[] muting = AdjacencyArray.intersect(shards.relationRow(Relation.MUTE, viewerId).followingIds(), ids,
                 ids.length);
-        return new Hidden(blocking, shards.blockedByAmong(viewerId, ids), muting);
-    }
-
-    /** The answer when the in-process filter ruled out every author. */
-    public static Hidden none() {
-        return Hidden.NONE;
+        Hidden hidden = new Hidden(blocking, shards.blockedByAmong(viewerId, ids), muting);
+        fromShards.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        return hidden;
     }
 }

@@ -147,7 +147,7 @@ class GraphReadHandlersTest {
         public boolean mayHide(long viewerId, long authorId) {
             return hiddenPairs.contains(List.of(viewerId, authorId));
         }
-    });
+    }, new SimpleMeterRegistry());
 
     final GraphReadHandlers handlers = new GraphReadHandlers(checker, null, relations, null, properties, reads);
 

@@ -2,6 +2,9 @@ package dev.socialgraph.write.follow;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.springframework.stereotype.Component;
 
 /**
@@ -19,10 +22,17 @@ public final class WriteMetrics {
     private final Counter unchanged;
     private final Counter rejected;
     private final Counter unavailable;
-    private final MeterRegistry registry;
+    /** {@code [relation][outcome]}: block, mute × added, removed, unchanged; registered up front so they export. */
+    private final Map<String, Counter> relations = new HashMap<>();
 
     WriteMetrics(MeterRegistry registry) {
-        this.registry = registry;
+        for (String relation : List.of("block", "mute")) {
+            for (String outcome : List.of("added", "removed", "unchanged")) {
+                relations.put(relation + "/" + outcome, Counter.builder("graph.write.relations")
+                        .description("Block and mute requests by relation and outcome")
+                        .tag("relation", relation).tag("outcome", outcome).register(registry));
+            }
+        }
         followed = counter(registry, "followed");
         unfollowed = counter(registry, "unfollowed");
         unchanged = counter(registry, "unchanged");
@@ -52,8 +62,7 @@ public final class WriteMetrics {
 
     void relation(RelationResult result) {
         String outcome = !result.changed() ? "unchanged" : result.present() ? "added" : "removed";
-        Counter.builder("graph.write.relations").description("Block and mute requests by relation and outcome")
-                .tag("relation", result.relation().wireName()).tag("outcome", outcome).register(registry).increment();
+        relations.get(result.relation().wireName() + "/" + outcome).increment();
     }
 
     void unavailable() {
