@@ -73,10 +73,12 @@ public final class Pipeline implements AutoCloseable {
     private final ConfigurableApplicationContext cdc;
     private final ShardDataSources dataSources;
     private final String topic;
+    private final Map<String, String> checkProperties;
 
     private Pipeline(TestShards shards, ConfigurableApplicationContext write, ConfigurableApplicationContext cdc,
-                     String topic) {
+                     String topic, Map<String, String> checkProperties) {
         this.shards = shards;
+        this.checkProperties = Map.copyOf(checkProperties);
         this.write = write;
         this.cdc = cdc;
         this.dataSources = write.getBean(ShardDataSources.class);
@@ -131,7 +133,13 @@ public final class Pipeline implements AutoCloseable {
         try {
             write = run(FollowWriteServiceApplication.class, writeProps);
             ConfigurableApplicationContext cdc = run(CdcConsumerApplication.class, cdcProps);
-            return new Pipeline(shards, write, cdc, topic);
+            Map<String, String> checkProps = new LinkedHashMap<>(shards.springProperties());
+            checkProps.put("graph.shards.migrate-on-startup", "false");
+            checkProps.put("graph.check.redis-uri", redisUri);
+            checkProps.put("graph.check.bloom.kafka-bootstrap", kafka.bootstrapServers());
+            checkProps.put("graph.check.bloom.topic", topic);
+            checkProps.put("logging.level.org.apache.kafka", "warn");
+            return new Pipeline(shards, write, cdc, topic, checkProps);
         } catch (RuntimeException e) {
             if (write != null) {
                 write.close();
@@ -152,6 +160,17 @@ public final class Pipeline implements AutoCloseable {
         URL location = application.getProtectionDomain().getCodeSource().getLocation();
         String url = location.toString();
         return url.endsWith(".jar") ? "jar:" + url + "!/application.yml" : url + "application.yml";
+    }
+
+    /**
+     * Settings for a follow-check-service on this pipeline's shards, Redis and topic, to run from its jar
+     * ({@code ServiceProcess}: it is a reactive application, and this JVM's classpath makes Spring choose a servlet
+     * one).
+     *
+     * @return shard map, Redis URI, broker and topic; add or override before starting
+     */
+    public Map<String, String> checkServiceProperties() {
+        return checkProperties;
     }
 
     /** The service credential both services were started with ({@code X-Service-Token}). */

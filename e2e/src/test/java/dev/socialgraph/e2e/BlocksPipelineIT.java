@@ -11,13 +11,20 @@ import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.testsupport.ServiceProcess;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
@@ -27,6 +34,8 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Blocks and mutes through the whole write pipeline (write service, outbox, relay, Kafka, cdc-consumer) on real
@@ -174,6 +183,80 @@ class BlocksPipelineIT {
         for (List<Long> block : blocks) {
             assertThat(follows).doesNotContain(block, List.of(block.get(1), block.get(0)));
         }
+        assertReadsMatchTheModel(users, follows, blocks, mutes);
+    }
+
+    /**
+     * Every read endpoint of the check service against the model, for every user and pair: the block and mute lists,
+     * hidden authors (through the in-process filter of hidden pairs, fed by the same events), the relationship, and
+     * the followers list. The check service starts after the writes, so its start-up scan and its consumer both play.
+     */
+    private static void assertReadsMatchTheModel(long[] users, Set<List<Long>> follows, Set<List<Long>> blocks,
+                                                 Set<List<Long>> mutes) throws Exception {
+        Map<String, String> props = new HashMap<>(pipeline.checkServiceProperties());
+        props.put("graph.check.bloom.snapshot-dir", "target/blocks-pipeline-no-snapshots");
+        props.put("graph.check.feed.max-lag", "60s"); // a loaded machine may delay the feed's probes
+        try (ServiceProcess check = ServiceProcess.start("follow-check-service", props, Duration.ofSeconds(180))) {
+            String base = check.baseUrl() + "/internal/v1/users/";
+            String all = "{\"ids\":" + Arrays.stream(users).boxed().toList() + "}";
+            for (long u : users) {
+                assertThat(ids(json(get(base + u + "/blocking?limit=100")), "items")).as("%d's blocks", u)
+                        .isEqualTo(out(blocks, u));
+                assertThat(ids(json(get(base + u + "/muting?limit=100")), "items")).as("%d's mutes", u)
+                        .isEqualTo(out(mutes, u));
+                assertThat(ids(json(get(base + u + "/followers?limit=100")), "items")).as("%d's followers", u)
+                        .isEqualTo(in(follows, u));
+                JsonNode hidden = json(post(base + u + "/hidden", all));
+                assertThat(new TreeSet<>(longs(hidden.get("blocking")))).as("%d blocks", u).isEqualTo(out(blocks, u));
+                assertThat(new TreeSet<>(longs(hidden.get("blockedBy")))).as("%d blocked by", u)
+                        .isEqualTo(in(blocks, u));
+                assertThat(new TreeSet<>(longs(hidden.get("muting")))).as("%d mutes", u).isEqualTo(out(mutes, u));
+                for (long v : users) {
+                    if (u == v) {
+                        continue;
+                    }
+                    JsonNode r = json(get(base + u + "/relationship/" + v));
+                    String pair = u + "/" + v;
+                    assertThat(r.get("following").asBoolean()).as(pair).isEqualTo(follows.contains(List.of(u, v)));
+                    assertThat(r.get("followedBy").asBoolean()).as(pair).isEqualTo(follows.contains(List.of(v, u)));
+                    assertThat(r.get("blocking").asBoolean()).as(pair).isEqualTo(blocks.contains(List.of(u, v)));
+                    assertThat(r.get("blockedBy").asBoolean()).as(pair).isEqualTo(blocks.contains(List.of(v, u)));
+                    assertThat(r.get("muting").asBoolean()).as(pair).isEqualTo(mutes.contains(List.of(u, v)));
+                }
+            }
+        }
+    }
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private static HttpResponse<String> get(String uri) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(uri)).header("X-Service-Token", pipeline.serviceToken())
+                .GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> post(String uri, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(uri)).header("X-Service-Token", pipeline.serviceToken())
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static JsonNode json(HttpResponse<String> response) {
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return JSON.readTree(response.body());
+    }
+
+    /** The {@code userId}s of a list page's items. */
+    private static TreeSet<Long> ids(JsonNode page, String field) {
+        TreeSet<Long> out = new TreeSet<>();
+        page.get(field).forEach(item -> out.add(item.get("userId").asLong()));
+        return out;
+    }
+
+    private static List<Long> longs(JsonNode array) {
+        List<Long> out = new ArrayList<>();
+        array.forEach(n -> out.add(n.asLong()));
+        return out;
     }
 
     private static TreeSet<Long> out(Set<List<Long>> edges, long source) {
