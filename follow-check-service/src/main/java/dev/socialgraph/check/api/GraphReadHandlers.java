@@ -134,16 +134,26 @@ final class GraphReadHandlers {
     record SuggestionsResponse(List<Suggestions.Suggestion> items) {
     }
 
-    /** {@code GET /internal/v1/users/{id}/following/{targetId}}: {@code {"following":true|false}}. */
+    /**
+     * {@code GET /internal/v1/users/{id}/following/{targetId}}: {@code {"following":true|false}}. A follow that the
+     * followee's block forbids (its removal by the block's event still on its way) is answered {@code false}: the
+     * filter of hidden pairs says when the followee's block row must be read, which is rare.
+     */
     Mono<ServerResponse> isFollowing(ServerRequest request) {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
         long followee = UserIds.parse(request.pathVariable("targetId"), "targetId");
         String token = request.headers().firstHeader(FOLLOW_TOKEN);
         int known = checker.answerInProcess(follower, followee, token);
-        if (known != FollowChecker.UNKNOWN) {
+        if (known == FollowChecker.NOT_FOLLOWING
+                || known == FollowChecker.FOLLOWING && !relations.followMayBeBlocked(follower, followee)) {
             return check(known == FollowChecker.FOLLOWING);
         }
-        return blocking(() -> checker.isFollowing(follower, followee, token)).flatMap(GraphReadHandlers::check);
+        if (known == FollowChecker.FOLLOWING) {
+            return blocking(() -> !relations.blocks(followee, follower)).flatMap(GraphReadHandlers::check);
+        }
+        return blocking(() -> checker.isFollowing(follower, followee, token)
+                && !(relations.followMayBeBlocked(follower, followee) && relations.blocks(followee, follower)))
+                .flatMap(GraphReadHandlers::check);
     }
 
     private static Mono<ServerResponse> check(boolean following) {

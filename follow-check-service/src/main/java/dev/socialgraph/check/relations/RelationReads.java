@@ -116,6 +116,24 @@ public class RelationReads {
     }
 
     /**
+     * Whether a follow of {@code followeeId} by {@code followerId} may stand under the followee's block (the block's
+     * event not yet enforced): the in-process filter is trusted and has seen the pair. While the filter is not
+     * trusted (starting, feed lagging) this says {@code false} rather than read a shard for every follow.
+     */
+    public boolean followMayBeBlocked(long followerId, long followeeId) {
+        return pairs.trusted() && pairs.mayHide(followeeId, followerId);
+    }
+
+    /**
+     * Whether {@code blockerId} blocks {@code blockedId}, from the blocker's row.
+     *
+     * @throws ShardUnavailableException when the blocker's following database is down
+     */
+    public boolean blocks(long blockerId, long blockedId) {
+        return shards.holds(Relation.BLOCK, blockerId, blockedId);
+    }
+
+    /**
      * The blocks either way and {@code a}'s mute of {@code b}, from the sources' own rows.
      *
      * @param a positive

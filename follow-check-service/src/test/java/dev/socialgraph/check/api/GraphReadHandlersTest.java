@@ -268,6 +268,25 @@ class GraphReadHandlersTest {
     }
 
     @Test
+    void check_ofAFollowUnderTheFolloweesBlock_isFalse_andOnlyAPairTheFilterMayHideReadsABlock() {
+        local.put(A, new long[] {B}); // A still follows B: B's block of A has not been enforced yet
+        assertThat(body(handlers.isFollowing(check(A, B)).block())).isEqualTo("{\"following\":true}");
+        assertThat(hops).hasValue(0);
+
+        hiddenPairs.addAll(List.of(List.of(A, B), List.of(B, A)));
+        relationRows.put(Relation.BLOCK, Map.of(B, new long[] {A}));
+        assertThat(body(handlers.isFollowing(check(A, B)).block())).isEqualTo("{\"following\":false}");
+        assertThat(hops).hasValue(1);
+        assertThat(relationReads).hasValue(1);
+
+        relationRows.clear(); // a filter false positive: the read finds no block
+        assertThat(body(handlers.isFollowing(check(A, B)).block())).isEqualTo("{\"following\":true}");
+        local.remove(A); // from the shard now
+        relationRows.put(Relation.BLOCK, Map.of(B, new long[] {A}));
+        assertThat(body(handlers.isFollowing(check(A, B)).block())).isEqualTo("{\"following\":false}");
+    }
+
+    @Test
     void relationship_showsBlocksOnlyToTheTwoUsers_andTheMuteOnlyToTheMuter() {
         local.put(A, new long[0]);
         local.put(B, new long[0]);
