@@ -1,11 +1,13 @@
 package dev.socialgraph.reconciler;
 
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.reconciler.bloom.SnapshotBuilder;
 import dev.socialgraph.reconciler.repair.FollowerRepairs;
 import dev.socialgraph.reconciler.sample.OutboxPositionRepository;
 import dev.socialgraph.reconciler.sample.OutboxSampler;
 import dev.socialgraph.reconciler.scan.ScanListener;
 import dev.socialgraph.reconciler.scan.ScanService;
+import dev.socialgraph.store.BlockedFollows;
 import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowingRepository;
@@ -22,14 +24,18 @@ import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 import org.springframework.context.event.EventListener;
 
 /**
- * Wiring of the reconciler's features, and its two schedules: recent-edge sampling every
+ * Wiring of the reconciler's features, and its two schedules. Two {@link FollowerRepairs} beans: the followers
+ * side's ({@code followerRepairs}, primary, on graph-store's follow repositories) and the blocked-by side's
+ * ({@code blockRepairs}, on block repositories made here). The schedules: recent-edge sampling every
  * {@code graph.reconciler.sampling.interval}, and (on by default) a full scan of every logical shard every
  * {@code graph.reconciler.scan.scheduled-interval}, counted from the last full scan's start and paced by
  * {@code graph.reconciler.scan.rate-limit}. Both start when the application is ready, after
@@ -51,31 +57,42 @@ class ReconcilerConfiguration {
         return new ReconcilerMetrics(registry);
     }
 
+    /** The followers side's repairs: primary, as graph-store's follow repositories are the plain beans. */
     @Bean
+    @Primary
     FollowerRepairs followerRepairs(ShardDataSources dataSources, FollowingRepository following,
                                     FollowerRepository followers, CelebrityPageRepository pages,
                                     ReconcilerMetrics metrics, ReconcilerProperties properties, Clock clock) {
-        return new FollowerRepairs(dataSources, following, followers, pages, metrics, properties.repairThreshold(),
-                clock);
+        return new FollowerRepairs(dataSources, Relation.FOLLOW, following, followers, pages, metrics,
+                properties.repairThreshold(), clock);
+    }
+
+    /** The blocked-by side's repairs. */
+    @Bean
+    FollowerRepairs blockRepairs(ShardDataSources dataSources, ReconcilerMetrics metrics,
+                                 ReconcilerProperties properties, Clock clock) {
+        return new FollowerRepairs(dataSources, Relation.BLOCK, new FollowingRepository(Relation.BLOCK),
+                new FollowerRepository(Relation.BLOCK), new CelebrityPageRepository(Relation.BLOCK), metrics,
+                properties.repairThreshold(), clock);
     }
 
     @Bean(destroyMethod = "close")
-    ScanService scanService(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
-                            CelebrityPageRepository pages, FollowerRepairs repairs, ReconcilerMetrics metrics,
-                            ObjectProvider<ScanListener> listeners, ReconcilerProperties properties) {
+    ScanService scanService(ShardDataSources dataSources, FollowingRepository following, OutboxRepository outbox,
+                            FollowerRepairs repairs, @Qualifier("blockRepairs") FollowerRepairs blockRepairs,
+                            ReconcilerMetrics metrics, ObjectProvider<ScanListener> listeners,
+                            ReconcilerProperties properties) {
         ReconcilerProperties.Scan scan = properties.scan();
-        return new ScanService(dataSources, following, followers, pages, repairs, metrics,
-                listeners.orderedStream().toList(), scan.rateLimit(), scan.pageSize(),
+        return new ScanService(dataSources, repairs, blockRepairs, new BlockedFollows(dataSources, following, outbox),
+                metrics, listeners.orderedStream().toList(), scan.rateLimit(), scan.pageSize(),
                 properties.admin().scanThreads(), scan.retryDelay());
     }
 
     /** After {@code scanService}, which migrates the reconciler's own tables (its position table among them). */
     @Bean
-    OutboxSampler outboxSampler(ShardDataSources dataSources, OutboxRepository outbox, FollowingRepository following,
-                                FollowerRepository followers, CelebrityPageRepository pages, FollowerRepairs repairs,
-                                ReconcilerMetrics metrics, ReconcilerProperties properties, Clock clock,
-                                ScanService scanService) {
-        return new OutboxSampler(dataSources, outbox, following, followers, pages, repairs, metrics,
+    OutboxSampler outboxSampler(ShardDataSources dataSources, OutboxRepository outbox, FollowerRepairs repairs,
+                                @Qualifier("blockRepairs") FollowerRepairs blockRepairs, ReconcilerMetrics metrics,
+                                ReconcilerProperties properties, Clock clock, ScanService scanService) {
+        return new OutboxSampler(dataSources, outbox, repairs, blockRepairs, metrics,
                 properties.sampling().batchSize(), properties.sampling().maxPerRound(), clock,
                 new OutboxPositionRepository(scanService.database()));
     }

@@ -13,8 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Meters of the reconciler (DESIGN.md 8), tags of low cardinality only:
  * <ul>
- *   <li>{@code reconciler_divergences_total{kind, outcome=found|repaired}}: kinds of {@link Divergence};</li>
- *   <li>{@code reconciler_in_flight_skipped_total}: follower ids left alone because their event may be in flight;</li>
+ *   <li>{@code reconciler_divergences_total{kind, outcome=found|repaired}}: kinds of {@link Divergence}; the followers
+ *       and the blocked-by side count under the same kinds;</li>
+ *   <li>{@code reconciler_in_flight_skipped_total}: follower (blocker) ids left alone because their event may be in
+ *       flight;</li>
  *   <li>{@code reconciler_scan_rows_total{group}}: shard rows read by full scans;</li>
  *   <li>{@code reconciler_scan_progress}: fraction 0..1 of the scan running last;</li>
  *   <li>{@code reconciler_sampled_total}: outbox rows checked by the sampler.</li>
@@ -34,9 +36,9 @@ public final class ReconcilerMetrics {
     public ReconcilerMetrics(MeterRegistry registry) {
         for (Divergence kind : Divergence.values()) {
             found.put(kind, Counter.builder("reconciler.divergences").tag("kind", kind.tag()).tag("outcome", "found")
-                    .description("Follower-side divergences found").register(registry));
+                    .description("Divergences found, by kind").register(registry));
             repaired.put(kind, Counter.builder("reconciler.divergences").tag("kind", kind.tag())
-                    .tag("outcome", "repaired").description("Follower-side divergences repaired").register(registry));
+                    .tag("outcome", "repaired").description("Divergences repaired, by kind").register(registry));
         }
         for (ShardGroup group : ShardGroup.values()) {
             rows.put(group, Counter.builder("reconciler.scan.rows").tag("group", group.name().toLowerCase())

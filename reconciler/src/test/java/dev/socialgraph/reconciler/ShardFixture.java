@@ -1,5 +1,7 @@
 package dev.socialgraph.reconciler;
 
+import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.store.CelebrityPage;
@@ -8,6 +10,7 @@ import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.OutboxEntry;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.Transactions;
@@ -20,17 +23,30 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** Writes shard rows directly (no write service, no consumer) and reads the whole follower side back. */
+/**
+ * Writes shard rows of one relation directly (no write service, no consumer) and reads the whole follower side
+ * back. Follows unless built for another relation; for blocks, "following" rows are block rows and "follower" rows
+ * blocked-by rows.
+ */
 public final class ShardFixture {
 
     private final ShardDataSources sources;
-    private final FollowingRepository following = new FollowingRepository();
-    private final FollowerRepository followers = new FollowerRepository();
-    private final CelebrityPageRepository pages = new CelebrityPageRepository();
+    private final FollowingRepository following;
+    private final FollowerRepository followers;
+    private final CelebrityPageRepository pages;
     private final OutboxRepository outbox = new OutboxRepository();
 
+    /** Follows' rows. */
     public ShardFixture(ShardDataSources sources) {
+        this(sources, Relation.FOLLOW);
+    }
+
+    /** Rows of {@code relation}. */
+    public ShardFixture(ShardDataSources sources, Relation relation) {
         this.sources = sources;
+        this.following = new FollowingRepository(relation);
+        this.followers = new FollowerRepository(relation);
+        this.pages = new CelebrityPageRepository(relation);
     }
 
     /** A user id in logical shard {@code shard} ({@code k >= 0}). */
@@ -73,8 +89,15 @@ public final class ShardFixture {
      */
     public long outbox(long follower, long followee, boolean follow, long followedAt, boolean published,
                        int ageSeconds) throws SQLException {
-        return Transactions.inTransaction(sources.forUser(ShardGroup.FOLLOWING, follower), c -> {
-            long id = outbox.append(c, follower, followee, follow, followedAt, 1);
+        return outbox(follow ? FollowEvent.Type.FOLLOW : FollowEvent.Type.UNFOLLOW, follower, followee, followedAt,
+                published, ageSeconds);
+    }
+
+    /** {@link #outbox(long, long, boolean, long, boolean, int)} of a change of any relation, by its type. */
+    public long outbox(FollowEvent.Type type, long source, long target, long createdAt, boolean published,
+                       int ageSeconds) throws SQLException {
+        return Transactions.inTransaction(sources.forUser(ShardGroup.FOLLOWING, source), c -> {
+            long id = outbox.append(c, type, source, target, createdAt, 1);
             try (PreparedStatement ps = c.prepareStatement("""
                     UPDATE follow_outbox SET created_at = now() - make_interval(secs => ?),
                            published_at = CASE WHEN ? THEN now() - make_interval(secs => ?) END
@@ -87,6 +110,27 @@ public final class ShardFixture {
             }
             return id;
         });
+    }
+
+    /** The following row of {@code follower}, or {@code null}. */
+    public FollowingRow followingRow(long follower) throws SQLException {
+        try (Connection c = sources.forUser(ShardGroup.FOLLOWING, follower).getConnection()) {
+            return following.find(c, follower).orElse(null);
+        }
+    }
+
+    /** The outbox rows {@code source} changed, any relation, in id order (from its following database). */
+    public List<OutboxEntry> outboxOf(long source) throws SQLException {
+        try (Connection c = sources.forUser(ShardGroup.FOLLOWING, source).getConnection()) {
+            List<OutboxEntry> out = new ArrayList<>();
+            long after = 0;
+            List<OutboxEntry> batch;
+            while (!(batch = outbox.after(c, after, 1000)).isEmpty()) {
+                batch.stream().filter(e -> e.followerId() == source).forEach(out::add);
+                after = batch.getLast().id();
+            }
+            return out;
+        }
     }
 
     /** The follower row of {@code followee}, or {@code null}. */

@@ -1,6 +1,10 @@
 package dev.socialgraph.reconciler.repair;
 
-/** Kinds of disagreement between the follower side and the following side (the source of truth). */
+/**
+ * Kinds of disagreement the reconciler finds. The first four are between a follower side and its following side (the
+ * source of truth), for follows (follower rows) and blocks alike (blocked-by rows: "follower" is the blocker);
+ * {@link #FOLLOW_UNDER_BLOCK} breaks the rule between the two relations.
+ */
 public enum Divergence {
     /** A following edge has no entry on the follower side (or only one at another time). */
     MISSING_FOLLOWER("missing_follower"),
@@ -9,7 +13,12 @@ public enum Divergence {
     /** {@code follower_count} differs from the number of follower entries. */
     WRONG_COUNT("wrong_count"),
     /** A follower id appears more than once in a row and its celebrity pages. */
-    DUPLICATE("duplicate");
+    DUPLICATE("duplicate"),
+    /**
+     * A follow between two users, either way, while a settled block stands between them; counted per follow
+     * removed.
+     */
+    FOLLOW_UNDER_BLOCK("follow_under_block");
 
     private final String tag;
 

@@ -1,5 +1,6 @@
 package dev.socialgraph.reconciler.repair;
 
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
@@ -10,6 +11,7 @@ import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.Transactions;
 import java.sql.Connection;
@@ -17,6 +19,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -29,7 +32,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Repairs one followee's follower side (row, celebrity pages, count) so that it agrees with the following side,
- * for a given scope of follower ids. Callers (full scan, sampler) only detect; this class decides under the lock:
+ * for a given scope of follower ids, in one {@link Relation}: follows (followers), or blocks (the blocked user's
+ * blocked-by row and pages; "followee" is the blocked user, "followers" its blockers). An instance works on the
+ * rows of the relation it was built with; the outbox rows that count as in flight are that relation's two types.
+ * Callers (full scan, sampler) only detect; this class decides under the lock:
  *
  * <ol>
  *   <li>lock the followee's follower row (it guards the celebrity pages as well), so the cdc-consumer cannot apply
@@ -59,16 +65,34 @@ public final class FollowerRepairs {
     private final FollowingRepository following;
     private final FollowerRepository followers;
     private final CelebrityPageRepository pages;
-    private final InFlightRepository inFlight = new InFlightRepository();
+    private final OutboxRepository outbox = new OutboxRepository();
+    private final Relation relation;
     private final ReconcilerMetrics metrics;
     private final Duration threshold;
     private final Clock clock;
 
     /**
+     * @param relation  follows or blocks: a relation whose reverse side the consumer keeps
+     *                  ({@link Relation#keepsReverse()})
+     * @param following the relation's rows on the following side (the source of truth)
+     * @param followers the relation's rows on the follower side
+     * @param pages     the relation's celebrity pages
      * @param threshold edges younger than this are in flight and left alone (DESIGN.md 7: 30 s)
+     * @throws IllegalArgumentException when {@code relation} keeps no reverse side, or a repository belongs to
+     *                                  another relation
      */
-    public FollowerRepairs(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
-                           CelebrityPageRepository pages, ReconcilerMetrics metrics, Duration threshold, Clock clock) {
+    public FollowerRepairs(ShardDataSources dataSources, Relation relation, FollowingRepository following,
+                           FollowerRepository followers, CelebrityPageRepository pages, ReconcilerMetrics metrics,
+                           Duration threshold, Clock clock) {
+        if (!relation.keepsReverse()) {
+            throw new IllegalArgumentException(relation.wireName() + " has no follower side to repair");
+        }
+        if (following.relation() != relation || followers.relation() != relation || pages.relation() != relation) {
+            throw new IllegalArgumentException("repositories of " + following.relation().wireName() + ", "
+                    + followers.relation().wireName() + ", " + pages.relation().wireName() + " given to repairs of "
+                    + relation.wireName());
+        }
+        this.relation = relation;
         this.dataSources = dataSources;
         this.following = following;
         this.followers = followers;
@@ -76,6 +100,26 @@ public final class FollowerRepairs {
         this.metrics = metrics;
         this.threshold = threshold;
         this.clock = clock;
+    }
+
+    /** The relation whose follower side this instance repairs. */
+    public Relation relation() {
+        return relation;
+    }
+
+    /** The relation's rows on the following side, which this instance reads as the truth. */
+    public FollowingRepository following() {
+        return following;
+    }
+
+    /** The relation's rows on the follower side, which this instance repairs. */
+    public FollowerRepository followers() {
+        return followers;
+    }
+
+    /** The relation's celebrity pages, which this instance repairs with their row. */
+    public CelebrityPageRepository pages() {
+        return pages;
     }
 
     /** The repair threshold: edges younger than this are in flight. */
@@ -103,7 +147,7 @@ public final class FollowerRepairs {
                 connection -> repairLocked(connection, followeeId, scope));
         metrics.recordRepair(result);
         if (result.repaired()) {
-            log.debug("Repaired followee {}: {}", followeeId, result);
+            log.debug("Repaired {} followee {}: {}", relation.wireName(), followeeId, result);
         }
         return result;
     }
@@ -151,7 +195,7 @@ public final class FollowerRepairs {
         for (Map.Entry<ShardRange, long[]> group : byFollowingRange(followerIds).entrySet()) {
             try (Connection c = dataSources.forRange(group.getKey()).getConnection()) {
                 for (FollowingRow f : following.findAll(c, group.getValue())) {
-                    int at = java.util.Arrays.binarySearch(f.followingIds(), followeeId);
+                    int at = Arrays.binarySearch(f.followingIds(), followeeId);
                     if (at >= 0) {
                         expected.put(f.followerId(), f.followedAt()[at]);
                     }
@@ -172,7 +216,7 @@ public final class FollowerRepairs {
         }
         for (Map.Entry<ShardRange, long[]> group : byFollowingRange(followerIds).entrySet()) {
             try (Connection c = dataSources.forRange(group.getKey()).getConnection()) {
-                out.addAll(inFlight.inFlight(c, followeeId, group.getValue(), threshold));
+                out.addAll(outbox.inFlight(c, relation, followeeId, group.getValue(), threshold));
             }
         }
         return out;

@@ -4,7 +4,7 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * What one repair of a followee did.
+ * What one repair did: of a followee's follower side, or of the follows under one block.
  *
  * @param found           divergences found under the row lock, by kind (in-flight edges left out)
  * @param repaired        whether the fix was committed ({@code false} when nothing was found)
@@ -27,6 +27,16 @@ public record RepairResult(Map<Divergence, Integer> found, boolean repaired, int
     /** Total divergences found. */
     public int totalFound() {
         return found.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /**
+     * The follows under one block that were removed.
+     *
+     * @param removed follows removed, {@code >= 0}
+     * @return {@link #NONE} when none was; otherwise {@code removed} {@link Divergence#FOLLOW_UNDER_BLOCK}s, repaired
+     */
+    public static RepairResult followsUnderBlock(int removed) {
+        return removed == 0 ? NONE : new RepairResult(Map.of(Divergence.FOLLOW_UNDER_BLOCK, removed), true, 0);
     }
 
     static Map<Divergence, Integer> counts(int missing, int stale, int wrongCount, int duplicate) {

@@ -1,15 +1,14 @@
 package dev.socialgraph.reconciler.sample;
 
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.reconciler.ReconcilerMetrics;
 import dev.socialgraph.reconciler.repair.FollowerRepairs;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageRepository;
-import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
-import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.OutboxEntry;
 import dev.socialgraph.store.OutboxRepository;
@@ -30,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * Recent-edge sampling: follows each following database's outbox ({@link OutboxRepository#after}) and checks
  * every pair, once its row is older than the repair threshold and published, on the follower side; a pair that
  * disagrees with the following row goes to {@link FollowerRepairs#repair}. Catches a lost or misapplied event
- * within about {@code threshold + interval}, long before the next full scan.
+ * within about {@code threshold + interval}, long before the next full scan. Follow and unfollow rows are checked
+ * on the followers side, block and unblock rows on the blocked-by side, each with its relation's repairs; mute rows
+ * are passed over (a mute has no reverse side). Follows under a block are left to full scans.
  *
  * <p>The position per database (the last outbox id checked) is saved after every round in the reconciler's database
  * ({@link OutboxPositionRepository}) and read from there on the first round, so a restart resumes where the last
@@ -45,10 +46,8 @@ public final class OutboxSampler {
 
     private final ShardDataSources dataSources;
     private final OutboxRepository outbox;
-    private final FollowingRepository following;
-    private final FollowerRepository followers;
-    private final CelebrityPageRepository pages;
-    private final FollowerRepairs repairs;
+    private final FollowerRepairs follows;
+    private final FollowerRepairs blocks;
     private final ReconcilerMetrics metrics;
     private final int batchSize;
     private final int maxPerRound;
@@ -57,19 +56,23 @@ public final class OutboxSampler {
     private final Map<String, Long> positions = new ConcurrentHashMap<>();
 
     /**
+     * @param follows     repairs of the followers side, for follow and unfollow rows
+     * @param blocks      repairs of the blocked-by side, for block and unblock rows
      * @param batchSize   outbox rows read per query, {@code >= 1}
-     * @param maxPerRound outbox rows checked per following database per round at most, {@code >= 1}
+     * @param maxPerRound outbox rows read per following database per round at most, {@code >= 1}
+     * @throws IllegalArgumentException when {@code follows} or {@code blocks} repairs another relation
      */
-    public OutboxSampler(ShardDataSources dataSources, OutboxRepository outbox, FollowingRepository following,
-                         FollowerRepository followers, CelebrityPageRepository pages, FollowerRepairs repairs,
-                         ReconcilerMetrics metrics, int batchSize, int maxPerRound, Clock clock,
-                         OutboxPositionRepository saved) {
+    public OutboxSampler(ShardDataSources dataSources, OutboxRepository outbox, FollowerRepairs follows,
+                         FollowerRepairs blocks, ReconcilerMetrics metrics, int batchSize, int maxPerRound,
+                         Clock clock, OutboxPositionRepository saved) {
+        if (follows.relation() != Relation.FOLLOW || blocks.relation() != Relation.BLOCK) {
+            throw new IllegalArgumentException("need the repairs of follows and of blocks, got "
+                    + follows.relation().wireName() + " and " + blocks.relation().wireName());
+        }
         this.dataSources = dataSources;
         this.outbox = outbox;
-        this.following = following;
-        this.followers = followers;
-        this.pages = pages;
-        this.repairs = repairs;
+        this.follows = follows;
+        this.blocks = blocks;
         this.metrics = metrics;
         this.batchSize = batchSize;
         this.maxPerRound = maxPerRound;
@@ -83,7 +86,7 @@ public final class OutboxSampler {
      * database, 50/s with the defaults: a busier outbox left it ever further behind, until retention pruned rows it
      * had not reached.)
      *
-     * @return the number of pairs checked
+     * @return the number of pairs checked (mute rows passed over are not)
      */
     public synchronized int sampleOnce() {
         int checked = 0;
@@ -123,11 +126,12 @@ public final class OutboxSampler {
     }
 
     private int sampleBatches(ShardRange range) throws SQLException {
-        Duration threshold = repairs.threshold();
+        Duration threshold = follows.threshold();
+        int read = 0;
         int checked = 0;
-        while (checked < maxPerRound) {
+        while (read < maxPerRound) {
             long after = position(range.database());
-            int want = Math.min(batchSize, maxPerRound - checked);
+            int want = Math.min(batchSize, maxPerRound - read);
             List<OutboxEntry> entries;
             try (Connection c = dataSources.forRange(range).getConnection()) {
                 entries = outbox.after(c, after, want);
@@ -138,10 +142,14 @@ public final class OutboxSampler {
                 if (!settled) {
                     return checked;
                 }
-                if (disagrees(e)) {
-                    repairs.repair(e.followeeId(), new long[] {e.followerId()});
+                FollowerRepairs repairs = repairsOf(e.relation());
+                if (repairs != null) {
+                    if (disagrees(repairs, e)) {
+                        repairs.repair(e.followeeId(), new long[] {e.followerId()});
+                    }
+                    checked++;
                 }
-                checked++;
+                read++;
                 positions.put(range.database(), e.id());
             }
             if (entries.size() < want) {
@@ -151,11 +159,23 @@ public final class OutboxSampler {
         return checked;
     }
 
-    /** Whether the follower side disagrees with the following row for the entry's pair (unlocked reads). */
-    private boolean disagrees(OutboxEntry e) throws SQLException {
+    /** The repairs of {@code relation}'s follower side; {@code null} for mutes, which have none. */
+    private FollowerRepairs repairsOf(Relation relation) {
+        return switch (relation) {
+            case FOLLOW -> follows;
+            case BLOCK -> blocks;
+            case MUTE -> null;
+        };
+    }
+
+    /**
+     * Whether the follower side disagrees with the following row for the entry's pair (unlocked reads), in the
+     * relation of {@code repairs}.
+     */
+    private boolean disagrees(FollowerRepairs repairs, OutboxEntry e) throws SQLException {
         Optional<FollowingRow> followingRow;
         try (Connection c = dataSources.forUser(ShardGroup.FOLLOWING, e.followerId()).getConnection()) {
-            followingRow = following.find(c, e.followerId());
+            followingRow = repairs.following().find(c, e.followerId());
         }
         long edgeTime = Long.MIN_VALUE;
         if (followingRow.isPresent()) {
@@ -165,7 +185,7 @@ public final class OutboxSampler {
             }
         }
         try (Connection c = dataSources.forUser(ShardGroup.FOLLOWER, e.followeeId()).getConnection()) {
-            Optional<FollowerRow> row = followers.find(c, e.followeeId());
+            Optional<FollowerRow> row = repairs.followers().find(c, e.followeeId());
             if (row.isEmpty()) {
                 return edgeTime != Long.MIN_VALUE;
             }
@@ -175,13 +195,17 @@ public final class OutboxSampler {
                 return entryTime != edgeTime;
             }
             // Celebrity: look where the edge (or the event's follow) would be.
-            boolean atEdge = edgeTime != Long.MIN_VALUE && inPages(c, e.followeeId(), e.followerId(), edgeTime);
-            boolean atEvent = e.followedAt() != edgeTime && inPages(c, e.followeeId(), e.followerId(), e.followedAt());
+            CelebrityPageRepository pages = repairs.pages();
+            boolean atEdge = edgeTime != Long.MIN_VALUE
+                    && inPages(c, pages, e.followeeId(), e.followerId(), edgeTime);
+            boolean atEvent = e.followedAt() != edgeTime
+                    && inPages(c, pages, e.followeeId(), e.followerId(), e.followedAt());
             return (edgeTime != Long.MIN_VALUE && !atEdge) || atEvent;
         }
     }
 
-    private boolean inPages(Connection c, long followee, long follower, long followedAt) throws SQLException {
+    private static boolean inPages(Connection c, CelebrityPageRepository pages, long followee, long follower,
+                                   long followedAt) throws SQLException {
         for (CelebrityPage p : pages.containing(c, followee, followedAt)) {
             for (int i = 0; i < p.followerIds().length; i++) {
                 if (p.followerIds()[i] == follower && p.followedAt()[i] == followedAt) {

@@ -5,8 +5,8 @@ import dev.socialgraph.store.FollowingRow;
 import java.util.List;
 
 /**
- * Extension point: sees every following row a full scan reads (phase {@link ScanPhase#FOLLOWING}), after the
- * shard-range filter. Bloom snapshots do not use it: {@code reconciler.bloom.SnapshotBuilder} makes its own
+ * Extension point: sees every follow row a full scan reads (phase {@link ScanPhase#FOLLOWING}; not the block rows of
+ * {@link ScanPhase#BLOCKING}), after the shard-range filter. Bloom snapshots do not use it: {@code reconciler.bloom.SnapshotBuilder} makes its own
  * unthrottled pass, because a snapshot needs the Kafka offsets read right before one uninterrupted scan, and a
  * reconciliation is rate-limited and resumes across restarts (see the README).
  *

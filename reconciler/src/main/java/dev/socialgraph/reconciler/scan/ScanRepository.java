@@ -15,14 +15,15 @@ import java.util.function.ToDoubleFunction;
 import javax.sql.DataSource;
 
 /**
- * JDBC access to {@code reconciler_scan} (see {@code db/reconciler/V1__reconciler_scan.sql}) in the reconciler's
- * database. Every method runs in its own auto-committed statement. Thread-safe.
+ * JDBC access to {@code reconciler_scan} (see {@code db/reconciler/V1__reconciler_scan.sql} and
+ * {@code V3__reconciler_scan_blocks.sql}) in the reconciler's database. Every method runs in its own auto-committed statement. Thread-safe.
  */
 final class ScanRepository {
 
     private static final String COLUMNS = """
             id, first_shard, last_shard, state, phase, range_index, cursor_id, rows_scanned, missing_follower,
-            stale_follower, wrong_count, duplicate, repairs, skipped_in_flight, error, created_at, updated_at""";
+            stale_follower, wrong_count, duplicate, follow_under_block, repairs, skipped_in_flight, error, created_at,
+            updated_at""";
 
     private static final String CREATE = """
             INSERT INTO reconciler_scan (first_shard, last_shard, state, phase) VALUES (?, ?, 'running', 'following')
@@ -41,8 +42,8 @@ final class ScanRepository {
             UPDATE reconciler_scan
                SET phase = ?, range_index = ?, cursor_id = ?, rows_scanned = rows_scanned + ?,
                    missing_follower = missing_follower + ?, stale_follower = stale_follower + ?,
-                   wrong_count = wrong_count + ?, duplicate = duplicate + ?, repairs = repairs + ?,
-                   skipped_in_flight = skipped_in_flight + ?, error = NULL, updated_at = now()
+                   wrong_count = wrong_count + ?, duplicate = duplicate + ?,
+                   follow_under_block = follow_under_block + ?, repairs = repairs + ?, skipped_in_flight = skipped_in_flight + ?, error = NULL, updated_at = now()
              WHERE id = ? AND state = 'running'
             """;
 
@@ -128,9 +129,10 @@ final class ScanRepository {
             ps.setLong(6, delta.found.getOrDefault(Divergence.STALE_FOLLOWER, 0L));
             ps.setLong(7, delta.found.getOrDefault(Divergence.WRONG_COUNT, 0L));
             ps.setLong(8, delta.found.getOrDefault(Divergence.DUPLICATE, 0L));
-            ps.setLong(9, delta.repairs);
-            ps.setLong(10, delta.skippedInFlight);
-            ps.setLong(11, id);
+            ps.setLong(9, delta.found.getOrDefault(Divergence.FOLLOW_UNDER_BLOCK, 0L));
+            ps.setLong(10, delta.repairs);
+            ps.setLong(11, delta.skippedInFlight);
+            ps.setLong(12, id);
             return ps.executeUpdate() == 1;
         }
     }
@@ -161,6 +163,7 @@ final class ScanRepository {
         divergences.put(Divergence.STALE_FOLLOWER, rs.getLong("stale_follower"));
         divergences.put(Divergence.WRONG_COUNT, rs.getLong("wrong_count"));
         divergences.put(Divergence.DUPLICATE, rs.getLong("duplicate"));
+        divergences.put(Divergence.FOLLOW_UNDER_BLOCK, rs.getLong("follow_under_block"));
         return new ScanStatus(rs.getLong("id"), rs.getInt("first_shard"), rs.getInt("last_shard"),
                 ScanState.valueOf(rs.getString("state").toUpperCase(Locale.ROOT)),
                 ScanPhase.valueOf(rs.getString("phase").toUpperCase(Locale.ROOT)), rs.getInt("range_index"),

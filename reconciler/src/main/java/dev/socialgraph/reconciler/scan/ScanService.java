@@ -4,9 +4,7 @@ import com.google.common.util.concurrent.RateLimiter;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.reconciler.ReconcilerMetrics;
 import dev.socialgraph.reconciler.repair.FollowerRepairs;
-import dev.socialgraph.store.CelebrityPageRepository;
-import dev.socialgraph.store.FollowerRepository;
-import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.BlockedFollows;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.SqlErrors;
 import dev.socialgraph.web.BadParameterException;
@@ -53,20 +51,23 @@ public final class ScanService implements AutoCloseable {
     private final Duration retryDelay;
 
     /**
-     * @param rowsPerSecond scan rate limit, both groups together
-     * @param pageSize      rows per page and checkpoint
-     * @param threads       scans running at the same time
-     * @param retryDelay    pause before a scan stopped by an unavailable database is retried
+     * @param follows        repairs of the followers side (follows' repositories)
+     * @param blocks         repairs of the blocked-by side (blocks' repositories)
+     * @param blockedFollows removes the follows a block forbids
+     * @param rowsPerSecond  scan rate limit, both groups together
+     * @param pageSize       rows per page and checkpoint
+     * @param threads        scans running at the same time
+     * @param retryDelay     pause before a scan stopped by an unavailable database is retried
+     * @throws IllegalArgumentException when {@code follows} or {@code blocks} repairs another relation
      */
-    public ScanService(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
-                       CelebrityPageRepository pages, FollowerRepairs repairs, ReconcilerMetrics metrics,
-                       List<ScanListener> listeners, double rowsPerSecond, int pageSize, int threads,
-                       Duration retryDelay) {
+    public ScanService(ShardDataSources dataSources, FollowerRepairs follows, FollowerRepairs blocks,
+                       BlockedFollows blockedFollows, ReconcilerMetrics metrics, List<ScanListener> listeners,
+                       double rowsPerSecond, int pageSize, int threads, Duration retryDelay) {
         DataSource own = dataSources.forRange(dataSources.shardMap().rangeOfShard(ShardGroup.FOLLOWER, 0));
         migrate(own);
         this.own = own;
         this.repository = new ScanRepository(own);
-        this.fullScan = new FullScan(dataSources, following, followers, pages, repairs, metrics,
+        this.fullScan = new FullScan(dataSources, follows, blocks, blockedFollows, metrics,
                 RateLimiter.create(rowsPerSecond), listeners, pageSize);
         this.metrics = metrics;
         this.logicalShardCount = dataSources.shardMap().logicalShardCount();

@@ -14,10 +14,11 @@ import java.util.Map;
  * @param phase           current phase
  * @param rangeIndex      index of the shard range within the phase's group
  * @param cursor          last row key done in that range (exclusive lower bound of the next page)
- * @param rowsScanned     shard rows read, both groups
- * @param divergences     divergences found, by kind
- * @param repairs         followees whose follower side was rewritten
- * @param skippedInFlight follower ids left alone because their event may be in flight
+ * @param rowsScanned     shard rows read, both groups, follows and blocks
+ * @param divergences     divergences found, by kind, every kind present (0 when none)
+ * @param repairs         followees whose follower or blocked-by side was rewritten, and blocks whose follows were
+ *                        removed
+ * @param skippedInFlight follower (blocker) ids left alone because their event may be in flight
  * @param progress        fraction done, 0..1, by shard ranges walked
  * @param error           why the scan failed, else {@code null}
  * @param createdAt       when it was started

@@ -110,7 +110,7 @@ class ScanAdminIT {
                 .contains("\"state\":\"completed\""));
         String status = send("GET", "/admin/scans/" + id, null).body();
         assertThat(status).contains("\"progress\":1.0", "\"phase\":\"done\"", "\"wrong_count\":1",
-                "\"missing_follower\":0", "\"repairs\":1", "\"rowsScanned\":2");
+                "\"missing_follower\":0", "\"follow_under_block\":0", "\"repairs\":1", "\"rowsScanned\":2");
         assertThat(fixture.followerRow(followee).followerCount()).isEqualTo(1);
 
         HttpResponse<String> cancelDone = send("DELETE", "/admin/scans/" + id, null);
@@ -120,6 +120,8 @@ class ScanAdminIT {
         String metrics = send("GET", "/actuator/prometheus", null).body();
         assertThat(metrics).containsPattern(
                 "reconciler_divergences_total\\{[^}]*kind=\"wrong_count\",outcome=\"repaired\"[^}]*} 1\\.0");
+        assertThat(metrics).containsPattern(
+                "reconciler_divergences_total\\{[^}]*kind=\"follow_under_block\",outcome=\"found\"[^}]*} 0\\.0");
         assertThat(metrics).containsPattern("reconciler_scan_rows_total\\{[^}]*group=\"following\"[^}]*} 1\\.0");
         assertThat(metrics).containsPattern("reconciler_scan_progress\\{[^}]*} 1\\.0");
     }

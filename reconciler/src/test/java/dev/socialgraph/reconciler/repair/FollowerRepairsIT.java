@@ -4,6 +4,8 @@ import static dev.socialgraph.reconciler.ShardFixture.inShard;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.reconciler.ReconcilerMetrics;
 import dev.socialgraph.reconciler.ShardFixture;
@@ -38,6 +40,7 @@ class FollowerRepairsIT {
 
     private static ShardDataSources sources;
     private static FollowerRepairs repairs;
+    private static FollowerRepairs blockRepairs;
     private static ShardFixture fixture;
 
     @BeforeAll
@@ -45,9 +48,12 @@ class FollowerRepairsIT {
         sources = new ShardDataSources(SHARDS.shardMap(), new ShardDataSources.PoolSettings(SHARDS.username(),
                 SHARDS.password(), 4, Duration.ofSeconds(5), "repair-it"));
         ShardMigrations.migrateAll(sources);
-        repairs = new FollowerRepairs(sources, new FollowingRepository(), new FollowerRepository(),
+        repairs = new FollowerRepairs(sources, Relation.FOLLOW, new FollowingRepository(), new FollowerRepository(),
                 new CelebrityPageRepository(), new ReconcilerMetrics(new SimpleMeterRegistry()),
                 Duration.ofSeconds(30), Clock.systemUTC());
+        blockRepairs = new FollowerRepairs(sources, Relation.BLOCK, new FollowingRepository(Relation.BLOCK),
+                new FollowerRepository(Relation.BLOCK), new CelebrityPageRepository(Relation.BLOCK),
+                new ReconcilerMetrics(new SimpleMeterRegistry()), Duration.ofSeconds(30), Clock.systemUTC());
         fixture = new ShardFixture(sources);
     }
 
@@ -119,6 +125,30 @@ class FollowerRepairsIT {
 
         assertThat(result).isEqualTo(RepairResult.NONE);
         assertThat(fixture.followerRow(followee)).isNull();
+    }
+
+    @Test
+    void blockRepairs_repairTheBlockedBySide_andCountOnlyBlockChangesAsInFlight() throws Exception {
+        long recentlyUnblocked = inShard(43, 0);
+        long recentlyUnfollowed = inShard(43, 1);
+        long blocked = 43_001;
+        ShardFixture blocks = new ShardFixture(sources, Relation.BLOCK);
+        blocks.following(recentlyUnblocked, a(), a());
+        blocks.following(recentlyUnfollowed, a(), a());
+        blocks.followerRow(blocked, a(recentlyUnblocked, recentlyUnfollowed), a(OLD, OLD + 1), 2);
+        fixture.outbox(FollowEvent.Type.UNBLOCK, recentlyUnblocked, blocked, OLD, true, 1);
+        // A follow change of the same pair says nothing about the block: the blocked-by entry is stale.
+        fixture.outbox(FollowEvent.Type.UNFOLLOW, recentlyUnfollowed, blocked, OLD + 1, true, 1);
+
+        RepairResult result = blockRepairs.repair(blocked, a(recentlyUnblocked, recentlyUnfollowed));
+
+        assertThat(result.repaired()).isTrue();
+        assertThat(result.skippedInFlight()).isEqualTo(1);
+        assertThat(result.found(Divergence.STALE_FOLLOWER)).isEqualTo(1);
+        FollowerRow row = blocks.followerRow(blocked);
+        assertThat(row.followerIds()).containsExactly(recentlyUnblocked);
+        assertThat(row.followerCount()).isEqualTo(1);
+        assertThat(fixture.followerRow(blocked)).as("the followers side").isNull();
     }
 
     private static int waitingForLocks(DataSource db) throws Exception {

@@ -4,6 +4,8 @@ import static dev.socialgraph.reconciler.ShardFixture.inShard;
 import static dev.socialgraph.reconciler.ShardFixture.without;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.reconciler.ReconcilerApplication;
 import dev.socialgraph.reconciler.ShardFixture;
@@ -11,9 +13,6 @@ import dev.socialgraph.reconciler.ReconcilerMetrics;
 import dev.socialgraph.reconciler.repair.FollowerRepairs;
 import dev.socialgraph.reconciler.scan.ScanService;
 import dev.socialgraph.store.CelebrityPage;
-import dev.socialgraph.store.CelebrityPageRepository;
-import dev.socialgraph.store.FollowerRepository;
-import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.OutboxRepository;
 import java.time.Clock;
 import dev.socialgraph.store.FollowerRow;
@@ -24,6 +23,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -58,13 +58,10 @@ class OutboxSamplerIT {
     @Autowired
     OutboxRepository outbox;
     @Autowired
-    FollowingRepository following;
-    @Autowired
-    FollowerRepository followers;
-    @Autowired
-    CelebrityPageRepository pages;
-    @Autowired
     FollowerRepairs repairs;
+    @Autowired
+    @Qualifier("blockRepairs")
+    FollowerRepairs blockRepairs;
     @Autowired
     ReconcilerMetrics metrics;
     @Autowired
@@ -144,6 +141,33 @@ class OutboxSamplerIT {
         assertThat(fixture.followerRow(celebrity).followerCount()).isEqualTo(3);
     }
 
+    @Test
+    void sampleOnce_repairsTheBlockedBySideOfALostBlock_andPassesOverMutes() throws Exception {
+        // Following database 0 (shards < 128): the first test's young outbox row blocks database 1.
+        ShardFixture follows = new ShardFixture(sources);
+        ShardFixture blocks = new ShardFixture(sources, Relation.BLOCK);
+        ShardFixture mutes = new ShardFixture(sources, Relation.MUTE);
+        long blocker = inShard(61, 0);
+        long muter = inShard(61, 1);
+        long blocked = 61_001;
+        long muted = 61_002;
+        String database = sources.shardMap().route(ShardGroup.FOLLOWING, blocker).database();
+        blocks.following(blocker, a(blocked), a(OLD));
+        follows.outbox(FollowEvent.Type.BLOCK, blocker, blocked, OLD, true, 60); // never reached the blocked-by side
+        mutes.following(muter, a(muted), a(OLD + 1));
+        long mute = follows.outbox(FollowEvent.Type.MUTE, muter, muted, OLD + 1, true, 60);
+
+        sampler.sampleOnce();
+
+        FollowerRow blockedBy = blocks.followerRow(blocked);
+        assertThat(blockedBy.followerIds()).containsExactly(blocker);
+        assertThat(blockedBy.followedAt()).containsExactly(OLD);
+        assertThat(blockedBy.followerCount()).isEqualTo(1);
+        assertThat(follows.followerRow(blocked)).as("the followers side").isNull();
+        assertThat(mutes.followerRow(muted)).as("mutes have no reverse side").isNull();
+        assertThat(sampler.position(database)).as("past the mute").isEqualTo(mute);
+    }
+
     /**
      * The position survives the instance: a new sampler (a restart) resumes after the last row the previous one
      * checked. Before, it started at the beginning of the retained outbox (7 days) on every start.
@@ -167,8 +191,8 @@ class OutboxSamplerIT {
         fixture.followerRow(followeeX, a(), a(), 0);
         fixture.following(second, a(followeeY), a(OLD + 1));
         long after = fixture.outbox(second, followeeY, true, OLD + 1, true, 60);
-        OutboxSampler restarted = new OutboxSampler(sources, outbox, following, followers, pages, repairs, metrics,
-                2, 1_000, Clock.systemUTC(), new OutboxPositionRepository(scans.database()));
+        OutboxSampler restarted = new OutboxSampler(sources, outbox, repairs, blockRepairs, metrics, 2, 1_000,
+                Clock.systemUTC(), new OutboxPositionRepository(scans.database()));
 
         assertThat(restarted.position(database)).isEqualTo(checkedBefore);
         restarted.sampleOnce();

@@ -9,35 +9,39 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.verify;
 
 import com.google.common.util.concurrent.RateLimiter;
-import dev.socialgraph.reconciler.ReconcilerMetrics;
-import dev.socialgraph.reconciler.repair.FollowerRepairs;
-import dev.socialgraph.store.CelebrityPageRepository;
-import dev.socialgraph.store.FollowerRepository;
-import dev.socialgraph.store.FollowingRepository;
-import org.mockito.ArgumentCaptor;
-
+import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.reconciler.ReconcilerApplication;
+import dev.socialgraph.reconciler.ReconcilerMetrics;
 import dev.socialgraph.reconciler.ShardFixture;
 import dev.socialgraph.reconciler.repair.Divergence;
+import dev.socialgraph.reconciler.repair.FollowerRepairs;
+import dev.socialgraph.store.BlockedFollows;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.FollowerRow;
+import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.TestShards;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Full scans against real Postgres: each kind of divergence is injected by writing the follower side directly,
- * then found and repaired, and nothing else changes. Each test uses follower ids of its own logical shard and scans
- * only that shard, so tests do not see each other's data.
+ * Full scans against real Postgres: each kind of divergence is injected by writing the follower side (or the
+ * blocked-by side, or a follow under a block) directly, then found and repaired, and nothing else changes. Each test
+ * uses follower (blocker) ids of its own logical shard and scans only that shard, so tests do not see each other's
+ * data. Logical shards 0..127 live in the first database of each group, 128..255 in the second.
  */
 @SpringBootTest(classes = ReconcilerApplication.class, webEnvironment = SpringBootTest.WebEnvironment.NONE)
 class FullScanIT {
@@ -71,13 +75,22 @@ class FullScanIT {
     FollowerRepairs repairs;
 
     @Autowired
+    @Qualifier("blockRepairs")
+    FollowerRepairs blockRepairs;
+
+    @Autowired
     ReconcilerMetrics metrics;
 
+    /** Follows' rows. */
     ShardFixture fixture;
+
+    /** Blocks' rows: "following" rows are block rows, "follower" rows blocked-by rows. */
+    ShardFixture blocks;
 
     @BeforeEach
     void fixture() {
         fixture = new ShardFixture(sources);
+        blocks = new ShardFixture(sources, Relation.BLOCK);
     }
 
     private ScanStatus scanToEnd(int shard) throws Exception {
@@ -279,13 +292,126 @@ class FullScanIT {
     }
 
     @Test
+    void scan_walksFollowsThenBlocks_withProgressRisingToOne() throws Exception {
+        long id = scans.create(24, 24);
+        List<ScanPhase> phases = new ArrayList<>();
+        List<Double> progress = new ArrayList<>();
+        ScanStatus status = scans.status(id).orElseThrow();
+        while (true) {
+            if (phases.isEmpty() || phases.getLast() != status.phase()) {
+                phases.add(status.phase());
+            }
+            progress.add(status.progress());
+            if (status.state() != ScanState.RUNNING) {
+                break;
+            }
+            status = scans.runPages(id, 1);
+        }
+
+        assertThat(status.state()).isEqualTo(ScanState.COMPLETED);
+        assertThat(phases).containsExactly(ScanPhase.FOLLOWING, ScanPhase.FOLLOWER, ScanPhase.BLOCKING,
+                ScanPhase.BLOCKED_BY, ScanPhase.DONE);
+        assertThat(progress).isSorted().startsWith(0.0).endsWith(1.0);
+    }
+
+    @Test
+    void scan_whenBlockedByEntryMissingOrStale_repairsTheBlockedBySide_andLeavesTheFollowerSide() throws Exception {
+        long blocker = inShard(21, 0);
+        long unblocker = inShard(21, 1); // blocked, then unblocked: the unblock never reached the blocked-by side
+        long blocked = inShard(170, 0);
+        long control = inShard(170, 1);
+        blocks.following(blocker, a(blocked, control), a(OLD, OLD + 1));
+        blocks.following(unblocker, a(), a());
+        blocks.followerRow(blocked, a(unblocker), a(OLD + 2), 1);
+        blocks.followerRow(control, a(blocker), a(OLD + 1), 1);
+        // The unblocker follows the blocked user, at the time of the stale entry: truth must come from block rows.
+        fixture.following(unblocker, a(blocked), a(OLD + 2));
+        fixture.followerRow(blocked, a(unblocker), a(OLD + 2), 1);
+        Map<Long, List<Object>> followersBefore = fixture.followerSide();
+        Map<Long, List<Object>> blockedByBefore = blocks.followerSide();
+
+        ScanStatus status = scanToEnd(21);
+
+        FollowerRow row = blocks.followerRow(blocked);
+        assertThat(row.followerIds()).containsExactly(blocker);
+        assertThat(row.followedAt()).containsExactly(OLD);
+        assertThat(row.followerCount()).isEqualTo(1);
+        assertThat(without(blocks.followerSide(), blocked)).isEqualTo(without(blockedByBefore, blocked));
+        assertThat(fixture.followerSide()).isEqualTo(followersBefore);
+        assertThat(status.divergences()).containsEntry(Divergence.MISSING_FOLLOWER, 1L)
+                .containsEntry(Divergence.STALE_FOLLOWER, 1L)
+                .containsEntry(Divergence.FOLLOW_UNDER_BLOCK, 0L);
+        assertThat(status.repairs()).isEqualTo(2);
+    }
+
+    @Test
+    void scan_whenAFollowStandsUnderASettledBlock_removesItEitherWay_asAnUnfollowWithItsOutboxRow()
+            throws Exception {
+        long blocker = inShard(22, 0);      // following database 0
+        long follower = inShard(180, 0);    // following database 1: followed the blocker before the block
+        long followee = inShard(180, 1);    // following database 1: followed by the blocker after the block
+        blocks.following(blocker, a(follower, followee), a(OLD, OLD + 1));
+        blocks.followerRow(follower, a(blocker), a(OLD), 1);
+        blocks.followerRow(followee, a(blocker), a(OLD + 1), 1);
+        fixture.following(follower, a(blocker), a(OLD - 1_000));
+        fixture.following(blocker, a(followee), a(OLD + 2)); // written around the write path's block check
+        fixture.followerRow(blocker, a(follower), a(OLD - 1_000), 1);
+        fixture.followerRow(followee, a(blocker), a(OLD + 2), 1);
+
+        ScanStatus status = scanToEnd(22);
+
+        assertThat(fixture.followingRow(follower).followingIds()).isEmpty();
+        assertThat(fixture.followingRow(blocker).followingIds()).isEmpty();
+        assertThat(fixture.outboxOf(follower)).singleElement().satisfies(e -> {
+            assertThat(e.type()).isEqualTo(FollowEvent.Type.UNFOLLOW);
+            assertThat(e.followeeId()).isEqualTo(blocker);
+            assertThat(e.followedAt()).isEqualTo(OLD - 1_000);
+            assertThat(e.publishedAt()).isNull(); // for the relay: the follower side learns of it by its event
+        });
+        assertThat(fixture.outboxOf(blocker)).singleElement().satisfies(e -> {
+            assertThat(e.type()).isEqualTo(FollowEvent.Type.UNFOLLOW);
+            assertThat(e.followeeId()).isEqualTo(followee);
+            assertThat(e.followedAt()).isEqualTo(OLD + 2);
+        });
+        assertThat(blocks.followingRow(blocker).followingIds()).containsExactly(follower, followee);
+        assertThat(status.divergences()).containsEntry(Divergence.FOLLOW_UNDER_BLOCK, 2L);
+        assertThat(status.repairs()).isEqualTo(2);
+    }
+
+    @Test
+    void scan_leavesFollowsUnderAYoungBlock_andAFollowMadeAfterAnUnblock() throws Exception {
+        long blocker = inShard(23, 0);
+        long justBlocked = inShard(190, 0); // the cdc-consumer removes its follow when the block's event arrives
+        long unblocked = inShard(190, 1);   // blocked long ago, unblocked, then followed the blocker again
+        long now = System.currentTimeMillis();
+        blocks.following(blocker, a(justBlocked), a(now));
+        blocks.followerRow(unblocked, a(blocker), a(OLD - 5_000), 1); // the unblock's event never arrived
+        fixture.following(justBlocked, a(blocker), a(OLD));
+        fixture.following(unblocked, a(blocker), a(OLD + 10));
+        fixture.followerRow(blocker, a(justBlocked, unblocked), a(OLD, OLD + 10), 2);
+
+        ScanStatus status = scanToEnd(23);
+
+        assertThat(fixture.followingRow(justBlocked).followingIds()).containsExactly(blocker);
+        assertThat(fixture.followingRow(unblocked).followingIds()).containsExactly(blocker);
+        assertThat(fixture.outboxOf(justBlocked)).isEmpty();
+        assertThat(fixture.outboxOf(unblocked)).isEmpty();
+        assertThat(blocks.followerRow(unblocked).followerIds()).isEmpty();
+        assertThat(blocks.followerRow(justBlocked)).as("in flight: not added yet").isNull();
+        assertThat(status.divergences()).containsEntry(Divergence.FOLLOW_UNDER_BLOCK, 0L)
+                .containsEntry(Divergence.STALE_FOLLOWER, 1L)
+                .containsEntry(Divergence.MISSING_FOLLOWER, 0L);
+    }
+
+    @Test
     void step_acquiresOnePermitPerRowRead_fromTheRateLimiter() throws Exception {
         for (int i = 0; i < 5; i++) {
             fixture.following(inShard(20, i), a(20_001), a(OLD + i));
         }
         RateLimiter limiter = mock(RateLimiter.class);
-        FullScan scan = new FullScan(sources, new FollowingRepository(), new FollowerRepository(),
-                new CelebrityPageRepository(), repairs, metrics, limiter, List.of(), 3);
+        FullScan scan = new FullScan(sources, repairs, blockRepairs,
+                new BlockedFollows(sources, new FollowingRepository(), new OutboxRepository()), metrics, limiter,
+                List.of(), 3);
 
         FullScan.Position position = new FullScan.Position(ScanPhase.FOLLOWING, 0, 0);
         long rows = 0;

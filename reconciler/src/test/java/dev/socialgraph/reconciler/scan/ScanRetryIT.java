@@ -3,14 +3,17 @@ package dev.socialgraph.reconciler.scan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.reconciler.ReconcilerMetrics;
 import dev.socialgraph.reconciler.repair.FollowerRepairs;
+import dev.socialgraph.store.BlockedFollows;
 import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardMigrations;
 import dev.socialgraph.testsupport.TestShards;
@@ -55,10 +58,15 @@ class ScanRetryIT {
             }
         }
         ReconcilerMetrics metrics = new ReconcilerMetrics(new SimpleMeterRegistry());
-        FollowerRepairs repairs = new FollowerRepairs(sources, new FollowingRepository(), new FollowerRepository(),
-                new CelebrityPageRepository(), metrics, Duration.ofSeconds(30), Clock.systemUTC());
-        scans = new ScanService(sources, new FollowingRepository(), new FollowerRepository(),
-                new CelebrityPageRepository(), repairs, metrics, List.of(), 100_000, 10, 1, Duration.ofMillis(200));
+        FollowerRepairs follows = new FollowerRepairs(sources, Relation.FOLLOW, new FollowingRepository(),
+                new FollowerRepository(), new CelebrityPageRepository(), metrics, Duration.ofSeconds(30),
+                Clock.systemUTC());
+        FollowerRepairs blocks = new FollowerRepairs(sources, Relation.BLOCK, new FollowingRepository(Relation.BLOCK),
+                new FollowerRepository(Relation.BLOCK), new CelebrityPageRepository(Relation.BLOCK), metrics,
+                Duration.ofSeconds(30), Clock.systemUTC());
+        scans = new ScanService(sources, follows, blocks,
+                new BlockedFollows(sources, new FollowingRepository(), new OutboxRepository()), metrics, List.of(),
+                100_000, 10, 1, Duration.ofMillis(200));
     }
 
     @AfterAll
