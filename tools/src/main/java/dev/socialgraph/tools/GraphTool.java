@@ -39,11 +39,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
 
 /**
- * The project's command-line tools: {@code import} (bulk import of an edge list into both shard groups) and
- * {@code generate} (an R-MAT graph as an edge list). Exit codes: 0 done, 1 bad input or failure, 2 usage.
+ * The project's command-line tools: {@code import} (bulk import of an edge list of follows, blocks and mutes into
+ * both shard groups) and {@code generate} (an R-MAT follow graph as an edge list). Exit codes: 0 done, 1 bad input
+ * or failure, 2 usage.
  */
 @Command(name = "graph-tool", mixinStandardHelpOptions = true, subcommands = {GraphTool.Import.class,
-        GraphTool.Generate.class}, description = "Social graph tools: import and generate follow graphs.")
+        GraphTool.Generate.class},
+        description = "Social graph tools: import graphs of follows, blocks and mutes, and generate follow graphs.")
 public final class GraphTool {
 
     /** Longest the import may wait for Kafka when reading (or creating) the event topic, as the reconciler's default. */
@@ -93,10 +95,15 @@ public final class GraphTool {
     }
 
     @Command(name = "import", mixinStandardHelpOptions = true,
-            description = "Import an edge list (follower<TAB>followee, # comments, gzip or plain) into both shard groups. "
-                    + "The stored graph becomes the file's graph; re-importing the same file changes nothing.")
+            description = {"Import an edge list into both shard groups: one edge per line, source<TAB>target "
+                    + "(spaces also separate), optionally a third column naming the relation: follow, block or mute "
+                    + "(none: follow); # comments, gzip or plain.",
+                    "Follows always become the file's; blocks and mutes become the file's when it has a line of "
+                    + "them and are left as stored otherwise. Follows between two users while a block stands "
+                    + "between them are dropped. Re-importing the same file changes nothing."})
     static final class Import implements Callable<Integer> {
-        @Parameters(index = "0", description = "edge list file")
+        @Parameters(index = "0", paramLabel = "FILE",
+                description = "edge list: source target [follow|block|mute] per line")
         Path file;
 
         @CommandLine.Mixin

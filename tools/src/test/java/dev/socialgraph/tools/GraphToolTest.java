@@ -31,6 +31,16 @@ class GraphToolTest {
     }
 
     @Test
+    void importHelp_documentsTheOptionalRelationColumn() {
+        StringWriter out = new StringWriter();
+        CommandLine cli = new CommandLine(new GraphTool());
+        cli.setOut(new PrintWriter(out, true));
+        assertThat(cli.execute("import", "--help")).isZero();
+        assertThat(out.toString()).contains("follow, block or mute").contains("source target [follow|block|mute]")
+                .contains("left as stored");
+    }
+
+    @Test
     void import_withSnapshotDirButNoKafkaBootstrap_isAUsageErrorBeforeImporting() throws Exception {
         Path snapshots = dir.resolve("snapshots");
         int code = run("import", edges().toString(), "--postgres-port", "1", "--snapshot-dir", snapshots.toString());

@@ -3,8 +3,10 @@ package dev.socialgraph.tools.edges;
 import java.util.Arrays;
 
 /**
- * A directed follow graph held as parallel primitive arrays, in file order until sorted: edge {@code i} is
- * {@code followers[i] -> followees[i]}, created at {@code followedAt[i]} (epoch ms). Mutable; not thread-safe.
+ * The directed edges of one relation held as parallel primitive arrays, in file order until sorted: edge {@code i}
+ * is {@code followers[i] -> followees[i]}, created at {@code followedAt[i]} (epoch ms). For a block or a mute the
+ * "follower" is the source (blocker, muter) and the "followee" the target, as in the shard tables. Mutable; not
+ * thread-safe.
  *
  * <p>Memory: 24 bytes per edge (ego-Twitter's 1.77M edges take 42 MB).
  */
@@ -68,6 +70,56 @@ public final class EdgeList {
     /** Sorts by (followee, followedAt): each followee's run is its follower row in arrival order. */
     public void sortByFollowee() {
         RadixSort.sort(followees, followedAt, followers, size);
+    }
+
+    /** Tests one edge, for {@link #removeIf}. */
+    @FunctionalInterface
+    public interface EdgePredicate {
+        /** Whether the edge {@code follower -> followee} matches. */
+        boolean test(long follower, long followee);
+    }
+
+    /**
+     * Whether the list holds the edge {@code follower -> followee}, by binary search: O(log n). Must be called
+     * after {@link #sortByFollower()} (and no later {@link #sortByFollowee()}); otherwise the answer is undefined.
+     */
+    public boolean containsSorted(long follower, long followee) {
+        int lo = 0;
+        int hi = size - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int c = followers[mid] != follower ? Long.compare(followers[mid], follower)
+                    : Long.compare(followees[mid], followee);
+            if (c < 0) {
+                lo = mid + 1;
+            } else if (c > 0) {
+                hi = mid - 1;
+            } else {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Removes every edge {@code drop} matches, keeping the order of the others.
+     *
+     * @return the number of edges removed
+     */
+    public int removeIf(EdgePredicate drop) {
+        int out = 0;
+        for (int i = 0; i < size; i++) {
+            if (drop.test(followers[i], followees[i])) {
+                continue;
+            }
+            followers[out] = followers[i];
+            followees[out] = followees[i];
+            followedAt[out] = followedAt[i];
+            out++;
+        }
+        int removed = size - out;
+        size = out;
+        return removed;
     }
 
     /**

@@ -1,8 +1,10 @@
 package dev.socialgraph.tools.edges;
 
 /**
- * A line of an edge list that is not {@code follower<sep>followee} with two positive 64-bit ids. The message
- * names the file, the 1-based line number and the line itself, so the user can fix the file.
+ * A line of an edge list that is not {@code source<sep>target[<sep>relation]} with two positive 64-bit ids and, if
+ * present, a relation's wire name ({@code follow}, {@code block} or {@code mute}). The message names the file, the
+ * 1-based line number, the reason (for a bad relation column, the accepted names) and the line itself, so the user
+ * can fix the file.
  */
 public final class EdgeListFormatException extends RuntimeException {
 

@@ -2,11 +2,13 @@ package dev.socialgraph.tools.importer;
 
 import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.bloom.EdgeFilter;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.store.CelebrityPageLayout;
 import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.SqlArrays;
 import dev.socialgraph.tools.edges.EdgeList;
 import dev.socialgraph.tools.edges.EdgeListReader;
 import java.io.IOException;
@@ -15,36 +17,57 @@ import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.LongConsumer;
+import java.util.Set;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
 
 /**
- * Builds both shard groups directly from an edge list, without replaying events (the issue's bulk importer):
- * read and validate the whole file first (a malformed line stops the import before anything is written), sort
- * the edges by follower and by followee (radix sort), build every row's arrays, and per physical database
- * {@code COPY} the rows into a temporary staging table and merge them into the live tables in <b>one
- * transaction</b>, so a database shows either the old graph or the new one, never half of it.
+ * Builds both shard groups directly from an edge list of follows, blocks and mutes, without replaying events (the
+ * bulk importer): read and validate the whole file first (a malformed line stops the import before anything is
+ * written), sort each relation's edges by source and by target (radix sort), build every row's arrays, and per
+ * physical database {@code COPY} the rows into temporary staging tables and merge them into the live tables, every
+ * relation of that database in <b>one transaction</b>, so a database shows either the old graph or the new one,
+ * never half of it.
  *
- * <p>Semantics: after an import the stored graph equals the file's graph (minus self-loops and duplicates).
- * Rows that changed get {@code version + 1}; rows absent from the file are emptied with {@code version + 1},
- * never deleted, because versions must only grow (the Redis cache guard of DESIGN.md 2.3 relies on it).
- * Re-importing the same file changes nothing: the follow times are deterministic
- * ({@link EdgeListReader#BASE_FOLLOWED_AT} + edge index) and unchanged rows are not rewritten. The file's edges
- * are follows: blocks and mutes already stored ({@code relation <> 0}) are left as they are.
+ * <p>Semantics, per relation ({@link Relation}; the file's third column, see {@link EdgeListReader}):
+ * <ul>
+ *   <li>Follows are always replaced: after an import the stored follows equal the file's (minus self-loops,
+ *       duplicates and the follows a block forbids). An empty file empties every follow; a file with block or mute
+ *       lines but no follow line is refused ({@link ImportException}), since it would remove every follow, which is
+ *       far likelier a mistake than the intent.</li>
+ *   <li>Blocks and mutes are replaced the same way when the file has at least one line of that relation, and left
+ *       as they are otherwise, so importing a follows-only dataset keeps the blocks and mutes users made.</li>
+ *   <li>No follow is stored between two users while a block stands between them, either direction (the service's
+ *       invariant, see {@code BlockedFollows} of graph-store): such follows are dropped and counted
+ *       ({@link ImportSummary#followsForbiddenByBlock()}). The blocks that stand are the file's when it replaces
+ *       them, else the stored ones, read before the sort.</li>
+ *   <li>Each relation is capped per source user: follows at {@link Settings#followingCap()}, blocks and mutes at
+ *       {@link Relation#cap()}; a user above a cap fails the import before anything is written.</li>
+ *   <li>Following-side rows are written for every relation; the reverse side (followers, blocked-by) for those that
+ *       keep one ({@link Relation#keepsReverse()}), with celebrity pages at the same threshold.</li>
+ * </ul>
+ * Rows that changed get {@code version + 1}; rows of a replaced relation absent from the file are emptied with
+ * {@code version + 1}, never deleted, because versions must only grow (the Redis cache guard of DESIGN.md 2.3
+ * relies on it). Re-importing the same file changes nothing: the times are deterministic
+ * ({@link EdgeListReader#BASE_FOLLOWED_AT} + edge index) and unchanged rows are not rewritten.
  *
  * <p>No outbox rows or events are produced. Given {@link SnapshotSettings}, the import also writes a bloom
- * snapshot of every logical shard for the check service, built from the edges already in memory (no database
- * scan). Its Kafka offsets are the event topic's end offsets read <em>before</em> the first database commits (the
- * argument of the reconciler's {@code SnapshotBuilder}): any write committed after the import has its event at or
- * after them, so the check service's replay from them adds it. Writes the import overwrote may still be replayed
- * into the filter; a bloom filter may say "maybe" too often, never too rarely.
+ * snapshot of the follows of every logical shard for the check service, built from the edges already in memory (no
+ * database scan). Its Kafka offsets are the event topic's end offsets read <em>before</em> the first database
+ * commits (the argument of the reconciler's {@code SnapshotBuilder}): any write committed after the import has its
+ * event at or after them, so the check service's replay from them adds it. Writes the import overwrote may still be
+ * replayed into the filter; a bloom filter may say "maybe" too often, never too rarely.
  */
 public final class BulkImporter {
 
@@ -62,7 +85,8 @@ public final class BulkImporter {
     /**
      * Import settings.
      *
-     * @param followingCap        maximum followings per user (10,000); a user above it fails the import
+     * @param followingCap        maximum followings per user (10,000); a user above it fails the import (blocks and
+     *                            mutes are capped at {@link Relation#cap()})
      * @param celebrityThreshold  followers at or above which a followee's followers go to celebrity pages
      * @param pageSize            followers per celebrity page
      */
@@ -96,7 +120,7 @@ public final class BulkImporter {
      * @param file an edge list (see {@link EdgeListReader})
      * @return what the import did; no snapshot
      * @throws dev.socialgraph.tools.edges.EdgeListFormatException on a malformed line; nothing was written
-     * @throws ImportException when the graph breaks a rule (a user above the following cap); nothing was written
+     * @throws ImportException when the graph breaks a rule (a user above a relation's cap); nothing was written
      * @throws SQLException    when a database fails; databases merged before it keep the new graph, the failing one
      *                         and those after it keep the old one (re-run the import to finish: it is idempotent)
      * @throws IOException     when the file cannot be read; nothing was written
@@ -123,15 +147,48 @@ public final class BulkImporter {
         Map<String, Duration> phases = new LinkedHashMap<>();
         long t0 = System.nanoTime();
         listener.phase("read", Files.size(file));
-        EdgeList edges = EdgeListReader.read(file, listener::progress);
-        long edgesRead = edges.size();
+        EnumMap<Relation, EdgeList> edges = EdgeListReader.readRelations(file, listener::progress);
+        EnumMap<Relation, Tally> tallies = new EnumMap<>(Relation.class);
+        EnumSet<Relation> replaced = EnumSet.noneOf(Relation.class);
+        for (Relation relation : Relation.values()) {
+            tallies.put(relation, new Tally(edges.get(relation).size()));
+            // Follows are always the file's; blocks and mutes only when the file speaks of them at all.
+            if (relation == Relation.FOLLOW || edges.get(relation).size() > 0) {
+                replaced.add(relation);
+            }
+        }
         long t1 = mark(phases, "read", t0);
+        if (edges.get(Relation.FOLLOW).size() == 0
+                && (edges.get(Relation.BLOCK).size() > 0 || edges.get(Relation.MUTE).size() > 0)) {
+            throw new ImportException("the file has block or mute lines but no follow line: an import replaces the "
+                    + "stored follows with the file's, so it would remove every follow; add the follows to the file");
+        }
+
+        EdgeList follows = edges.get(Relation.FOLLOW);
+        EdgeList blocks = edges.get(Relation.BLOCK);
+        if (!replaced.contains(Relation.BLOCK) && follows.size() > 0) {
+            listener.phase("stored blocks", -1);
+            blocks = storedBlocks(); // they stay, so they forbid the file's follows as the file's blocks would
+            t1 = mark(phases, "stored blocks", t1);
+        }
 
         listener.phase("sort", -1);
-        edges.sortByFollower();
-        long[] skipped = edges.removeSelfLoopsAndDuplicates();
-        long users = countUsers(edges);
-        checkFollowingCap(edges);
+        for (Relation relation : replaced) {
+            EdgeList list = edges.get(relation);
+            list.sortByFollower();
+            long[] skipped = list.removeSelfLoopsAndDuplicates();
+            tallies.get(relation).selfLoops = skipped[0];
+            tallies.get(relation).duplicates = skipped[1];
+        }
+        long forbidden = 0;
+        if (blocks.size() > 0) {
+            EdgeList standing = blocks; // sorted by blocker, as containsSorted needs
+            forbidden = follows.removeIf((a, b) -> standing.containsSorted(a, b) || standing.containsSorted(b, a));
+        }
+        for (Relation relation : replaced) {
+            checkCap(edges.get(relation), relation);
+        }
+        long users = countUsers(edges.values());
         long t2 = mark(phases, "sort", t1);
 
         // Before the first commit below: replay from these offsets covers every write committed after the import.
@@ -144,23 +201,56 @@ public final class BulkImporter {
             t2 = mark(phases, "event offsets", t2);
         }
 
-        long[] following = writeFollowing(edges);
+        writeFollowing(edges, replaced, tallies);
         long t3 = mark(phases, "following shards", t2);
 
-        edges.sortByFollowee();
-        long[] follower = writeFollower(edges);
+        EnumSet<Relation> reversed = EnumSet.noneOf(Relation.class);
+        for (Relation relation : replaced) {
+            if (relation.keepsReverse()) {
+                edges.get(relation).sortByFollowee();
+                reversed.add(relation);
+            }
+        }
+        writeFollower(edges, reversed, tallies);
         long t4 = mark(phases, "follower shards", t3);
 
         Optional<ImportSummary.Snapshot> written = Optional.empty();
         if (snapshot != null) {
-            written = Optional.of(writeSnapshot(edges, snapshot, offsets, createdAt));
+            written = Optional.of(writeSnapshot(follows, snapshot, offsets, createdAt));
             mark(phases, "bloom snapshot", t4);
         }
-        return new ImportSummary(edgesRead, skipped[0], skipped[1], edges.size(), users, following[0], follower[0],
-                follower[2], follower[3], following[1], follower[1], phases, written);
+        EnumMap<Relation, ImportSummary.RelationCounts> counts = new EnumMap<>(Relation.class);
+        for (Relation relation : Relation.values()) {
+            counts.put(relation, replaced.contains(relation)
+                    ? tallies.get(relation).counts(edges.get(relation).size())
+                    : ImportSummary.RelationCounts.keptAsStored());
+        }
+        return new ImportSummary(counts, forbidden, users, phases, written);
     }
 
-    /** Puts every imported edge into a filter sized like the reconciler's and writes it with the offsets. */
+    /** What the import did with one relation, filled in as it goes. */
+    private static final class Tally {
+        final long linesRead;
+        long selfLoops;
+        long duplicates;
+        long followingRows;
+        long followingChanged;
+        long followerRows;
+        long followerChanged;
+        long celebrities;
+        long pages;
+
+        Tally(long linesRead) {
+            this.linesRead = linesRead;
+        }
+
+        ImportSummary.RelationCounts counts(long edgesImported) {
+            return new ImportSummary.RelationCounts(linesRead, selfLoops, duplicates, true, edgesImported,
+                    followingRows, followingChanged, followerRows, followerChanged, celebrities, pages);
+        }
+    }
+
+    /** Puts every imported follow into a filter sized like the reconciler's and writes it with the offsets. */
     private ImportSummary.Snapshot writeSnapshot(EdgeList edges, SnapshotSettings settings,
                                                  Map<Integer, Long> offsets, long createdAt)
             throws SnapshotWriteException {
@@ -193,29 +283,38 @@ public final class BulkImporter {
         return now;
     }
 
-    private void checkFollowingCap(EdgeList edges) {
+    /** Fails on the first source above {@code relation}'s cap; {@code edges} sorted by source. */
+    private void checkCap(EdgeList edges, Relation relation) {
+        int cap = relation == Relation.FOLLOW ? settings.followingCap() : relation.cap();
         int n = edges.size();
         for (int i = 0; i < n; ) {
             int j = i;
             while (j < n && edges.follower(j) == edges.follower(i)) {
                 j++;
             }
-            if (j - i > settings.followingCap()) {
-                throw new ImportException("user " + edges.follower(i) + " follows " + (j - i)
-                        + " users, above the following cap of " + settings.followingCap());
+            if (j - i > cap) {
+                String name = relation == Relation.FOLLOW ? "following" : relation.wireName();
+                throw new ImportException("user " + edges.follower(i) + " " + relation.wireName() + "s " + (j - i)
+                        + " users, above the " + name + " cap of " + cap);
             }
             i = j;
         }
     }
 
-    private static long countUsers(EdgeList edges) {
-        int n = edges.size();
-        long[] all = new long[2 * n];
-        for (int i = 0; i < n; i++) {
-            all[2 * i] = edges.follower(i);
-            all[2 * i + 1] = edges.followee(i);
+    private static long countUsers(Collection<EdgeList> lists) {
+        long total = 0;
+        for (EdgeList edges : lists) {
+            total += edges.size();
         }
-        java.util.Arrays.parallelSort(all);
+        long[] all = new long[Math.toIntExact(2 * total)];
+        int k = 0;
+        for (EdgeList edges : lists) {
+            for (int i = 0; i < edges.size(); i++) {
+                all[k++] = edges.follower(i);
+                all[k++] = edges.followee(i);
+            }
+        }
+        Arrays.parallelSort(all);
         long users = 0;
         for (int i = 0; i < all.length; i++) {
             if (i == 0 || all[i] != all[i - 1]) {
@@ -225,7 +324,43 @@ public final class BulkImporter {
         return users;
     }
 
+    // ---- stored blocks ----------------------------------------------------------------------------------------
+
+    private static final String STORED_EDGES = """
+            SELECT follower_id, following_ids FROM following_adjacency
+             WHERE relation = :relation AND following_count > 0
+            """;
+
+    /**
+     * The blocks stored on every following database, sorted by blocker; their times are not read (0). Blocks are
+     * few beside follows, and {@code relation <> 0} rows have their own index.
+     */
+    private EdgeList storedBlocks() throws SQLException {
+        EdgeList blocks = new EdgeList(1024);
+        for (ShardRange range : dataSources.shardMap().ranges(ShardGroup.FOLLOWING)) {
+            try (Connection c = dataSources.forRange(range).getConnection()) {
+                c.setAutoCommit(false); // a cursor: pgjdbc streams by fetch size only inside a transaction
+                try (Statement st = c.createStatement()) {
+                    st.setFetchSize(1_000);
+                    try (ResultSet rs = st.executeQuery(forRelation(STORED_EDGES, Relation.BLOCK))) {
+                        while (rs.next()) {
+                            long blocker = rs.getLong(1);
+                            for (long blocked : SqlArrays.longs(rs.getArray(2))) {
+                                blocks.add(blocker, blocked, 0);
+                            }
+                        }
+                    }
+                } finally {
+                    c.rollback();
+                }
+            }
+        }
+        blocks.sortByFollower();
+        return blocks;
+    }
+
     // ---- following group ------------------------------------------------------------------------------------
+    // Statements of one relation: ":relation" becomes its code (forRelation), as graph-store's repositories do.
 
     private static final String STAGE_FOLLOWING = """
             CREATE TEMP TABLE staging_following (
@@ -234,8 +369,9 @@ public final class BulkImporter {
             """;
 
     private static final String MERGE_FOLLOWING = """
-            INSERT INTO following_adjacency AS t (follower_id, following_ids, followed_at, following_count, version)
-            SELECT follower_id, following_ids, followed_at, following_count, 1 FROM staging_following
+            INSERT INTO following_adjacency AS t
+                   (follower_id, relation, following_ids, followed_at, following_count, version)
+            SELECT follower_id, :relation, following_ids, followed_at, following_count, 1 FROM staging_following
             ON CONFLICT (follower_id, relation) DO UPDATE
                SET following_ids = EXCLUDED.following_ids, followed_at = EXCLUDED.followed_at,
                    following_count = EXCLUDED.following_count, version = t.version + 1, updated_at = now()
@@ -246,49 +382,37 @@ public final class BulkImporter {
             UPDATE following_adjacency t
                SET following_ids = '{}', followed_at = '{}', following_count = 0, version = t.version + 1,
                    updated_at = now()
-             WHERE t.relation = 0 AND t.following_count > 0
+             WHERE t.relation = :relation AND t.following_count > 0
                AND NOT EXISTS (SELECT 1 FROM staging_following s WHERE s.follower_id = t.follower_id)
             """;
 
-    /** Returns {rows, changed}. */
-    private long[] writeFollowing(EdgeList edges) throws SQLException {
+    /**
+     * Per following database, one transaction: for each relation of {@code relations}, stage its rows (the staging
+     * table emptied between relations) and merge them. Adds rows written and changed to the tallies.
+     */
+    private void writeFollowing(Map<Relation, EdgeList> edges, Set<Relation> relations,
+                                Map<Relation, Tally> tallies) throws SQLException {
         ShardMap map = dataSources.shardMap();
-        long rows = 0;
-        long changed = 0;
         for (ShardRange range : map.ranges(ShardGroup.FOLLOWING)) {
             listener.phase("following " + range.database(), -1);
             try (Connection c = dataSources.forRange(range).getConnection()) {
                 c.setAutoCommit(false);
                 try {
                     execute(c, STAGE_FOLLOWING);
-                    CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI()
-                            .copyIn("COPY staging_following FROM STDIN");
-                    StringBuilder line = new StringBuilder(256);
-                    int n = edges.size();
-                    long here = 0;
-                    for (int i = 0; i < n; ) {
-                        long follower = edges.follower(i);
-                        int j = i;
-                        while (j < n && edges.follower(j) == follower) {
-                            j++;
+                    long done = 0;
+                    boolean first = true;
+                    for (Relation relation : relations) {
+                        if (!first) {
+                            execute(c, "TRUNCATE staging_following");
                         }
-                        if (range.contains(map.logicalShard(follower))) {
-                            line.setLength(0);
-                            line.append(follower).append('\t');
-                            appendArray(line, edges, i, j, true);
-                            line.append('\t');
-                            appendTimes(line, edges, i, j);
-                            line.append('\t').append(j - i).append('\n');
-                            writeLine(copy, line);
-                            if ((++here & 0x3FF) == 0) {
-                                listener.progress(here);
-                            }
-                        }
-                        i = j;
+                        first = false;
+                        long here = copyFollowing(c, range, edges.get(relation), done);
+                        done += here;
+                        Tally tally = tallies.get(relation);
+                        tally.followingRows += here;
+                        tally.followingChanged += executeUpdate(c, forRelation(MERGE_FOLLOWING, relation))
+                                + executeUpdate(c, forRelation(EMPTY_ABSENT_FOLLOWING, relation));
                     }
-                    copy.endCopy();
-                    rows += here;
-                    changed += executeUpdate(c, MERGE_FOLLOWING) + executeUpdate(c, EMPTY_ABSENT_FOLLOWING);
                     c.commit();
                 } catch (SQLException | RuntimeException e) {
                     rollback(c, e);
@@ -296,7 +420,37 @@ public final class BulkImporter {
                 }
             }
         }
-        return new long[] {rows, changed};
+    }
+
+    /** COPYs the source rows of {@code edges} (sorted by source) in {@code range}; returns how many. */
+    private long copyFollowing(Connection c, ShardRange range, EdgeList edges, long done) throws SQLException {
+        ShardMap map = dataSources.shardMap();
+        CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY staging_following FROM STDIN");
+        StringBuilder line = new StringBuilder(256);
+        int n = edges.size();
+        long here = 0;
+        for (int i = 0; i < n; ) {
+            long follower = edges.follower(i);
+            int j = i;
+            while (j < n && edges.follower(j) == follower) {
+                j++;
+            }
+            if (range.contains(map.logicalShard(follower))) {
+                line.setLength(0);
+                line.append(follower).append('\t');
+                appendArray(line, edges, i, j, true);
+                line.append('\t');
+                appendTimes(line, edges, i, j);
+                line.append('\t').append(j - i).append('\n');
+                writeLine(copy, line);
+                if ((++here & 0x3FF) == 0) {
+                    listener.progress(done + here);
+                }
+            }
+            i = j;
+        }
+        copy.endCopy();
+        return here;
     }
 
     // ---- follower group -------------------------------------------------------------------------------------
@@ -315,8 +469,9 @@ public final class BulkImporter {
             """;
 
     private static final String MERGE_FOLLOWER = """
-            INSERT INTO follower_adjacency AS t (followee_id, follower_ids, followed_at, follower_count, celebrity, version)
-            SELECT followee_id, follower_ids, followed_at, follower_count, celebrity, 1 FROM staging_follower
+            INSERT INTO follower_adjacency AS t
+                   (followee_id, relation, follower_ids, followed_at, follower_count, celebrity, version)
+            SELECT followee_id, :relation, follower_ids, followed_at, follower_count, celebrity, 1 FROM staging_follower
             ON CONFLICT (followee_id, relation) DO UPDATE
                SET follower_ids = EXCLUDED.follower_ids, followed_at = EXCLUDED.followed_at,
                    follower_count = EXCLUDED.follower_count, celebrity = EXCLUDED.celebrity,
@@ -329,33 +484,35 @@ public final class BulkImporter {
             UPDATE follower_adjacency t
                SET follower_ids = '{}', followed_at = '{}', follower_count = 0, celebrity = false,
                    version = t.version + 1, updated_at = now()
-             WHERE t.relation = 0 AND (t.follower_count > 0 OR t.celebrity)
+             WHERE t.relation = :relation AND (t.follower_count > 0 OR t.celebrity)
                AND NOT EXISTS (SELECT 1 FROM staging_follower s WHERE s.followee_id = t.followee_id)
             """;
 
     private static final String DELETE_STALE_PAGES = """
             DELETE FROM celebrity_followers_page p
-             WHERE p.relation = 0 AND NOT EXISTS (SELECT 1 FROM staging_pages s
+             WHERE p.relation = :relation AND NOT EXISTS (SELECT 1 FROM staging_pages s
                                 WHERE s.followee_id = p.followee_id AND s.page_num = p.page_num)
             """;
 
     private static final String MERGE_PAGES = """
             INSERT INTO celebrity_followers_page AS t
-                   (followee_id, page_num, follower_ids, followed_at, min_followed_at, max_followed_at)
-            SELECT followee_id, page_num, follower_ids, followed_at, min_followed_at, max_followed_at FROM staging_pages
+                   (followee_id, relation, page_num, follower_ids, followed_at, min_followed_at, max_followed_at)
+            SELECT followee_id, :relation, page_num, follower_ids, followed_at, min_followed_at, max_followed_at
+              FROM staging_pages
             ON CONFLICT (followee_id, relation, page_num) DO UPDATE
                SET follower_ids = EXCLUDED.follower_ids, followed_at = EXCLUDED.followed_at,
                    min_followed_at = EXCLUDED.min_followed_at, max_followed_at = EXCLUDED.max_followed_at
              WHERE (t.follower_ids, t.followed_at) IS DISTINCT FROM (EXCLUDED.follower_ids, EXCLUDED.followed_at)
             """;
 
-    /** Returns {rows, changed, celebrities, pages}. */
-    private long[] writeFollower(EdgeList edges) throws SQLException, IOException {
+    /**
+     * Per follower database, one transaction: for each relation of {@code relations} (those keeping a reverse
+     * side, each sorted by target), stage its rows and celebrity pages (the staging tables emptied between
+     * relations) and merge them. Adds rows written and changed, celebrities and pages to the tallies.
+     */
+    private void writeFollower(Map<Relation, EdgeList> edges, Set<Relation> relations,
+                               Map<Relation, Tally> tallies) throws SQLException, IOException {
         ShardMap map = dataSources.shardMap();
-        long rows = 0;
-        long changed = 0;
-        long celebrities = 0;
-        long pages = 0;
         for (ShardRange range : map.ranges(ShardGroup.FOLLOWER)) {
             listener.phase("follower " + range.database(), -1);
             try (Connection c = dataSources.forRange(range).getConnection()) {
@@ -363,61 +520,22 @@ public final class BulkImporter {
                 try {
                     execute(c, STAGE_FOLLOWER);
                     execute(c, STAGE_PAGES);
-                    CopyIn rowCopy = c.unwrap(PGConnection.class).getCopyAPI()
-                            .copyIn("COPY staging_follower FROM STDIN");
-                    StringBuilder pageLines = new StringBuilder();
-                    StringBuilder line = new StringBuilder(256);
-                    int n = edges.size();
-                    long here = 0;
-                    for (int i = 0; i < n; ) {
-                        long followee = edges.followee(i);
-                        int j = i;
-                        while (j < n && edges.followee(j) == followee) {
-                            j++;
+                    long done = 0;
+                    boolean first = true;
+                    for (Relation relation : relations) {
+                        if (!first) {
+                            execute(c, "TRUNCATE staging_follower, staging_pages");
                         }
-                        if (range.contains(map.logicalShard(followee))) {
-                            int count = j - i;
-                            boolean celebrity = count >= settings.celebrityThreshold(); // same rule as the cdc-consumer: reaching it moves the row
-                            line.setLength(0);
-                            line.append(followee).append('\t');
-                            if (celebrity) {
-                                line.append("{}\t{}");
-                                celebrities++;
-                                // Cut as the cdc-consumer cuts a row reaching the threshold (no array copies).
-                                int[] bounds = CelebrityPageLayout.pageBounds(count, settings.pageSize());
-                                for (int p = 0; p + 1 < bounds.length; p++) {
-                                    int from = i + bounds[p];
-                                    int to = i + bounds[p + 1];
-                                    pageLines.append(followee).append('\t').append(p).append('\t');
-                                    appendArray(pageLines, edges, from, to, false);
-                                    pageLines.append('\t');
-                                    appendTimes(pageLines, edges, from, to);
-                                    pageLines.append('\t').append(edges.followedAt(from)).append('\t')
-                                            .append(edges.followedAt(to - 1)).append('\n');
-                                    pages++;
-                                }
-                            } else {
-                                appendArray(line, edges, i, j, false);
-                                line.append('\t');
-                                appendTimes(line, edges, i, j);
-                            }
-                            line.append('\t').append(count).append('\t').append(celebrity ? 't' : 'f').append('\n');
-                            writeLine(rowCopy, line);
-                            if ((++here & 0x3FF) == 0) {
-                                listener.progress(here);
-                            }
-                        }
-                        i = j;
+                        first = false;
+                        Tally tally = tallies.get(relation);
+                        long here = copyFollower(c, range, edges.get(relation), tally, done);
+                        done += here;
+                        tally.followerRows += here;
+                        tally.followerChanged += executeUpdate(c, forRelation(MERGE_FOLLOWER, relation))
+                                + executeUpdate(c, forRelation(EMPTY_ABSENT_FOLLOWER, relation));
+                        executeUpdate(c, forRelation(DELETE_STALE_PAGES, relation));
+                        executeUpdate(c, forRelation(MERGE_PAGES, relation));
                     }
-                    rowCopy.endCopy();
-                    if (!pageLines.isEmpty()) {
-                        Reader reader = new StringReader(pageLines.toString());
-                        c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY staging_pages FROM STDIN", reader);
-                    }
-                    rows += here;
-                    changed += executeUpdate(c, MERGE_FOLLOWER) + executeUpdate(c, EMPTY_ABSENT_FOLLOWER);
-                    executeUpdate(c, DELETE_STALE_PAGES);
-                    executeUpdate(c, MERGE_PAGES);
                     c.commit();
                 } catch (SQLException | IOException | RuntimeException e) {
                     rollback(c, e);
@@ -425,7 +543,66 @@ public final class BulkImporter {
                 }
             }
         }
-        return new long[] {rows, changed, celebrities, pages};
+    }
+
+    /**
+     * COPYs the target rows of {@code edges} (sorted by target) in {@code range}, and the celebrity pages of the
+     * targets at or above the threshold; returns how many rows, and counts celebrities and pages in {@code tally}.
+     */
+    private long copyFollower(Connection c, ShardRange range, EdgeList edges, Tally tally, long done)
+            throws SQLException, IOException {
+        ShardMap map = dataSources.shardMap();
+        CopyIn rowCopy = c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY staging_follower FROM STDIN");
+        StringBuilder pageLines = new StringBuilder();
+        StringBuilder line = new StringBuilder(256);
+        int n = edges.size();
+        long here = 0;
+        for (int i = 0; i < n; ) {
+            long followee = edges.followee(i);
+            int j = i;
+            while (j < n && edges.followee(j) == followee) {
+                j++;
+            }
+            if (range.contains(map.logicalShard(followee))) {
+                int count = j - i;
+                boolean celebrity = count >= settings.celebrityThreshold(); // same rule as the cdc-consumer: reaching it moves the row
+                line.setLength(0);
+                line.append(followee).append('\t');
+                if (celebrity) {
+                    line.append("{}\t{}");
+                    tally.celebrities++;
+                    // Cut as the cdc-consumer cuts a row reaching the threshold (no array copies).
+                    int[] bounds = CelebrityPageLayout.pageBounds(count, settings.pageSize());
+                    for (int p = 0; p + 1 < bounds.length; p++) {
+                        int from = i + bounds[p];
+                        int to = i + bounds[p + 1];
+                        pageLines.append(followee).append('\t').append(p).append('\t');
+                        appendArray(pageLines, edges, from, to, false);
+                        pageLines.append('\t');
+                        appendTimes(pageLines, edges, from, to);
+                        pageLines.append('\t').append(edges.followedAt(from)).append('\t')
+                                .append(edges.followedAt(to - 1)).append('\n');
+                        tally.pages++;
+                    }
+                } else {
+                    appendArray(line, edges, i, j, false);
+                    line.append('\t');
+                    appendTimes(line, edges, i, j);
+                }
+                line.append('\t').append(count).append('\t').append(celebrity ? 't' : 'f').append('\n');
+                writeLine(rowCopy, line);
+                if ((++here & 0x3FF) == 0) {
+                    listener.progress(done + here);
+                }
+            }
+            i = j;
+        }
+        rowCopy.endCopy();
+        if (!pageLines.isEmpty()) {
+            Reader reader = new StringReader(pageLines.toString());
+            c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY staging_pages FROM STDIN", reader);
+        }
+        return here;
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------------
@@ -465,6 +642,14 @@ public final class BulkImporter {
         } catch (SQLException e) {
             cause.addSuppressed(e);
         }
+    }
+
+    /**
+     * {@code template} for one relation: {@code :relation} replaced by its code, a constant of {@link Relation} and
+     * never input, so it is safe as literal text (graph-store's {@code Sql.forRelation}, which is package-private).
+     */
+    private static String forRelation(String template, Relation relation) {
+        return template.replace(":relation", Short.toString(relation.code()));
     }
 
     private static void execute(Connection c, String sql) throws SQLException {

@@ -3,11 +3,13 @@ package dev.socialgraph.tools.edges;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.socialgraph.common.relation.Relation;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumMap;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,6 +70,97 @@ class EdgeListReaderTest {
                 .hasMessageContaining("d:1:");
         assertThatThrownBy(() -> EdgeListReader.read(write("e", "12\n", false), d -> { }))
                 .isInstanceOf(EdgeListFormatException.class);
+    }
+
+    @Test
+    void readRelations_takesTheThirdColumnAsTheRelation_noneMeaningFollow_withOneTimeCounter() throws IOException {
+        Path file = write("rel.txt", "# src dst relation\n1\t2\n1\t3\tblock\n4 5 mute \n\n6\t7\tfollow\r\n"
+                + "8  9   block\n", false);
+        EnumMap<Relation, EdgeList> edges = EdgeListReader.readRelations(file, done -> { });
+        assertThat(edges).containsOnlyKeys(Relation.FOLLOW, Relation.BLOCK, Relation.MUTE);
+
+        EdgeList follows = edges.get(Relation.FOLLOW);
+        assertThat(follows.size()).isEqualTo(2);
+        assertThat(new long[] {follows.follower(0), follows.followee(0), follows.followedAt(0)})
+                .containsExactly(1, 2, EdgeListReader.BASE_FOLLOWED_AT);
+        assertThat(new long[] {follows.follower(1), follows.followee(1), follows.followedAt(1)})
+                .containsExactly(6, 7, EdgeListReader.BASE_FOLLOWED_AT + 3);
+
+        EdgeList blocks = edges.get(Relation.BLOCK);
+        assertThat(blocks.size()).isEqualTo(2);
+        assertThat(new long[] {blocks.follower(0), blocks.followee(0), blocks.followedAt(0)})
+                .containsExactly(1, 3, EdgeListReader.BASE_FOLLOWED_AT + 1);
+        assertThat(new long[] {blocks.follower(1), blocks.followee(1), blocks.followedAt(1)})
+                .containsExactly(8, 9, EdgeListReader.BASE_FOLLOWED_AT + 4);
+
+        EdgeList mutes = edges.get(Relation.MUTE);
+        assertThat(mutes.size()).isEqualTo(1);
+        assertThat(new long[] {mutes.follower(0), mutes.followee(0), mutes.followedAt(0)})
+                .containsExactly(4, 5, EdgeListReader.BASE_FOLLOWED_AT + 2);
+    }
+
+    @Test
+    void readRelations_ofAFollowsOnlyFile_givesEveryRelationAList() throws IOException {
+        EnumMap<Relation, EdgeList> edges = EdgeListReader.readRelations(write("f", "1\t2\n", false), d -> { });
+        assertThat(edges.get(Relation.FOLLOW).size()).isEqualTo(1);
+        assertThat(edges.get(Relation.BLOCK).size()).isZero();
+        assertThat(edges.get(Relation.MUTE).size()).isZero();
+    }
+
+    @Test
+    void read_givesTheFollowsOnly_atTheirIndexInTheWholeFile() throws IOException {
+        Path file = write("mixed", "1\t2\tblock\n3\t4\n5\t6\tmute\n7\t8\tfollow\n", false);
+        EdgeList follows = EdgeListReader.read(file, d -> { });
+        assertThat(follows.size()).isEqualTo(2);
+        assertThat(follows.follower(0)).isEqualTo(3);
+        assertThat(follows.followedAt(0)).isEqualTo(EdgeListReader.BASE_FOLLOWED_AT + 1);
+        assertThat(follows.follower(1)).isEqualTo(7);
+        assertThat(follows.followedAt(1)).isEqualTo(EdgeListReader.BASE_FOLLOWED_AT + 3);
+    }
+
+    @Test
+    void readRelations_refusesAnyOtherThirdColumnOrAFourth_namingTheAcceptedRelations() throws IOException {
+        String[][] bad = {
+                {"number", "1\t2\t3\n"},
+                {"unknown", "1\t2\tfollows\n"},
+                {"capital", "1\t2\tBlock\n"},
+                {"unblock", "1\t2\tunblock\n"},
+                {"glued", "1\t2block\n"},
+                {"fourth", "1\t2\tblock\tmute\n"},
+                {"comment", "1 2 mute # why\n"},
+        };
+        for (String[] c : bad) {
+            Path file = write(c[0], "1\t2\n" + c[1], false);
+            assertThatThrownBy(() -> EdgeListReader.readRelations(file, d -> { }))
+                    .as(c[0])
+                    .isInstanceOf(EdgeListFormatException.class)
+                    .hasMessageContaining(c[0] + ":2:")
+                    .hasMessageContaining("follow, block or mute")
+                    .hasMessageContaining("'" + c[1].strip() + "'")
+                    .satisfies(e -> assertThat(((EdgeListFormatException) e).lineNumber()).isEqualTo(2));
+        }
+        assertThatThrownBy(() -> EdgeListReader.readRelations(write("u", "1\t2\tstar\n", false), d -> { }))
+                .hasMessageContaining("unknown relation 'star'");
+        // read() validates the whole file, other relations' lines included.
+        assertThatThrownBy(() -> EdgeListReader.read(write("r", "1\t2\n3\t4\tblok\n", false), d -> { }))
+                .hasMessageContaining("r:2:").hasMessageContaining("follow, block or mute");
+    }
+
+    @Test
+    void containsSortedAndRemoveIf_findAndDropEdgesOfASortedList() throws IOException {
+        EdgeList edges = EdgeListReader.read(write("s", "5\t1\n2\t9\n2\t3\n7\t7\n", false), d -> { });
+        edges.sortByFollower();
+        assertThat(edges.containsSorted(2, 3)).isTrue();
+        assertThat(edges.containsSorted(2, 9)).isTrue();
+        assertThat(edges.containsSorted(5, 1)).isTrue();
+        assertThat(edges.containsSorted(3, 2)).isFalse();
+        assertThat(edges.containsSorted(2, 4)).isFalse();
+        assertThat(edges.containsSorted(8, 1)).isFalse();
+        assertThat(edges.removeIf((a, b) -> a == 2)).isEqualTo(2);
+        assertThat(edges.size()).isEqualTo(2);
+        assertThat(edges.follower(0)).isEqualTo(5);
+        assertThat(edges.follower(1)).isEqualTo(7);
+        assertThat(edges.followedAt(0)).isEqualTo(EdgeListReader.BASE_FOLLOWED_AT);
     }
 
     @Test

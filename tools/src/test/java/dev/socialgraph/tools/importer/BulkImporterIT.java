@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;
@@ -238,6 +239,328 @@ class BulkImporterIT {
         assertThat(stored).isEqualTo(20_000);
     }
 
+    // ---- blocks and mutes ------------------------------------------------------------------------------
+
+    /** A user whose rows sit in the second database of each group (logical shard >= 128). */
+    private long highUser() {
+        for (long id = 1_000; ; id++) {
+            if (shards.shardMap().route(FOLLOWING, id).equals(shards.shardMap().ranges(FOLLOWING).get(1))
+                    && shards.shardMap().route(FOLLOWER, id).equals(shards.shardMap().ranges(FOLLOWER).get(1))) {
+                return id;
+            }
+        }
+    }
+
+    /**
+     * Follows, blocks and mutes among 1, 2, 300 (first databases) and {@code h} (second databases). Line i (0-based,
+     * comments aside) is at T0 + i. Blocks H→1, H→2 and 300→1 forbid the follows 1→H, 2→H and 300→1.
+     */
+    private static String mixedGraph(long h) {
+        return "# source target relation\n"
+                + "1\t2\n"                    // T0      follow
+                + h + "\t1\tblock\n"        // T0 + 1  block
+                + "1\t" + h + "\tmute\n"    // T0 + 2  mute
+                + "2\t" + h + "\n"           // T0 + 3  follow, forbidden: H blocks 2
+                + h + "\t2\tblock\n"        // T0 + 4  block
+                + "1 " + h + " follow\n"      // T0 + 5  follow, forbidden: H blocks 1 (the other direction)
+                + "300\t1\tblock\n"         // T0 + 6  block
+                + "300\t1\n"                 // T0 + 7  follow, forbidden: 300 blocks 1 (the same direction)
+                + "2\t2\tblock\n"           // T0 + 8  self-loop
+                + h + "\t1\tblock\n"        // T0 + 9  duplicate
+                + "300\t2\tmute\n"          // T0 + 10 mute
+                + "2\t300\n";                // T0 + 11 follow
+    }
+
+    @Test
+    void importFile_withFollowsBlocksAndMutes_writesEachRelationsRowsInTheDatabasesTheShardMapNames() throws Exception {
+        long h = highUser();
+        ImportSummary summary = importer(1_000_000, 100_000).importFile(file(mixedGraph(h)));
+
+        assertThat(summary.edgesRead()).isEqualTo(5);
+        assertThat(summary.followsForbiddenByBlock()).isEqualTo(3);
+        assertThat(summary.edgesImported()).isEqualTo(2);
+        assertThat(summary.users()).isEqualTo(4);
+        assertThat(summary.counts(Relation.BLOCK)).isEqualTo(
+                new ImportSummary.RelationCounts(5, 1, 1, true, 3, 2, 2, 2, 2, 0, 0));
+        assertThat(summary.counts(Relation.MUTE)).isEqualTo(
+                new ImportSummary.RelationCounts(2, 0, 0, true, 2, 2, 2, 0, 0, 0, 0));
+        assertThat(summary.report()).contains("forbidden by block").contains("block").contains("mute");
+
+        // Follows: only those no block forbids.
+        assertThat(followingRow(Relation.FOLLOW, 1).orElseThrow().followingIds()).containsExactly(2);
+        assertThat(followingRow(Relation.FOLLOW, 2).orElseThrow().followingIds()).containsExactly(300);
+        assertThat(followingRow(Relation.FOLLOW, 300)).isEmpty();
+        assertThat(followingRow(Relation.FOLLOW, h)).isEmpty();
+        assertThat(followerRow(Relation.FOLLOW, h)).isEmpty();
+        assertThat(followerRow(Relation.FOLLOW, 1)).isEmpty();
+
+        // Blocks: the blocker's row, ids ascending, with each line's time.
+        FollowingRow blocksOfH = followingRow(Relation.BLOCK, h).orElseThrow();
+        assertThat(blocksOfH.followingIds()).containsExactly(1, 2);
+        assertThat(blocksOfH.followedAt()).containsExactly(T0 + 1, T0 + 4); // the first of the duplicates
+        assertThat(blocksOfH.version()).isEqualTo(1);
+        assertThat(followingRow(Relation.BLOCK, 300).orElseThrow().followingIds()).containsExactly(1);
+        assertThat(followingRow(Relation.BLOCK, 2)).isEmpty(); // its only line was a self-loop
+        // The blocked-by side, in arrival order like followers.
+        FollowerRow blockersOf1 = followerRow(Relation.BLOCK, 1).orElseThrow();
+        assertThat(blockersOf1.followerIds()).containsExactly(h, 300);
+        assertThat(blockersOf1.followedAt()).containsExactly(T0 + 1, T0 + 6);
+        assertThat(blockersOf1.followerCount()).isEqualTo(2);
+        assertThat(blockersOf1.celebrity()).isFalse();
+        assertThat(followerRow(Relation.BLOCK, 2).orElseThrow().followerIds()).containsExactly(h);
+
+        // Mutes: the muter's row only; no reverse side anywhere.
+        FollowingRow mutesOf1 = followingRow(Relation.MUTE, 1).orElseThrow();
+        assertThat(mutesOf1.followingIds()).containsExactly(h);
+        assertThat(mutesOf1.followedAt()).containsExactly(T0 + 2);
+        assertThat(followingRow(Relation.MUTE, 300).orElseThrow().followedAt()).containsExactly(T0 + 10);
+        for (var range : shards.shardMap().ranges(FOLLOWER)) {
+            assertThat(count(range, "SELECT count(*) FROM follower_adjacency WHERE relation = 2")).isZero();
+            assertThat(count(range, "SELECT count(*) FROM celebrity_followers_page")).isZero();
+        }
+
+        // Routing: H's rows sit in the second databases, 1's and 300's in the first.
+        var lowFollowing = shards.shardMap().ranges(FOLLOWING).get(0);
+        var highFollowing = shards.shardMap().ranges(FOLLOWING).get(1);
+        assertThat(count(highFollowing, "SELECT count(*) FROM following_adjacency WHERE relation = 1 AND follower_id = "
+                + h)).isEqualTo(1);
+        assertThat(count(lowFollowing, "SELECT count(*) FROM following_adjacency WHERE relation = 1")).isEqualTo(1);
+        assertThat(count(lowFollowing, "SELECT count(*) FROM following_adjacency WHERE relation = 2")).isEqualTo(2);
+        assertThat(count(highFollowing, "SELECT count(*) FROM following_adjacency WHERE relation = 2")).isZero();
+        var lowFollower = shards.shardMap().ranges(FOLLOWER).get(0);
+        assertThat(count(lowFollower, "SELECT count(*) FROM follower_adjacency WHERE relation = 1")).isEqualTo(2);
+    }
+
+    @Test
+    void importFile_withEveryRelation_twice_changesNothing() throws Exception {
+        long h = highUser();
+        Path f = file(mixedGraph(h));
+        importer(2, 1).importFile(f); // threshold 2: user 1's blocked-by side goes to pages as well
+        ImportSummary again = importer(2, 1).importFile(f);
+
+        for (Relation relation : Relation.values()) {
+            ImportSummary.RelationCounts counts = again.counts(relation);
+            assertThat(counts.replaced()).as(relation.wireName()).isTrue();
+            assertThat(counts.followingChanged()).as(relation.wireName()).isZero();
+            assertThat(counts.followerChanged()).as(relation.wireName()).isZero();
+        }
+        assertThat(again.counts(Relation.BLOCK).celebrities()).isEqualTo(1);
+        assertThat(again.counts(Relation.BLOCK).celebrityPages()).isEqualTo(2);
+        assertThat(followingRow(Relation.FOLLOW, 1).orElseThrow().version()).isEqualTo(1);
+        assertThat(followingRow(Relation.BLOCK, h).orElseThrow().version()).isEqualTo(1);
+        assertThat(followingRow(Relation.MUTE, 1).orElseThrow().version()).isEqualTo(1);
+        assertThat(followerRow(Relation.BLOCK, 1).orElseThrow().version()).isEqualTo(1);
+        assertThat(followerRow(Relation.BLOCK, 2).orElseThrow().version()).isEqualTo(1);
+        assertThat(blockPages(1)).extracting(CelebrityPage::followerIds)
+                .containsExactly(new long[] {h}, new long[] {300});
+    }
+
+    @Test
+    void importFile_ofABlockedUserAboveTheCelebrityThreshold_putsItsBlockersIntoPagesInArrivalOrder() throws Exception {
+        long blocked = 1000;
+        StringBuilder sb = new StringBuilder();
+        for (long blocker = 20; blocker >= 1; blocker--) {  // arrival order is descending ids
+            sb.append(blocker).append('\t').append(blocked).append("\tblock\n");
+        }
+        sb.append("30\t").append(blocked).append('\n');    // a follower, below the threshold
+        sb.append("31\t").append(blocked).append("\tmute\n");
+        ImportSummary summary = importer(5, 6).importFile(file(sb.toString()));
+        assertThat(summary.counts(Relation.BLOCK).celebrities()).isEqualTo(1);
+        assertThat(summary.counts(Relation.BLOCK).celebrityPages()).isEqualTo(4); // 20 blockers in pages of 6
+        assertThat(summary.celebrities()).isZero();
+
+        FollowerRow row = followerRow(Relation.BLOCK, blocked).orElseThrow();
+        assertThat(row.celebrity()).isTrue();
+        assertThat(row.followerIds()).isEmpty();
+        assertThat(row.followerCount()).isEqualTo(20);
+        List<CelebrityPage> all = blockPages(blocked);
+        assertThat(all).extracting(CelebrityPage::pageNum).containsExactly(0, 1, 2, 3);
+        List<Long> ids = new ArrayList<>();
+        List<Long> times = new ArrayList<>();
+        for (CelebrityPage p : all) {
+            for (int i = 0; i < p.followerIds().length; i++) {
+                ids.add(p.followerIds()[i]);
+                times.add(p.followedAt()[i]);
+            }
+        }
+        List<Long> expected = new ArrayList<>();
+        for (long blocker = 20; blocker >= 1; blocker--) {
+            expected.add(blocker);
+        }
+        assertThat(ids).containsExactlyElementsOf(expected);
+        assertThat(times).first().isEqualTo(T0);
+        assertThat(times).last().isEqualTo(T0 + 19);
+        // The follows of the same user are a plain row and have no pages.
+        FollowerRow followers1000 = followerRow(Relation.FOLLOW, blocked).orElseThrow();
+        assertThat(followers1000.celebrity()).isFalse();
+        assertThat(followers1000.followerIds()).containsExactly(30);
+        List<CelebrityPage> followPages = Transactions.inTransaction(dataSources.forUser(FOLLOWER, blocked),
+                c -> pages.all(c, blocked));
+        assertThat(followPages).isEmpty();
+
+        // A changed block set below the threshold: the pages go, the row holds the blockers again.
+        importer(5, 6).importFile(file("3\t" + blocked + "\tblock\n1\t" + blocked + "\tblock\n40\t41\n"));
+        FollowerRow after = followerRow(Relation.BLOCK, blocked).orElseThrow();
+        assertThat(after.celebrity()).isFalse();
+        assertThat(after.followerIds()).containsExactly(3, 1);
+        assertThat(after.version()).isEqualTo(2);
+        assertThat(blockPages(blocked)).isEmpty();
+        // Follows were replaced by the file's (one, elsewhere); the mutes, absent from it, stay.
+        assertThat(followerRow(Relation.FOLLOW, blocked).orElseThrow().followerIds()).isEmpty();
+        assertThat(followingRow(Relation.FOLLOW, 40).orElseThrow().followingIds()).containsExactly(41);
+        assertThat(followingRow(Relation.MUTE, 31).orElseThrow().followingIds()).containsExactly(blocked);
+    }
+
+    @Test
+    void importFile_ofFollowsOnly_leavesTheStoredBlocksAndMutesAlone_andDropsTheFollowsTheyForbid() throws Exception {
+        long h = highUser();
+        importer(1_000_000, 100_000).importFile(file(mixedGraph(h)));
+
+        // 1 -> H and 300 -> 1 are forbidden by the stored blocks H -> 1 and 300 -> 1; 1 -> 2 is unchanged.
+        ImportSummary summary = importer(1_000_000, 100_000)
+                .importFile(file("1\t2\n1\t" + h + "\n300\t1\n5\t6\n"));
+        assertThat(summary.counts(Relation.BLOCK)).isEqualTo(ImportSummary.RelationCounts.keptAsStored());
+        assertThat(summary.counts(Relation.MUTE).replaced()).isFalse();
+        assertThat(summary.followsForbiddenByBlock()).isEqualTo(2);
+        assertThat(summary.edgesImported()).isEqualTo(2);
+        assertThat(summary.report()).contains("kept");
+
+        FollowingRow blocksOfH = followingRow(Relation.BLOCK, h).orElseThrow();
+        assertThat(blocksOfH.followingIds()).containsExactly(1, 2);
+        assertThat(blocksOfH.version()).isEqualTo(1);
+        assertThat(followingRow(Relation.BLOCK, 300).orElseThrow().version()).isEqualTo(1);
+        FollowerRow blockersOf1 = followerRow(Relation.BLOCK, 1).orElseThrow();
+        assertThat(blockersOf1.followerIds()).containsExactly(h, 300);
+        assertThat(blockersOf1.version()).isEqualTo(1);
+        FollowingRow mutesOf1 = followingRow(Relation.MUTE, 1).orElseThrow();
+        assertThat(mutesOf1.followingIds()).containsExactly(h);
+        assertThat(mutesOf1.version()).isEqualTo(1);
+
+        // The follows are the new file's: 2 -> 300 emptied (version 2), 1 -> 2 untouched, 5 -> 6 new.
+        FollowingRow follows1 = followingRow(Relation.FOLLOW, 1).orElseThrow();
+        assertThat(follows1.followingIds()).containsExactly(2);
+        assertThat(follows1.version()).isEqualTo(1);
+        FollowingRow follows2 = followingRow(Relation.FOLLOW, 2).orElseThrow();
+        assertThat(follows2.followingIds()).isEmpty();
+        assertThat(follows2.version()).isEqualTo(2);
+        assertThat(followingRow(Relation.FOLLOW, 300)).isEmpty();
+        assertThat(followingRow(Relation.FOLLOW, 5).orElseThrow().followingIds()).containsExactly(6);
+        assertThat(followerRow(Relation.FOLLOW, 1)).isEmpty();
+    }
+
+    @Test
+    void importFile_withAChangedBlockSet_replacesTheBlocksAndKeepsTheMutes() throws Exception {
+        long h = highUser();
+        importer(1_000_000, 100_000).importFile(file(mixedGraph(h)));
+
+        // Now only 300 blocks 2, and 1 -> H may be followed again.
+        ImportSummary summary = importer(1_000_000, 100_000)
+                .importFile(file("1\t" + h + "\n300\t2\tblock\n2\t300\n"));
+        assertThat(summary.followsForbiddenByBlock()).isEqualTo(1); // 2 -> 300
+        ImportSummary.RelationCounts blocks = summary.counts(Relation.BLOCK);
+        assertThat(blocks.replaced()).isTrue();
+        assertThat(blocks.edgesImported()).isEqualTo(1);
+        assertThat(blocks.followingChanged()).isEqualTo(2); // H emptied, 300 changed
+        assertThat(blocks.followerChanged()).isEqualTo(2);  // 1 emptied, 2 changed
+
+        FollowingRow blocksOfH = followingRow(Relation.BLOCK, h).orElseThrow();
+        assertThat(blocksOfH.followingIds()).isEmpty();
+        assertThat(blocksOfH.version()).isEqualTo(2); // emptied, never deleted: versions only grow
+        FollowingRow blocksOf300 = followingRow(Relation.BLOCK, 300).orElseThrow();
+        assertThat(blocksOf300.followingIds()).containsExactly(2);
+        assertThat(blocksOf300.followedAt()).containsExactly(T0 + 1);
+        assertThat(blocksOf300.version()).isEqualTo(2);
+        FollowerRow blockersOf1 = followerRow(Relation.BLOCK, 1).orElseThrow();
+        assertThat(blockersOf1.followerIds()).isEmpty();
+        assertThat(blockersOf1.followerCount()).isZero();
+        assertThat(blockersOf1.version()).isEqualTo(2);
+        FollowerRow blockersOf2 = followerRow(Relation.BLOCK, 2).orElseThrow();
+        assertThat(blockersOf2.followerIds()).containsExactly(300);
+        assertThat(blockersOf2.version()).isEqualTo(2);
+
+        assertThat(followingRow(Relation.FOLLOW, 1).orElseThrow().followingIds()).containsExactly(h);
+        assertThat(followerRow(Relation.FOLLOW, h).orElseThrow().followerIds()).containsExactly(1);
+        assertThat(followingRow(Relation.FOLLOW, 2).orElseThrow().followingIds()).isEmpty();
+        assertThat(followingRow(Relation.MUTE, 1).orElseThrow().followingIds()).containsExactly(h);
+        assertThat(followingRow(Relation.MUTE, 1).orElseThrow().version()).isEqualTo(1);
+        assertThat(followingRow(Relation.MUTE, 300).orElseThrow().version()).isEqualTo(1);
+    }
+
+    @Test
+    void importFile_withBlocksButNoFollows_isRefused_andWritesNothing() throws Exception {
+        importer(1_000_000, 100_000).importFile(file("1\t2\n"));
+        Path f = file("3\t4\tblock\n5\t6\tmute\n");
+        assertThatThrownBy(() -> importer(1_000_000, 100_000).importFile(f))
+                .isInstanceOf(ImportException.class)
+                .hasMessageContaining("no follow line");
+        assertThat(followingRow(Relation.FOLLOW, 1).orElseThrow().followingIds()).containsExactly(2);
+        assertThat(followingRow(Relation.BLOCK, 3)).isEmpty();
+    }
+
+    @Test
+    void importFile_aboveTheBlockCap_writesNothing() throws Exception {
+        StringBuilder sb = new StringBuilder("1\t2\n");
+        for (int i = 10; i <= Relation.BLOCK.cap() + 10; i++) { // 50,001 targets, none the blocker itself
+            sb.append(7).append('\t').append(i).append("\tblock\n");
+        }
+        Path f = file(sb.toString());
+        assertThatThrownBy(() -> importer(1_000_000, 100_000).importFile(f))
+                .isInstanceOf(ImportException.class)
+                .hasMessageContaining("user 7 blocks 50001 users, above the block cap of 50000");
+        assertThat(followingRow(Relation.FOLLOW, 1)).isEmpty();
+        assertThat(followingRow(Relation.BLOCK, 7)).isEmpty();
+    }
+
+    @Test
+    void importFile_whenALaterRelationFailsInADatabase_keepsThatDatabasesEarlierRelationsOld() throws Exception {
+        importer(1_000_000, 100_000).importFile(file("1\t2\n"));
+        var lowFollowing = shards.shardMap().ranges(FOLLOWING).get(0);
+        // Mutes are merged after follows in the same transaction: make their merge fail in the first database.
+        Transactions.inTransaction(dataSources.forRange(lowFollowing), c -> {
+            try (var st = c.createStatement()) {
+                st.execute("""
+                        CREATE FUNCTION refuse_mutes() RETURNS trigger LANGUAGE plpgsql AS
+                        $$ BEGIN RAISE EXCEPTION 'mutes refused by the test'; END $$""");
+                st.execute("""
+                        CREATE TRIGGER refuse_mutes BEFORE INSERT ON following_adjacency
+                        FOR EACH ROW WHEN (NEW.relation = 2) EXECUTE FUNCTION refuse_mutes()""");
+            }
+            return null;
+        });
+        Path f = file("1\t300\n300\t2\tmute\n");
+        assertThatThrownBy(() -> importer(1_000_000, 100_000).importFile(f))
+                .isInstanceOf(SQLException.class).hasMessageContaining("mutes refused by the test");
+        FollowingRow follows1 = followingRow(Relation.FOLLOW, 1).orElseThrow();
+        assertThat(follows1.followingIds()).containsExactly(2);
+        assertThat(follows1.version()).isEqualTo(1);
+        assertThat(followingRow(Relation.MUTE, 300)).isEmpty();
+        assertThat(followerRow(Relation.FOLLOW, 300)).isEmpty(); // the follower group comes after: not reached
+    }
+
+    private Optional<FollowingRow> followingRow(Relation relation, long user) throws SQLException {
+        FollowingRepository repository = new FollowingRepository(relation);
+        return Transactions.inTransaction(dataSources.forUser(FOLLOWING, user), c -> repository.find(c, user));
+    }
+
+    private Optional<FollowerRow> followerRow(Relation relation, long user) throws SQLException {
+        FollowerRepository repository = new FollowerRepository(relation);
+        return Transactions.inTransaction(dataSources.forUser(FOLLOWER, user), c -> repository.find(c, user));
+    }
+
+    private List<CelebrityPage> blockPages(long user) throws SQLException {
+        CelebrityPageRepository repository = new CelebrityPageRepository(Relation.BLOCK);
+        return Transactions.inTransaction(dataSources.forUser(FOLLOWER, user), c -> repository.all(c, user));
+    }
+
+    private long count(dev.socialgraph.common.shard.ShardRange range, String sql) throws SQLException {
+        return Transactions.inTransaction(dataSources.forRange(range), c -> {
+            try (var st = c.createStatement(); var rs = st.executeQuery(sql)) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        });
+    }
+
     // ---- bloom snapshot --------------------------------------------------------------------------------
 
     /** Settings as the command line builds them, but sized for exactly this graph so the fpp bound is meaningful. */
@@ -283,8 +606,9 @@ class BulkImporterIT {
         assertThat(written.nextOffsets()).containsExactly(entry(0, 3L), entry(1, 0L), entry(2, 2L));
         assertThat(written.eventsBefore()).isEqualTo(5);
         // The offsets are read after validating the file and before the first database commits.
-        assertThat(List.copyOf(summary.phases().keySet())).containsExactly("read", "sort", "event offsets",
-                "following shards", "follower shards", "bloom snapshot");
+        // The file has no block line, so the stored blocks stand and are read to drop the follows they forbid.
+        assertThat(List.copyOf(summary.phases().keySet())).containsExactly("read", "stored blocks", "sort",
+                "event offsets", "following shards", "follower shards", "bloom snapshot");
         assertThat(summary.report()).contains("bloom snapshot       " + written.file())
                 .contains(String.format("%,d bytes", written.bytes()));
 
