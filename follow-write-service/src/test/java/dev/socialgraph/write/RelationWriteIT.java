@@ -98,6 +98,7 @@ class RelationWriteIT {
         assertThat(reply.body().get("relation").asString()).isEqualTo("block");
         assertThat(reply.body().get("active").asBoolean()).isTrue();
         assertThat(reply.body().get("version").asLong()).isEqualTo(1);
+        assertThat(reply.body().get("followToken").asString()).hasSize(64);
         long createdAt = reply.body().get("createdAt").asLong();
         assertThat(rows.followingRow(blocker).orElseThrow().followingIds()).doesNotContain(blocked);
         assertThat(rows.row(Relation.BLOCK, blocker).orElseThrow().followingIds()).containsExactly(blocked);

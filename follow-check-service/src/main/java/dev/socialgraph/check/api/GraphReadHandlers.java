@@ -151,8 +151,10 @@ final class GraphReadHandlers {
         if (known == FollowChecker.FOLLOWING) {
             return blocking(() -> !relations.blocks(followee, follower)).flatMap(GraphReadHandlers::check);
         }
+        // The followee's token: it may have just blocked the follower, before the filter has the block.
         return blocking(() -> checker.isFollowing(follower, followee, token)
-                && !(relations.followMayBeBlocked(follower, followee) && relations.blocks(followee, follower)))
+                && !((checker.isOwnWrite(followee, token) || relations.followMayBeBlocked(follower, followee))
+                && relations.blocks(followee, follower)))
                 .flatMap(GraphReadHandlers::check);
     }
 
@@ -253,7 +255,9 @@ final class GraphReadHandlers {
         int following = checker.answerInProcess(a, b, token);
         int followedBy = checker.answerInProcess(b, a, token);
         // A third party sees neither blocks nor mutes: the relations are not read for it at all.
-        boolean noRelations = !showBlocks || a == b || relations.surelyNone(a, b);
+        // A follow token of either user: its block or mute may not be in the in-process filter yet.
+        boolean ownWrite = token != null && (checker.isOwnWrite(a, token) || checker.isOwnWrite(b, token));
+        boolean noRelations = !showBlocks || a == b || !ownWrite && relations.surelyNone(a, b);
         if (following != FollowChecker.UNKNOWN && followedBy != FollowChecker.UNKNOWN && noRelations) {
             return json(RelationshipResponse.of(following == FollowChecker.FOLLOWING,
                     followedBy == FollowChecker.FOLLOWING, RelationReads.Between.NONE, showBlocks, showMute));
@@ -263,7 +267,7 @@ final class GraphReadHandlers {
                         : checker.isFollowing(a, b, token),
                 followedBy != FollowChecker.UNKNOWN ? followedBy == FollowChecker.FOLLOWING
                         : checker.isFollowing(b, a, token),
-                noRelations ? RelationReads.Between.NONE : relations.between(a, b), showBlocks, showMute))
+                noRelations ? RelationReads.Between.NONE : relations.between(a, b, ownWrite), showBlocks, showMute))
                 .flatMap(GraphReadHandlers::json);
     }
 
@@ -298,20 +302,22 @@ final class GraphReadHandlers {
     /**
      * {@code POST /internal/v1/users/{id}/hidden} {@code {"ids":[...]}} (at most {@code graph.check.batch-max}):
      * {@link HiddenResponse}. Answered on the I/O thread when the in-process filter of hidden pairs rules out every
-     * author, the common case; otherwise the viewer's rows are read on a blocking thread.
+     * author, the common case; otherwise the viewer's rows are read on a blocking thread. A follow token of the viewer
+     * (header {@code X-Follow-Token}, from its block or mute reply) skips the filter: read-your-writes.
      */
     Mono<ServerResponse> hidden(ServerRequest request) {
         long viewer = UserIds.parse(request.pathVariable("id"), "id");
+        boolean ownWrite = checker.isOwnWrite(viewer, request.headers().firstHeader(FOLLOW_TOKEN));
         return request.bodyToMono(JsonNode.class)
                 .switchIfEmpty(Mono.error(() -> new BadParameterException("body",
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
                     long[] ids = distinctSorted(parseIds(body));
-                    RelationReads.Hidden inProcess = relations.hiddenInProcess(viewer, ids);
+                    RelationReads.Hidden inProcess = ownWrite ? null : relations.hiddenInProcess(viewer, ids);
                     if (inProcess != null) {
                         return json(HiddenResponse.of(inProcess));
                     }
-                    return blocking(() -> HiddenResponse.of(relations.hidden(viewer, ids)))
+                    return blocking(() -> HiddenResponse.of(relations.hidden(viewer, ids, ownWrite)))
                             .flatMap(GraphReadHandlers::json);
                 });
     }

@@ -209,6 +209,18 @@ public class FollowChecker {
     }
 
     /**
+     * Whether {@code followToken} proves a write of {@code actorId} younger than the token bound (5 s): the caller
+     * then skips every layer the write may not have reached yet.
+     *
+     * @param actorId     positive
+     * @param followToken the {@code X-Follow-Token} header, or {@code null}
+     * @return {@code false} for {@code null}, another actor's token, an old or a forged one
+     */
+    public boolean isOwnWrite(long actorId, String followToken) {
+        return followToken != null && tokens.verify(followToken, actorId, tokenMaxAge).isValid();
+    }
+
+    /**
      * Whether {@code followerId} follows {@code followeeId}.
      *
      * @param followerId  positive

@@ -142,7 +142,15 @@ public class RelationReads {
      * @throws ShardUnavailableException when a following database that must be read is down
      */
     public Between between(long a, long b) {
-        if (a == b || surelyNone(a, b)) {
+        return between(a, b, false);
+    }
+
+    /**
+     * As {@link #between(long, long)}; with {@code ownWrite} (a follow token of {@code a} or {@code b}) the
+     * in-process filter is skipped, since it may not have the write yet (read-your-writes).
+     */
+    public Between between(long a, long b, boolean ownWrite) {
+        if (a == b || !ownWrite && surelyNone(a, b)) {
             return Between.NONE;
         }
         return new Between(shards.holds(Relation.BLOCK, a, b), shards.holds(Relation.BLOCK, b, a),
@@ -211,8 +219,16 @@ public class RelationReads {
      * @throws ShardUnavailableException when a database that must be read is down
      */
     public Hidden hidden(long viewerId, long[] authorIds) {
+        return hidden(viewerId, authorIds, false);
+    }
+
+    /**
+     * As {@link #hidden(long, long[])}; with {@code ownWrite} (a follow token of the viewer, whose block or mute may
+     * not have reached the in-process filter yet) every author is read from the shards (read-your-writes).
+     */
+    public Hidden hidden(long viewerId, long[] authorIds, boolean ownWrite) {
         long start = System.nanoTime();
-        long[] candidates = candidatesInProcess(viewerId, authorIds);
+        long[] candidates = ownWrite ? null : candidatesInProcess(viewerId, authorIds);
         long[] ids = candidates == null ? authorIds : candidates;
         if (ids.length == 0) {
             inProcess.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);

@@ -1,6 +1,7 @@
 package dev.socialgraph.write.api;
 
 import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.write.follow.RelationResult;
 import dev.socialgraph.write.follow.RelationService;
 import org.springframework.http.MediaType;
@@ -22,29 +23,35 @@ import org.springframework.web.bind.annotation.RestController;
 class RelationController {
 
     private final RelationService relations;
+    private final FollowTokens tokens;
 
-    RelationController(RelationService relations) {
+    RelationController(RelationService relations, FollowTokens tokens) {
         this.relations = relations;
+        this.tokens = tokens;
     }
 
     @PutMapping("/blocking/{targetId}")
     RelationResponse block(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId) {
-        return RelationResponse.of(relations.block(user(userId), target(targetId)));
+        return reply(relations.block(user(userId), target(targetId)));
     }
 
     @DeleteMapping("/blocking/{targetId}")
     RelationResponse unblock(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId) {
-        return RelationResponse.of(relations.unblock(user(userId), target(targetId)));
+        return reply(relations.unblock(user(userId), target(targetId)));
     }
 
     @PutMapping("/muting/{targetId}")
     RelationResponse mute(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId) {
-        return RelationResponse.of(relations.mute(user(userId), target(targetId)));
+        return reply(relations.mute(user(userId), target(targetId)));
     }
 
     @DeleteMapping("/muting/{targetId}")
     RelationResponse unmute(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId) {
-        return RelationResponse.of(relations.unmute(user(userId), target(targetId)));
+        return reply(relations.unmute(user(userId), target(targetId)));
+    }
+
+    private RelationResponse reply(RelationResult result) {
+        return RelationResponse.of(result, tokens.issue(result.userId()));
     }
 
     private static long user(String userId) {
@@ -59,19 +66,21 @@ class RelationController {
      * The reply to a block or mute change: the relation's state after the call. {@code createdAt} is {@code null}
      * when the relation does not hold (after an unblock or unmute); the field is always present.
      *
-     * @param userId    the blocker or muter
-     * @param targetId  the blocked or muted user
-     * @param relation  {@code "block"} or {@code "mute"}
-     * @param active    whether the block or mute holds now
-     * @param createdAt epoch ms when it was created, or {@code null}
-     * @param version   the user's row version of this relation after the call
+     * @param userId      the blocker or muter
+     * @param targetId    the blocked or muted user
+     * @param relation    {@code "block"} or {@code "mute"}
+     * @param active      whether the block or mute holds now
+     * @param createdAt   epoch ms when it was created, or {@code null}
+     * @param version     the user's row version of this relation after the call
+     * @param followToken {@code base64url(actorId, issuedAtMillis, HMAC-SHA256)}, to send as {@code X-Follow-Token} on
+     *                    the user's next reads (hidden authors, relationships) for read-your-writes
      */
     record RelationResponse(long userId, long targetId, String relation, boolean active, Long createdAt,
-                            long version) {
+                            long version, String followToken) {
 
-        static RelationResponse of(RelationResult result) {
+        static RelationResponse of(RelationResult result, String followToken) {
             return new RelationResponse(result.userId(), result.targetId(), result.relation().wireName(),
-                    result.present(), result.createdAt(), result.version());
+                    result.present(), result.createdAt(), result.version(), followToken);
         }
     }
 }
