@@ -9,6 +9,7 @@ import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageHeader;
 import dev.socialgraph.store.CelebrityPageRepository;
+import dev.socialgraph.store.FolloweeChanges;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.ShardDataSources;

@@ -4,13 +4,13 @@ import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
-import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageRepository;
+import dev.socialgraph.store.FollowerPages;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.FollowingRepository;
@@ -39,8 +39,6 @@ import org.springframework.stereotype.Component;
 @Component
 public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
 
-    /** Pages read per query of a celebrity walk at first; doubled while the page is not full. */
-    private static final int FIRST_PAGE_BATCH = 4;
     /** Rows per query of a full scan. */
     private static final int SCAN_BATCH = 500;
 
@@ -49,6 +47,7 @@ public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
     private final FollowerRepository followers;
     private final CelebrityPageRepository celebrityPages;
     private final FollowingSliceRepository slices = new FollowingSliceRepository();
+    private final FollowerPages followerPages;
     private final FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
     private final FollowingRepository mutes = new FollowingRepository(Relation.MUTE);
     private final FollowerRepository blockedBy = new FollowerRepository(Relation.BLOCK);
@@ -62,6 +61,7 @@ public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
         this.following = following;
         this.followers = followers;
         this.celebrityPages = celebrityPages;
+        this.followerPages = new FollowerPages(followers, celebrityPages);
     }
 
     /**
@@ -262,83 +262,7 @@ public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
      */
     public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit) {
         DataSource ds = dataSources.forUser(ShardGroup.FOLLOWER, followeeId);
-        return read(ds, followeeId, c -> {
-            c.setAutoCommit(false);
-            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ); // row and pages from one snapshot
-            try {
-                FollowerRow row = followers.find(c, followeeId).orElseGet(() -> FollowerRow.empty(followeeId));
-                Page page = row.celebrity()
-                        ? celebrityPage(c, followeeId, cursorFollowedAt, cursorId, limit)
-                        : TimeOrderedAdjacency.newestFirst(row.followerIds(), row.followedAt(), cursorFollowedAt,
-                        cursorId, limit);
-                c.commit();
-                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-                c.setAutoCommit(true);
-                return page;
-            } catch (SQLException | RuntimeException e) {
-                // End the snapshot before the connection returns (HikariCP resets isolation and auto-commit). On a
-                // connection the pool found broken the rollback throws "Connection is closed" without a SQLState;
-                // it must not replace e, which tells an outage from a bug (SqlErrors).
-                try {
-                    c.rollback();
-                } catch (SQLException rollbackFailure) {
-                    e.addSuppressed(rollbackFailure);
-                }
-                throw e;
-            }
-        });
-    }
-
-    /**
-     * Walks celebrity pages newest first. Pages hold arrival order with {@code (followedAt, id)} ascending
-     * across pages, so every entry of an older page comes after every entry of a newer one in newest-first
-     * order and the cursor can be applied to each page alone. {@code limit + 1} entries are collected to learn
-     * whether more remain.
-     */
-    private Page celebrityPage(Connection c, long followeeId, long cursorFollowedAt, long cursorId, int limit)
-            throws SQLException {
-        boolean fromStart = cursorId == Page.START;
-        long atOrBefore = fromStart ? Long.MAX_VALUE : cursorFollowedAt;
-        int want = limit + 1;
-        long[] ids = new long[Math.min(want, 1024)];
-        long[] times = new long[ids.length];
-        int size = 0;
-        int lastPageNum = Integer.MAX_VALUE;
-        int batch = FIRST_PAGE_BATCH;
-        while (size < want) {
-            List<CelebrityPage> pages = celebrityPages.newestFirst(c, followeeId, atOrBefore, batch);
-            boolean progressed = false;
-            for (CelebrityPage p : pages) {
-                if (p.pageNum() >= lastPageNum) {
-                    continue; // seen in an earlier query (several pages can share a minimum time)
-                }
-                progressed = true;
-                lastPageNum = p.pageNum();
-                Page part = TimeOrderedAdjacency.newestFirst(p.followerIds(), p.followedAt(), cursorFollowedAt,
-                        cursorId, want - size);
-                if (size + part.size() > ids.length) {
-                    int capacity = Math.max(size + part.size(), ids.length * 2);
-                    ids = Arrays.copyOf(ids, capacity);
-                    times = Arrays.copyOf(times, capacity);
-                }
-                System.arraycopy(part.ids(), 0, ids, size, part.size());
-                System.arraycopy(part.followedAt(), 0, times, size, part.size());
-                size += part.size();
-                atOrBefore = Math.min(atOrBefore, p.minFollowedAt());
-                if (size >= want) {
-                    break;
-                }
-            }
-            if (size >= want || pages.size() < batch) {
-                break; // full, or the query returned every remaining page
-            }
-            if (!progressed) {
-                batch *= 2; // every returned page shares the minimum time of one already read: widen
-            }
-        }
-        boolean hasMore = size > limit;
-        int n = Math.min(size, limit);
-        return new Page(Arrays.copyOf(ids, n), Arrays.copyOf(times, n), hasMore);
+        return read(ds, followeeId, c -> followerPages.newestFirst(c, followeeId, cursorFollowedAt, cursorId, limit));
     }
 
     /** Receives the edges of a scan. */

@@ -7,6 +7,7 @@ import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.reconciler.ReconcilerMetrics;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageRepository;
+import dev.socialgraph.store.FollowerDiff;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.FollowingRepository;
@@ -165,20 +166,25 @@ public final class FollowerRepairs {
         FollowerRow row = maybeRow.orElse(FollowerRow.empty(followeeId));
         FollowerDiff.Plan plan = plan(connection, row, settled, expected);
         if (!plan.changed()) {
-            return plan.result(false, skipped.size());
+            return result(plan, false, skipped.size());
         }
         if (maybeRow.isEmpty()) {
             row = followers.lockOrCreate(connection, followeeId); // the consumer may have created it meanwhile
             plan = plan(connection, row, settled, expected);
             if (!plan.changed()) {
-                return plan.result(false, skipped.size());
+                return result(plan, false, skipped.size());
             }
         }
         followers.writeNextVersion(connection, row, plan.rowIds(), plan.rowTimes(), plan.count(), row.celebrity());
         for (CelebrityPage page : plan.changedPages()) {
             pages.upsert(connection, page);
         }
-        return plan.result(true, skipped.size());
+        return result(plan, true, skipped.size());
+    }
+
+    private static RepairResult result(FollowerDiff.Plan plan, boolean repaired, int skippedInFlight) {
+        return new RepairResult(RepairResult.counts(plan.missing(), plan.stale(), plan.wrongCount(), plan.duplicate()),
+                repaired, skippedInFlight);
     }
 
     private FollowerDiff.Plan plan(Connection connection, FollowerRow row, Set<Long> scope, Map<Long, Long> expected)

@@ -1,10 +1,7 @@
-package dev.socialgraph.cdc.follower;
+package dev.socialgraph.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.socialgraph.store.CelebrityPage;
-import dev.socialgraph.store.CelebrityPageHeader;
-import dev.socialgraph.store.FollowerRow;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;

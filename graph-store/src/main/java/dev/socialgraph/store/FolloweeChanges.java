@@ -1,11 +1,7 @@
-package dev.socialgraph.cdc.follower;
+package dev.socialgraph.store;
 
 import dev.socialgraph.common.adjacency.Adjacency;
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
-import dev.socialgraph.store.CelebrityPage;
-import dev.socialgraph.store.CelebrityPageHeader;
-import dev.socialgraph.store.CelebrityPageLayout;
-import dev.socialgraph.store.FollowerRow;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -36,7 +32,7 @@ import java.util.TreeSet;
  * takes these: an addition with no non-empty page to go on starts a new page after the highest number, and a page
  * that becomes empty is deleted. Dropping below the threshold keeps the pages.
  */
-final class FolloweeChanges {
+public final class FolloweeChanges {
 
     private static final long[] EMPTY = {};
 
@@ -55,7 +51,7 @@ final class FolloweeChanges {
      * @param pageUpserts    pages to insert or replace
      * @param pageDeletes    page numbers to delete
      */
-    record Result(boolean changed, long[] followerIds, long[] followedAt, long followerCount, boolean celebrity,
+    public record Result(boolean changed, long[] followerIds, long[] followedAt, long followerCount, boolean celebrity,
                   boolean migrated, List<CelebrityPage> pageUpserts, List<Integer> pageDeletes) {
     }
 
@@ -70,7 +66,7 @@ final class FolloweeChanges {
      * @param threshold  follower count at which a plain row moves to pages
      * @param pageSize   entries per page
      */
-    static Result apply(FollowerRow row, List<CelebrityPage> pages, long[] opIds, long[] opTimes,
+    public static Result apply(FollowerRow row, List<CelebrityPage> pages, long[] opIds, long[] opTimes,
                         boolean[] opIsFollow, long threshold, int pageSize) {
         List<CelebrityPageHeader> headers = new ArrayList<>(pages.size());
         Map<Integer, CelebrityPage> loaded = new HashMap<>();
@@ -89,7 +85,7 @@ final class FolloweeChanges {
      * @param loaded     full pages by page number, a subset as above
      * @throws IllegalStateException if a page the batch changes was not loaded
      */
-    static Result apply(FollowerRow row, List<CelebrityPageHeader> headers, Map<Integer, CelebrityPage> loaded,
+    public static Result apply(FollowerRow row, List<CelebrityPageHeader> headers, Map<Integer, CelebrityPage> loaded,
                         long[] opIds, long[] opTimes, boolean[] opIsFollow, long threshold, int pageSize) {
         if (!row.celebrity()) {
             Adjacency next = TimeOrderedAdjacency.apply(row.followerIds(), row.followedAt(), opIds, opTimes, opIsFollow);
@@ -109,7 +105,7 @@ final class FolloweeChanges {
      * The numbers of the pages a follow of this batch may be added to (found from the headers alone), which the
      * caller must load besides the pages holding one of the batch's ids.
      */
-    static int[] pagesToLoad(List<CelebrityPageHeader> headers, long[] opIds, long[] opTimes, boolean[] opIsFollow) {
+    public static int[] pagesToLoad(List<CelebrityPageHeader> headers, long[] opIds, long[] opTimes, boolean[] opIsFollow) {
         Set<Integer> nums = new TreeSet<>();
         for (int op = 0; op < opIds.length; op++) {
             if (opIsFollow[op]) {

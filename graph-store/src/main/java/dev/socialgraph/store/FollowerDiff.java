@@ -1,9 +1,6 @@
-package dev.socialgraph.reconciler.repair;
+package dev.socialgraph.store;
 
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
-import dev.socialgraph.store.CelebrityPage;
-import dev.socialgraph.store.CelebrityPageHeader;
-import dev.socialgraph.store.CelebrityPageLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -19,22 +16,22 @@ import java.util.Set;
  *
  * <p>For each scope id {@code f} with following edge time {@code e} (or none):
  * <ul>
- *   <li>an entry {@code (f, e)} is kept once; further entries of {@code f} are {@link Divergence#DUPLICATE}s;</li>
- *   <li>without an entry at {@code e}, the first entry of {@code f} is {@link Divergence#STALE_FOLLOWER} (the edge
+ *   <li>an entry {@code (f, e)} is kept once; further entries of {@code f} are duplicates;</li>
+ *   <li>without an entry at {@code e}, the first entry of {@code f} is stale (the edge
  *       it records does not exist), further ones are duplicates;</li>
- *   <li>an edge without an entry at {@code e} is {@link Divergence#MISSING_FOLLOWER} and is added at its time
+ *   <li>an edge without an entry at {@code e} is missing and is added at its time
  *       position: into the row, or for a celebrity into the page whose time range it extends (pages stay in
  *       arrival order; a page may grow past its nominal size by the few repaired entries).</li>
  * </ul>
  * The count becomes the number of entries afterwards; a stored count that did not match the entries before the
- * repair is {@link Divergence#WRONG_COUNT}.
+ * repair is a wrong count.
  *
- * <p>Pages follow graph-store's {@link CelebrityPageLayout}, with the reconciler's choices: a repair never numbers
+ * <p>Pages follow graph-store's {@link CelebrityPageLayout}, with the repair's choices (the reconciler plans with it): a repair never numbers
  * or splits pages, so an entry with no non-empty page to go on fills the last page
  * ({@link CelebrityPageLayout#targetOrLastPage}; page 0 for a celebrity without pages), and emptied pages are kept
  * (empty) rather than deleted and renumbered.
  */
-final class FollowerDiff {
+public final class FollowerDiff {
 
     /**
      * The repaired follower side of one followee.
@@ -43,17 +40,17 @@ final class FollowerDiff {
      * @param rowTimes     aligned times
      * @param changedPages pages whose content changes (to upsert), possibly a new one
      * @param count        the new {@code follower_count}
+     * @param missing      edges without an entry, added
+     * @param stale        entries without an edge, removed
+     * @param wrongCount   1 when the stored count was wrong, else 0
+     * @param duplicate    repeated entries of one follower, removed
      */
-    record Plan(long[] rowIds, long[] rowTimes, List<CelebrityPage> changedPages, long count, int missing,
+    public record Plan(long[] rowIds, long[] rowTimes, List<CelebrityPage> changedPages, long count, int missing,
                 int stale, int wrongCount, int duplicate) {
 
-        boolean changed() {
+        /** Whether anything differs from the expected follower side. */
+        public boolean changed() {
             return missing + stale + wrongCount + duplicate > 0;
-        }
-
-        RepairResult result(boolean repaired, int skippedInFlight) {
-            return new RepairResult(RepairResult.counts(missing, stale, wrongCount, duplicate), repaired,
-                    skippedInFlight);
         }
     }
 
@@ -71,7 +68,7 @@ final class FollowerDiff {
      * @param scope       follower ids to judge
      * @param expected    for scope ids that follow the followee on the following side: epoch-ms follow time
      */
-    static Plan plan(long followeeId, long[] rowIds, long[] rowTimes, List<CelebrityPage> pages, boolean celebrity,
+    public static Plan plan(long followeeId, long[] rowIds, long[] rowTimes, List<CelebrityPage> pages, boolean celebrity,
                      long storedCount, Set<Long> scope, Map<Long, Long> expected) {
         Set<Long> exact = new HashSet<>();
         long originalSize = rowIds.length;

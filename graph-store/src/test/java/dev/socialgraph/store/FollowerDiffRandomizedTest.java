@@ -1,9 +1,8 @@
-package dev.socialgraph.reconciler.repair;
+package dev.socialgraph.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
-import dev.socialgraph.store.CelebrityPage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

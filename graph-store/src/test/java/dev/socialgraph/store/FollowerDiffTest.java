@@ -1,8 +1,7 @@
-package dev.socialgraph.reconciler.repair;
+package dev.socialgraph.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.socialgraph.store.CelebrityPage;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
