@@ -59,6 +59,10 @@ class ReactiveGuardedApplication {
                 .GET("/internal/v1/bug", r -> {
                     throw new IllegalStateException("secret internals");
                 })
+                .GET("/internal/v1/busy", r -> {
+                    // What a bounded scheduler throws when its queue of blocking work is full.
+                    throw new java.util.concurrent.RejectedExecutionException("queue of blocking reads is full");
+                })
                 .build();
     }
 }

@@ -126,6 +126,30 @@ class ReactiveServiceGuardIT {
         assertProblem(send(get("/internal/v1/nothing").header("X-Service-Token", TOKEN)), 404, null);
     }
 
+    @Test
+    void aFullQueueOfBlockingWork_is503WithRetryAfter_andNoInternals() throws Exception {
+        HttpResponse<String> busy = send(get("/internal/v1/busy").header("X-Service-Token", TOKEN));
+        assertProblem(busy, 503, null);
+        assertThat(busy.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(busy.body()).doesNotContain("queue of blocking reads");
+    }
+
+    /** Netty answers these before any filter runs; {@code MalformedRequests} gives them problem+json bodies. */
+    @Test
+    void whatNettyRefusesItself_isProblemJsonNamingThePart() throws Exception {
+        HttpResponse<String> longLine = send(get("/internal/v1/users/" + "1".repeat(5_000))
+                .header("X-Service-Token", TOKEN));
+        assertThat(longLine.statusCode()).isEqualTo(414);
+        assertThat(longLine.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(longLine.body()).contains("\"status\":414", "\"parameter\":\"uri\"");
+
+        HttpResponse<String> bigHeaders = send(get("/internal/v1/hello").header("X-Service-Token", TOKEN)
+                .header("X-Padding", "p".repeat(9_000)));
+        assertThat(bigHeaders.statusCode()).isEqualTo(431);
+        assertThat(bigHeaders.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(bigHeaders.body()).contains("\"status\":431", "\"parameter\":\"headers\"");
+    }
+
     private static void assertProblem(HttpResponse<String> r, int status, String parameter) {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
         assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
