@@ -165,6 +165,9 @@ class GatewayIT {
         assertThat(mine.statusCode()).as(mine.body()).isEqualTo(200);
         assertThat(mine.body()).contains("\"userId\":121").contains("createdAt");
         assertThat(send("GET", "/v1/me/muting", token(me)).body()).contains("\"userId\":122");
+        HttpResponse<String> badLimit = send("GET", "/v1/me/blocking?limit=0", token(me));
+        assertThat(badLimit.statusCode()).as("the query string reaches the service").isEqualTo(400);
+        assertThat(badLimit.body()).contains("\"parameter\":\"limit\"");
         assertThat(send("GET", "/v1/users/120/blocking", token(me)).statusCode()).isEqualTo(200);
         for (String path : new String[] {"/v1/users/120/blocking", "/v1/users/120/muting"}) {
             HttpResponse<String> theirs = send("GET", path, token(third));
