@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.Map;
 import java.util.Objects;
 import tools.jackson.core.JacksonException;
@@ -187,6 +188,71 @@ public final class FollowCheckClient implements AutoCloseable {
             }
         }
         return answers;
+    }
+
+    /**
+     * Which of {@code authors} does {@code viewer} block, is blocked by, or mute? The check a feed makes before
+     * rendering, for the same cost class as {@link #areFollowing}: one request per {@link Builder#batchSize} ids, all
+     * to {@code viewer}'s instance, answered there mostly in process. Pass the viewer's follow token (from its block
+     * or mute reply) to see that write at once; {@code null} otherwise.
+     *
+     * @param viewer      a user id, positive
+     * @param authors     user ids, each positive; any order, repeats allowed; not modified
+     * @param followToken the viewer's {@code X-Follow-Token}, or {@code null}
+     * @return the three subsets of {@code authors}, each ascending and without repeats
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws CheckServiceException    when no instance answered, or one refused the request
+     */
+    public Hidden hidden(long viewer, long[] authors, String followToken) {
+        UserIds.requirePositive(viewer, "viewer");
+        for (int i = 0; i < authors.length; i++) {
+            UserIds.requirePositive(authors[i], "authors[" + i + "]");
+        }
+        String path = viewer + "/hidden";
+        TreeSet<Long> blocking = new TreeSet<>();
+        TreeSet<Long> blockedBy = new TreeSet<>();
+        TreeSet<Long> muting = new TreeSet<>();
+        for (int from = 0; from < authors.length; from += batchSize) {
+            String json = idsBody(authors, from, Math.min(authors.length, from + batchSize));
+            JsonNode body = call(viewer, instance -> {
+                HttpRequest.Builder r = request(instance, path)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(json, StandardCharsets.US_ASCII));
+                if (followToken != null) {
+                    r.header(FOLLOW_TOKEN_HEADER, followToken);
+                }
+                return parse(send(r));
+            });
+            for (long id : ascending(required(body, "blocking"))) {
+                blocking.add(id);
+            }
+            for (long id : ascending(required(body, "blockedBy"))) {
+                blockedBy.add(id);
+            }
+            for (long id : ascending(required(body, "muting"))) {
+                muting.add(id);
+            }
+        }
+        return new Hidden(toArray(blocking), toArray(blockedBy), toArray(muting));
+    }
+
+    private static long[] toArray(TreeSet<Long> ids) {
+        return ids.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /**
+     * Which authors are hidden from a viewer.
+     *
+     * @param blocking  authors the viewer blocks, ascending
+     * @param blockedBy authors who block the viewer, ascending
+     * @param muting    authors the viewer mutes, ascending
+     */
+    public record Hidden(long[] blocking, long[] blockedBy, long[] muting) {
+
+        /** Whether nobody is hidden. */
+        public boolean isEmpty() {
+            return blocking.length == 0 && blockedBy.length == 0 && muting.length == 0;
+        }
     }
 
     /**

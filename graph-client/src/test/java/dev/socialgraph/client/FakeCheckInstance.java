@@ -31,6 +31,7 @@ final class FakeCheckInstance implements AutoCloseable {
     private static final Pattern CONTAINS = Pattern.compile("/internal/v1/users/(\\d+)/following/contains");
     private static final Pattern RELATIONSHIP = Pattern.compile("/internal/v1/users/(\\d+)/relationship/(\\d+)");
     private static final Pattern COUNTS = Pattern.compile("/internal/v1/users/(\\d+)/counts");
+    private static final Pattern HIDDEN = Pattern.compile("/internal/v1/users/(\\d+)/hidden");
 
     /** One request as received. */
     record Received(String method, String path, String body, String serviceToken, String followToken) { }
@@ -118,6 +119,18 @@ final class FakeCheckInstance implements AutoCloseable {
                 (follows(follower, followee) ? yes : no).add(followee);
             }
             respond(exchange, 200, "{\"following\":" + json(yes) + ",\"notFollowing\":" + json(no) + "}");
+        } else if ((m = HIDDEN.matcher(path)).matches() && exchange.getRequestMethod().equals("POST")) {
+            // "viewer->author" edges stand for blocks here; a viewer mutes nobody and nobody blocks a viewer.
+            long viewer = Long.parseLong(m.group(1));
+            TreeSet<Long> blocking = new TreeSet<>();
+            Matcher ids = Pattern.compile("\\d+").matcher(body);
+            while (ids.find()) {
+                long author = Long.parseLong(ids.group());
+                if (follows(viewer, author)) {
+                    blocking.add(author);
+                }
+            }
+            respond(exchange, 200, "{\"blocking\":" + json(blocking) + ",\"blockedBy\":[],\"muting\":[]}");
         } else if ((m = CHECK.matcher(path)).matches()) {
             respond(exchange, 200, "{\"following\":" + follows(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)))
                     + "}");

@@ -241,6 +241,25 @@ class FollowCheckClientTest {
     }
 
     @Test
+    void hidden_goesToTheViewersInstance_inBatches_withTheViewersToken() {
+        client(builder().batchSize(2));
+        long viewer = 20;
+
+        FollowCheckClient.Hidden hidden = client.hidden(viewer, new long[] {2020, 5, 1020, 2020}, "a-token");
+
+        assertThat(hidden.blocking()).containsExactly(1020, 2020);
+        assertThat(hidden.blockedBy()).isEmpty();
+        assertThat(hidden.isEmpty()).isFalse();
+        assertThat(owner(viewer).received()).hasSize(2).allSatisfy(r -> {
+            assertThat(r.path()).isEqualTo("/internal/v1/users/20/hidden");
+            assertThat(r.followToken()).isEqualTo("a-token");
+            assertThat(r.serviceToken()).isEqualTo(TOKEN);
+        });
+        assertThatThrownBy(() -> client.hidden(viewer, new long[] {1, 0}, null))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void areFollowing_ofNothing_sendsNothing() {
         assertThat(client.areFollowing(1, new long[0])).isEmpty();
         assertThat(hits()).isZero();

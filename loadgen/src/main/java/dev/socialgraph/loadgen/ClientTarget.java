@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ClientTarget implements Target {
 
     /** What the client can ask. */
-    static final EnumSet<Kind> SUPPORTED = EnumSet.of(Kind.CHECK, Kind.BATCH_CHECK, Kind.COUNTS);
+    static final EnumSet<Kind> SUPPORTED = EnumSet.of(Kind.CHECK, Kind.BATCH_CHECK, Kind.COUNTS, Kind.HIDDEN);
 
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
@@ -112,6 +112,7 @@ final class ClientTarget implements Target {
                     case CHECK -> client.isFollowing(op.user(), op.other());
                     case BATCH_CHECK -> client.areFollowing(op.user(), op.ids());
                     case COUNTS -> client.counts(op.user());
+                    case HIDDEN -> client.hidden(op.user(), op.ids(), null);
                     default -> throw new IllegalArgumentException("the client does not do " + op.kind());
                 }
                 return Outcome.OK;
