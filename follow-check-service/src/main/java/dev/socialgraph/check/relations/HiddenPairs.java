@@ -1,6 +1,7 @@
 package dev.socialgraph.check.relations;
 
 import dev.socialgraph.bloom.EdgeFilter;
+import dev.socialgraph.check.affinity.ShardOwnership;
 import dev.socialgraph.check.feed.FeedLag;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.relation.Relation;
@@ -21,7 +22,12 @@ import org.springframework.stereotype.Component;
  * only once that scan is done and while the feed is fresh ({@link FeedLag}): a block the stream has not delivered
  * yet must not be answered "not hidden". Sized for the stored relations × 2 × growth, at least
  * {@value #MINIMUM_EXPECTED_PAIRS} pairs, false-positive rate {@link EdgeFilter#DEFAULT_FPP} (about 1.8 MB at the
- * minimum). Thread-safe.
+ * minimum).
+ *
+ * <p><b>Sliced by viewer</b>, as the follow bloom filter is sliced by follower: an instance that owns some logical
+ * shards ({@link ShardOwnership}) keeps only the pairs whose viewer it owns, since the gateway and the client send a
+ * viewer's requests to its owner, and for any other viewer {@link #mayHide} answers "maybe" (a shard read, never a
+ * wrong "not hidden"). Thread-safe.
  */
 @Component
 public class HiddenPairs implements RelationReads.Filter {
@@ -31,11 +37,13 @@ public class HiddenPairs implements RelationReads.Filter {
     private static final double GROWTH = 2.0;
 
     private final FeedLag feed;
+    private final ShardOwnership ownership;
     private volatile EdgeFilter filter = EdgeFilter.create(MINIMUM_EXPECTED_PAIRS, EdgeFilter.DEFAULT_FPP);
     private volatile boolean ready;
 
-    HiddenPairs(FeedLag feed, MeterRegistry registry) {
+    HiddenPairs(FeedLag feed, ShardOwnership ownership, MeterRegistry registry) {
         this.feed = feed;
+        this.ownership = ownership;
         Gauge.builder("graph.check.hidden.filter.pairs", this, h -> h.filter.approximateEdgeCount())
                 .description("Approximate (viewer, author) pairs in the in-process filter of hidden authors")
                 .register(registry);
@@ -52,7 +60,10 @@ public class HiddenPairs implements RelationReads.Filter {
      */
     public synchronized void begin(long relationEdges) {
         ready = false;
-        filter = EdgeFilter.create(EdgeFilter.expectedEdges(relationEdges * 2, GROWTH, MINIMUM_EXPECTED_PAIRS),
+        // The owned slice's share of the pairs: every block puts two, one per viewer.
+        long pairs = ownership.ownsAll() ? relationEdges * 2
+                : relationEdges * 2 * ownership.ownedShards().length / ownership.logicalShardCount();
+        filter = EdgeFilter.create(EdgeFilter.expectedEdges(pairs, GROWTH, MINIMUM_EXPECTED_PAIRS),
                 EdgeFilter.DEFAULT_FPP);
     }
 
@@ -75,8 +86,10 @@ public class HiddenPairs implements RelationReads.Filter {
      */
     public void record(Relation relation, long sourceId, long targetId) {
         EdgeFilter f = filter;
-        f.put(sourceId, targetId);
-        if (relation == Relation.BLOCK) {
+        if (ownership.owns(sourceId)) {
+            f.put(sourceId, targetId);
+        }
+        if (relation == Relation.BLOCK && ownership.owns(targetId)) {
             f.put(targetId, sourceId);
         }
     }
@@ -106,10 +119,11 @@ public class HiddenPairs implements RelationReads.Filter {
      * Whether a block or mute between {@code viewerId} and {@code authorId} may stand. Only meaningful when
      * {@link #trusted()}.
      *
-     * @return {@code false} when none of: viewer blocks author, author blocks viewer, viewer mutes author
+     * @return {@code false} when none of: viewer blocks author, author blocks viewer, viewer mutes author; always
+     *         {@code true} for a viewer this instance does not own
      */
     @Override
     public boolean mayHide(long viewerId, long authorId) {
-        return filter.mightContain(viewerId, authorId);
+        return !ownership.owns(viewerId) || filter.mightContain(viewerId, authorId);
     }
 }

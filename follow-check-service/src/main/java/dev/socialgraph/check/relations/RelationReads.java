@@ -107,12 +107,13 @@ public class RelationReads {
     }
 
     /**
-     * Whether the in-process filter alone proves that no block or mute stands between {@code a} and {@code b}.
+     * Whether the in-process filter alone proves that no block either way and no mute by {@code a} stands between
+     * {@code a} and {@code b}: one probe of the pair {@code (a, b)}, since a block puts both orders.
      *
      * @return {@code true} when the answer is {@link Between#NONE} without a shard read
      */
     public boolean surelyNone(long a, long b) {
-        return pairs.trusted() && !pairs.mayHide(a, b) && !pairs.mayHide(b, a);
+        return pairs.trusted() && !pairs.mayHide(a, b);
     }
 
     /**
@@ -121,7 +122,8 @@ public class RelationReads {
      * trusted (starting, feed lagging) this says {@code false} rather than read a shard for every follow.
      */
     public boolean followMayBeBlocked(long followerId, long followeeId) {
-        return pairs.trusted() && pairs.mayHide(followeeId, followerId);
+        // The follower's pair: a block puts both orders, and the follower is the user this instance owns.
+        return pairs.trusted() && pairs.mayHide(followerId, followeeId);
     }
 
     /**
