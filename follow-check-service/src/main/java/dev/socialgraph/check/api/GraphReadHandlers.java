@@ -267,7 +267,7 @@ final class GraphReadHandlers {
                         : checker.isFollowing(a, b, token),
                 followedBy != FollowChecker.UNKNOWN ? followedBy == FollowChecker.FOLLOWING
                         : checker.isFollowing(b, a, token),
-                noRelations ? RelationReads.Between.NONE : relations.between(a, b, ownWrite), showBlocks, showMute))
+                noRelations ? RelationReads.Between.NONE : relations.between(a, b), showBlocks, showMute))
                 .flatMap(GraphReadHandlers::json);
     }
 
@@ -312,12 +312,12 @@ final class GraphReadHandlers {
                 .switchIfEmpty(Mono.error(() -> new BadParameterException("body",
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
-                    long[] ids = distinctSorted(parseIds(body));
-                    RelationReads.Hidden inProcess = ownWrite ? null : relations.hiddenInProcess(viewer, ids);
-                    if (inProcess != null) {
-                        return json(HiddenResponse.of(inProcess));
+                    long start = System.nanoTime();
+                    long[] candidates = relations.mayBeHidden(viewer, distinctSorted(parseIds(body)), ownWrite);
+                    if (candidates.length == 0) {
+                        return json(HiddenResponse.of(relations.hidden(viewer, candidates, start)));
                     }
-                    return blocking(() -> HiddenResponse.of(relations.hidden(viewer, ids, ownWrite)))
+                    return blocking(() -> HiddenResponse.of(relations.hidden(viewer, candidates, start)))
                             .flatMap(GraphReadHandlers::json);
                 });
     }

@@ -231,7 +231,7 @@ public class FollowChecker {
      */
     public boolean isFollowing(long followerId, long followeeId, String followToken) {
         long start = System.nanoTime();
-        boolean ownWrite = followToken != null && tokens.verify(followToken, followerId, tokenMaxAge).isValid();
+        boolean ownWrite = isOwnWrite(followerId, followToken);
         boolean fresh = feed.isFresh();
         boolean bloomSaidMaybe = false;
         if (!ownWrite) {
@@ -308,7 +308,7 @@ public class FollowChecker {
      */
     public boolean[] areFollowing(long followerId, long[] followeeIds, String followToken) {
         long start = System.nanoTime();
-        boolean ownWrite = followToken != null && tokens.verify(followToken, followerId, tokenMaxAge).isValid();
+        boolean ownWrite = isOwnWrite(followerId, followToken);
         boolean fresh = feed.isFresh();
         if (!ownWrite) {
             if (fresh) {

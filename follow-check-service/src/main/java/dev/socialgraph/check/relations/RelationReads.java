@@ -136,23 +136,17 @@ public class RelationReads {
     }
 
     /**
-     * The blocks either way and {@code a}'s mute of {@code b}, from the sources' own rows.
+     * The blocks either way and {@code a}'s mute of {@code b}, read from the sources' own rows. The caller asks the
+     * in-process filter first ({@link #surelyNone}) unless a follow token of {@code a} or {@code b} says the filter
+     * may not have the write yet (read-your-writes).
      *
      * @param a positive
      * @param b positive
-     * @return the relations; {@link Between#NONE} when the in-process filter rules them all out
+     * @return the relations; {@link Between#NONE} when {@code a == b}
      * @throws ShardUnavailableException when a following database that must be read is down
      */
     public Between between(long a, long b) {
-        return between(a, b, false);
-    }
-
-    /**
-     * As {@link #between(long, long)}; with {@code ownWrite} (a follow token of {@code a} or {@code b}) the
-     * in-process filter is skipped, since it may not have the write yet (read-your-writes).
-     */
-    public Between between(long a, long b, boolean ownWrite) {
-        if (a == b || !ownWrite && surelyNone(a, b)) {
+        if (a == b) {
             return Between.NONE;
         }
         return new Between(shards.holds(Relation.BLOCK, a, b), shards.holds(Relation.BLOCK, b, a),
@@ -172,17 +166,18 @@ public class RelationReads {
     }
 
     /**
-     * Answers from the in-process filter alone when it can: every author it has never seen paired with the viewer
-     * is shown.
+     * The authors the shards must be asked about: those the in-process filter has seen paired with the viewer, so
+     * usually none. Every author while the filter is not trusted, or with {@code ownWrite} (a follow token of the
+     * viewer, whose block or mute may not have reached the filter yet: read-your-writes).
      *
      * @param viewerId  positive
      * @param authorIds positive, ascending, distinct
-     * @return the authors that still need a shard read, ascending (empty when nobody is hidden), or {@code null}
-     *         when the filter cannot be trusted now
+     * @param ownWrite  whether the request carries a valid follow token of the viewer
+     * @return a subset of {@code authorIds}, ascending; empty when the filter shows nobody is hidden
      */
-    public long[] candidatesInProcess(long viewerId, long[] authorIds) {
-        if (!pairs.trusted()) {
-            return null;
+    public long[] mayBeHidden(long viewerId, long[] authorIds, boolean ownWrite) {
+        if (ownWrite || !pairs.trusted()) {
+            return authorIds;
         }
         long[] candidates = new long[authorIds.length];
         int n = 0;
@@ -195,53 +190,27 @@ public class RelationReads {
     }
 
     /**
-     * The answer when the in-process filter rules out every author, timed as {@code layer=filter}.
+     * Which of {@code candidates} ({@link #mayBeHidden}) are hidden from {@code viewerId}: the viewer's block and mute
+     * rows and its blocked-by side, read only when there is a candidate. Timed from {@code startNanos} (the request's
+     * arrival, before {@link #mayBeHidden}) as {@code layer=filter} when nothing was read, else {@code layer=shard}.
      *
-     * @param viewerId  positive
-     * @param authorIds positive, ascending, distinct
-     * @return nobody hidden, or {@code null} when a shard must be read ({@link #hidden})
-     */
-    public Hidden hiddenInProcess(long viewerId, long[] authorIds) {
-        long start = System.nanoTime();
-        long[] candidates = candidatesInProcess(viewerId, authorIds);
-        if (candidates == null || candidates.length > 0) {
-            return null;
-        }
-        inProcess.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-        return Hidden.NONE;
-    }
-
-    /**
-     * Which of {@code authorIds} are hidden from {@code viewerId}: the viewer's block and mute rows and its blocked-by
-     * side, read for the authors the in-process filter cannot rule out. Timed as {@code layer=shard}.
-     *
-     * @param viewerId  positive
-     * @param authorIds positive, ascending, distinct
-     * @return the three subsets of {@code authorIds}
+     * @param viewerId   positive
+     * @param candidates positive, ascending, distinct
+     * @param startNanos {@link System#nanoTime()} when the request's answer began
+     * @return the three subsets of {@code candidates}
      * @throws ShardUnavailableException when a database that must be read is down
      */
-    public Hidden hidden(long viewerId, long[] authorIds) {
-        return hidden(viewerId, authorIds, false);
-    }
-
-    /**
-     * As {@link #hidden(long, long[])}; with {@code ownWrite} (a follow token of the viewer, whose block or mute may
-     * not have reached the in-process filter yet) every author is read from the shards (read-your-writes).
-     */
-    public Hidden hidden(long viewerId, long[] authorIds, boolean ownWrite) {
-        long start = System.nanoTime();
-        long[] candidates = ownWrite ? null : candidatesInProcess(viewerId, authorIds);
-        long[] ids = candidates == null ? authorIds : candidates;
-        if (ids.length == 0) {
-            inProcess.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    public Hidden hidden(long viewerId, long[] candidates, long startNanos) {
+        if (candidates.length == 0) {
+            inProcess.record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
             return Hidden.NONE;
         }
-        long[] blocking = AdjacencyArray.intersect(shards.relationRow(Relation.BLOCK, viewerId).followingIds(), ids,
-                ids.length);
-        long[] muting = AdjacencyArray.intersect(shards.relationRow(Relation.MUTE, viewerId).followingIds(), ids,
-                ids.length);
-        Hidden hidden = new Hidden(blocking, shards.blockedByAmong(viewerId, ids), muting);
-        fromShards.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        long[] blocking = AdjacencyArray.intersect(shards.relationRow(Relation.BLOCK, viewerId).followingIds(),
+                candidates, candidates.length);
+        long[] muting = AdjacencyArray.intersect(shards.relationRow(Relation.MUTE, viewerId).followingIds(),
+                candidates, candidates.length);
+        Hidden hidden = new Hidden(blocking, shards.blockedByAmong(viewerId, candidates), muting);
+        fromShards.record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
         return hidden;
     }
 }
