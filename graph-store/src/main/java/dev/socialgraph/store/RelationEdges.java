@@ -79,6 +79,23 @@ public final class RelationEdges {
     }
 
     /**
+     * Locks {@code sourceId}'s row and removes {@code targetId} from it, if present: the whole of an unfollow, unblock
+     * or unmute. A source without a row writes nothing and locks nothing.
+     *
+     * @param sourceId positive user id
+     * @param targetId positive user id
+     * @return the edge's state ({@code present == false}); for a source without a row, an empty row of version 0
+     * @throws SQLException on database errors
+     */
+    public Edit remove(Connection connection, long sourceId, long targetId) throws SQLException {
+        FollowingRow row = rows.lock(connection, sourceId).orElse(null);
+        if (row == null) {
+            return new Edit(FollowingRow.empty(sourceId), false, Adjacency.NO_TIME, false);
+        }
+        return remove(connection, row, targetId);
+    }
+
+    /**
      * Removes {@code targetId} from a locked row, if present. The outbox row carries the removed edge's creation
      * time (docs/decisions.md, Events).
      *

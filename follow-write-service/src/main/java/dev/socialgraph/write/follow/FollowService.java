@@ -111,13 +111,8 @@ public class FollowService {
      */
     public FollowResult unfollow(long followerId, long followeeId) {
         requireDistinct(followerId, followeeId);
-        FollowResult result = shards.inTransaction(followerId, connection -> {
-            FollowingRow row = follows.rows().lock(connection, followerId).orElse(null);
-            if (row == null) {
-                return new FollowResult(followerId, followeeId, false, null, 0, false);
-            }
-            return result(followerId, followeeId, follows.remove(connection, row, followeeId));
-        });
+        FollowResult result = shards.inTransaction(followerId,
+                connection -> result(followerId, followeeId, follows.remove(connection, followerId, followeeId)));
         afterCommit(result);
         return result;
     }

@@ -60,18 +60,20 @@ public class RelationService {
      */
     public RelationResult block(long userId, long targetId) {
         requireDistinct(Relation.BLOCK, userId, targetId);
-        RelationEdges.Edit[] unfollowed = new RelationEdges.Edit[1];
-        RelationResult result = limited(() -> shards.inTransaction(userId, connection -> {
+        Block written = limited(() -> shards.inTransaction(userId, connection -> {
             FollowingRow following = follows.rows().lockOrCreate(connection, userId);
-            unfollowed[0] = follows.remove(connection, following, targetId);
-            return add(blocks, connection, userId, targetId);
+            RelationEdges.Edit unfollow = follows.remove(connection, following, targetId);
+            return new Block(add(blocks, connection, userId, targetId), unfollow);
         }));
-        metrics.relation(result);
-        RelationEdges.Edit unfollow = unfollowed[0];
-        if (unfollow != null && unfollow.changed()) {
-            cache.apply(userId, unfollow.row().version(), false, targetId);
+        metrics.relation(written.block());
+        if (written.unfollow().changed()) {
+            cache.apply(userId, written.unfollow().row().version(), false, targetId);
         }
-        return result;
+        return written.block();
+    }
+
+    /** What a block's transaction wrote: the block, and the removal of the blocker's follow. */
+    private record Block(RelationResult block, RelationEdges.Edit unfollow) {
     }
 
     /**
@@ -130,18 +132,13 @@ public class RelationService {
 
     private RelationResult remove(RelationEdges edges, long userId, long targetId) {
         requireDistinct(edges.relation(), userId, targetId);
-        RelationResult result = shards.inTransaction(userId, connection -> {
-            FollowingRow row = edges.rows().lock(connection, userId).orElse(null);
-            if (row == null) {
-                return new RelationResult(userId, targetId, edges.relation(), false, null, 0, false);
-            }
-            return result(edges.relation(), userId, targetId, edges.remove(connection, row, targetId));
-        });
+        RelationResult result = shards.inTransaction(userId,
+                connection -> result(edges.relation(), userId, targetId, edges.remove(connection, userId, targetId)));
         metrics.relation(result);
         return result;
     }
 
-    private RelationResult limited(Supplier<RelationResult> write) {
+    private <T> T limited(Supplier<T> write) {
         try {
             return write.get();
         } catch (RelationLimitException e) {
