@@ -15,13 +15,9 @@ import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardMigrations;
 import dev.socialgraph.store.Transactions;
 import dev.socialgraph.testsupport.KafkaServer;
-import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
@@ -53,7 +49,6 @@ class BloomIT {
     static final KafkaServer KAFKA = TestServers.kafka();
     static final String TOPIC = KAFKA.createTopic("follow-events", 3);
     static final long T0 = 1_700_000_000_000L;
-    static final HttpClient HTTP = HttpClient.newHttpClient();
     static final String REDIS_URI = TestServers.redis().uri(TestServers.redis().freshDatabase());
     /** A block stored before start-up: only the scan can put it into the filter of hidden pairs. */
     static final long[] BLOCKED_BEFORE_START = {300, 301};
@@ -113,12 +108,7 @@ class BloomIT {
     int port;
 
     HttpResponse<String> get(String path, String... headers) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN);
-        if (headers.length > 0) {
-            request.headers(headers);
-        }
-        return HTTP.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
+        return new CheckHttp(port).get(path, headers);
     }
 
     boolean check(long a, long b, String... headers) throws Exception {
@@ -173,11 +163,7 @@ class BloomIT {
     }
 
     HttpResponse<String> post(String path, String body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = new CheckHttp(port).post(path, body);
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return response;
     }
@@ -230,13 +216,7 @@ class BloomIT {
     }
 
     String hidden(long viewer, long author) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/internal/v1/users/"
-                        + viewer + "/hidden"))
-                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"ids\":[" + author + "]}")).build();
-        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        return response.body();
+        return post("/internal/v1/users/" + viewer + "/hidden", "{\"ids\":[" + author + "]}").body();
     }
 
     @Test

@@ -121,8 +121,11 @@ class ReadPathIT {
         }
     }
 
+    CheckHttp http;
+
     @BeforeEach
     void feedCaughtUp() {
+        http = new CheckHttp(port);
         long now = System.currentTimeMillis();
         feedLag.caughtUp(new FeedLag.OutboxMark(now, now));
     }
@@ -198,46 +201,15 @@ class ReadPathIT {
 
     // ---------------------------------------------------------------- HTTP
 
-    HttpResponse<String> get(String path, String... headers) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN);
-        if (headers.length > 0) {
-            request.headers(headers);
-        }
-        return HTTP.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    HttpResponse<String> post(String path, String contentType, String body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
-                .header("Content-Type", contentType)
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-    }
-
-    JsonNode json(HttpResponse<String> response) {
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        return JSON.readTree(response.body());
-    }
-
     boolean check(long a, long b) throws Exception {
-        return json(get("/internal/v1/users/" + a + "/following/" + b)).get("following").booleanValue();
+        return http.json(http.get("/internal/v1/users/" + a + "/following/" + b)).get("following").booleanValue();
     }
 
-    /** Walks a list with the given page size; returns {@code [userId, followedAt]} in order. */
+    /** Walks a follow list with the given page size; returns {@code [userId, followedAt]} in order. */
     List<List<Long>> walk(String path, int limit) throws Exception {
-        List<List<Long>> out = new ArrayList<>();
-        String cursor = null;
-        do {
-            JsonNode page = json(get(path + "?limit=" + limit + (cursor == null ? "" : "&cursor=" + cursor)));
-            for (JsonNode item : page.get("items")) {
-                out.add(List.of(item.get("userId").longValue(), item.get("followedAt").longValue()));
-            }
-            assertThat(page.get("items").size()).isLessThanOrEqualTo(limit);
-            cursor = page.get("nextCursor").isNull() ? null : page.get("nextCursor").stringValue();
-        } while (cursor != null);
-        return out;
+        return http.walk(path, limit, "followedAt");
     }
+
 
     // ---------------------------------------------------------------- tests
 
@@ -273,8 +245,8 @@ class ReadPathIT {
             }
             body.append('"').append(asked.first()).append("\"]}"); // duplicates and string ids are accepted
             for (int round = 0; round < 2; round++) {
-                JsonNode answer = json(post("/internal/v1/users/" + a + "/following/contains", "application/json",
-                        body.toString()));
+                JsonNode answer = http.json(http.post("/internal/v1/users/" + a + "/following/contains",
+                        "application/json", body.toString()));
                 List<Long> yes = new ArrayList<>();
                 List<Long> no = new ArrayList<>();
                 for (long b : asked) {
@@ -306,7 +278,7 @@ class ReadPathIT {
             }
         }
         assertThat(followersInModel(CELEBRITY)).hasSizeGreaterThan(30); // spans several 7-entry pages
-        JsonNode first = json(get("/internal/v1/users/" + CELEBRITY + "/followers"));
+        JsonNode first = http.json(http.get("/internal/v1/users/" + CELEBRITY + "/followers"));
         assertThat(first.get("items").size()).isEqualTo(Math.min(50, followersInModel(CELEBRITY).size()));
     }
 
@@ -315,7 +287,7 @@ class ReadPathIT {
         writeGraph();
         Random random = new Random(11);
         for (long a : allUsers()) {
-            JsonNode counts = json(get("/internal/v1/users/" + a + "/counts"));
+            JsonNode counts = http.json(http.get("/internal/v1/users/" + a + "/counts"));
             assertThat(counts.get("following").longValue()).isEqualTo(MODEL.getOrDefault(a, new TreeMap<>()).size());
             assertThat(counts.get("followers").longValue()).isEqualTo(followersInModel(a).size());
 
@@ -325,14 +297,14 @@ class ReadPathIT {
             List<Long> walked = new ArrayList<>();
             String cursor = null;
             do {
-                JsonNode page = json(get("/internal/v1/users/" + a + "/common-following/" + b + "?limit=2"
+                JsonNode page = http.json(http.get("/internal/v1/users/" + a + "/common-following/" + b + "?limit=2"
                         + (cursor == null ? "" : "&cursor=" + cursor)));
                 page.get("items").forEach(n -> walked.add(n.get("userId").longValue()));
                 cursor = page.get("nextCursor").isNull() ? null : page.get("nextCursor").stringValue();
             } while (cursor != null);
             assertThat(walked).as("common of %d and %d", a, b).isEqualTo(new ArrayList<>(common));
 
-            JsonNode relationship = json(get("/internal/v1/users/" + a + "/relationship/" + b));
+            JsonNode relationship = http.json(http.get("/internal/v1/users/" + a + "/relationship/" + b));
             assertThat(relationship.get("following").booleanValue()).isEqualTo(follows(a, b));
             assertThat(relationship.get("followedBy").booleanValue()).isEqualTo(follows(b, a));
         }
@@ -362,7 +334,7 @@ class ReadPathIT {
 
     List<List<Long>> suggestions(long a, int limit) throws Exception {
         List<List<Long>> out = new ArrayList<>();
-        json(get("/internal/v1/users/" + a + "/suggestions?limit=" + limit)).get("items").forEach(
+        http.json(http.get("/internal/v1/users/" + a + "/suggestions?limit=" + limit)).get("items").forEach(
                 n -> out.add(List.of(n.get("userId").longValue(), n.get("mutualCount").longValue())));
         return out;
     }
@@ -384,7 +356,7 @@ class ReadPathIT {
             redis.sync().flushall();
         }
         assertThat(suggestions(FIRST_USER + 1, 1000)).isEqualTo(expectedSuggestions(FIRST_USER + 1));
-        assertThat(json(get("/internal/v1/users/" + CELEBRITY + "/suggestions")).get("items")).isEmpty();
+        assertThat(http.json(http.get("/internal/v1/users/" + CELEBRITY + "/suggestions")).get("items")).isEmpty();
     }
 
     @Test
@@ -443,7 +415,7 @@ class ReadPathIT {
                 assertThat(check(a, b)).as("%d follows %d", a, b).isEqualTo(follows(a, b));
             }
             assertThat(check(a, CELEBRITY)).isEqualTo(follows(a, CELEBRITY));
-            JsonNode answer = json(post("/internal/v1/users/" + a + "/following/contains", "application/json",
+            JsonNode answer = http.json(http.post("/internal/v1/users/" + a + "/following/contains", "application/json",
                     "{\"ids\":[" + CELEBRITY + "," + (FIRST_USER + 1) + "]}"));
             assertThat(longs(answer.get("following")).contains(CELEBRITY)).isEqualTo(follows(a, CELEBRITY));
         }
@@ -465,12 +437,13 @@ class ReadPathIT {
                     Long.toString(version), FollowingCacheScripts.ADD, Long.toString(target), "3600");
         }
         String token = new FollowTokens(TOKEN_SECRET.getBytes(StandardCharsets.UTF_8), Clock.systemUTC()).issue(actor);
-        HttpResponse<String> response = get("/internal/v1/users/" + actor + "/following/" + target,
+        HttpResponse<String> response = http.get("/internal/v1/users/" + actor + "/following/" + target,
                 "X-Follow-Token", token);
-        assertThat(json(response).get("following").booleanValue()).isTrue();
+        assertThat(http.json(response).get("following").booleanValue()).isTrue();
 
         String foreign = new FollowTokens(TOKEN_SECRET.getBytes(StandardCharsets.UTF_8), Clock.systemUTC()).issue(target);
-        assertThat(get("/internal/v1/users/" + actor + "/following/" + target, "X-Follow-Token", foreign).statusCode())
+        assertThat(http.get("/internal/v1/users/" + actor + "/following/" + target, "X-Follow-Token", foreign)
+                .statusCode())
                 .isEqualTo(200); // another actor's token is ignored, not an error
     }
 
@@ -485,9 +458,9 @@ class ReadPathIT {
         // still succeeds): Redis keeps the old set until the event arrives. The token must still see the write.
         writer.follow(actor, target, BASE_TIME + 1);
         String token = new FollowTokens(TOKEN_SECRET.getBytes(StandardCharsets.UTF_8), Clock.systemUTC()).issue(actor);
-        HttpResponse<String> response = get("/internal/v1/users/" + actor + "/following/" + target,
+        HttpResponse<String> response = http.get("/internal/v1/users/" + actor + "/following/" + target,
                 "X-Follow-Token", token);
-        assertThat(json(response).get("following").booleanValue()).isTrue();
+        assertThat(http.json(response).get("following").booleanValue()).isTrue();
     }
 
     @Test
@@ -515,14 +488,14 @@ class ReadPathIT {
         boolean followersDone = false;
         while (!followingDone || !followersDone) {
             if (!followingDone) {
-                JsonNode page = json(get("/internal/v1/users/" + owner + "/following?limit=9"
+                JsonNode page = http.json(http.get("/internal/v1/users/" + owner + "/following?limit=9"
                         + (followingCursor == null ? "" : "&cursor=" + followingCursor)));
                 page.get("items").forEach(n -> seenFollowing.add(n.get("userId").longValue()));
                 followingDone = page.get("nextCursor").isNull();
                 followingCursor = followingDone ? null : page.get("nextCursor").stringValue();
             }
             if (!followersDone) {
-                JsonNode page = json(get("/internal/v1/users/" + followee + "/followers?limit=9"
+                JsonNode page = http.json(http.get("/internal/v1/users/" + followee + "/followers?limit=9"
                         + (followersCursor == null ? "" : "&cursor=" + followersCursor)));
                 page.get("items").forEach(n -> seenFollowers.add(n.get("userId").longValue()));
                 followersDone = page.get("nextCursor").isNull();
@@ -555,7 +528,8 @@ class ReadPathIT {
     @Test
     void badInput_is400ProblemJsonNamingTheParameter() throws Exception {
         writeGraph();
-        String cursorOfA = json(get("/internal/v1/users/1001/following?limit=1")).get("nextCursor").stringValue();
+        String cursorOfA = http.json(http.get("/internal/v1/users/1001/following?limit=1")).get("nextCursor")
+                .stringValue();
         Map<String, String> cases = new LinkedHashMap<>();
         cases.put("/internal/v1/users/abc/following/1", "id");
         cases.put("/internal/v1/users/0/following/1", "id");
@@ -576,27 +550,29 @@ class ReadPathIT {
         cases.put("/internal/v1/users/x/suggestions", "id");
         cases.put("/internal/v1/users/1/suggestions?limit=1001", "limit");
         for (Map.Entry<String, String> c : cases.entrySet()) {
-            assertProblem(get(c.getKey()), 400, c.getValue());
+            assertProblem(http.get(c.getKey()), 400, c.getValue());
         }
         String contains = "/internal/v1/users/1/following/contains";
-        assertProblem(post(contains, "application/json", "{\"ids\": [1, 2"), 400, "body");
-        assertProblem(post(contains, "application/json", ""), 400, "body");
-        assertProblem(post(contains, "application/json", "[1,2]"), 400, "body");
-        assertProblem(post(contains, "application/json", "{\"ids\": 5}"), 400, "ids");
-        assertProblem(post(contains, "application/json", "{\"ids\": [1, 0]}"), 400, "ids[1]");
-        assertProblem(post(contains, "application/json", "{\"ids\": [1.5]}"), 400, "ids[0]");
-        assertProblem(post(contains, "application/json", "{\"ids\": [\"x\"]}"), 400, "ids[0]");
-        assertProblem(post(contains, "application/json", "{\"ids\": [99999999999999999999]}"), 400, "ids[0]");
+        assertProblem(http.post(contains, "application/json", "{\"ids\": [1, 2"), 400, "body");
+        assertProblem(http.post(contains, "application/json", ""), 400, "body");
+        assertProblem(http.post(contains, "application/json", "[1,2]"), 400, "body");
+        assertProblem(http.post(contains, "application/json", "{\"ids\": 5}"), 400, "ids");
+        assertProblem(http.post(contains, "application/json", "{\"ids\": [1, 0]}"), 400, "ids[1]");
+        assertProblem(http.post(contains, "application/json", "{\"ids\": [1.5]}"), 400, "ids[0]");
+        assertProblem(http.post(contains, "application/json", "{\"ids\": [\"x\"]}"), 400, "ids[0]");
+        assertProblem(http.post(contains, "application/json", "{\"ids\": [99999999999999999999]}"), 400, "ids[0]");
         StringBuilder big = new StringBuilder("{\"ids\":[1");
         for (int i = 2; i <= 1001; i++) {
             big.append(',').append(i);
         }
-        assertProblem(post(contains, "application/json", big.append("]}").toString()), 400, "ids");
-        assertProblem(post(contains, "text/plain", "{\"ids\":[1]}"), 415, "Content-Type");
+        assertProblem(http.post(contains, "application/json", big.append("]}").toString()), 400, "ids");
+        assertProblem(http.post(contains, "text/plain", "{\"ids\":[1]}"), 415, "Content-Type");
         // A legal batch padded past the codecs' default 256 KB buffer (under the 1 MB body limit) is read, not a 500.
-        HttpResponse<String> padded = post(contains, "application/json", "{\"ids\":[1]" + " ".repeat(600_000) + "}");
+        HttpResponse<String> padded = http.post(contains, "application/json",
+                "{\"ids\":[1]" + " ".repeat(600_000) + "}");
         assertThat(padded.statusCode()).as(padded.body()).isEqualTo(200);
-        assertProblem(post("/internal/v1/users/zz/following/contains", "application/json", "{\"ids\":[1]}"), 400, "id");
+        assertProblem(http.post("/internal/v1/users/zz/following/contains", "application/json", "{\"ids\":[1]}"),
+                400, "id");
     }
 
     @Test
@@ -610,7 +586,7 @@ class ReadPathIT {
         assertThat(put.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(JSON.readTree(put.body()).get("status").intValue()).isEqualTo(405);
 
-        HttpResponse<String> unknown = get("/internal/v1/users/1/nothing-here");
+        HttpResponse<String> unknown = http.get("/internal/v1/users/1/nothing-here");
         assertThat(unknown.statusCode()).as(unknown.body()).isEqualTo(404);
         assertThat(unknown.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(unknown.headers().firstValue("X-Served-By")).as("errors name the instance too").isPresent();
@@ -637,7 +613,7 @@ class ReadPathIT {
             st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + database + "'");
         }
         try {
-            HttpResponse<String> down = get("/internal/v1/users/" + routedThere + "/following");
+            HttpResponse<String> down = http.get("/internal/v1/users/" + routedThere + "/following");
             assertThat(down.statusCode()).as(down.body()).isEqualTo(503);
             assertThat(down.headers().firstValue("Content-Type")).hasValueSatisfying(
                     t -> assertThat(t).startsWith("application/problem+json"));
@@ -649,7 +625,7 @@ class ReadPathIT {
             }
         }
         Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                assertThat(get("/internal/v1/users/" + routedThere + "/following").statusCode()).isEqualTo(200));
+                assertThat(http.get("/internal/v1/users/" + routedThere + "/following").statusCode()).isEqualTo(200));
         assertThat(walk("/internal/v1/users/" + routedThere + "/following", 1000))
                 .isEqualTo(newestFirst(MODEL.get(routedThere)));
     }
@@ -681,7 +657,7 @@ class ReadPathIT {
         check(1001, 1003); // local
         localCache.clear();
         check(1001, 1004); // redis
-        HttpResponse<String> scrape = get("/actuator/prometheus");
+        HttpResponse<String> scrape = http.get("/actuator/prometheus");
         assertThat(scrape.statusCode()).isEqualTo(200);
         String metrics = scrape.body();
         for (String layer : new String[] {"local", "redis", "shard"}) {

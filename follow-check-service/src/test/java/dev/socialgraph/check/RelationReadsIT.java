@@ -11,12 +11,8 @@ import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.Transactions;
 import dev.socialgraph.testsupport.PrivateRedisServer;
-import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -24,6 +20,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -46,7 +43,6 @@ class RelationReadsIT {
     static final TestShards SHARDS = TestShards.create("check_relations");
     static final PrivateRedisServer REDIS = TestServers.privateRedis();
     static final JsonMapper JSON = JsonMapper.builder().build();
-    static final HttpClient HTTP = HttpClient.newHttpClient();
     static final long T0 = 1_700_000_000_000L;
 
     /** Users on both databases of each group (logical shards 5 and 200). */
@@ -79,6 +75,13 @@ class RelationReadsIT {
 
     @LocalServerPort
     int port;
+
+    CheckHttp http;
+
+    @BeforeEach
+    void client() {
+        http = new CheckHttp(port);
+    }
 
     static boolean written;
 
@@ -134,13 +137,14 @@ class RelationReadsIT {
     @Test
     void hidden_namesTheAuthorsTheViewerBlocksIsBlockedByOrMutes() throws Exception {
         write();
-        JsonNode answer = json(post("/internal/v1/users/" + A + "/hidden",
+        JsonNode answer = http.json(http.post("/internal/v1/users/" + A + "/hidden",
                 "{\"ids\":[" + FAN + "," + B1 + "," + BLOCKS_A + "," + MUTED + "," + B2 + "," + B1 + ",77]}"));
         assertThat(ids(answer, "blocking")).containsExactly(Math.min(B1, B2), Math.max(B1, B2));
         assertThat(ids(answer, "blockedBy")).containsExactly(BLOCKS_A);
         assertThat(ids(answer, "muting")).containsExactly(MUTED);
 
-        JsonNode paged = json(post("/internal/v1/users/" + HATED + "/hidden", "{\"ids\":[" + A + "," + FAN + ", 265]}"));
+        JsonNode paged = http.json(http.post("/internal/v1/users/" + HATED + "/hidden",
+                "{\"ids\":[" + A + "," + FAN + ", 265]}"));
         assertThat(ids(paged, "blockedBy")).containsExactly(265L, A);
         assertThat(ids(paged, "blocking")).isEmpty();
     }
@@ -148,14 +152,14 @@ class RelationReadsIT {
     @Test
     void relationship_carriesTheRelations_showsThemOnlyToTheirUsers_andNoFollowUnderABlock() throws Exception {
         write();
-        JsonNode internal = json(get("/internal/v1/users/" + A + "/relationship/" + B1));
+        JsonNode internal = http.json(http.get("/internal/v1/users/" + A + "/relationship/" + B1));
         assertThat(internal.toString()).isEqualTo(
                 "{\"following\":false,\"followedBy\":false,\"blocking\":true,\"blockedBy\":false,\"muting\":false}");
-        JsonNode asB1 = json(get("/internal/v1/users/" + A + "/relationship/" + MUTED, "X-Viewer-Id",
+        JsonNode asB1 = http.json(http.get("/internal/v1/users/" + A + "/relationship/" + MUTED, "X-Viewer-Id",
                 Long.toString(MUTED)));
         assertThat(asB1.toString()).isEqualTo("{\"following\":false,\"followedBy\":false,\"blocking\":false,"
                 + "\"blockedBy\":false}");
-        JsonNode asThird = json(get("/internal/v1/users/" + B1 + "/relationship/" + A, "X-Viewer-Id",
+        JsonNode asThird = http.json(http.get("/internal/v1/users/" + B1 + "/relationship/" + A, "X-Viewer-Id",
                 Long.toString(FAN)));
         assertThat(asThird.toString()).isEqualTo("{\"following\":true,\"followedBy\":false}");
     }
@@ -169,18 +173,18 @@ class RelationReadsIT {
 
     @Test
     void badInput_isA400NamingTheParameter() throws Exception {
-        assertBad(post("/internal/v1/users/" + A + "/hidden", "{\"ids\":[1,0]}"), "ids[1]");
-        assertBad(post("/internal/v1/users/" + A + "/hidden", "{\"ids\":\"1\"}"), "ids");
-        assertBad(post("/internal/v1/users/" + A + "/hidden", "{\"ids\":" + LongStream.rangeClosed(1, 1001)
+        assertBad(http.post("/internal/v1/users/" + A + "/hidden", "{\"ids\":[1,0]}"), "ids[1]");
+        assertBad(http.post("/internal/v1/users/" + A + "/hidden", "{\"ids\":\"1\"}"), "ids");
+        assertBad(http.post("/internal/v1/users/" + A + "/hidden", "{\"ids\":" + LongStream.rangeClosed(1, 1001)
                 .boxed().toList() + "}"), "ids");
-        assertBad(post("/internal/v1/users/abc/hidden", "{\"ids\":[1]}"), "id");
-        assertBad(get("/internal/v1/users/" + A + "/blocking?limit=0"), "limit");
-        assertBad(get("/internal/v1/users/" + A + "/muting?cursor=not-a-cursor"), "cursor");
+        assertBad(http.post("/internal/v1/users/abc/hidden", "{\"ids\":[1]}"), "id");
+        assertBad(http.get("/internal/v1/users/" + A + "/blocking?limit=0"), "limit");
+        assertBad(http.get("/internal/v1/users/" + A + "/muting?cursor=not-a-cursor"), "cursor");
         // A cursor of one list is refused by another: blocking's cursor on muting.
         write();
-        String blockingCursor = json(get("/internal/v1/users/" + A + "/blocking?limit=1")).get("nextCursor")
+        String blockingCursor = http.json(http.get("/internal/v1/users/" + A + "/blocking?limit=1")).get("nextCursor")
                 .stringValue();
-        assertBad(get("/internal/v1/users/" + A + "/muting?cursor=" + blockingCursor), "cursor");
+        assertBad(http.get("/internal/v1/users/" + A + "/muting?cursor=" + blockingCursor), "cursor");
     }
 
     private void assertBad(HttpResponse<String> response, String parameter) {
@@ -200,36 +204,7 @@ class RelationReadsIT {
     }
 
     List<List<Long>> walk(String path, int limit, String timeField) throws Exception {
-        List<List<Long>> out = new ArrayList<>();
-        String cursor = null;
-        do {
-            JsonNode page = json(get(path + "?limit=" + limit + (cursor == null ? "" : "&cursor=" + cursor)));
-            for (JsonNode item : page.get("items")) {
-                out.add(List.of(item.get("userId").longValue(), item.get(timeField).longValue()));
-            }
-            cursor = page.get("nextCursor").isNull() ? null : page.get("nextCursor").stringValue();
-        } while (cursor != null);
-        return out;
+        return http.walk(path, limit, timeField);
     }
 
-    HttpResponse<String> get(String path, String... headers) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN);
-        if (headers.length > 0) {
-            request.headers(headers);
-        }
-        return HTTP.send(request.GET().build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    HttpResponse<String> post(String path, String body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-    }
-
-    JsonNode json(HttpResponse<String> response) {
-        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-        return JSON.readTree(response.body());
-    }
 }
