@@ -5,6 +5,7 @@ import dev.socialgraph.common.id.UserIds;
 import java.util.Map;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
@@ -15,6 +16,8 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
 
 /**
  * The public API of DESIGN.md 6 mapped onto the services' internal API:
@@ -109,22 +112,18 @@ class RoutesConfiguration {
      * Rewrites {@code /v1/me/{following|blocking|muting}/{targetId}} to the token subject's internal path.
      */
     static GatewayFilter actorFromToken(ProblemResponses problems) {
-        return (exchange, chain) -> exchange.getPrincipal()
-                .cast(JwtAuthenticationToken.class)
-                .flatMap(auth -> {
-                    Map<String, String> vars = ServerWebExchangeUtils.getUriTemplateVariables(exchange);
-                    String target = vars.getOrDefault("targetId", "");
-                    long targetId;
-                    try {
-                        targetId = UserIds.parse(target, "targetId");
-                    } catch (InvalidUserIdException e) {
-                        return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", e.getMessage(), "targetId");
-                    }
-                    // "/v1/me/{list}/{targetId}": the route's patterns allow only following, blocking and muting.
-                    String list = exchange.getRequest().getPath().value().split("/")[3];
-                    String path = "/internal/v1/users/" + auth.getToken().getSubject() + "/" + list + "/" + targetId;
-                    return chain.filter(exchange.mutate().request(r -> r.path(path)).build());
-                });
+        return (exchange, chain) -> subject(exchange).flatMap(subject -> {
+            Map<String, String> vars = ServerWebExchangeUtils.getUriTemplateVariables(exchange);
+            long targetId;
+            try {
+                targetId = UserIds.parse(vars.getOrDefault("targetId", ""), "targetId");
+            } catch (InvalidUserIdException e) {
+                return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", e.getMessage(), "targetId");
+            }
+            // "/v1/me/{list}/{targetId}": the route's patterns allow only following, blocking and muting.
+            String list = exchange.getRequest().getPath().value().split("/")[3];
+            return asSubject(exchange, chain, subject, list + "/" + targetId);
+        });
     }
 
     /**
@@ -133,26 +132,32 @@ class RoutesConfiguration {
      * otherwise it is {@code /v1/me/...}.
      */
     static GatewayFilter ownerFromToken(ProblemResponses problems, boolean pathNamesOwner) {
-        return (exchange, chain) -> exchange.getPrincipal()
-                .cast(JwtAuthenticationToken.class)
-                .flatMap(auth -> {
-                    String subject = auth.getToken().getSubject();
-                    String[] segments = exchange.getRequest().getPath().value().split("/");
-                    if (pathNamesOwner && !subject.equals(segments[3])) {
-                        return problems.write(exchange, HttpStatus.FORBIDDEN, "Forbidden",
-                                "blocks, mutes and hidden authors are private to their user; use /v1/me/"
-                                        + segments[4], "id");
-                    }
-                    String path = "/internal/v1/users/" + subject + "/" + segments[segments.length - 1];
-                    return chain.filter(exchange.mutate().request(r -> r.path(path)).build());
-                });
+        return (exchange, chain) -> subject(exchange).flatMap(subject -> {
+            String[] segments = exchange.getRequest().getPath().value().split("/");
+            if (pathNamesOwner && !subject.equals(segments[3])) {
+                return problems.write(exchange, HttpStatus.FORBIDDEN, "Forbidden",
+                        "blocks, mutes and hidden authors are private to their user; use /v1/me/" + segments[4],
+                        "id");
+            }
+            return asSubject(exchange, chain, subject, segments[segments.length - 1]);
+        });
     }
 
     /** Sets {@value #VIEWER_HEADER} to the token's subject, replacing whatever the client sent. */
     static GatewayFilter viewerFromToken() {
-        return (exchange, chain) -> exchange.getPrincipal()
-                .cast(JwtAuthenticationToken.class)
-                .flatMap(auth -> chain.filter(exchange.mutate().request(r -> r.headers(h ->
-                        h.set(VIEWER_HEADER, auth.getToken().getSubject()))).build()));
+        return (exchange, chain) -> subject(exchange).flatMap(subject -> chain.filter(
+                exchange.mutate().request(r -> r.headers(h -> h.set(VIEWER_HEADER, subject))).build()));
+    }
+
+    /** The authenticated token's subject: the user id the request acts as. */
+    private static Mono<String> subject(ServerWebExchange exchange) {
+        return exchange.getPrincipal().cast(JwtAuthenticationToken.class).map(auth -> auth.getToken().getSubject());
+    }
+
+    /** Continues with the request's path rewritten to {@code /internal/v1/users/{subject}/{rest}}. */
+    private static Mono<Void> asSubject(ServerWebExchange exchange, GatewayFilterChain chain, String subject,
+                                        String rest) {
+        String path = "/internal/v1/users/" + subject + "/" + rest;
+        return chain.filter(exchange.mutate().request(r -> r.path(path)).build());
     }
 }
