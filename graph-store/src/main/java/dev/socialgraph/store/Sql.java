@@ -2,11 +2,11 @@ package dev.socialgraph.store;
 
 import dev.socialgraph.common.relation.Relation;
 
-/** SQL text shared by the repositories. */
-final class Sql {
+/** SQL text shared by the repositories and by other shard SQL of the project (the bulk importer's staging merges). */
+public final class Sql {
 
     /** The placeholder for a relation's code in a statement template. */
-    static final String RELATION = ":relation";
+    public static final String RELATION = ":relation";
 
     private Sql() {
     }
@@ -20,7 +20,7 @@ final class Sql {
      * @param relation the relation
      * @return the statement
      */
-    static String forRelation(String template, Relation relation) {
+    public static String forRelation(String template, Relation relation) {
         return template.replace(RELATION, Short.toString(relation.code()));
     }
 }

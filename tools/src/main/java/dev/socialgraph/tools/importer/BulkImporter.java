@@ -7,8 +7,10 @@ import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.store.CelebrityPageLayout;
+import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.ShardDataSources;
-import dev.socialgraph.store.SqlArrays;
+import dev.socialgraph.store.Sql;
 import dev.socialgraph.tools.edges.EdgeList;
 import dev.socialgraph.tools.edges.EdgeListReader;
 import java.io.IOException;
@@ -17,7 +19,6 @@ import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -26,6 +27,7 @@ import java.util.Collection;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -326,33 +328,26 @@ public final class BulkImporter {
 
     // ---- stored blocks ----------------------------------------------------------------------------------------
 
-    private static final String STORED_EDGES = """
-            SELECT follower_id, following_ids FROM following_adjacency
-             WHERE relation = :relation AND following_count > 0
-            """;
-
     /**
      * The blocks stored on every following database, sorted by blocker; their times are not read (0). Blocks are
      * few beside follows, and {@code relation <> 0} rows have their own index.
      */
     private EdgeList storedBlocks() throws SQLException {
+        FollowingRepository blockRows = new FollowingRepository(Relation.BLOCK);
         EdgeList blocks = new EdgeList(1024);
         for (ShardRange range : dataSources.shardMap().ranges(ShardGroup.FOLLOWING)) {
             try (Connection c = dataSources.forRange(range).getConnection()) {
-                c.setAutoCommit(false); // a cursor: pgjdbc streams by fetch size only inside a transaction
-                try (Statement st = c.createStatement()) {
-                    st.setFetchSize(1_000);
-                    try (ResultSet rs = st.executeQuery(forRelation(STORED_EDGES, Relation.BLOCK))) {
-                        while (rs.next()) {
-                            long blocker = rs.getLong(1);
-                            for (long blocked : SqlArrays.longs(rs.getArray(2))) {
-                                blocks.add(blocker, blocked, 0);
-                            }
+                long after = 0;
+                List<FollowingRow> rows;
+                do {
+                    rows = blockRows.scan(c, after, 1_000);
+                    for (FollowingRow row : rows) {
+                        for (long blocked : row.followingIds()) {
+                            blocks.add(row.followerId(), blocked, 0);
                         }
+                        after = row.followerId();
                     }
-                } finally {
-                    c.rollback();
-                }
+                } while (rows.size() == 1_000);
             }
         }
         blocks.sortByFollower();
@@ -360,7 +355,7 @@ public final class BulkImporter {
     }
 
     // ---- following group ------------------------------------------------------------------------------------
-    // Statements of one relation: ":relation" becomes its code (forRelation), as graph-store's repositories do.
+    // Statements of one relation: ":relation" becomes its code (Sql.forRelation), as in graph-store's repositories.
 
     private static final String STAGE_FOLLOWING = """
             CREATE TEMP TABLE staging_following (
@@ -410,8 +405,8 @@ public final class BulkImporter {
                         done += here;
                         Tally tally = tallies.get(relation);
                         tally.followingRows += here;
-                        tally.followingChanged += executeUpdate(c, forRelation(MERGE_FOLLOWING, relation))
-                                + executeUpdate(c, forRelation(EMPTY_ABSENT_FOLLOWING, relation));
+                        tally.followingChanged += executeUpdate(c, Sql.forRelation(MERGE_FOLLOWING, relation))
+                                + executeUpdate(c, Sql.forRelation(EMPTY_ABSENT_FOLLOWING, relation));
                     }
                     c.commit();
                 } catch (SQLException | RuntimeException e) {
@@ -531,10 +526,10 @@ public final class BulkImporter {
                         long here = copyFollower(c, range, edges.get(relation), tally, done);
                         done += here;
                         tally.followerRows += here;
-                        tally.followerChanged += executeUpdate(c, forRelation(MERGE_FOLLOWER, relation))
-                                + executeUpdate(c, forRelation(EMPTY_ABSENT_FOLLOWER, relation));
-                        executeUpdate(c, forRelation(DELETE_STALE_PAGES, relation));
-                        executeUpdate(c, forRelation(MERGE_PAGES, relation));
+                        tally.followerChanged += executeUpdate(c, Sql.forRelation(MERGE_FOLLOWER, relation))
+                                + executeUpdate(c, Sql.forRelation(EMPTY_ABSENT_FOLLOWER, relation));
+                        executeUpdate(c, Sql.forRelation(DELETE_STALE_PAGES, relation));
+                        executeUpdate(c, Sql.forRelation(MERGE_PAGES, relation));
                     }
                     c.commit();
                 } catch (SQLException | IOException | RuntimeException e) {
@@ -642,14 +637,6 @@ public final class BulkImporter {
         } catch (SQLException e) {
             cause.addSuppressed(e);
         }
-    }
-
-    /**
-     * {@code template} for one relation: {@code :relation} replaced by its code, a constant of {@link Relation} and
-     * never input, so it is safe as literal text (graph-store's {@code Sql.forRelation}, which is package-private).
-     */
-    private static String forRelation(String template, Relation relation) {
-        return template.replace(":relation", Short.toString(relation.code()));
     }
 
     private static void execute(Connection c, String sql) throws SQLException {
