@@ -2,19 +2,30 @@ package dev.socialgraph.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The Kubernetes manifests of {@code deploy/}: every object the base and the local overlay render to is valid
  * against the Kubernetes 1.32 schema ({@link KubernetesSchema}), and the rendered objects fit together (probes,
- * resources, JVM flags, references, the autoscaler and the network policies the issue asks for).
+ * resources, JVM flags, references, the network policies the issue asks for, shard-affine check instances and the
+ * Redis settings).
  *
  * <p>Rendering needs {@code kubectl} (its built-in Kustomize); without it, the base's resource files, which are
  * complete objects, are still validated by {@link #baseResourceFiles_areSchemaValid()}.
@@ -23,6 +34,12 @@ class KubernetesManifestsTest {
 
     private static final List<String> SERVICES =
             List.of("gateway", "follow-check-service", "follow-write-service", "cdc-consumer", "reconciler");
+    private static final String CHECK = "follow-check-service";
+    /** Where the gateway and the check pods find the one list of check instances. */
+    private static final String CHECK_INSTANCES = "/etc/graph/check-instances.yml";
+    /** Environment variables that would override that list (the environment outranks a config file). */
+    private static final List<String> INSTANCE_LIST_OVERRIDES = List.of("GRAPH_CHECK_AFFINITY_INSTANCES",
+            "SPRING_CLOUD_DISCOVERY_CLIENT_SIMPLE_INSTANCES_FOLLOWCHECKSERVICE");
 
     @Test
     void validator_rejectsUnknownFieldsMissingRequiredFieldsAndWrongKinds() {
@@ -110,9 +127,8 @@ class KubernetesManifestsTest {
                         .contains(reference);
             }
         }
-        // One replica of each service locally; the overlay's autoscaler allows 1..2 check pods.
-        Map<String, Object> hpa = only(objects, "HorizontalPodAutoscaler", "follow-check-service");
-        assertThat(map(hpa, "spec")).containsEntry("minReplicas", 1).containsEntry("maxReplicas", 2);
+        // One replica of each service locally, two check pods (the smallest shard-affine fleet).
+        assertThat(map(only(objects, "StatefulSet", CHECK), "spec")).containsEntry("replicas", 2);
         for (String service : List.of("gateway", "follow-write-service", "cdc-consumer", "reconciler")) {
             assertThat(map(only(objects, "Deployment", service), "spec")).containsEntry("replicas", 1);
         }
@@ -141,25 +157,186 @@ class KubernetesManifestsTest {
             Object annotated = path(map(workload, "spec"), "template", "metadata", "annotations", "prometheus.io/port");
             assertThat(annotated).isEqualTo(String.valueOf(port.get("containerPort")));
             if (!service.equals("gateway")) {
-                assertThat(env(container, "SPRING_CONFIG_ADDITIONALLOCATION")).isEqualTo(
-                        "file:/etc/graph/graph-shards.yml");
-                assertThat(list(container, "volumeMounts")).anyMatch(m -> "/etc/graph".equals(m.get("mountPath")));
+                assertThat(locations(container)).as(service).contains("file:/etc/graph/graph-shards.yml");
+                assertThat(mountedFile(objects, workload, "/etc/graph/graph-shards.yml").configMap())
+                        .startsWith("graph-shards-");
             }
         }
         assertThat(env(list(podSpec(only(objects, "StatefulSet", "follow-check-service")), "containers").get(0),
                 "JAVA_TOOL_OPTIONS")).contains("-XX:+UseZGC");
     }
 
-    @Test
-    void checkService_scalesOnCpuAt70Percent() {
-        List<Map<String, Object>> objects = render("deploy/base");
+    /**
+     * Shard-affine reads: the gateway routes a user's reads to the check pod that owns the user's logical shard, and
+     * each check pod loads only its shards, both by rendezvous hashing over one list of instance ids. The rendered
+     * pods must read that list from one file, and it must name exactly the StatefulSet's pods at their stable DNS
+     * names: a missing pod loses its users' reads, an extra or misspelt one refuses to start.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void checkInstances_areTheStatefulSetsPods_andOneListForGatewayAndCheckPods(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+        Map<String, Object> statefulSet = only(objects, "StatefulSet", CHECK);
+        Map<String, Object> gateway = only(objects, "Deployment", "gateway");
+        Map<String, Object> checkContainer = list(podSpec(statefulSet), "containers").get(0);
+        Map<String, Object> gatewayContainer = list(podSpec(gateway), "containers").get(0);
+        Object replicas = map(statefulSet, "spec").get("replicas");
+        assertThat(replicas).as("replicas of %s in %s", CHECK, kustomization).isInstanceOf(Integer.class);
+        List<String> pods = IntStream.range(0, (Integer) replicas).mapToObj(i -> CHECK + "-" + i).toList();
 
-        Map<String, Object> spec = map(only(objects, "HorizontalPodAutoscaler", "follow-check-service"), "spec");
-        assertThat(map(spec, "scaleTargetRef")).containsEntry("kind", "StatefulSet")
-                .containsEntry("name", "follow-check-service");
-        Map<String, Object> metric = list(spec, "metrics").get(0);
-        assertThat(path(metric, "resource", "name")).isEqualTo("cpu");
-        assertThat(path(metric, "resource", "target", "averageUtilization")).isEqualTo(70);
+        // Both load the file, from the same generated ConfigMap: one source, so they cannot disagree...
+        assertThat(locations(checkContainer)).contains("file:" + CHECK_INSTANCES);
+        assertThat(locations(gatewayContainer)).contains("file:" + CHECK_INSTANCES);
+        MountedFile checkFile = mountedFile(objects, statefulSet, CHECK_INSTANCES);
+        MountedFile gatewayFile = mountedFile(objects, gateway, CHECK_INSTANCES);
+        assertThat(gatewayFile.configMap()).startsWith("check-instances-").isEqualTo(checkFile.configMap());
+        // ...and no environment variable, which outranks the file, replaces either list.
+        for (Map<String, Object> container : List.of(checkContainer, gatewayContainer)) {
+            assertThat(environment(objects, container)).as("environment of %s", container.get("name"))
+                    .noneMatch(name -> INSTANCE_LIST_OVERRIDES.stream().anyMatch(name::startsWith));
+        }
+
+        // The gateway's list: one entry per pod, in order, at the pod's stable name under the governing Service.
+        Map<String, Object> gatewayConfig = Repo.yamlDocuments(gatewayFile.content()).get(0);
+        Object routed = path(gatewayConfig, "spring", "cloud", "discovery", "client", "simple", "instances", CHECK);
+        assertThat(routed).as("the gateway's instances of %s", CHECK).isInstanceOf(List.class);
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> instances = (List<Map<String, Object>>) routed;
+        assertThat(instances).extracting(i -> i.get("instance-id")).as("the gateway's instance ids in %s",
+                kustomization).isEqualTo(pods);
+        String governing = (String) map(statefulSet, "spec").get("serviceName");
+        int port = (Integer) list(checkContainer, "ports").get(0).get("containerPort");
+        String namespace = String.valueOf(metadata(statefulSet).get("namespace"));
+        for (int i = 0; i < pods.size(); i++) {
+            URI uri = URI.create(String.valueOf(instances.get(i).get("uri")));
+            String stable = pods.get(i) + "." + governing;
+            assertThat(uri.getScheme()).isEqualTo("http");
+            assertThat(uri.getHost()).as("host of %s", uri).isIn(stable, stable + "." + namespace,
+                    stable + "." + namespace + ".svc", stable + "." + namespace + ".svc.cluster.local");
+            assertThat(uri.getPort()).as("port of %s", uri).isEqualTo(port);
+        }
+        Map<String, Object> headless = map(only(objects, "Service", governing), "spec");
+        assertThat(headless).containsEntry("clusterIP", "None").containsEntry("publishNotReadyAddresses", true);
+        assertThat(selects(map(headless, "selector"), templateLabels(statefulSet))).isTrue();
+        assertThat(list(headless, "ports")).anyMatch(p -> Objects.equals(p.get("port"), port));
+
+        // The check pods' list is the gateway's, and each pod's id is its name.
+        Map<String, Object> checkConfig = Repo.yamlDocuments(checkFile.content()).get(0);
+        assertThat(idList(path(checkConfig, "graph", "check", "affinity", "instances")))
+                .as("graph.check.affinity.instances in %s", kustomization).isEqualTo(pods);
+        Map<String, Object> instanceId = list(checkContainer, "env").stream()
+                .filter(e -> "GRAPH_CHECK_AFFINITY_INSTANCEID".equals(e.get("name"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no GRAPH_CHECK_AFFINITY_INSTANCEID"));
+        assertThat(path(instanceId, "valueFrom", "fieldRef", "fieldPath")).isEqualTo("metadata.name");
+
+        // A static list does not follow an autoscaler.
+        assertThat(objects).filteredOn(o -> "HorizontalPodAutoscaler".equals(o.get("kind")))
+                .noneMatch(h -> CHECK.equals(path(map(h, "spec"), "scaleTargetRef", "name")));
+    }
+
+    /**
+     * A check pod that is down leaves its slice's users without reads (the gateway does not fail over): pods are
+     * replaced one at a time and evicted one at a time.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void checkService_isReplacedAndEvictedOnePodAtATime(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+        Map<String, Object> statefulSet = only(objects, "StatefulSet", CHECK);
+        Map<String, Object> spec = map(statefulSet, "spec");
+
+        assertThat(spec).containsEntry("podManagementPolicy", "Parallel");
+        assertThat(path(spec, "updateStrategy", "type")).isIn(null, "RollingUpdate");
+        assertThat(path(spec, "updateStrategy", "rollingUpdate", "maxUnavailable")).isIn(null, 1);
+        assertThat(path(spec, "updateStrategy", "rollingUpdate", "partition")).isIn(null, 0);
+        Map<String, Object> budget = map(only(objects, "PodDisruptionBudget", CHECK), "spec");
+        assertThat(budget).containsEntry("maxUnavailable", 1).doesNotContainKey("minAvailable");
+        assertThat(selects(map(budget, "selector"), templateLabels(statefulSet))).isTrue();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void networkPolicies_admitTheGatewayToEveryCheckPod(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+        Map<String, Object> statefulSet = only(objects, "StatefulSet", CHECK);
+        Map<String, String> checkPod = templateLabels(statefulSet);
+        Map<String, String> gatewayPod = templateLabels(only(objects, "Deployment", "gateway"));
+        int port = (Integer) list(list(podSpec(statefulSet), "containers").get(0), "ports").get(0)
+                .get("containerPort");
+
+        List<String> admitting = new ArrayList<>();
+        for (Map<String, Object> policy : objects.stream().filter(o -> "NetworkPolicy".equals(o.get("kind")))
+                .toList()) {
+            Map<String, Object> spec = map(policy, "spec");
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> rules = (List<Map<String, Object>>) spec.getOrDefault("ingress", List.of());
+            if (!selects(map(spec, "podSelector"), checkPod)) {
+                continue;
+            }
+            for (Map<String, Object> rule : rules) {
+                @SuppressWarnings("unchecked")
+                List<Map<String, Object>> from = (List<Map<String, Object>>) rule.getOrDefault("from", List.of());
+                @SuppressWarnings("unchecked")
+                List<Map<String, Object>> ports = (List<Map<String, Object>>) rule.get("ports");
+                boolean fromGateway = from.stream().anyMatch(peer -> !peer.containsKey("namespaceSelector")
+                        && peer.get("podSelector") instanceof Map<?, ?> selector
+                        && selects(cast(selector), gatewayPod));
+                if (fromGateway && (ports == null || ports.stream().anyMatch(p -> covers(p, port)))) {
+                    admitting.add(String.valueOf(metadata(policy).get("name")));
+                }
+            }
+        }
+        assertThat(admitting).as("policies admitting the gateway to %s:%d in %s", CHECK, port, kustomization)
+                .isNotEmpty();
+    }
+
+    /**
+     * Redis: a Redis Cluster in the base (the services' seed URIs and the gateway's cluster nodes name the same
+     * nodes), one server in the local overlay (no cluster nodes left over, which would make the gateway connect as
+     * to a cluster). The check service's old {@code GRAPH_CHECK_REDISURI} is gone: it would override
+     * {@code GRAPH_REDIS_URI}.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void redisSettings_nameOneTopologyForEveryService(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+        Map<String, String> env = graphEnv(objects);
+        List<String> seeds = Arrays.stream(env.getOrDefault("GRAPH_REDIS_URI", "").split(",")).map(String::strip)
+                .toList();
+        assertThat(seeds).as("GRAPH_REDIS_URI in %s", kustomization)
+                .allSatisfy(uri -> assertThat(uri).matches("redis://[a-z0-9.-]+:[0-9]+"));
+        List<String> nodes = seeds.stream().map(uri -> uri.substring("redis://".length())).toList();
+        for (Map<String, Object> workload : workloads(objects)) {
+            for (Map<String, Object> container : list(podSpec(workload), "containers")) {
+                assertThat(environment(objects, container)).doesNotContain("GRAPH_CHECK_REDISURI");
+            }
+        }
+
+        switch (env.get("GRAPH_REDIS_MODE")) {
+            case "cluster" -> {
+                assertThat(nodes).hasSizeGreaterThanOrEqualTo(3);
+                assertThat(env.get("SPRING_DATA_REDIS_CLUSTER_NODES")).isEqualTo(String.join(",", nodes));
+                assertThat(env).containsEntry("SPRING_DATA_REDIS_LETTUCE_CLUSTER_REFRESH_ADAPTIVE", "true")
+                        .containsEntry("SPRING_DATA_REDIS_LETTUCE_CLUSTER_REFRESH_PERIOD", "1s")
+                        .doesNotContainKeys("SPRING_DATA_REDIS_HOST", "SPRING_DATA_REDIS_PORT");
+            }
+            case "standalone" -> {
+                assertThat(nodes).singleElement().isEqualTo(env.get("SPRING_DATA_REDIS_HOST") + ":"
+                        + env.get("SPRING_DATA_REDIS_PORT"));
+                assertThat(env).doesNotContainKey("SPRING_DATA_REDIS_CLUSTER_NODES");
+            }
+            case null, default -> throw new AssertionError("GRAPH_REDIS_MODE in " + kustomization + ": "
+                    + env.get("GRAPH_REDIS_MODE"));
+        }
+        if (kustomization.equals("deploy/base")) {
+            assertThat(env).containsEntry("GRAPH_REDIS_MODE", "cluster");
+        }
+        if (kustomization.equals("deploy/overlays/local")) {
+            // The in-cluster server of redis.yaml.
+            assertThat(env).containsEntry("GRAPH_REDIS_MODE", "standalone");
+            assertThat(list(map(only(objects, "Service", env.get("SPRING_DATA_REDIS_HOST")), "spec"), "ports"))
+                    .anyMatch(p -> String.valueOf(p.get("port")).equals(env.get("SPRING_DATA_REDIS_PORT")));
+        }
     }
 
     @Test
@@ -189,6 +366,160 @@ class KubernetesManifestsTest {
 
     // --- rendering and navigation ----------------------------------------------------------------------------
 
+    /** The base and every overlay under {@code deploy/overlays}. */
+    static Stream<String> kustomizations() {
+        List<String> all = new ArrayList<>(List.of("deploy/base"));
+        try (Stream<Path> overlays = Files.list(Repo.path("deploy/overlays"))) {
+            overlays.filter(d -> Files.exists(d.resolve("kustomization.yaml"))).sorted()
+                    .forEach(d -> all.add("deploy/overlays/" + d.getFileName()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return all.stream();
+    }
+
+    /** A file a pod sees through a ConfigMap volume (plain or projected), and that ConfigMap's rendered name. */
+    record MountedFile(String configMap, String content) {
+    }
+
+    /** The file at {@code file} in the first container of {@code workload}, looked up in the rendered ConfigMaps. */
+    private static MountedFile mountedFile(List<Map<String, Object>> objects, Map<String, Object> workload,
+                                           String file) {
+        Map<String, Object> pod = podSpec(workload);
+        Map<String, Object> container = list(pod, "containers").get(0);
+        String directory = file.substring(0, file.lastIndexOf('/'));
+        String key = file.substring(file.lastIndexOf('/') + 1);
+        String volumeName = list(container, "volumeMounts").stream()
+                .filter(m -> directory.equals(m.get("mountPath")) && !m.containsKey("subPath"))
+                .map(m -> (String) m.get("name")).findFirst()
+                .orElseThrow(() -> new AssertionError(container.get("name") + " mounts nothing at " + directory));
+        Map<String, Object> volume = list(pod, "volumes").stream().filter(v -> volumeName.equals(v.get("name")))
+                .findFirst().orElseThrow(() -> new AssertionError("no volume " + volumeName));
+        List<String> configMaps = new ArrayList<>();
+        if (volume.get("configMap") instanceof Map<?, ?> c) {
+            configMaps.add((String) c.get("name"));
+        }
+        if (path(volume, "projected", "sources") instanceof List<?> sources) {
+            for (Object source : sources) {
+                if (path(cast(source), "configMap", "name") instanceof String name) {
+                    configMaps.add(name);
+                }
+            }
+        }
+        List<MountedFile> found = new ArrayList<>();
+        for (String name : configMaps) {
+            Object content = path(only(objects, "ConfigMap", name), "data", key);
+            if (content instanceof String text) {
+                found.add(new MountedFile(name, text));
+            }
+        }
+        assertThat(found).as("ConfigMaps of %s giving %s", metadata(workload).get("name"), file).hasSize(1);
+        return found.get(0);
+    }
+
+    /** The locations of {@code SPRING_CONFIG_ADDITIONALLOCATION} (comma-separated, ';' groups several). */
+    private static List<String> locations(Map<String, Object> container) {
+        return Arrays.stream(env(container, "SPRING_CONFIG_ADDITIONALLOCATION").split("[,;]")).map(String::strip)
+                .toList();
+    }
+
+    /** Names of every environment variable the container gets: its ConfigMaps' keys and its own env. */
+    private static Set<String> environment(List<Map<String, Object>> objects, Map<String, Object> container) {
+        Set<String> names = new HashSet<>();
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> envFrom = (List<Map<String, Object>>) container.getOrDefault("envFrom", List.of());
+        for (Map<String, Object> source : envFrom) {
+            if (path(source, "configMapRef", "name") instanceof String name) {
+                Object data = only(objects, "ConfigMap", name).get("data");
+                if (data instanceof Map<?, ?> d) {
+                    d.keySet().forEach(k -> names.add(String.valueOf(k)));
+                }
+            }
+        }
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> env = (List<Map<String, Object>>) container.getOrDefault("env", List.of());
+        env.forEach(e -> names.add(String.valueOf(e.get("name"))));
+        return names;
+    }
+
+    /** The data of the rendered {@code graph-env} ConfigMap. */
+    private static Map<String, String> graphEnv(List<Map<String, Object>> objects) {
+        Map<String, Object> configMap = objects.stream().filter(o -> "ConfigMap".equals(o.get("kind"))
+                && String.valueOf(metadata(o).get("name")).startsWith("graph-env-")).findFirst()
+                .orElseThrow(() -> new AssertionError("no graph-env ConfigMap"));
+        Map<String, String> data = new LinkedHashMap<>();
+        map(configMap, "data").forEach((k, v) -> data.put(k, String.valueOf(v)));
+        return data;
+    }
+
+    /** Ids given as a YAML list or as one comma-separated string (Spring binds both to a list). */
+    private static List<String> idList(Object value) {
+        if (value instanceof List<?> ids) {
+            return ids.stream().map(String::valueOf).toList();
+        }
+        assertThat(value).as("an id list").isInstanceOf(String.class);
+        return Arrays.stream(((String) value).split(",")).map(String::strip).toList();
+    }
+
+    private static Map<String, String> templateLabels(Map<String, Object> workload) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        Object template = path(map(workload, "spec"), "template", "metadata", "labels");
+        if (template instanceof Map<?, ?> m) {
+            m.forEach((k, v) -> labels.put(String.valueOf(k), String.valueOf(v)));
+        }
+        return labels;
+    }
+
+    /** Whether a label selector ({@code matchLabels}, {@code matchExpressions}) selects these labels. */
+    private static boolean selects(Map<String, Object> selector, Map<String, String> labels) {
+        // A Service's selector is a plain label map; a workload's or policy's has matchLabels/matchExpressions.
+        boolean structured = selector.containsKey("matchLabels") || selector.containsKey("matchExpressions");
+        Object matchLabels = structured ? selector.getOrDefault("matchLabels", Map.of()) : selector;
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) matchLabels).entrySet()) {
+            if (!String.valueOf(e.getValue()).equals(labels.get(String.valueOf(e.getKey())))) {
+                return false;
+            }
+        }
+        Object expressions = structured ? selector.getOrDefault("matchExpressions", List.of()) : List.of();
+        for (Object expression : (List<?>) expressions) {
+            Map<String, Object> x = cast(expression);
+            String value = labels.get(String.valueOf(x.get("key")));
+            List<?> values = (List<?>) x.getOrDefault("values", List.of());
+            boolean matches = switch (String.valueOf(x.get("operator"))) {
+                case "In" -> value != null && values.contains(value);
+                case "NotIn" -> value == null || !values.contains(value);
+                case "Exists" -> value != null;
+                case "DoesNotExist" -> value == null;
+                default -> throw new AssertionError("operator " + x.get("operator"));
+            };
+            if (!matches) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether a NetworkPolicy port entry admits TCP {@code port} (a number, or a range up to endPort). */
+    private static boolean covers(Map<String, Object> entry, int port) {
+        if (!"TCP".equals(entry.getOrDefault("protocol", "TCP"))) {
+            return false;
+        }
+        Object from = entry.get("port");
+        if (from == null) {
+            return true;
+        }
+        if (!(from instanceof Integer first)) {
+            return false; // a named port: not used by these policies
+        }
+        int last = entry.get("endPort") instanceof Integer end ? end : first;
+        return first <= port && port <= last;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> cast(Object value) {
+        return (Map<String, Object>) value;
+    }
+
     private static List<Map<String, Object>> render(String kustomization) {
         Path kubectl = Repo.tool("kubectl", "KUBECTL");
         Repo.Run run = Repo.run(Repo.ROOT, List.of(kubectl.toString(), "kustomize", kustomization));
@@ -213,6 +544,13 @@ class KubernetesManifestsTest {
         for (Map<String, Object> volume : volumes) {
             if (volume.get("configMap") instanceof Map<?, ?> c) {
                 references.add("ConfigMap/" + c.get("name"));
+            }
+            if (path(volume, "projected", "sources") instanceof List<?> sources) {
+                for (Object source : sources) {
+                    if (path(cast(source), "configMap", "name") instanceof String name) {
+                        references.add("ConfigMap/" + name);
+                    }
+                }
             }
             if (volume.get("persistentVolumeClaim") instanceof Map<?, ?> c) {
                 references.add("PersistentVolumeClaim/" + c.get("claimName"));
