@@ -3,9 +3,9 @@ package dev.socialgraph.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
-import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestShards;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;

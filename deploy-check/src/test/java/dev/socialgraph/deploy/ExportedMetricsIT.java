@@ -3,9 +3,9 @@ package dev.socialgraph.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.testsupport.KafkaServer;
 import dev.socialgraph.testsupport.RedisServer;
-import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import java.io.IOException;

@@ -2,9 +2,9 @@ package dev.socialgraph.check;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
-import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestShards;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterAll;

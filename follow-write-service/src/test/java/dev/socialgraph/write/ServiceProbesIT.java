@@ -3,10 +3,10 @@ package dev.socialgraph.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.shard.ShardMap;
+import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
-import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestShards;
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -3,6 +3,7 @@ package dev.socialgraph.launcher;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Properties;
+import java.util.stream.Collectors;
 
 /** What {@code ./graph up} prints once the fleet is ready: where everything is, a token, and a curl per endpoint. */
 final class Banner {
@@ -10,7 +11,8 @@ final class Banner {
     private Banner() {
     }
 
-    static String text(PortPlan ports, Secrets secrets, Properties imported, double startupSeconds, FleetDir dir) {
+    static String text(PortPlan ports, Stores.Endpoints stores, Secrets secrets, Properties imported,
+                       double startupSeconds, FleetDir dir) {
         String a = imported.getProperty("sample-follower", "1");
         String b = imported.getProperty("sample-followee", "2");
         String token = DevTokens.mint(secrets.jwtSecret(), Long.parseLong(a), Duration.ofHours(24), Instant.now());
@@ -24,6 +26,7 @@ final class Banner {
                 ports.port(PortPlan.RECONCILER)));
         sb.append(String.format("              internal API: -H \"X-Service-Token: $(cat %s)\"%n",
                 dir.root().resolve("service-token")));
+        sb.append(String.format("  stores      %s%n", stores(stores)));
         sb.append(String.format("  graph       %s (celebrity threshold %s, pages of %s)%n", imported.getProperty("dataset"),
                 imported.getProperty("celebrity-threshold"), imported.getProperty("page-size")));
         sb.append(String.format("  data, logs  %s, %s%n%n", dir.root(), dir.logs()));
@@ -48,5 +51,19 @@ final class Banner {
                 auth, b, gw));
         sb.append("Stop with Ctrl-C (foreground) or ./graph down.\n");
         return sb.toString();
+    }
+
+    /**
+     * The stores in one line, e.g. {@code PostgreSQL 127.0.0.1:15432  Redis 127.0.0.1:16379  Kafka 127.0.0.1:19092};
+     * a Redis Cluster as its port range with its masters and replicas.
+     */
+    static String stores(Stores.Endpoints stores) {
+        String postgres = stores.postgresServers().stream().map(Stores.HostPort::toString)
+                .collect(Collectors.joining(" "));
+        String redis = stores.isRedisCluster()
+                ? "Redis Cluster " + stores.redisCluster().get(0) + "-"
+                        + stores.redisCluster().get(stores.redisCluster().size() - 1).port() + " (3 masters + 3 replicas)"
+                : "Redis " + stores.redisHost() + ":" + stores.redisPort();
+        return "PostgreSQL " + postgres + "  " + redis + "  Kafka " + stores.kafkaBootstrap();
     }
 }

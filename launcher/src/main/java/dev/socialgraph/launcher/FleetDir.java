@@ -18,8 +18,10 @@ import java.util.Properties;
  *
  * <pre>
  * postgres/          embedded PostgreSQL data directory (the four local shard databases)
+ * postgres-1/ ...    the other servers' data directories with --postgres-servers N (the databases spread over them)
  * kafka/             the KRaft broker's log directory
  * redis/             redis-server's working directory (it persists nothing: Redis is a cache here)
+ * redis-cluster/&lt;port&gt;/  each Redis Cluster node's working directory with --redis-cluster (deleted on stop)
  * bloom/             bloom snapshots (graph-bloom format), written by the importer and the reconciler
  * datasets/          graphs the launcher generated when no dataset file was available
  * logs/&lt;name&gt;.log    output of every process of the fleet
@@ -28,6 +30,7 @@ import java.util.Properties;
  * run/services.properties  each service's state as the launcher's supervisor sees it: state, pid, restarts, last exit
  * run/ready          written when every readiness probe answered UP: the gateway URL
  * imported.properties    what the first start imported (dataset, edges, celebrity settings)
+ * fleet.properties       the stores' layout: PostgreSQL servers, standalone Redis or cluster (see {@link #layout()})
  * jwt-secret, token-secret, cursor-key, service-token   the fleet's generated secrets (see {@link Secrets})
  * </pre>
  *
@@ -37,6 +40,21 @@ public record FleetDir(Path root) {
 
     public Path postgres() {
         return root.resolve("postgres");
+    }
+
+    /**
+     * The data directory of the {@code i}th embedded PostgreSQL server.
+     *
+     * @param i 0 ({@code postgres/}, the only one by default), 1 ({@code postgres-1/}), ...
+     * @return the directory
+     */
+    public Path postgres(int i) {
+        return i == 0 ? postgres() : root.resolve("postgres-" + i);
+    }
+
+    /** The Redis Cluster's directory: one working directory per node, named by its port. */
+    public Path redisCluster() {
+        return root.resolve("redis-cluster");
     }
 
     public Path kafka() {
@@ -73,6 +91,27 @@ public record FleetDir(Path root) {
 
     public Path imported() {
         return root.resolve("imported.properties");
+    }
+
+    /**
+     * The stores' layout this data directory was started with, from {@code fleet.properties}: an {@code up} without
+     * {@code --postgres-servers} or {@code --redis-cluster} starts the same again.
+     *
+     * @return the layout; empty for a data directory that never recorded one (started before the file existed, or
+     *     never started)
+     * @throws IOException when the file cannot be read
+     * @throws IllegalArgumentException when it records an impossible layout
+     */
+    Optional<Stores.Layout> layout() throws IOException {
+        Path file = root.resolve("fleet.properties");
+        return Files.exists(file) ? Optional.of(Stores.Layout.read(readProperties(file))) : Optional.empty();
+    }
+
+    /** Records the stores' layout in {@code fleet.properties} (atomic). */
+    void writeLayout(Stores.Layout layout) throws IOException {
+        Properties p = new Properties();
+        layout.write(p);
+        writeProperties(root.resolve("fleet.properties"), p, "the layout of this fleet's stores");
     }
 
     /** Creates the directories. */

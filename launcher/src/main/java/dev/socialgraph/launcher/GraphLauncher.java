@@ -1,7 +1,9 @@
 package dev.socialgraph.launcher;
 
 import dev.socialgraph.common.token.ServiceCredential;
-import dev.socialgraph.testsupport.KraftBroker;
+import dev.socialgraph.runtime.KraftBroker;
+import dev.socialgraph.runtime.RedisCluster;
+import dev.socialgraph.runtime.KraftBroker;
 import dev.socialgraph.tools.GraphTool;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -101,9 +103,21 @@ public final class GraphLauncher {
         Integer pageSize;
 
         @Option(names = "--port-offset", defaultValue = "0",
-                description = "added to every port (gateway 8080, services 8081-8085, PostgreSQL 15432, Redis 16379, "
-                        + "Kafka 19092/19093; default: ${DEFAULT-VALUE})")
+                description = "added to every port (gateway 8080, services 8081-8085, PostgreSQL 15432 and with "
+                        + "--postgres-servers 15433-15435, Redis 16379 or with --redis-cluster 16380-16385 and their "
+                        + "cluster buses 26380-26385, Kafka 19092/19093; default: ${DEFAULT-VALUE})")
         int portOffset;
+
+        @Option(names = "--redis-cluster", negatable = true,
+                description = "run a local Redis Cluster of six redis-server processes (3 masters + 3 replicas, "
+                        + "needs redis-cli) instead of one Redis; the data directory remembers the choice "
+                        + "(--no-redis-cluster goes back)")
+        Boolean redisCluster;
+
+        @Option(names = "--postgres-servers", paramLabel = "N",
+                description = "run N embedded PostgreSQL servers, 1-4, and spread the four shard databases over them "
+                        + "(default: 1, or what the data directory was started with; fixed once a graph is stored)")
+        Integer postgresServers;
 
         @Option(names = "--check-instances", defaultValue = "1",
                 description = "follow-check-service instances, 1 or 2 (default: ${DEFAULT-VALUE})")
@@ -141,6 +155,13 @@ public final class GraphLauncher {
                 System.err.println("--check-instances must be 1 or 2, was " + checkInstances);
                 return 2;
             }
+            Stores.Layout layout;
+            try {
+                layout = layout(dir);
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
             PortPlan ports = new PortPlan(portOffset);
             List<String> needed = new ArrayList<>(List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.WRITE,
                     PortPlan.CDC, PortPlan.RECONCILER));
@@ -148,15 +169,25 @@ public final class GraphLauncher {
                 needed.add(PortPlan.CHECK_2);
             }
             if (postgres == null) {
-                needed.add(PortPlan.POSTGRES);
+                for (int i = 0; i < layout.postgresServers(); i++) {
+                    needed.add(PortPlan.postgres(i));
+                }
             }
-            if (redis == null) {
+            if (redis == null && layout.redisCluster()) {
+                needed.addAll(PortPlan.redisCluster());
+            } else if (redis == null) {
                 needed.add(PortPlan.REDIS);
             }
             if (kafka == null) {
                 needed.addAll(List.of(PortPlan.KAFKA, PortPlan.KAFKA_CONTROLLER));
             }
-            List<String> taken = ports.taken(needed);
+            List<String> taken;
+            try {
+                taken = ports.taken(needed);
+            } catch (IllegalArgumentException e) { // an offset that moves a port past 65535
+                System.err.println(e.getMessage());
+                return 2;
+            }
             if (!taken.isEmpty()) {
                 System.err.println("These ports are in use: " + String.join(", ", taken)
                         + ". Stop what uses them or choose other ports with --port-offset N.");
@@ -166,7 +197,38 @@ public final class GraphLauncher {
             if (detach) {
                 return detach(dir);
             }
-            return new Fleet(root.homeDir(), dir, ports, this).run();
+            return new Fleet(root.homeDir(), dir, ports, layout, this).run();
+        }
+
+        /**
+         * The stores' layout of this start: the options given, else what the data directory recorded, else one
+         * PostgreSQL server and one Redis.
+         *
+         * @throws IllegalArgumentException when the options contradict each other or the stored data
+         */
+        Stores.Layout layout(FleetDir dir) throws IOException {
+            Optional<Stores.Layout> recorded = dir.layout();
+            // A data directory that holds a graph but no record was started before the record existed: one server.
+            Stores.Layout before = recorded.orElse(Stores.Layout.STANDARD);
+            boolean hasData = Files.exists(dir.imported());
+            int servers = postgresServers != null ? postgresServers : before.postgresServers();
+            if (postgres != null && postgresServers != null && postgresServers > 1) {
+                throw new IllegalArgumentException("--postgres-servers starts embedded servers; it cannot be combined "
+                        + "with --postgres");
+            }
+            if (postgres != null) {
+                servers = 1;
+            } else if (hasData && servers != before.postgresServers()) {
+                throw new IllegalArgumentException("The data directory " + dir.root() + " keeps its shard databases on "
+                        + before.postgresServers() + " PostgreSQL server(s); --postgres-servers " + servers
+                        + " needs a fresh one (--data-dir or GRAPH_DATA_DIR).");
+            }
+            if (Boolean.TRUE.equals(redisCluster) && redis != null) {
+                throw new IllegalArgumentException("--redis-cluster starts a local Redis Cluster; it cannot be "
+                        + "combined with --redis");
+            }
+            boolean cluster = redis == null && (redisCluster != null ? redisCluster : before.redisCluster());
+            return new Stores.Layout(servers, cluster);
         }
 
         /** Starts this command again without {@code --detach} as a background process and waits for it. */
@@ -208,6 +270,7 @@ public final class GraphLauncher {
         private final Path home;
         private final FleetDir dir;
         private final PortPlan ports;
+        private final Stores.Layout layout;
         private final Up options;
         private final CountDownLatch stopped = new CountDownLatch(1);
         private volatile boolean stopping;
@@ -216,10 +279,11 @@ public final class GraphLauncher {
         private ScheduledExecutorService supervision;
         private Supervisor supervisor;
 
-        Fleet(Path home, FleetDir dir, PortPlan ports, Up options) {
+        Fleet(Path home, FleetDir dir, PortPlan ports, Stores.Layout layout, Up options) {
             this.home = home;
             this.dir = dir;
             this.ports = ports;
+            this.layout = layout;
             this.options = options;
         }
 
@@ -234,7 +298,8 @@ public final class GraphLauncher {
                 Secrets secrets = Secrets.load(dir.root(), env);
                 Map<String, Long> pids = new LinkedHashMap<>();
                 stores = Stores.start(dir, ports, new Stores.External(options.postgres, options.redis, options.kafka),
-                        env, pids);
+                        layout, env, pids);
+                dir.writeLayout(layout);
                 for (var e : pids.entrySet()) {
                     dir.writePid(e.getKey(), e.getValue());
                 }
@@ -261,7 +326,7 @@ public final class GraphLauncher {
                 dir.writePorts(portFile);
                 supervise();
                 double seconds = (System.nanoTime() - start) / 1e9;
-                String banner = Banner.text(ports, secrets, imported, seconds, dir);
+                String banner = Banner.text(ports, endpoints, secrets, imported, seconds, dir);
                 Files.writeString(dir.run().resolve("banner.txt"), banner);
                 Files.writeString(dir.ready(), "http://127.0.0.1:" + ports.port(PortPlan.GATEWAY) + "\n");
                 System.out.print(banner);
@@ -403,6 +468,8 @@ public final class GraphLauncher {
                     "--page-size", Integer.toString(pageSize),
                     "--snapshot-dir", dir.bloom().toString(),
                     "--kafka-bootstrap", endpoints.kafkaBootstrap()));
+            endpoints.databaseServers().forEach((database, server) ->
+                    args.addAll(List.of("--database-server", database + "=" + server)));
             if (System.console() == null) {
                 args.add("--no-progress");
             }
@@ -481,7 +548,32 @@ public final class GraphLauncher {
                         : ServiceFleet.readiness(http, Integer.parseInt(port));
                 System.out.println(row(name, port, state, alive, readiness));
             }
+            if (ports.getProperty("kafka.bootstrap") != null) { // written once the fleet is ready
+                System.out.println(stores(ports));
+            }
             return 0;
+        }
+
+        /**
+         * Where the stores are, one line each; a Redis Cluster with its state as one of its nodes reports it.
+         *
+         * @param ports the fleet's {@code run/ports.properties}
+         */
+        static String stores(Properties ports) {
+            StringBuilder sb = new StringBuilder();
+            String servers = ports.getProperty("postgres.servers",
+                    ports.getProperty("postgres.host") + ":" + ports.getProperty(PortPlan.POSTGRES));
+            sb.append("stores: postgres ").append(servers.replace(",", " ")).append('\n');
+            String cluster = ports.getProperty("redis.cluster");
+            if (cluster != null) {
+                sb.append("        redis cluster ").append(cluster.replace(",", " ")).append('\n');
+                sb.append("              ").append(RedisCluster.describe(List.of(cluster.split(",")))).append('\n');
+            } else {
+                sb.append("        redis ").append(ports.getProperty("redis.host")).append(':')
+                        .append(ports.getProperty(PortPlan.REDIS)).append('\n');
+            }
+            sb.append("        kafka ").append(ports.getProperty("kafka.bootstrap"));
+            return sb.toString();
         }
 
         /**
@@ -602,8 +694,9 @@ public final class GraphLauncher {
             if (code != 0) {
                 return code;
             }
-            // The caches hold the old graph: empty the cache database (follow tokens, buckets and caches refill).
-            Stores.redisCommand(endpoints.redisHost(), endpoints.redisPort(), "FLUSHDB");
+            // The caches hold the old graph: empty them (follow tokens, buckets and caches refill); every master of a
+            // Redis Cluster.
+            endpoints.flushRedis();
             // The fleet's services were given this credential when they started (same data directory, same env).
             Secrets secrets = Secrets.load(dir.root(), env);
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();

@@ -1,9 +1,6 @@
 package dev.socialgraph.launcher;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
+import dev.socialgraph.runtime.FreePorts;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,8 +10,10 @@ import java.util.Random;
 /**
  * The loopback ports of a local fleet: the services on their usual ports (gateway 8080, check 8081, write 8082,
  * cdc-consumer 8083, reconciler 8084, a second check instance 8085), the embedded stores on ports that do not
- * collide with servers a developer already runs (PostgreSQL 15432, Redis 16379, Kafka 19092 and its controller
- * 19093), every one shifted by {@code offset} so that two fleets (or a fleet and a test) can share a machine.
+ * collide with servers a developer already runs (PostgreSQL 15432, and 15433-15435 for more servers with {@code
+ * --postgres-servers}; Redis 16379, or with {@code --redis-cluster} six cluster nodes on 16380-16385 whose cluster
+ * buses take 26380-26385; Kafka 19092 and its controller 19093), every one shifted by {@code offset} so that two
+ * fleets (or a fleet and a test) can share a machine.
  *
  * @param offset added to every port; {@code 0..40000}
  */
@@ -31,6 +30,12 @@ public record PortPlan(int offset) {
     public static final String REDIS = "redis";
     public static final String KAFKA = "kafka";
     public static final String KAFKA_CONTROLLER = "kafka-controller";
+
+    /** Nodes of the local Redis Cluster ({@code --redis-cluster}): three masters and a replica of each. */
+    public static final int REDIS_CLUSTER_NODES = 6;
+
+    /** PostgreSQL servers a fleet can spread its four shard databases over ({@code --postgres-servers}). */
+    public static final int MAX_POSTGRES_SERVERS = 4;
 
     private static final Map<String, Integer> BASE = baseMap();
 
@@ -52,10 +57,52 @@ public record PortPlan(int offset) {
         m.put(RECONCILER, 8084);
         m.put(CHECK_2, 8085);
         m.put(POSTGRES, 15432);
+        for (int i = 1; i < MAX_POSTGRES_SERVERS; i++) {
+            m.put(postgres(i), 15432 + i);
+        }
         m.put(REDIS, 16379);
+        for (int i = 0; i < REDIS_CLUSTER_NODES; i++) {
+            m.put(redisNode(i), 16380 + i);
+            m.put(redisNode(i) + "-bus", 16380 + i + 10_000); // Redis' cluster bus: the node's port + 10000
+        }
         m.put(KAFKA, 19092);
         m.put(KAFKA_CONTROLLER, 19093);
         return Map.copyOf(m);
+    }
+
+    /**
+     * The name of the {@code i}th PostgreSQL server: {@link #POSTGRES} for the first (the only one by default), then
+     * {@code postgres-1}, ...
+     *
+     * @param i 0..{@link #MAX_POSTGRES_SERVERS} - 1
+     * @return its name in {@code run/} and the logs
+     */
+    public static String postgres(int i) {
+        return i == 0 ? POSTGRES : POSTGRES + "-" + i;
+    }
+
+    /**
+     * The name of the {@code i}th node of the local Redis Cluster.
+     *
+     * @param i 0..{@link #REDIS_CLUSTER_NODES} - 1
+     * @return {@code redis-node-<i>}
+     */
+    public static String redisNode(int i) {
+        return "redis-node-" + i;
+    }
+
+    /**
+     * The names of the local Redis Cluster's ports: each node's and its cluster bus'.
+     *
+     * @return {@code redis-node-0, redis-node-0-bus, ...}
+     */
+    public static List<String> redisCluster() {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < REDIS_CLUSTER_NODES; i++) {
+            names.add(redisNode(i));
+            names.add(redisNode(i) + "-bus");
+        }
+        return names;
     }
 
     /**
@@ -63,19 +110,25 @@ public record PortPlan(int offset) {
      *
      * @param name one of this class's name constants
      * @return its port on 127.0.0.1
-     * @throws IllegalArgumentException for an unknown name
+     * @throws IllegalArgumentException for an unknown name, or when the offset moves the port past 65535 (only the
+     *     Redis Cluster's bus ports can: offsets above 39150)
      */
     public int port(String name) {
         Integer base = BASE.get(name);
         if (base == null) {
             throw new IllegalArgumentException("no port for " + name);
         }
+        if (base + offset > 65_535) {
+            throw new IllegalArgumentException("--port-offset " + offset + " puts " + name + " on port "
+                    + (base + offset) + ", past 65535; choose an offset of at most " + (65_535 - base));
+        }
         return base + offset;
     }
 
     /**
-     * A free offset for a second fleet on this machine (tests, the fault suite): every port of it free and below
-     * Linux's default ephemeral range (32768–60999, {@code net.ipv4.ip_local_port_range}). A port inside that range
+     * A free offset for a second fleet on this machine (tests, the fault suite): every port of it free, and every port
+     * the supervisor restarts a process on (services, Kafka; not the Redis Cluster's buses, whose nodes are never
+     * restarted) below Linux's default ephemeral range (32768–60999, {@code net.ipv4.ip_local_port_range}). A port inside that range
      * can be taken while its service restarts by a client's own connection attempt to it: the kernel may give the
      * client that very port as its source, and the socket connects to itself (TCP simultaneous open), so the
      * restarted service finds its port in use.
@@ -116,12 +169,6 @@ public record PortPlan(int offset) {
 
     /** Whether a server socket can be bound to {@code 127.0.0.1:port} right now. */
     static boolean isFree(int port) {
-        try (ServerSocket socket = new ServerSocket()) {
-            socket.setReuseAddress(true);
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
+        return FreePorts.isFree(port);
     }
 }

@@ -1,6 +1,6 @@
 package dev.socialgraph.launcher;
 
-import dev.socialgraph.testsupport.ServiceProcess;
+import dev.socialgraph.runtime.ServiceProcess;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

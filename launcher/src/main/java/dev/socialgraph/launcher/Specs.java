@@ -9,11 +9,16 @@ import java.util.Map;
  * The five services of a local fleet and the settings that tie them to its stores, in start order: the write
  * service first (it creates and migrates the shard databases), then cdc-consumer, the check instance(s), the
  * reconciler and the gateway. Property names are the services' own ({@code graph.*}, see each service's README).
+ * With a Redis Cluster, every Redis client is told the cluster's seeds and mode; with several PostgreSQL servers,
+ * every service is told where each shard database lives ({@code graph.postgres.servers.<database>}).
  * Every one of them, the gateway included, listens on 127.0.0.1 only ({@code server.address}); the service
  * credential goes to each of them as the environment variable {@code GRAPH_SERVICE_TOKEN} ({@link Secrets}), not
  * here, so it does not show in {@code ps}.
  */
 final class Specs {
+
+    /** The services' {@code redis-mode} (the write service's {@code redis.mode}) for a Redis Cluster. */
+    static final String CLUSTER = "cluster";
 
     /** The address every process of a local fleet listens on: nothing of it is reachable from the network. */
     static final String LOOPBACK = "127.0.0.1";
@@ -38,12 +43,18 @@ final class Specs {
 
         Map<String, String> write = shards(stores);
         write.put("graph.write.redis.uri", stores.redisUri());
+        if (stores.isRedisCluster()) {
+            write.put("graph.write.redis.mode", CLUSTER);
+        }
         write.put("graph.write.relay.bootstrap-servers", stores.kafkaBootstrap());
         specs.add(new ServiceFleet.Spec(PortPlan.WRITE, "follow-write-service", ports.port(PortPlan.WRITE), "384m", write));
 
         Map<String, String> cdc = shards(stores);
         cdc.put("spring.kafka.bootstrap-servers", stores.kafkaBootstrap());
         cdc.put("graph.cdc.redis-uri", stores.redisUri());
+        if (stores.isRedisCluster()) {
+            cdc.put("graph.cdc.redis-mode", CLUSTER);
+        }
         cdc.put("graph.cdc.celebrity-threshold", Long.toString(celebrityThreshold));
         cdc.put("graph.cdc.page-size", Integer.toString(pageSize));
         specs.add(new ServiceFleet.Spec(PortPlan.CDC, "cdc-consumer", ports.port(PortPlan.CDC), "384m", cdc));
@@ -58,6 +69,9 @@ final class Specs {
             check.put("graph.check.affinity.instance-id", "check-" + i);
             check.put("graph.check.affinity.instances", instances);
             check.put("graph.check.redis-uri", stores.redisUri());
+            if (stores.isRedisCluster()) {
+                check.put("graph.check.redis-mode", CLUSTER);
+            }
             check.put("graph.check.bloom.kafka-bootstrap", stores.kafkaBootstrap());
             check.put("graph.check.bloom.snapshot-dir", bloomDir);
             // Five JVMs start at once on a small machine: give the bloom filter's Kafka consumer time to connect
@@ -73,8 +87,17 @@ final class Specs {
                 reconciler));
 
         Map<String, String> gateway = new LinkedHashMap<>();
-        gateway.put("spring.data.redis.host", stores.redisHost());
-        gateway.put("spring.data.redis.port", Integer.toString(stores.redisPort()));
+        if (stores.isRedisCluster()) {
+            // Spring Data Redis' Lettuce cluster client: it discovers the topology from these seeds, and refreshes it
+            // every second and on MOVED/ASK redirects or lost connections, so a failover costs the rate limiter about
+            // the cluster's own failover time (it fails open meanwhile).
+            gateway.put("spring.data.redis.cluster.nodes", stores.redisNodes());
+            gateway.put("spring.data.redis.lettuce.cluster.refresh.adaptive", "true");
+            gateway.put("spring.data.redis.lettuce.cluster.refresh.period", "1s");
+        } else {
+            gateway.put("spring.data.redis.host", stores.redisHost());
+            gateway.put("spring.data.redis.port", Integer.toString(stores.redisPort()));
+        }
         gateway.put("graph.gateway.check-uri", "http://127.0.0.1:" + ports.port(PortPlan.CHECK));
         gateway.put("graph.gateway.write-uri", "http://127.0.0.1:" + ports.port(PortPlan.WRITE));
         String list = "spring.cloud.discovery.client.simple.instances.follow-check-service";
@@ -99,6 +122,9 @@ final class Specs {
         m.put("graph.postgres.host", stores.postgresHost());
         m.put("graph.postgres.port", Integer.toString(stores.postgresPort()));
         m.put("graph.shards.username", stores.postgresUser());
+        // graph-shards-local.yml puts a database on graph.postgres.host:port unless this names another server.
+        stores.databaseServers().forEach((database, server) ->
+                m.put("graph.postgres.servers." + database, server.toString()));
         return m;
     }
 }

@@ -1,18 +1,16 @@
 package dev.socialgraph.launcher;
 
 import dev.socialgraph.common.keys.Topics;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.File;
+import dev.socialgraph.runtime.PostgresProcess;
+import dev.socialgraph.runtime.RedisCluster;
+import dev.socialgraph.runtime.RedisProcess;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -30,13 +29,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The fleet's stores: PostgreSQL, Redis and Kafka, each either an external server named by the user or an
- * embedded one this launcher runs with its data under the {@link FleetDir}:
+ * embedded one this launcher runs (graph-runtime's starters) with its data under the {@link FleetDir}:
  * <ul>
- *   <li>PostgreSQL: zonky's embedded PostgreSQL (binaries from Maven Central) on {@code postgres/}, kept across
+ *   <li>PostgreSQL: zonky's embedded PostgreSQL ({@link PostgresProcess}) on {@code postgres/}, kept across
  *       restarts, with durable commits ({@link #postgresSettings()}); {@code max_connections} 400 for four services ×
- *       four pools of 10 plus tools;</li>
- *   <li>Redis: the machine's {@code redis-server}, else the binary bundled in embedded-redis; a cache, so it
- *       persists nothing ({@code save ""}, no AOF);</li>
+ *       four pools of 10 plus tools. With {@link Layout#postgresServers()} N &gt; 1, N such servers
+ *       ({@code postgres/}, {@code postgres-1/}, ...) over which the four shard databases are spread
+ *       ({@link ShardServers});</li>
+ *   <li>Redis: one {@code redis-server} ({@link RedisProcess}), or with {@link Layout#redisCluster()} a Redis Cluster
+ *       of six ({@link RedisCluster}: three masters, a replica of each, under {@code redis-cluster/}); a cache, so it
+ *       persists nothing ({@code save ""}, no AOF) and every start begins empty;</li>
  *   <li>Kafka: a single-node KRaft broker in a process of its own ({@link LocalBroker}, which the launcher's
  *       supervisor restarts like a service) with its log directory in {@code kafka/}, kept across restarts.</li>
  * </ul>
@@ -49,30 +51,105 @@ final class Stores implements AutoCloseable {
     /** The event topic's partition count (DESIGN.md 3). */
     static final int PARTITIONS = 12;
 
+    /** Each Redis Cluster master's memory: three of them hold about what the single Redis' 512 MB holds. */
+    static final String CLUSTER_NODE_MAXMEMORY = "192mb";
+
     /**
      * Where the stores are.
      *
-     * @param postgresHost     host of the PostgreSQL server holding the four local shard databases
-     * @param postgresPort     its port
+     * @param postgresServers  the PostgreSQL servers holding the four local shard databases: one, or several over
+     *                         which {@link ShardServers#spread(int)} places them
      * @param postgresUser     a user that may create databases
      * @param postgresPassword its password, empty for trust authentication
-     * @param redisHost        Redis host
-     * @param redisPort        Redis port
+     * @param redisHost        Redis host (standalone); {@code null} with a cluster
+     * @param redisPort        Redis port (standalone); 0 with a cluster
+     * @param redisCluster     the Redis Cluster's nodes; empty for a standalone Redis
      * @param kafkaBootstrap   Kafka bootstrap servers, {@code host:port[,host:port]}
      */
-    record Endpoints(String postgresHost, int postgresPort, String postgresUser, String postgresPassword,
-                     String redisHost, int redisPort, String kafkaBootstrap) {
+    record Endpoints(List<HostPort> postgresServers, String postgresUser, String postgresPassword,
+                     String redisHost, int redisPort, List<HostPort> redisCluster, String kafkaBootstrap) {
 
+        Endpoints {
+            postgresServers = List.copyOf(postgresServers);
+            redisCluster = List.copyOf(redisCluster);
+        }
+
+        /** The first (by default the only) PostgreSQL server's host: {@code graph.postgres.host}. */
+        String postgresHost() {
+            return postgresServers.get(0).host();
+        }
+
+        /** The first PostgreSQL server's port: {@code graph.postgres.port}. */
+        int postgresPort() {
+            return postgresServers.get(0).port();
+        }
+
+        /**
+         * The shard databases that are not on the first server, and where they are: the services'
+         * {@code graph.postgres.servers.<database>}, the importer's {@code --database-server}.
+         *
+         * @return database → server; empty with one server
+         */
+        Map<String, HostPort> databaseServers() {
+            Map<String, HostPort> servers = new LinkedHashMap<>();
+            if (postgresServers.size() > 1) {
+                ShardServers.spread(postgresServers.size()).forEach((database, i) -> {
+                    if (i > 0) {
+                        servers.put(database, postgresServers.get(i));
+                    }
+                });
+            }
+            return servers;
+        }
+
+        /** Whether Redis is a cluster. */
+        boolean isRedisCluster() {
+            return !redisCluster.isEmpty();
+        }
+
+        /**
+         * The services' Redis URI: {@code redis://host:port}, or with a cluster every node's, comma-separated (the
+         * seeds of a cluster client).
+         */
         String redisUri() {
-            return "redis://" + redisHost + ":" + redisPort;
+            if (!isRedisCluster()) {
+                return "redis://" + redisHost + ":" + redisPort;
+            }
+            return redisCluster.stream().map(n -> "redis://" + n).collect(Collectors.joining(","));
+        }
+
+        /** The cluster's nodes as Spring Data Redis' {@code spring.data.redis.cluster.nodes}: {@code host:port,...}. */
+        String redisNodes() {
+            return redisCluster.stream().map(HostPort::toString).collect(Collectors.joining(","));
+        }
+
+        /**
+         * Empties the caches (follow tokens, buckets and caches refill): {@code FLUSHDB} on a standalone Redis,
+         * {@code FLUSHALL} on every master of a cluster.
+         *
+         * @throws IOException when Redis does not answer
+         */
+        void flushRedis() throws IOException {
+            if (isRedisCluster()) {
+                RedisCluster.flushAll(redisCluster.stream().map(HostPort::toString).toList());
+            } else {
+                RedisProcess.command(redisHost, redisPort, "FLUSHDB");
+            }
         }
 
         /** Adds where the stores are to a fleet's {@code run/ports.properties}; {@link #read} reads it back. */
         void write(Properties ports) {
-            ports.setProperty("postgres.host", postgresHost);
-            ports.setProperty(PortPlan.POSTGRES, Integer.toString(postgresPort));
-            ports.setProperty("redis.host", redisHost);
-            ports.setProperty(PortPlan.REDIS, Integer.toString(redisPort));
+            ports.setProperty("postgres.host", postgresHost());
+            ports.setProperty(PortPlan.POSTGRES, Integer.toString(postgresPort()));
+            if (postgresServers.size() > 1) {
+                ports.setProperty("postgres.servers", join(postgresServers));
+            }
+            if (isRedisCluster()) {
+                ports.setProperty("redis.cluster", join(redisCluster));
+            } else {
+                ports.setProperty("redis.host", redisHost);
+                ports.setProperty(PortPlan.REDIS, Integer.toString(redisPort));
+            }
             ports.setProperty("kafka.bootstrap", kafkaBootstrap);
         }
 
@@ -84,9 +161,21 @@ final class Stores implements AutoCloseable {
          * @throws NumberFormatException when the file lacks the ports
          */
         static Endpoints read(Properties ports, String user, String password) {
-            return new Endpoints(ports.getProperty("postgres.host"), Integer.parseInt(ports.getProperty(PortPlan.POSTGRES)),
-                    user, password, ports.getProperty("redis.host"), Integer.parseInt(ports.getProperty(PortPlan.REDIS)),
-                    ports.getProperty("kafka.bootstrap"));
+            String servers = ports.getProperty("postgres.servers");
+            List<HostPort> postgres = servers != null ? HostPort.parseList(servers, "postgres.servers")
+                    : List.of(new HostPort(ports.getProperty("postgres.host"),
+                            Integer.parseInt(ports.getProperty(PortPlan.POSTGRES))));
+            String cluster = ports.getProperty("redis.cluster");
+            if (cluster != null) {
+                return new Endpoints(postgres, user, password, null, 0, HostPort.parseList(cluster, "redis.cluster"),
+                        ports.getProperty("kafka.bootstrap"));
+            }
+            return new Endpoints(postgres, user, password, ports.getProperty("redis.host"),
+                    Integer.parseInt(ports.getProperty(PortPlan.REDIS)), List.of(), ports.getProperty("kafka.bootstrap"));
+        }
+
+        private static String join(List<HostPort> servers) {
+            return servers.stream().map(HostPort::toString).collect(Collectors.joining(","));
         }
     }
 
@@ -100,6 +189,35 @@ final class Stores implements AutoCloseable {
     record External(String postgres, String redis, String kafka) {
     }
 
+    /**
+     * The shape of the embedded stores, remembered by the data directory ({@link FleetDir#layout()}).
+     *
+     * @param postgresServers PostgreSQL servers, 1..{@link PortPlan#MAX_POSTGRES_SERVERS}
+     * @param redisCluster    a Redis Cluster of six nodes instead of one Redis
+     */
+    record Layout(int postgresServers, boolean redisCluster) {
+
+        /** One PostgreSQL server and one Redis: a fleet started without {@code --postgres-servers}/{@code --redis-cluster}. */
+        static final Layout STANDARD = new Layout(1, false);
+
+        /** @throws IllegalArgumentException when {@code postgresServers} is outside 1..4 */
+        Layout {
+            ShardServers.spread(postgresServers);
+        }
+
+        /** Adds this layout to a fleet's {@code fleet.properties}. */
+        void write(Properties p) {
+            p.setProperty("postgres-servers", Integer.toString(postgresServers));
+            p.setProperty("redis", redisCluster ? "cluster" : "standalone");
+        }
+
+        /** The layout a {@code fleet.properties} records; {@link #STANDARD} for a data directory without one. */
+        static Layout read(Properties p) {
+            return new Layout(Integer.parseInt(p.getProperty("postgres-servers", "1")),
+                    "cluster".equals(p.getProperty("redis")));
+        }
+    }
+
     private final List<AutoCloseable> started = new ArrayList<>();
     private Endpoints endpoints;
     private LocalBroker broker;
@@ -110,16 +228,17 @@ final class Stores implements AutoCloseable {
      * @param dir      the data directory
      * @param ports    port plan for the embedded servers
      * @param external servers given by the user
+     * @param layout   how many PostgreSQL servers, and whether Redis is a cluster (embedded stores only)
      * @param env      environment, for {@code GRAPH_SHARDS_USERNAME} / {@code GRAPH_SHARDS_PASSWORD}
      * @param pids     receives {@code name → pid} of the embedded server processes
      * @return the started stores; close them to stop the embedded ones
      * @throws IllegalStateException when a store cannot be started or reached
      */
-    static Stores start(FleetDir dir, PortPlan ports, External external, Map<String, String> env,
+    static Stores start(FleetDir dir, PortPlan ports, External external, Layout layout, Map<String, String> env,
                         Map<String, Long> pids) throws IOException {
         Stores stores = new Stores();
         try {
-            stores.startAll(dir, ports, external, env, pids);
+            stores.startAll(dir, ports, external, layout, env, pids);
             return stores;
         } catch (RuntimeException | IOException e) {
             stores.close();
@@ -136,69 +255,77 @@ final class Stores implements AutoCloseable {
         return Optional.ofNullable(broker);
     }
 
-    private void startAll(FleetDir dir, PortPlan ports, External external, Map<String, String> env,
+    private void startAll(FleetDir dir, PortPlan ports, External external, Layout layout, Map<String, String> env,
                           Map<String, Long> pids) throws IOException {
-        String pgHost;
-        int pgPort;
+        List<HostPort> postgres = new ArrayList<>();
         String pgUser = env.getOrDefault("GRAPH_SHARDS_USERNAME", "postgres");
         String pgPassword = env.getOrDefault("GRAPH_SHARDS_PASSWORD", "");
         if (external.postgres() != null) {
             HostPort hp = HostPort.parse(external.postgres(), "--postgres");
-            pgHost = hp.host();
-            pgPort = hp.port();
-            awaitTcp(pgHost, pgPort, Duration.ofSeconds(10), "PostgreSQL (--postgres)");
+            awaitTcp(hp.host(), hp.port(), Duration.ofSeconds(10), "PostgreSQL (--postgres)");
+            postgres.add(hp);
         } else {
-            pgHost = "127.0.0.1";
-            pgPort = ports.port(PortPlan.POSTGRES);
-            long t = System.nanoTime();
-            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
-                    .setDataDirectory(dir.postgres())
-                    .setCleanDataDirectory(false)
-                    .setRegisterShutdownHook(false)
-                    .setPort(pgPort)
-                    .setPGStartupWait(Duration.ofSeconds(120))
-                    .setOutputRedirector(ProcessBuilder.Redirect.appendTo(dir.log("postgres").toFile()))
-                    .setErrorRedirector(ProcessBuilder.Redirect.appendTo(dir.log("postgres").toFile()));
-            postgresSettings().forEach(builder::setServerConfig);
-            EmbeddedPostgres pg = builder.start();
-            started.add(pg);
-            pgUser = "postgres";
+            for (int i = 0; i < layout.postgresServers(); i++) {
+                String name = PortPlan.postgres(i);
+                long t = System.nanoTime();
+                Files.createDirectories(dir.postgres(i));
+                PostgresProcess pg = PostgresProcess.builder()
+                        .port(ports.port(name))
+                        .dataDirectory(dir.postgres(i))
+                        .logFile(dir.log(name))
+                        .startupTimeout(Duration.ofSeconds(120))
+                        .settings(postgresSettings())
+                        .start();
+                started.add(pg);
+                pg.pid().ifPresent(pid -> pids.put(name, pid));
+                postgres.add(new HostPort(pg.host(), pg.port()));
+                log.info("PostgreSQL (embedded) on {}:{}, data in {}, in {} ms", pg.host(), pg.port(), dir.postgres(i),
+                        (System.nanoTime() - t) / 1_000_000);
+            }
+            pgUser = PostgresProcess.USER;
             pgPassword = "";
-            postmasterPid(dir.postgres()).ifPresent(pid -> pids.put(PortPlan.POSTGRES, pid));
-            log.info("PostgreSQL (embedded) on 127.0.0.1:{}, data in {}, in {} ms", pgPort, dir.postgres(),
-                    (System.nanoTime() - t) / 1_000_000);
         }
 
-        String redisHost;
-        int redisPort;
+        String redisHost = null;
+        int redisPort = 0;
+        List<HostPort> redisCluster = new ArrayList<>();
         if (external.redis() != null) {
             HostPort hp = HostPort.parse(external.redis(), "--redis");
             redisHost = hp.host();
             redisPort = hp.port();
             awaitTcp(redisHost, redisPort, Duration.ofSeconds(10), "Redis (--redis)");
+        } else if (layout.redisCluster()) {
+            long t = System.nanoTime();
+            List<Integer> nodePorts = new ArrayList<>();
+            for (int i = 0; i < PortPlan.REDIS_CLUSTER_NODES; i++) {
+                nodePorts.add(ports.port(PortPlan.redisNode(i)));
+            }
+            RedisCluster cluster = RedisCluster.start(dir.redisCluster(), nodePorts, 3, 1, dir.logs(),
+                    List.of("maxmemory " + CLUSTER_NODE_MAXMEMORY, "maxmemory-policy allkeys-lru"));
+            started.add(cluster);
+            Map<Integer, Long> nodePids = cluster.pids();
+            for (int i = 0; i < nodePorts.size(); i++) {
+                Long pid = nodePids.get(nodePorts.get(i));
+                if (pid != null) {
+                    pids.put(PortPlan.redisNode(i), pid);
+                }
+            }
+            cluster.seeds().forEach(seed -> redisCluster.add(HostPort.parse(seed, "seed")));
+            log.info("Redis Cluster (embedded, 3 masters + 3 replicas) on {}, in {} ms", cluster.seeds(),
+                    (System.nanoTime() - t) / 1_000_000);
         } else {
-            redisHost = "127.0.0.1";
-            redisPort = ports.port(PortPlan.REDIS);
-            java.io.PrintWriter redisLog = new java.io.PrintWriter(Files.newBufferedWriter(dir.log("redis"),
-                    StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.APPEND), true);
-            started.add(redisLog::close);
-            redis.embedded.RedisServer server = redis.embedded.RedisServer.newRedisServer()
-                    .executableProvider(Stores::redisBinary)
-                    .bind(redisHost)
-                    .port(redisPort)
-                    .setting("save \"\"")
-                    .setting("appendonly no")
-                    .setting("dir " + dir.redis().toAbsolutePath())
+            RedisProcess redis = RedisProcess.builder()
+                    .port(ports.port(PortPlan.REDIS))
+                    .directory(dir.redis())
+                    .logFile(dir.log("redis"))
                     .setting("maxmemory 512mb")
                     .setting("maxmemory-policy allkeys-lru")
-                    .setting("loglevel notice")
-                    .soutListener(redisLog::println)
-                    .serrListener(redisLog::println)
-                    .build();
-            server.start();
-            started.add(server::stop);
-            redisPid(redisPort).ifPresent(pid -> pids.put(PortPlan.REDIS, pid));
+                    .build()
+                    .start();
+            started.add(redis);
+            redisHost = redis.host();
+            redisPort = redis.port();
+            redis.pid().ifPresent(pid -> pids.put(PortPlan.REDIS, pid));
             log.info("Redis (embedded) on {}:{}", redisHost, redisPort);
         }
 
@@ -215,7 +342,7 @@ final class Stores implements AutoCloseable {
                     (System.nanoTime() - t) / 1_000_000);
         }
         createTopics(kafka);
-        endpoints = new Endpoints(pgHost, pgPort, pgUser, pgPassword, redisHost, redisPort, kafka);
+        endpoints = new Endpoints(postgres, pgUser, pgPassword, redisHost, redisPort, redisCluster, kafka);
     }
 
     /**
@@ -275,75 +402,6 @@ final class Stores implements AutoCloseable {
         }
     }
 
-    /**
-     * Runs one Redis command (RESP) and returns the raw reply; for {@code FLUSHDB} and {@code INFO}, where a
-     * client library would be a dependency for two calls.
-     */
-    static String redisCommand(String host, int port, String... args) throws IOException {
-        StringBuilder sb = new StringBuilder("*").append(args.length).append("\r\n");
-        for (String a : args) {
-            sb.append('$').append(a.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(a).append("\r\n");
-        }
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(host, port), 2000);
-            s.setSoTimeout(5000);
-            OutputStream out = s.getOutputStream();
-            out.write(sb.toString().getBytes(StandardCharsets.UTF_8));
-            out.flush();
-            InputStream in = s.getInputStream();
-            byte[] buf = new byte[64 * 1024];
-            StringBuilder reply = new StringBuilder();
-            int n = in.read(buf);
-            if (n <= 0) {
-                throw new IOException("Redis closed the connection");
-            }
-            reply.append(new String(buf, 0, n, StandardCharsets.UTF_8));
-            if (reply.charAt(0) == '$') { // bulk string: read until the announced length arrived
-                int eol = reply.indexOf("\r\n");
-                int length = Integer.parseInt(reply.substring(1, eol));
-                while (reply.length() < eol + 2 + length && (n = in.read(buf)) > 0) {
-                    reply.append(new String(buf, 0, n, StandardCharsets.UTF_8));
-                }
-            }
-            return reply.toString();
-        }
-    }
-
-    private static Optional<Long> redisPid(int port) {
-        try {
-            String info = redisCommand("127.0.0.1", port, "INFO", "server");
-            for (String line : info.split("\r\n")) {
-                if (line.startsWith("process_id:")) {
-                    return Optional.of(Long.parseLong(line.substring("process_id:".length()).strip()));
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            log.debug("no Redis pid: {}", e.toString());
-        }
-        return Optional.empty();
-    }
-
-    private static Optional<Long> postmasterPid(Path dataDir) {
-        try {
-            return Optional.of(Long.parseLong(Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).strip()));
-        } catch (IOException | RuntimeException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static File redisBinary() throws IOException {
-        String path = System.getenv("PATH");
-        if (path != null) {
-            for (String d : path.split(File.pathSeparator)) {
-                File f = new File(d, "redis-server");
-                if (!d.isBlank() && f.isFile() && f.canExecute()) {
-                    return f;
-                }
-            }
-        }
-        return redis.embedded.core.ExecutableProvider.newJarResourceProvider().get();
-    }
-
     static void awaitTcp(String host, int port, Duration timeout, String what) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
@@ -384,6 +442,21 @@ final class Stores implements AutoCloseable {
      * @param port the port, 1..65535
      */
     record HostPort(String host, int port) {
+        @Override
+        public String toString() {
+            return host + ":" + port;
+        }
+
+        /**
+         * A comma-separated list of {@code host:port}.
+         *
+         * @throws IllegalArgumentException when an element is not {@code host:port}
+         */
+        static List<HostPort> parseList(String text, String option) {
+            return Arrays.stream(text.split(",")).map(String::strip).filter(t -> !t.isEmpty())
+                    .map(t -> parse(t, option)).toList();
+        }
+
         static HostPort parse(String text, String option) {
             int colon = text.lastIndexOf(':');
             if (colon <= 0 || colon == text.length() - 1) {

@@ -87,8 +87,7 @@ class LauncherPartsTest {
 
     @Test
     void everyServiceOfTheFleet_listensOnTheLoopbackOnly() {
-        Stores.Endpoints stores = new Stores.Endpoints("127.0.0.1", 5432, "postgres", "", "127.0.0.1", 6379,
-                "127.0.0.1:9092");
+        Stores.Endpoints stores = StoresLayoutTest.standalone();
         List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000, 2);
 
         assertThat(specs).extracting(ServiceFleet.Spec::module).contains("follow-write-service", "cdc-consumer",
@@ -101,8 +100,7 @@ class LauncherPartsTest {
 
     @Test
     void theGatewayRunsWithItsOwnJvmFlags_andGraphJavaOptsComeAfterThem() throws Exception {
-        Stores.Endpoints stores = new Stores.Endpoints("127.0.0.1", 5432, "postgres", "", "127.0.0.1", 6379,
-                "127.0.0.1:9092");
+        Stores.Endpoints stores = StoresLayoutTest.standalone();
         List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000, 1);
         ServiceFleet.Spec gateway = specs.stream().filter(s -> s.name().equals(PortPlan.GATEWAY)).findFirst()
                 .orElseThrow();

@@ -2,6 +2,8 @@ package dev.socialgraph.testsupport;
 
 import java.nio.file.Path;
 
+import dev.socialgraph.runtime.KraftBroker;
+
 /**
  * An in-process single-node Kafka cluster owned by one test, for testing behaviour while Kafka is
  * unavailable: {@link #stop()} shuts the broker down (connections to its port are refused), {@link

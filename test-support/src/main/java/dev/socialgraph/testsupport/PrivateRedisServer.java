@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Optional;
 
+import dev.socialgraph.runtime.RedisProcess;
+
 /**
  * An embedded Redis server owned by one test, for testing behaviour while Redis is down: {@link
  * #stop()} makes connections to its port be refused, {@link #start()} brings it back on the same
@@ -35,11 +37,7 @@ public final class PrivateRedisServer extends RedisServer implements AutoCloseab
      *     the port meanwhile
      */
     public void start() {
-        try {
-            process.start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot restart Redis on port " + port(), e);
-        }
+        process.start();
     }
 
     /**

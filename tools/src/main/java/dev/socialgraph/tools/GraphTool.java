@@ -27,7 +27,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.zip.GZIPOutputStream;
 import me.tongfei.progressbar.ProgressBar;
@@ -77,7 +79,17 @@ public final class GraphTool {
         @Option(names = "--logical-shards", defaultValue = "256", description = "logical shards (default: ${DEFAULT-VALUE})")
         int logicalShards;
 
-        /** Two databases per group, split at the middle logical shard, named as in DESIGN.md 10. */
+        @Option(names = "--database-server", paramLabel = "DATABASE=HOST:PORT",
+                description = "put one shard database on another PostgreSQL server (repeatable; the services' "
+                        + "graph.postgres.servers.<database>), e.g. graph_follower_0=127.0.0.1:15433")
+        Map<String, String> databaseServers = new LinkedHashMap<>();
+
+        /**
+         * Two databases per group, split at the middle logical shard, named as in DESIGN.md 10, each on {@code
+         * --postgres-host:--postgres-port} unless {@code --database-server} names another server for it.
+         *
+         * @throws IllegalArgumentException when {@code --database-server} names a database the map does not have
+         */
         ShardMap shardMap() {
             List<ShardRange> ranges = new ArrayList<>();
             int half = logicalShards / 2;
@@ -86,11 +98,17 @@ public final class GraphTool {
                 ranges.add(range(group, 0, half - 1, prefix + 0));
                 ranges.add(range(group, half, logicalShards - 1, prefix + 1));
             }
+            for (String database : databaseServers.keySet()) {
+                if (ranges.stream().noneMatch(r -> r.database().equals(database))) {
+                    throw new IllegalArgumentException("--database-server " + database + ": no such shard database");
+                }
+            }
             return ShardMap.of(logicalShards, ranges);
         }
 
         private ShardRange range(ShardGroup group, int first, int last, String db) {
-            return new ShardRange(group, first, last, db, "jdbc:postgresql://" + host + ":" + port + "/" + db);
+            String server = databaseServers.getOrDefault(db, host + ":" + port);
+            return new ShardRange(group, first, last, db, "jdbc:postgresql://" + server + "/" + db);
         }
     }
 
@@ -200,7 +218,13 @@ public final class GraphTool {
                     return 1;
                 }
             }
-            ShardMap map = postgres.shardMap();
+            ShardMap map;
+            try {
+                map = postgres.shardMap();
+            } catch (IllegalArgumentException e) {
+                System.err.println(e.getMessage());
+                return 2;
+            }
             ShardDatabases.createMissing(map.databases(), postgres.user, postgres.password);
             try (ShardDataSources dataSources = new ShardDataSources(map, new ShardDataSources.PoolSettings(
                     postgres.user, postgres.password, 2, Duration.ofSeconds(10), "import"));

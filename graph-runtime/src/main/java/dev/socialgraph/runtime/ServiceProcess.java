@@ -1,8 +1,7 @@
-package dev.socialgraph.testsupport;
+package dev.socialgraph.runtime;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * One of the project's services running as its own JVM from its runnable jar
  * ({@code <module>/target/<module>-<version>-exec.jar}), on a free port, for tests that need several services at
  * once (each with its own classpath and {@code application.yml}, as in production). Output goes to
- * {@code target/<name>.log} of the calling module.
+ * {@code target/<name>.log} of the calling module. (The launcher runs the same jars with its own supervision; it
+ * shares {@link #execJar(Path, String)}.)
  */
 public final class ServiceProcess implements AutoCloseable {
 
@@ -60,7 +60,7 @@ public final class ServiceProcess implements AutoCloseable {
      */
     public static ServiceProcess start(String module, Map<String, String> properties, Duration startup) {
         Path jar = execJar(Path.of(".."), module);
-        int port = freePort();
+        int port = FreePorts.pick();
         Path log = Path.of("target", module + "-" + port + ".log");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -165,14 +165,6 @@ public final class ServiceProcess implements AutoCloseable {
                     .orElseThrow(() -> new IllegalStateException("no runnable jar in " + target.toAbsolutePath() + build));
         } catch (IOException e) {
             throw new IllegalStateException("no " + target.toAbsolutePath() + build, e);
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

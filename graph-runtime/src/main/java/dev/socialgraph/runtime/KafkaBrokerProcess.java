@@ -1,4 +1,4 @@
-package dev.socialgraph.testsupport;
+package dev.socialgraph.runtime;
 
 import java.io.BufferedReader;
 import java.io.IOException;

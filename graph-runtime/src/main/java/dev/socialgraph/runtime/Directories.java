@@ -1,4 +1,4 @@
-package dev.socialgraph.testsupport;
+package dev.socialgraph.runtime;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,13 +8,18 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /** Deletes the temporary directories the embedded servers write to. */
-final class Directories {
+public final class Directories {
 
     private Directories() {
     }
 
-    /** Deletes a directory tree, children first; a missing directory is not an error. */
-    static void deleteRecursively(Path root) {
+    /**
+     * Deletes a directory tree, children first; a missing directory is not an error.
+     *
+     * @param root the directory (or a file)
+     * @throws UncheckedIOException when something in it cannot be deleted
+     */
+    public static void deleteRecursively(Path root) {
         if (!Files.exists(root)) {
             return;
         }

@@ -1,4 +1,4 @@
-package dev.socialgraph.testsupport;
+package dev.socialgraph.runtime;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * an 8 MiB log-cleaner buffer instead of 128 MiB. Any broker setting can be overridden with {@link
  * Builder#config(String, Object)}, except the ones that define the node's identity and addresses.
  *
- * <p>Independent of any test framework; also meant for a launcher that runs a local broker. Kafka's
+ * <p>Independent of any test framework; the launcher's local broker ({@code graph broker}) runs it too. Kafka's
  * fault handlers call {@code Exit.halt} on fatal errors; this class leaves that behaviour as it is.
  *
  * <pre>{@code

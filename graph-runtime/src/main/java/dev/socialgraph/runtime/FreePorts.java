@@ -1,15 +1,16 @@
-package dev.socialgraph.testsupport;
+package dev.socialgraph.runtime;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 
 /**
  * Free TCP ports on the loopback interface. A port is free when asked; another process may take it
  * before the caller binds it, which in practice happens only on a crowded machine.
  */
-final class FreePorts {
+public final class FreePorts {
 
     private FreePorts() {
     }
@@ -17,8 +18,12 @@ final class FreePorts {
     /**
      * Picks {@code count} distinct free ports, holding all sockets open until every port is chosen so
      * that the operating system cannot hand out the same port twice.
+     *
+     * @param count how many ports, at least 1
+     * @return the ports, from the operating system's ephemeral range
+     * @throws UncheckedIOException when no port can be bound
      */
-    static int[] pick(int count) {
+    public static int[] pick(int count) {
         ServerSocket[] sockets = new ServerSocket[count];
         try {
             int[] ports = new int[count];
@@ -36,8 +41,30 @@ final class FreePorts {
         }
     }
 
-    static int pick() {
+    /**
+     * Picks one free port.
+     *
+     * @return a port from the operating system's ephemeral range
+     * @throws UncheckedIOException when no port can be bound
+     */
+    public static int pick() {
         return pick(1)[0];
+    }
+
+    /**
+     * Whether a server socket can be bound to {@code 127.0.0.1:port} right now.
+     *
+     * @param port a TCP port, 1..65535
+     * @return {@code true} when nothing listens there
+     */
+    public static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static void closeQuietly(ServerSocket socket) {

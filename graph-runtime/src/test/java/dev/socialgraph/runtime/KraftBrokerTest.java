@@ -1,4 +1,4 @@
-package dev.socialgraph.testsupport;
+package dev.socialgraph.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
