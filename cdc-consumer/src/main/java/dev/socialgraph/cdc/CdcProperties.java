@@ -1,5 +1,6 @@
 package dev.socialgraph.cdc;
 
+import dev.socialgraph.cache.RedisMode;
 import dev.socialgraph.common.keys.Topics;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -24,7 +25,9 @@ import org.springframework.validation.annotation.Validated;
  * @param maxPollRecords     records per poll, i.e. the upper bound of a batch
  * @param celebrityThreshold a followee whose follower count reaches this many moves to celebrity pages
  * @param pageSize           followers per celebrity page
- * @param redisUri           the Redis of the {@code following:{id}} cache, e.g. {@code redis://127.0.0.1:6379}
+ * @param redisUri           the Redis of the {@code following:{id}} cache, e.g. {@code redis://127.0.0.1:6379}; in
+ *                           cluster mode the seed nodes, separated by commas
+ * @param redisMode          {@code standalone} (default) or {@code cluster}
  * @param redisTimeout       bound of one Redis command; a slower command counts as failed (its set is dropped
  *                           instead, or the batch is retried)
  * @param cacheTtl           time to live of the version floor the cache script records for an uncached set
@@ -49,6 +52,7 @@ public record CdcProperties(
         @DefaultValue("1000000") @Min(2) long celebrityThreshold,
         @DefaultValue("100000") @Min(1) @Max(1_000_000) int pageSize,
         @DefaultValue("redis://127.0.0.1:6379") @NotBlank String redisUri,
+        @DefaultValue("standalone") @NotNull RedisMode redisMode,
         @DefaultValue("500ms") @NotNull Duration redisTimeout,
         @DefaultValue("3600s") @NotNull Duration cacheTtl,
         @DefaultValue("1s") @NotNull Duration retryBackoff,

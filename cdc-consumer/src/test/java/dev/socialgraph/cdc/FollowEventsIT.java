@@ -3,7 +3,7 @@ package dev.socialgraph.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.socialgraph.common.cache.FollowingCacheScripts;
+import dev.socialgraph.cache.FollowingCacheScripts;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.keys.RedisKeys;

@@ -1,5 +1,6 @@
 package dev.socialgraph.check;
 
+import dev.socialgraph.cache.RedisMode;
 import dev.socialgraph.common.keys.Topics;
 import dev.socialgraph.common.shard.ShardAffinity;
 import jakarta.validation.Valid;
@@ -20,7 +21,9 @@ import org.springframework.validation.annotation.Validated;
 /**
  * Settings of the read path, {@code graph.check.*} (DESIGN.md 5 and 10). A bad value stops start-up naming it.
  *
- * @param redisUri            the L1 cache server, e.g. {@code redis://127.0.0.1:6379/0}
+ * @param redisUri            the L1 cache server, e.g. {@code redis://127.0.0.1:6379/0}; in cluster mode the seed
+ *                            nodes, separated by commas
+ * @param redisMode           {@code standalone} (default) or {@code cluster}
  * @param redisTimeout        per-command timeout; a dead Redis costs at most this before the shard answers
  * @param cacheTtl            time to live of a {@code following:{id}} set filled from the shard (3600 s)
  * @param localCacheBudget    byte budget of the exact in-process following cache (8 bytes per cached edge plus
@@ -48,6 +51,7 @@ import org.springframework.validation.annotation.Validated;
 @ConfigurationProperties("graph.check")
 public record CheckProperties(
         @NotBlank @DefaultValue("redis://127.0.0.1:6379") String redisUri,
+        @NotNull @DefaultValue("standalone") RedisMode redisMode,
         @NotNull @DefaultValue("100ms") Duration redisTimeout,
         @NotNull @DefaultValue("3600s") Duration cacheTtl,
         @NotNull @DefaultValue("256MB") DataSize localCacheBudget,

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.check.cache.LocalFollowingCache;
 import dev.socialgraph.check.feed.FeedLag;
-import dev.socialgraph.common.cache.FollowingCacheScripts;
+import dev.socialgraph.cache.FollowingCacheScripts;
 import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.common.token.FollowTokens;
+import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.PrivateRedisServer;
-import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import io.lettuce.core.RedisClient;

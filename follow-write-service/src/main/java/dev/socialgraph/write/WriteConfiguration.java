@@ -1,8 +1,9 @@
 package dev.socialgraph.write;
 
+import dev.socialgraph.cache.FollowingCache;
+import dev.socialgraph.cache.RedisConnector;
+import dev.socialgraph.cache.RedisEndpoint;
 import dev.socialgraph.common.token.FollowTokens;
-import dev.socialgraph.write.cache.FollowingCache;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import org.springframework.context.annotation.Bean;
@@ -22,9 +23,17 @@ class WriteConfiguration {
         return new FollowTokens(properties.tokenSecret().getBytes(StandardCharsets.UTF_8), clock);
     }
 
+    /** The connection of the write-through; the connect timeout is the command timeout, so a dead Redis delays a
+     *  write by at most one timeout. */
     @Bean(destroyMethod = "close")
-    FollowingCache followingCache(WriteProperties properties, MeterRegistry registry) {
+    RedisConnector redisConnector(WriteProperties properties) {
         WriteProperties.Redis redis = properties.redis();
-        return new FollowingCache(redis.uri(), redis.timeout(), redis.cacheTtl(), registry);
+        return new RedisConnector(RedisEndpoint.parse(redis.uri(), redis.mode(), redis.timeout(), redis.timeout()));
+    }
+
+    /** Failures are counted as {@code graph.write.cache.apply{result=failed}} by the write path. */
+    @Bean
+    FollowingCache followingCache(RedisConnector redis, WriteProperties properties) {
+        return new FollowingCache(redis, properties.redis().cacheTtl(), (command, error) -> { });
     }
 }

@@ -1,5 +1,6 @@
 package dev.socialgraph.write;
 
+import dev.socialgraph.cache.RedisMode;
 import dev.socialgraph.common.keys.Topics;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
@@ -34,12 +35,15 @@ public record WriteProperties(
     /**
      * The Redis connection of the write-through to {@code following:{id}}.
      *
-     * @param uri      Lettuce URI, e.g. {@code redis://127.0.0.1:6379/0}
+     * @param uri      Lettuce URI, e.g. {@code redis://127.0.0.1:6379/0}; in cluster mode the seed nodes, separated by
+     *                 commas
+     * @param mode     {@code standalone} (default) or {@code cluster}
      * @param timeout  bound on connecting and on each command; a dead Redis delays a write by at most this
      * @param cacheTtl time to live of a version floor written for an uncached user (DESIGN.md 2.3: 3600 s)
      */
     public record Redis(
             @DefaultValue("redis://127.0.0.1:6379") @NotBlank String uri,
+            @DefaultValue("standalone") @NotNull RedisMode mode,
             @DefaultValue("250ms") @NotNull Duration timeout,
             @DefaultValue("3600s") @NotNull Duration cacheTtl) {
     }

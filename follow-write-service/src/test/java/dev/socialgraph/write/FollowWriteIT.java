@@ -2,7 +2,7 @@ package dev.socialgraph.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.socialgraph.common.cache.FollowingCacheScripts;
+import dev.socialgraph.cache.FollowingCacheScripts;
 import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;

@@ -3,7 +3,7 @@ package dev.socialgraph.cdc.listener;
 import dev.socialgraph.cdc.CdcMetrics;
 import dev.socialgraph.cdc.CdcProperties;
 import dev.socialgraph.cdc.block.BlockEnforcement;
-import dev.socialgraph.cdc.cache.FollowingCache;
+import dev.socialgraph.cdc.cache.CacheUpdates;
 import dev.socialgraph.cdc.follower.FollowerSide;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
@@ -56,7 +56,7 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
     static final String ID = "cdc-consumer";
 
     private final FollowerSide followerSide;
-    private final FollowingCache cache;
+    private final CacheUpdates cache;
     private final BlockEnforcement blocks;
     private final DeadLetterPublisher deadLetters;
     private final CdcMetrics metrics;
@@ -65,7 +65,7 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
     /** Per consumer (the container has {@code concurrency} of them, one thread each); Consumer has identity equality. */
     private final Map<Consumer<?, ?>, DatabaseLanes> lanes = new ConcurrentHashMap<>();
 
-    FollowEventListener(FollowerSide followerSide, FollowingCache cache, BlockEnforcement blocks,
+    FollowEventListener(FollowerSide followerSide, CacheUpdates cache, BlockEnforcement blocks,
                         DeadLetterPublisher deadLetters, CdcMetrics metrics, CdcProperties properties,
                         KafkaListenerEndpointRegistry registry) {
         this.followerSide = followerSide;

@@ -2,7 +2,7 @@ package dev.socialgraph.cdc.listener;
 
 import dev.socialgraph.cdc.CdcMetrics;
 import dev.socialgraph.cdc.CdcProperties;
-import dev.socialgraph.cdc.cache.FollowingCache;
+import dev.socialgraph.cdc.cache.CacheUpdates;
 import dev.socialgraph.cdc.block.BlockEnforcement;
 import dev.socialgraph.cdc.follower.FollowerSide;
 import org.springframework.context.annotation.Bean;
@@ -61,7 +61,7 @@ public class ListenerConfiguration {
     }
 
     @Bean
-    FollowEventListener followEventListener(FollowerSide followerSide, FollowingCache cache, BlockEnforcement blocks,
+    FollowEventListener followEventListener(FollowerSide followerSide, CacheUpdates cache, BlockEnforcement blocks,
                                             DeadLetterPublisher deadLetters, CdcMetrics metrics,
                                             CdcProperties properties, KafkaListenerEndpointRegistry registry) {
         return new FollowEventListener(followerSide, cache, blocks, deadLetters, metrics, properties, registry);

@@ -106,6 +106,7 @@ class DatabaseLanesTest {
 
     private static CdcProperties properties() {
         return new CdcProperties("t", "t.DLT", "g", 1, 500, 1_000_000, 100_000, "redis://127.0.0.1:1",
+                dev.socialgraph.cache.RedisMode.STANDALONE,
                 Duration.ofMillis(100), Duration.ofHours(1), Duration.ofSeconds(1), Duration.ofSeconds(10), 3, 1000);
     }
 

@@ -1,65 +1,47 @@
 package dev.socialgraph.check.cache;
 
+import dev.socialgraph.cache.FollowingCache;
+import dev.socialgraph.cache.RedisConnector;
+import dev.socialgraph.cache.RedisEndpoint;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.follow.FollowChecker;
-import dev.socialgraph.common.cache.FollowingCacheScripts;
-import dev.socialgraph.common.keys.RedisKeys;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
 /**
- * The L1 cache {@code following:{id}} (DESIGN.md 2.3) and the suggestions cache, over one Lettuce connection.
+ * The check service's view of Redis: the L1 cache {@code following:{id}} (DESIGN.md 2.3) through graph-cache's
+ * {@link FollowingCache}, the one implementation of its protocol, and the suggestions cache, on one connection
+ * ({@link RedisConnector}: a standalone server or a Redis Cluster, {@code graph.check.redis-mode}).
  *
- * <p>Redis is only a cache: every failure (down, timeout, flushed) is reported as a miss and counted in
- * {@code graph.check.redis.errors}, so the caller answers from the shard. Commands are bounded by
- * {@link CheckProperties#redisTimeout()} and rejected at once while the connection is down, so a dead Redis
- * costs at most one timeout. The connection is made lazily and retried at most once per second, so the
- * service starts and answers without Redis.
+ * <p>Redis is only a cache: every failure (down, timeout, flushed, a failover in progress) is reported as a miss and
+ * counted in {@code graph.check.redis.errors}, so the caller answers from the shard. Commands are bounded by
+ * {@link CheckProperties#redisTimeout()} and rejected at once while the connection is down, so a dead Redis costs at
+ * most one timeout. The connection is made lazily and retried at most once per second, so the service starts and
+ * answers without Redis.
  */
 @Component
 public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(RedisFollowingCache.class);
-    private static final long RECONNECT_INTERVAL_NANOS = Duration.ofSeconds(1).toNanos();
+    /** Connecting waits at most this, even when commands may take longer. */
+    private static final Duration CONNECT_TIMEOUT = Duration.ofMillis(500);
 
-    private final RedisClient client;
-    private final String ttlSeconds;
+    private final RedisConnector redis;
+    private final FollowingCache cache;
     private final Counter errors;
-    private final String fillDigest;
-    private final Object connectLock = new Object();
-    private volatile StatefulRedisConnection<String, String> connection;
-    private long nextConnectAttempt = System.nanoTime();
 
     RedisFollowingCache(CheckProperties properties, MeterRegistry registry) {
-        Duration timeout = properties.redisTimeout();
-        RedisURI uri = RedisURI.create(properties.redisUri());
-        uri.setTimeout(timeout);
-        this.client = RedisClient.create(uri);
-        client.setOptions(ClientOptions.builder()
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled(timeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(Duration.ofMillis(500)).build())
-                .build());
-        this.ttlSeconds = Long.toString(properties.cacheTtl().toSeconds());
+        this.redis = new RedisConnector(RedisEndpoint.parse(properties.redisUri(), properties.redisMode(),
+                properties.redisTimeout(), CONNECT_TIMEOUT));
         this.errors = Counter.builder("graph.check.redis.errors")
                 .description("Redis commands that failed or timed out; the shard answered instead")
                 .register(registry);
-        this.fillDigest = FollowingCacheScripts.FILL_SHA1;
+        this.cache = new FollowingCache(redis, properties.cacheTtl(), (command, error) -> errors.increment());
     }
 
     /**
@@ -71,21 +53,11 @@ public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean 
      */
     @Override
     public int isFollowing(long followerId, long followeeId) {
-        RedisCommands<String, String> redis = commands();
-        if (redis == null) {
-            return MISS;
-        }
-        try {
-            List<Boolean> answer = redis.smismember(RedisKeys.following(followerId), Long.toString(followeeId),
-                    RedisKeys.SENTINEL_MEMBER);
-            if (!answer.get(1)) {
-                return MISS;
-            }
-            return answer.get(0) ? FOLLOWING : NOT_FOLLOWING;
-        } catch (RuntimeException e) {
-            failed("SMISMEMBER", e);
-            return MISS;
-        }
+        return switch (cache.isFollowing(followerId, followeeId)) {
+            case FollowingCache.FOLLOWING -> FOLLOWING;
+            case FollowingCache.NOT_FOLLOWING -> NOT_FOLLOWING;
+            default -> MISS;
+        };
     }
 
     /**
@@ -97,34 +69,11 @@ public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean 
      */
     @Override
     public boolean[] areFollowing(long followerId, long[] followeeIds) {
-        RedisCommands<String, String> redis = commands();
-        if (redis == null) {
-            return null;
-        }
-        String[] members = new String[followeeIds.length + 1];
-        for (int i = 0; i < followeeIds.length; i++) {
-            members[i] = Long.toString(followeeIds[i]);
-        }
-        members[followeeIds.length] = RedisKeys.SENTINEL_MEMBER;
-        try {
-            List<Boolean> answer = redis.smismember(RedisKeys.following(followerId), members);
-            if (!answer.get(followeeIds.length)) {
-                return null;
-            }
-            boolean[] out = new boolean[followeeIds.length];
-            for (int i = 0; i < out.length; i++) {
-                out[i] = answer.get(i);
-            }
-            return out;
-        } catch (RuntimeException e) {
-            failed("SMISMEMBER", e);
-            return null;
-        }
+        return cache.areFollowing(followerId, followeeIds);
     }
 
     /**
-     * Backfills {@code following:{a}} from a row read from the shard with the version-guarded
-     * {@link FollowingCacheScripts#FILL}: it never replaces a newer cached version.
+     * Backfills {@code following:{a}} from a row read from the shard; never replaces a newer cached version.
      *
      * @param followerId   positive
      * @param followingIds the row's followee ids
@@ -132,26 +81,7 @@ public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean 
      */
     @Override
     public void fill(long followerId, long[] followingIds, long version) {
-        RedisCommands<String, String> redis = commands();
-        if (redis == null) {
-            return;
-        }
-        String[] keys = {RedisKeys.following(followerId), RedisKeys.followingVersion(followerId)};
-        String[] args = new String[followingIds.length + 2];
-        args[0] = Long.toString(version);
-        args[1] = ttlSeconds;
-        for (int i = 0; i < followingIds.length; i++) {
-            args[i + 2] = Long.toString(followingIds[i]);
-        }
-        try {
-            try {
-                redis.evalsha(fillDigest, ScriptOutputType.INTEGER, keys, args);
-            } catch (RedisNoScriptException e) {
-                redis.eval(FollowingCacheScripts.FILL, ScriptOutputType.INTEGER, keys, args);
-            }
-        } catch (RuntimeException e) {
-            failed("FILL", e);
-        }
+        cache.fill(followerId, followingIds, version);
     }
 
     /**
@@ -161,12 +91,8 @@ public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean 
      * @return the value, or {@code null} when absent or Redis did not answer
      */
     public String get(String key) {
-        RedisCommands<String, String> redis = commands();
-        if (redis == null) {
-            return null;
-        }
         try {
-            return redis.get(key);
+            return redis.sync().get(key);
         } catch (RuntimeException e) {
             failed("GET", e);
             return null;
@@ -181,54 +107,20 @@ public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean 
      * @param ttl   time to live, at least one second
      */
     public void put(String key, String value, Duration ttl) {
-        RedisCommands<String, String> redis = commands();
-        if (redis == null) {
-            return;
-        }
         try {
-            redis.setex(key, Math.max(1, ttl.toSeconds()), value);
+            redis.sync().setex(key, Math.max(1, ttl.toSeconds()), value);
         } catch (RuntimeException e) {
             failed("SETEX", e);
         }
     }
 
-    private RedisCommands<String, String> commands() {
-        StatefulRedisConnection<String, String> c = connection;
-        if (c != null) {
-            return c.sync();
-        }
-        synchronized (connectLock) {
-            if (connection != null) {
-                return connection.sync();
-            }
-            long now = System.nanoTime();
-            if (now - nextConnectAttempt < 0) {
-                return null;
-            }
-            nextConnectAttempt = now + RECONNECT_INTERVAL_NANOS;
-            try {
-                connection = client.connect(); // Lettuce reconnects by itself once connected
-                log.info("Connected to Redis");
-                return connection.sync();
-            } catch (RuntimeException e) {
-                failed("CONNECT", e);
-                return null;
-            }
-        }
-    }
-
     private void failed(String command, RuntimeException e) {
         errors.increment();
-        log.debug("Redis {} failed; answering from the shard", command, e);
+        log.debug("Redis {} failed; answering without the cache", command, e);
     }
 
     @Override
     public void destroy() {
-        StatefulRedisConnection<String, String> c = connection;
-        if (c != null) {
-            c.close();
-        }
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        redis.close();
     }
-
 }

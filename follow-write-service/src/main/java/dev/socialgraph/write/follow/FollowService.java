@@ -1,5 +1,6 @@
 package dev.socialgraph.write.follow;
 
+import dev.socialgraph.cache.FollowingCache;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.FollowingRepository;
@@ -7,7 +8,6 @@ import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.RelationEdges;
 import dev.socialgraph.write.WriteProperties;
-import dev.socialgraph.write.cache.FollowingCache;
 import java.time.Clock;
 import java.util.Arrays;
 import org.springframework.stereotype.Service;
@@ -29,7 +29,8 @@ import org.springframework.stereotype.Service;
  * reaches the consumer after the follow committed, so the consumer sees the follow and removes it.
  *
  * <p>After the commit the change is applied to Redis {@code following:{followerId}}; a Redis failure is counted
- * by {@link FollowingCache} and does not fail the write, which is already durable.
+ * ({@code graph.write.cache.apply{result=failed}}) and does not fail the write, which is already durable: the
+ * consumer applies the same change from the event stream.
  *
  * <p>Thread-safe.
  */
@@ -142,7 +143,8 @@ public class FollowService {
     private void afterCommit(FollowResult result) {
         metrics.result(result);
         if (result.changed()) {
-            cache.apply(result.followerId(), result.version(), result.following(), result.followeeId());
+            metrics.cacheApplied(cache.apply(new FollowingCache.Change(result.followerId(), result.version(),
+                    result.following(), result.followeeId())));
         }
     }
 }

@@ -1,12 +1,12 @@
 package dev.socialgraph.write.follow;
 
+import dev.socialgraph.cache.FollowingCache;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.RelationEdges;
-import dev.socialgraph.write.cache.FollowingCache;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -67,7 +67,8 @@ public class RelationService {
         }));
         metrics.relation(written.block());
         if (written.unfollow().changed()) {
-            cache.apply(userId, written.unfollow().row().version(), false, targetId);
+            metrics.cacheApplied(cache.apply(new FollowingCache.Change(userId, written.unfollow().row().version(),
+                    false, targetId)));
         }
         return written.block();
     }

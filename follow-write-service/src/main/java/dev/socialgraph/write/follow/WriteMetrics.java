@@ -1,7 +1,9 @@
 package dev.socialgraph.write.follow;
 
+import dev.socialgraph.cache.FollowingCache;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +14,9 @@ import org.springframework.stereotype.Component;
  * {@code unfollowed}, {@code unchanged} (an idempotent repeat), {@code rejected} (4xx: bad id, self-follow, cap)
  * and {@code unavailable} (503). Blocks and mutes are counted apart, {@code graph.write.relations{relation, outcome}}
  * with outcomes {@code added}, {@code removed} and {@code unchanged}; their refusals count as {@code rejected} above.
- * Never a user id as a tag.
+ * The write-through of each committed follow change to {@code following:{id}} is counted by what it did,
+ * {@code graph.write.cache.apply{result}} ({@code applied}, {@code already_applied}, {@code not_cached},
+ * {@code invalidated}, {@code failed}). Never a user id as a tag.
  */
 @Component
 public final class WriteMetrics {
@@ -24,6 +28,7 @@ public final class WriteMetrics {
     private final Counter unavailable;
     /** {@code [relation][outcome]}: block, mute × added, removed, unchanged; registered up front so they export. */
     private final Map<String, Counter> relations = new HashMap<>();
+    private final Map<FollowingCache.Outcome, Counter> cache = new EnumMap<>(FollowingCache.Outcome.class);
 
     WriteMetrics(MeterRegistry registry) {
         for (String relation : List.of("block", "mute")) {
@@ -31,6 +36,13 @@ public final class WriteMetrics {
                 relations.put(relation + "/" + outcome, Counter.builder("graph.write.relations")
                         .description("Block and mute requests by relation and outcome")
                         .tag("relation", relation).tag("outcome", outcome).register(registry));
+            }
+        }
+        for (FollowingCache.Outcome outcome : FollowingCache.Outcome.values()) {
+            if (outcome != FollowingCache.Outcome.DROPPED) {
+                cache.put(outcome, Counter.builder("graph.write.cache.apply")
+                        .description("Write-through results of following:{id} after a committed change")
+                        .tag("result", outcome.name().toLowerCase()).register(registry));
             }
         }
         followed = counter(registry, "followed");
@@ -63,6 +75,13 @@ public final class WriteMetrics {
     void relation(RelationResult result) {
         String outcome = !result.changed() ? "unchanged" : result.present() ? "added" : "removed";
         relations.get(result.relation().wireName() + "/" + outcome).increment();
+    }
+
+    void cacheApplied(FollowingCache.Outcome outcome) {
+        Counter counter = cache.get(outcome);
+        if (counter != null) {
+            counter.increment();
+        }
     }
 
     void unavailable() {

@@ -1,4 +1,4 @@
-package dev.socialgraph.common.cache;
+package dev.socialgraph.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,11 +1,11 @@
-package dev.socialgraph.common.cache;
+package dev.socialgraph.cache;
 
 /**
  * The version-guarded protocol of the L1 cache {@code following:{id}} (DESIGN.md 2.3), as Redis Lua scripts that
  * every writer of the cache runs: the check service when it fills from the shard, the write service after a
  * commit, the cdc-consumer when it applies an event (and {@link #INVALIDATE} when it cannot apply one: the consumer
- * is the writer that guarantees the cache, so it never acknowledges an event whose set may still miss it). Plain strings, no Redis client: each service evaluates them
- * with its own client ({@code EVALSHA}, falling back to {@code EVAL}).
+ * is the writer that guarantees the cache, so it never acknowledges an event whose set may still miss it). Plain
+ * strings: {@link FollowingCache} evaluates them for every service ({@code EVALSHA}, falling back to {@code EVAL}).
  *
  * <p>Keys (same hash slot, cluster-safe): {@code KEYS[1]} = {@code following:{id}}, a SET of followee ids that
  * always holds the sentinel {@code -1} while cached; {@code KEYS[2]} = {@code following:{id}:v}, the row version
