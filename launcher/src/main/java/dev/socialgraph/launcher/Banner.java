@@ -2,6 +2,7 @@ package dev.socialgraph.launcher;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Properties;
 import java.util.stream.Collectors;
 
@@ -11,8 +12,8 @@ final class Banner {
     private Banner() {
     }
 
-    static String text(PortPlan ports, Stores.Endpoints stores, Secrets secrets, Properties imported,
-                       double startupSeconds, FleetDir dir) {
+    static String text(PortPlan ports, Instances instances, Stores.Endpoints stores, Secrets secrets,
+                       Properties imported, double startupSeconds, FleetDir dir) {
         String a = imported.getProperty("sample-follower", "1");
         String b = imported.getProperty("sample-followee", "2");
         String token = DevTokens.mint(secrets.jwtSecret(), Long.parseLong(a), Duration.ofHours(24), Instant.now());
@@ -21,9 +22,7 @@ final class Banner {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format("%nThe social graph fleet is ready (started in %.1f s).%n%n", startupSeconds));
         sb.append(String.format("  gateway     %s   (public API /v1, bearer JWT; OpenAPI at %s/openapi.yaml)%n", gw, gw));
-        sb.append(String.format("  services    check :%d  write :%d  cdc-consumer :%d  reconciler :%d  (/actuator/prometheus on each)%n",
-                ports.port(PortPlan.CHECK), ports.port(PortPlan.WRITE), ports.port(PortPlan.CDC),
-                ports.port(PortPlan.RECONCILER)));
+        sb.append(String.format("  services    %s  (/actuator/prometheus on each)%n", services(ports, instances)));
         sb.append(String.format("              internal API: -H \"X-Service-Token: $(cat %s)\"%n",
                 dir.root().resolve("service-token")));
         sb.append(String.format("  stores      %s%n", stores(stores)));
@@ -51,6 +50,20 @@ final class Banner {
                 auth, b, gw));
         sb.append("Stop with Ctrl-C (foreground) or ./graph down.\n");
         return sb.toString();
+    }
+
+    /**
+     * The services' ports in one line, every instance's: {@code check :8081  write :8082  cdc-consumer :8083
+     * reconciler :8084} for a standard fleet, {@code check :8081 :8085 :8086  write :8082 :8092 ...} with more.
+     */
+    static String services(PortPlan ports, Instances instances) {
+        return "check " + ports(ports, instances.checkNames()) + "  write " + ports(ports, instances.writeNames())
+                + "  cdc-consumer " + ports(ports, instances.cdcNames()) + "  reconciler :"
+                + ports.port(PortPlan.RECONCILER);
+    }
+
+    private static String ports(PortPlan ports, List<String> names) {
+        return names.stream().map(n -> ":" + ports.port(n)).collect(Collectors.joining(" "));
     }
 
     /**

@@ -30,7 +30,8 @@ import java.util.Properties;
  * run/services.properties  each service's state as the launcher's supervisor sees it: state, pid, restarts, last exit
  * run/ready          written when every readiness probe answered UP: the gateway URL
  * imported.properties    what the first start imported (dataset, edges, celebrity settings)
- * fleet.properties       the stores' layout: PostgreSQL servers, standalone Redis or cluster (see {@link #layout()})
+ * fleet.properties       the stores' layout: PostgreSQL servers, standalone Redis or cluster (see {@link #layout()}),
+ *                        and the instances of each service (see {@link #instances()})
  * jwt-secret, token-secret, cursor-key, service-token   the fleet's generated secrets (see {@link Secrets})
  * </pre>
  *
@@ -103,15 +104,33 @@ public record FleetDir(Path root) {
      * @throws IllegalArgumentException when it records an impossible layout
      */
     Optional<Stores.Layout> layout() throws IOException {
-        Path file = root.resolve("fleet.properties");
+        Path file = fleet();
         return Files.exists(file) ? Optional.of(Stores.Layout.read(readProperties(file))) : Optional.empty();
     }
 
-    /** Records the stores' layout in {@code fleet.properties} (atomic). */
-    void writeLayout(Stores.Layout layout) throws IOException {
+    /**
+     * The service instances this data directory was started with, from {@code fleet.properties}: an {@code up}
+     * without {@code --check-instances}, {@code --write-instances} or {@code --cdc-instances} starts as many again.
+     *
+     * @return the counts; empty for a data directory that never recorded a layout
+     * @throws IOException when the file cannot be read
+     * @throws IllegalArgumentException when it records an impossible count
+     */
+    Optional<Instances> instances() throws IOException {
+        Path file = fleet();
+        return Files.exists(file) ? Optional.of(Instances.read(readProperties(file))) : Optional.empty();
+    }
+
+    /** Records the stores' layout and the service instances in {@code fleet.properties} (atomic). */
+    void writeLayout(Stores.Layout layout, Instances instances) throws IOException {
         Properties p = new Properties();
         layout.write(p);
-        writeProperties(root.resolve("fleet.properties"), p, "the layout of this fleet's stores");
+        instances.write(p);
+        writeProperties(fleet(), p, "the layout of this fleet's stores and its service instances");
+    }
+
+    private Path fleet() {
+        return root.resolve("fleet.properties");
     }
 
     /** Creates the directories. */

@@ -3,7 +3,6 @@ package dev.socialgraph.launcher;
 import dev.socialgraph.common.token.ServiceCredential;
 import dev.socialgraph.runtime.KraftBroker;
 import dev.socialgraph.runtime.RedisCluster;
-import dev.socialgraph.runtime.KraftBroker;
 import dev.socialgraph.tools.GraphTool;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -103,7 +102,8 @@ public final class GraphLauncher {
         Integer pageSize;
 
         @Option(names = "--port-offset", defaultValue = "0",
-                description = "added to every port (gateway 8080, services 8081-8085, PostgreSQL 15432 and with "
+                description = "added to every port (gateway 8080, services 8081-8085, with more instances check "
+                        + "8086-8091, write 8092-8094, cdc-consumer 8095-8097, PostgreSQL 15432 and with "
                         + "--postgres-servers 15433-15435, Redis 16379 or with --redis-cluster 16380-16385 and their "
                         + "cluster buses 26380-26385, Kafka 19092/19093; default: ${DEFAULT-VALUE})")
         int portOffset;
@@ -119,9 +119,20 @@ public final class GraphLauncher {
                         + "(default: 1, or what the data directory was started with; fixed once a graph is stored)")
         Integer postgresServers;
 
-        @Option(names = "--check-instances", defaultValue = "1",
-                description = "follow-check-service instances, 1 or 2 (default: ${DEFAULT-VALUE})")
-        int checkInstances;
+        @Option(names = "--check-instances", paramLabel = "N",
+                description = "follow-check-service instances, 1-8, each owning the logical shards rendezvous hashing "
+                        + "gives it (default: 1, or what the data directory was last started with)")
+        Integer checkInstances;
+
+        @Option(names = "--write-instances", paramLabel = "N",
+                description = "follow-write-service instances, 1-4, the gateway's writes round robin over them "
+                        + "(default: 1, or what the data directory was last started with)")
+        Integer writeInstances;
+
+        @Option(names = "--cdc-instances", paramLabel = "N",
+                description = "cdc-consumer instances, 1-4, one consumer group (default: 1, or what the data "
+                        + "directory was last started with)")
+        Integer cdcInstances;
 
         @Option(names = "--postgres", paramLabel = "HOST:PORT", defaultValue = "${env:GRAPH_POSTGRES}",
                 description = "use this PostgreSQL server (user and password from GRAPH_SHARDS_USERNAME / "
@@ -151,23 +162,17 @@ public final class GraphLauncher {
                         + running.get().pid() + "); './graph down' stops it.");
                 return 1;
             }
-            if (checkInstances < 1 || checkInstances > 2) {
-                System.err.println("--check-instances must be 1 or 2, was " + checkInstances);
-                return 2;
-            }
             Stores.Layout layout;
+            Instances instances;
             try {
                 layout = layout(dir);
+                instances = instances(dir);
             } catch (IllegalArgumentException e) {
                 System.err.println(e.getMessage());
                 return 2;
             }
             PortPlan ports = new PortPlan(portOffset);
-            List<String> needed = new ArrayList<>(List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.WRITE,
-                    PortPlan.CDC, PortPlan.RECONCILER));
-            if (checkInstances == 2) {
-                needed.add(PortPlan.CHECK_2);
-            }
+            List<String> needed = new ArrayList<>(instances.serviceNames());
             if (postgres == null) {
                 for (int i = 0; i < layout.postgresServers(); i++) {
                     needed.add(PortPlan.postgres(i));
@@ -197,7 +202,19 @@ public final class GraphLauncher {
             if (detach) {
                 return detach(dir);
             }
-            return new Fleet(root.homeDir(), dir, ports, layout, this).run();
+            return new Fleet(root.homeDir(), dir, ports, layout, instances, this).run();
+        }
+
+        /**
+         * The service instances of this start: each count given, else what the data directory recorded, else 1.
+         *
+         * @throws IllegalArgumentException when a count is out of range (the message names the option)
+         */
+        Instances instances(FleetDir dir) throws IOException {
+            Instances before = dir.instances().orElse(Instances.STANDARD);
+            return new Instances(checkInstances != null ? checkInstances : before.check(),
+                    writeInstances != null ? writeInstances : before.write(),
+                    cdcInstances != null ? cdcInstances : before.cdc());
         }
 
         /**
@@ -271,6 +288,7 @@ public final class GraphLauncher {
         private final FleetDir dir;
         private final PortPlan ports;
         private final Stores.Layout layout;
+        private final Instances instances;
         private final Up options;
         private final CountDownLatch stopped = new CountDownLatch(1);
         private volatile boolean stopping;
@@ -279,11 +297,12 @@ public final class GraphLauncher {
         private ScheduledExecutorService supervision;
         private Supervisor supervisor;
 
-        Fleet(Path home, FleetDir dir, PortPlan ports, Stores.Layout layout, Up options) {
+        Fleet(Path home, FleetDir dir, PortPlan ports, Stores.Layout layout, Instances instances, Up options) {
             this.home = home;
             this.dir = dir;
             this.ports = ports;
             this.layout = layout;
+            this.instances = instances;
             this.options = options;
         }
 
@@ -298,8 +317,8 @@ public final class GraphLauncher {
                 Secrets secrets = Secrets.load(dir.root(), env);
                 Map<String, Long> pids = new LinkedHashMap<>();
                 stores = Stores.start(dir, ports, new Stores.External(options.postgres, options.redis, options.kafka),
-                        layout, env, pids);
-                dir.writeLayout(layout);
+                        layout, instances.shardClients(), env, pids);
+                dir.writeLayout(layout, instances);
                 for (var e : pids.entrySet()) {
                     dir.writePid(e.getKey(), e.getValue());
                 }
@@ -309,9 +328,9 @@ public final class GraphLauncher {
                 int pageSize = Integer.parseInt(imported.getProperty("page-size"));
 
                 services = new ServiceFleet(home, dir, secrets.environment(), javaOptions(env));
-                List<ServiceFleet.Spec> specs = Specs.of(ports, endpoints, dir, threshold, pageSize,
-                        options.checkInstances);
-                services.start(specs.subList(0, 1)); // the write service migrates the shard schema first
+                List<ServiceFleet.Spec> specs = Specs.of(ports, endpoints, dir, threshold, pageSize, instances);
+                // The first write instance creates and migrates the shard databases before anything else connects.
+                services.start(specs.subList(0, 1));
                 Duration timeout = Duration.ofSeconds(options.startupTimeout);
                 services.awaitReady(timeout);
                 services.start(specs.subList(1, specs.size()));
@@ -326,7 +345,7 @@ public final class GraphLauncher {
                 dir.writePorts(portFile);
                 supervise();
                 double seconds = (System.nanoTime() - start) / 1e9;
-                String banner = Banner.text(ports, endpoints, secrets, imported, seconds, dir);
+                String banner = Banner.text(ports, instances, endpoints, secrets, imported, seconds, dir);
                 Files.writeString(dir.run().resolve("banner.txt"), banner);
                 Files.writeString(dir.ready(), "http://127.0.0.1:" + ports.port(PortPlan.GATEWAY) + "\n");
                 System.out.print(banner);
@@ -535,8 +554,9 @@ public final class GraphLauncher {
             System.out.println("launcher pid " + launcher.get().pid() + (Files.exists(dir.ready()) ? ", ready" : ", starting"));
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
             System.out.println(HEADER);
-            for (String name : List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.CHECK_2, PortPlan.WRITE,
-                    PortPlan.CDC, PortPlan.RECONCILER, LocalBroker.NAME)) {
+            List<String> names = new ArrayList<>(PortPlan.services());
+            names.add(LocalBroker.NAME);
+            for (String name : names) {
                 String port = ports.getProperty(name);
                 if (port == null) {
                     continue;
@@ -675,13 +695,13 @@ public final class GraphLauncher {
                 return 1;
             }
             Properties ports = dir.ports();
-            if (ports.getProperty(PortPlan.CHECK_2) != null) {
-                // Each of two check instances owns a slice of the shards and builds its bloom filter by scanning it;
-                // only an instance owning every shard can swap in the import's snapshot. The others would keep a
+            if (ports.getProperty(PortPlan.check(1)) != null) {
+                // Each of several check instances owns a slice of the shards and builds its bloom filter by scanning
+                // it; only an instance owning every shard can swap in the import's snapshot. The others would keep a
                 // filter without the new edges and answer "no" for them.
-                System.err.println("This fleet runs two check instances, whose bloom filters cannot take the import's "
-                        + "snapshot. Stop it and start a fresh data directory with the file instead: ./graph down; "
-                        + "GRAPH_DATA_DIR=... ./graph up --check-instances 2 --dataset " + file);
+                System.err.println("This fleet runs several check instances, whose bloom filters cannot take the "
+                        + "import's snapshot. Stop it and start a fresh data directory with the file instead: "
+                        + "./graph down; GRAPH_DATA_DIR=... ./graph up --check-instances N --dataset " + file);
                 return 1;
             }
             Properties imported = FleetDir.readProperties(dir.imported());
@@ -700,7 +720,8 @@ public final class GraphLauncher {
             // The fleet's services were given this credential when they started (same data directory, same env).
             Secrets secrets = Secrets.load(dir.root(), env);
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-            for (String name : List.of(PortPlan.CHECK, PortPlan.CHECK_2)) {
+            for (int i = 0; i < PortPlan.MAX_CHECK_INSTANCES; i++) {
+                String name = PortPlan.check(i);
                 String port = ports.getProperty(name);
                 if (port == null) {
                     continue;

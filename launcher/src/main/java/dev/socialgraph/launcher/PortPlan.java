@@ -9,7 +9,9 @@ import java.util.Random;
 
 /**
  * The loopback ports of a local fleet: the services on their usual ports (gateway 8080, check 8081, write 8082,
- * cdc-consumer 8083, reconciler 8084, a second check instance 8085), the embedded stores on ports that do not
+ * cdc-consumer 8083, reconciler 8084, a second check instance 8085; with more instances the third to eighth check
+ * instance 8086-8091, the second to fourth write instance 8092-8094 and cdc-consumer 8095-8097), the embedded stores
+ * on ports that do not
  * collide with servers a developer already runs (PostgreSQL 15432, and 15433-15435 for more servers with {@code
  * --postgres-servers}; Redis 16379, or with {@code --redis-cluster} six cluster nodes on 16380-16385 whose cluster
  * buses take 26380-26385; Kafka 19092 and its controller 19093), every one shifted by {@code offset} so that two
@@ -37,6 +39,15 @@ public record PortPlan(int offset) {
     /** PostgreSQL servers a fleet can spread its four shard databases over ({@code --postgres-servers}). */
     public static final int MAX_POSTGRES_SERVERS = 4;
 
+    /** follow-check-service instances a fleet can run ({@code --check-instances}). */
+    public static final int MAX_CHECK_INSTANCES = 8;
+
+    /** follow-write-service instances a fleet can run ({@code --write-instances}). */
+    public static final int MAX_WRITE_INSTANCES = 4;
+
+    /** cdc-consumer instances a fleet can run ({@code --cdc-instances}). */
+    public static final int MAX_CDC_INSTANCES = 4;
+
     private static final Map<String, Integer> BASE = baseMap();
 
     /**
@@ -56,6 +67,16 @@ public record PortPlan(int offset) {
         m.put(CDC, 8083);
         m.put(RECONCILER, 8084);
         m.put(CHECK_2, 8085);
+        // Further instances after 8085, so the first instance of each service keeps its port.
+        for (int i = 2; i < MAX_CHECK_INSTANCES; i++) {
+            m.put(check(i), 8084 + i);
+        }
+        for (int i = 1; i < MAX_WRITE_INSTANCES; i++) {
+            m.put(write(i), 8091 + i);
+        }
+        for (int i = 1; i < MAX_CDC_INSTANCES; i++) {
+            m.put(cdc(i), 8094 + i);
+        }
         m.put(POSTGRES, 15432);
         for (int i = 1; i < MAX_POSTGRES_SERVERS; i++) {
             m.put(postgres(i), 15432 + i);
@@ -79,6 +100,68 @@ public record PortPlan(int offset) {
      */
     public static String postgres(int i) {
         return i == 0 ? POSTGRES : POSTGRES + "-" + i;
+    }
+
+    /**
+     * The name of the {@code i}th follow-check-service instance (instance id {@code check-<i>}):
+     * {@link #CHECK} for the first, {@link #CHECK_2} for the second, then {@code follow-check-service-3}, ...
+     *
+     * @param i 0..{@link #MAX_CHECK_INSTANCES} - 1
+     * @return its name in {@code run/} and the logs
+     */
+    public static String check(int i) {
+        return instance(CHECK, i);
+    }
+
+    /**
+     * The name of the {@code i}th follow-write-service instance: {@link #WRITE}, then {@code follow-write-service-2},
+     * ...
+     *
+     * @param i 0..{@link #MAX_WRITE_INSTANCES} - 1
+     * @return its name in {@code run/} and the logs
+     */
+    public static String write(int i) {
+        return instance(WRITE, i);
+    }
+
+    /**
+     * The name of the {@code i}th cdc-consumer instance: {@link #CDC}, then {@code cdc-consumer-2}, ...
+     *
+     * @param i 0..{@link #MAX_CDC_INSTANCES} - 1
+     * @return its name in {@code run/} and the logs
+     */
+    public static String cdc(int i) {
+        return instance(CDC, i);
+    }
+
+    /** The first instance has the service's name, the others a 1-based suffix ({@code -2}, {@code -3}, ...). */
+    private static String instance(String service, int i) {
+        if (i < 0) {
+            throw new IllegalArgumentException("instance " + i + " of " + service);
+        }
+        return i == 0 ? service : service + "-" + (i + 1);
+    }
+
+    /**
+     * Every service name a fleet can have, in the order {@code ./graph status} shows them: the gateway, the check
+     * instances, the write instances, the cdc-consumers, the reconciler.
+     *
+     * @return the names; a fleet runs only some of them (see {@code run/ports.properties})
+     */
+    public static List<String> services() {
+        List<String> names = new ArrayList<>();
+        names.add(GATEWAY);
+        for (int i = 0; i < MAX_CHECK_INSTANCES; i++) {
+            names.add(check(i));
+        }
+        for (int i = 0; i < MAX_WRITE_INSTANCES; i++) {
+            names.add(write(i));
+        }
+        for (int i = 0; i < MAX_CDC_INSTANCES; i++) {
+            names.add(cdc(i));
+        }
+        names.add(RECONCILER);
+        return names;
     }
 
     /**

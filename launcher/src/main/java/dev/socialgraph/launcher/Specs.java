@@ -7,8 +7,9 @@ import java.util.Map;
 
 /**
  * The five services of a local fleet and the settings that tie them to its stores, in start order: the write
- * service first (it creates and migrates the shard databases), then cdc-consumer, the check instance(s), the
- * reconciler and the gateway. Property names are the services' own ({@code graph.*}, see each service's README).
+ * service first (it creates and migrates the shard databases; further write instances do not), then the
+ * cdc-consumer(s), the check instance(s), the reconciler and the gateway, which lists every check and write
+ * instance. Property names are the services' own ({@code graph.*}, see each service's README).
  * With a Redis Cluster, every Redis client is told the cluster's seeds and mode; with several PostgreSQL servers,
  * every service is told where each shard database lives ({@code graph.postgres.servers.<database>}).
  * Every one of them, the gateway included, listens on 127.0.0.1 only ({@code server.address}); the service
@@ -33,41 +34,81 @@ final class Specs {
     static final List<String> GATEWAY_JVM_OPTIONS = List.of("-XX:+UseParallelGC", "-XX:+UseCompactObjectHeaders",
             "-Dreactor.netty.ioWorkerCount=2");
 
+    /** The prefix of Spring Cloud's static instance lists, which the gateway's load balancer reads. */
+    static final String SIMPLE_DISCOVERY = "spring.cloud.discovery.client.simple.instances.";
+
     private Specs() {
     }
 
+    /**
+     * The affinity id of the {@code i}th check instance ({@code graph.check.affinity.instance-id}, the gateway list's
+     * {@code instance-id}, the {@code X-Served-By} answer).
+     *
+     * @return {@code check-<i>}
+     */
+    static String checkId(int i) {
+        return "check-" + i;
+    }
+
+    /**
+     * The fleet's services with their settings.
+     *
+     * @param instances how many of each scaled-out service
+     * @return the services in start order: the write instances (the first alone migrates the shard schema and must
+     *     be ready before the rest start), the cdc-consumers, the check instances, the reconciler, the gateway
+     */
     static List<ServiceFleet.Spec> of(PortPlan ports, Stores.Endpoints stores, FleetDir dir, long celebrityThreshold,
-                                      int pageSize, int checkInstances) {
+                                      int pageSize, Instances instances) {
         String bloomDir = dir.bloom().toAbsolutePath().toString();
         List<ServiceFleet.Spec> specs = new ArrayList<>();
 
-        Map<String, String> write = shards(stores);
-        write.put("graph.write.redis.uri", stores.redisUri());
-        if (stores.isRedisCluster()) {
-            write.put("graph.write.redis.mode", CLUSTER);
+        List<String> writeNames = instances.writeNames();
+        for (int i = 0; i < writeNames.size(); i++) {
+            Map<String, String> write = shards(stores);
+            if (i > 0) {
+                // The first instance creates and migrates the shard databases and is ready before the others start
+                // (GraphLauncher.Fleet); they find the schema current. Every instance runs the outbox relays: per
+                // database the one holding its advisory lock publishes, the others stand by.
+                write.put("graph.shards.create-databases", "false");
+                write.put("graph.shards.migrate-on-startup", "false");
+            }
+            write.put("graph.write.redis.uri", stores.redisUri());
+            if (stores.isRedisCluster()) {
+                write.put("graph.write.redis.mode", CLUSTER);
+            }
+            write.put("graph.write.relay.bootstrap-servers", stores.kafkaBootstrap());
+            specs.add(new ServiceFleet.Spec(writeNames.get(i), "follow-write-service", ports.port(writeNames.get(i)),
+                    "384m", write));
         }
-        write.put("graph.write.relay.bootstrap-servers", stores.kafkaBootstrap());
-        specs.add(new ServiceFleet.Spec(PortPlan.WRITE, "follow-write-service", ports.port(PortPlan.WRITE), "384m", write));
 
-        Map<String, String> cdc = shards(stores);
-        cdc.put("spring.kafka.bootstrap-servers", stores.kafkaBootstrap());
-        cdc.put("graph.cdc.redis-uri", stores.redisUri());
-        if (stores.isRedisCluster()) {
-            cdc.put("graph.cdc.redis-mode", CLUSTER);
+        // One consumer group (the service's default graph.cdc.group-id): Kafka deals the topic's partitions out over
+        // however many instances run.
+        for (String name : instances.cdcNames()) {
+            Map<String, String> cdc = shards(stores);
+            cdc.put("spring.kafka.bootstrap-servers", stores.kafkaBootstrap());
+            cdc.put("graph.cdc.redis-uri", stores.redisUri());
+            if (stores.isRedisCluster()) {
+                cdc.put("graph.cdc.redis-mode", CLUSTER);
+            }
+            cdc.put("graph.cdc.celebrity-threshold", Long.toString(celebrityThreshold));
+            cdc.put("graph.cdc.page-size", Integer.toString(pageSize));
+            specs.add(new ServiceFleet.Spec(name, "cdc-consumer", ports.port(name), "384m", cdc));
         }
-        cdc.put("graph.cdc.celebrity-threshold", Long.toString(celebrityThreshold));
-        cdc.put("graph.cdc.page-size", Integer.toString(pageSize));
-        specs.add(new ServiceFleet.Spec(PortPlan.CDC, "cdc-consumer", ports.port(PortPlan.CDC), "384m", cdc));
 
-        List<String> checkNames = checkInstances == 2 ? List.of(PortPlan.CHECK, PortPlan.CHECK_2) : List.of(PortPlan.CHECK);
-        // With two instances each owns the logical shards ShardAffinity gives its id (check-0, check-1), loads only
-        // their edges into its bloom filter, and the gateway routes each user's reads to the owner.
-        String instances = checkInstances == 2 ? "check-0,check-1" : "";
+        List<String> checkNames = instances.checkNames();
+        // With several instances each owns the logical shards ShardAffinity gives its id (check-0, check-1, ...),
+        // loads only their edges into its bloom filter, and the gateway routes each user's reads to the owner. One
+        // instance owns every shard (an empty list) and keeps the bloom snapshot path.
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < checkNames.size(); i++) {
+            ids.add(checkId(i));
+        }
+        String idList = checkNames.size() > 1 ? String.join(",", ids) : "";
         for (int i = 0; i < checkNames.size(); i++) {
             String name = checkNames.get(i);
             Map<String, String> check = shards(stores);
-            check.put("graph.check.affinity.instance-id", "check-" + i);
-            check.put("graph.check.affinity.instances", instances);
+            check.put("graph.check.affinity.instance-id", ids.get(i));
+            check.put("graph.check.affinity.instances", idList);
             check.put("graph.check.redis-uri", stores.redisUri());
             if (stores.isRedisCluster()) {
                 check.put("graph.check.redis-mode", CLUSTER);
@@ -100,10 +141,19 @@ final class Specs {
         }
         gateway.put("graph.gateway.check-uri", "http://127.0.0.1:" + ports.port(PortPlan.CHECK));
         gateway.put("graph.gateway.write-uri", "http://127.0.0.1:" + ports.port(PortPlan.WRITE));
-        String list = "spring.cloud.discovery.client.simple.instances.follow-check-service";
+        String checkList = SIMPLE_DISCOVERY + "follow-check-service";
         for (int i = 0; i < checkNames.size(); i++) {
-            gateway.put(list + "[" + i + "].instance-id", "check-" + i);
-            gateway.put(list + "[" + i + "].uri", "http://127.0.0.1:" + ports.port(checkNames.get(i)));
+            gateway.put(checkList + "[" + i + "].instance-id", ids.get(i));
+            gateway.put(checkList + "[" + i + "].uri", "http://127.0.0.1:" + ports.port(checkNames.get(i)));
+        }
+        if (writeNames.size() > 1) {
+            // Replaces the gateway's default list (one instance at graph.gateway.write-uri) whole; Spring Cloud
+            // LoadBalancer's round robin spreads the writes over it.
+            String writeList = SIMPLE_DISCOVERY + "follow-write-service";
+            for (int i = 0; i < writeNames.size(); i++) {
+                gateway.put(writeList + "[" + i + "].instance-id", "write-" + i);
+                gateway.put(writeList + "[" + i + "].uri", "http://127.0.0.1:" + ports.port(writeNames.get(i)));
+            }
         }
         specs.add(new ServiceFleet.Spec(PortPlan.GATEWAY, "gateway", ports.port(PortPlan.GATEWAY), "384m", gateway,
                 GATEWAY_JVM_OPTIONS));

@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * embedded one this launcher runs (graph-runtime's starters) with its data under the {@link FleetDir}:
  * <ul>
  *   <li>PostgreSQL: zonky's embedded PostgreSQL ({@link PostgresProcess}) on {@code postgres/}, kept across
- *       restarts, with durable commits ({@link #postgresSettings()}); {@code max_connections} 400 for four services ×
- *       four pools of 10 plus tools. With {@link Layout#postgresServers()} N &gt; 1, N such servers
+ *       restarts, with durable commits ({@link #postgresSettings(int)}); {@code max_connections} 400 for four
+ *       services × four pools of 10 plus tools, 40 more per further service instance. With {@link Layout#postgresServers()} N &gt; 1, N such servers
  *       ({@code postgres/}, {@code postgres-1/}, ...) over which the four shard databases are spread
  *       ({@link ShardServers});</li>
  *   <li>Redis: one {@code redis-server} ({@link RedisProcess}), or with {@link Layout#redisCluster()} a Redis Cluster
@@ -229,16 +229,17 @@ final class Stores implements AutoCloseable {
      * @param ports    port plan for the embedded servers
      * @param external servers given by the user
      * @param layout   how many PostgreSQL servers, and whether Redis is a cluster (embedded stores only)
+     * @param shardClients the service processes that connect to the shard databases (sizes {@code max_connections})
      * @param env      environment, for {@code GRAPH_SHARDS_USERNAME} / {@code GRAPH_SHARDS_PASSWORD}
      * @param pids     receives {@code name → pid} of the embedded server processes
      * @return the started stores; close them to stop the embedded ones
      * @throws IllegalStateException when a store cannot be started or reached
      */
-    static Stores start(FleetDir dir, PortPlan ports, External external, Layout layout, Map<String, String> env,
-                        Map<String, Long> pids) throws IOException {
+    static Stores start(FleetDir dir, PortPlan ports, External external, Layout layout, int shardClients,
+                        Map<String, String> env, Map<String, Long> pids) throws IOException {
         Stores stores = new Stores();
         try {
-            stores.startAll(dir, ports, external, layout, env, pids);
+            stores.startAll(dir, ports, external, layout, shardClients, env, pids);
             return stores;
         } catch (RuntimeException | IOException e) {
             stores.close();
@@ -255,8 +256,8 @@ final class Stores implements AutoCloseable {
         return Optional.ofNullable(broker);
     }
 
-    private void startAll(FleetDir dir, PortPlan ports, External external, Layout layout, Map<String, String> env,
-                          Map<String, Long> pids) throws IOException {
+    private void startAll(FleetDir dir, PortPlan ports, External external, Layout layout, int shardClients,
+                          Map<String, String> env, Map<String, Long> pids) throws IOException {
         List<HostPort> postgres = new ArrayList<>();
         String pgUser = env.getOrDefault("GRAPH_SHARDS_USERNAME", "postgres");
         String pgPassword = env.getOrDefault("GRAPH_SHARDS_PASSWORD", "");
@@ -274,7 +275,7 @@ final class Stores implements AutoCloseable {
                         .dataDirectory(dir.postgres(i))
                         .logFile(dir.log(name))
                         .startupTimeout(Duration.ofSeconds(120))
-                        .settings(postgresSettings())
+                        .settings(postgresSettings(shardClients))
                         .start();
                 started.add(pg);
                 pg.pid().ifPresent(pid -> pids.put(name, pid));
@@ -362,11 +363,16 @@ final class Stores implements AutoCloseable {
      * (110 µs, {@code pg_test_fsync}), the starting point PostgreSQL's manual recommends; a lone commit never waits.
      * See docs/decisions.md.
      *
+     * <p>{@code max_connections}: each service process has a pool of up to 10 connections per shard database, and
+     * a server can hold all four databases: 40 per process, plus 240 for the importer, tools and a psql (400 with
+     * the four of a standard fleet).
+     *
+     * @param shardClients the service processes that connect to the shard databases
      * @return setting name → value, in the order they are passed
      */
-    static Map<String, String> postgresSettings() {
+    static Map<String, String> postgresSettings(int shardClients) {
         Map<String, String> settings = new LinkedHashMap<>();
-        settings.put("max_connections", "400");
+        settings.put("max_connections", Integer.toString(240 + 40 * shardClients));
         settings.put("shared_buffers", "256MB");
         settings.put("listen_addresses", "127.0.0.1");
         settings.put("fsync", "on");
@@ -375,6 +381,11 @@ final class Stores implements AutoCloseable {
         settings.put("commit_delay", "50");
         settings.put("commit_siblings", "5");
         return settings;
+    }
+
+    /** The settings of a standard fleet's PostgreSQL: four services ({@link #postgresSettings(int)}). */
+    static Map<String, String> postgresSettings() {
+        return postgresSettings(Instances.STANDARD.shardClients());
     }
 
     /** Creates {@code follow-events} and its dead-letter topic when absent. */

@@ -88,7 +88,7 @@ class LauncherPartsTest {
     @Test
     void everyServiceOfTheFleet_listensOnTheLoopbackOnly() {
         Stores.Endpoints stores = StoresLayoutTest.standalone();
-        List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000, 2);
+        List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000, new Instances(2, 1, 1));
 
         assertThat(specs).extracting(ServiceFleet.Spec::module).contains("follow-write-service", "cdc-consumer",
                 "follow-check-service", "reconciler", "gateway");
@@ -101,7 +101,7 @@ class LauncherPartsTest {
     @Test
     void theGatewayRunsWithItsOwnJvmFlags_andGraphJavaOptsComeAfterThem() throws Exception {
         Stores.Endpoints stores = StoresLayoutTest.standalone();
-        List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000, 1);
+        List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000, Instances.STANDARD);
         ServiceFleet.Spec gateway = specs.stream().filter(s -> s.name().equals(PortPlan.GATEWAY)).findFirst()
                 .orElseThrow();
         assertThat(gateway.jvmOptions()).containsExactly("-XX:+UseParallelGC", "-XX:+UseCompactObjectHeaders",

@@ -156,7 +156,7 @@ class StoresLayoutTest {
         FleetDir fleet = new FleetDir(dir);
         fleet.create();
         assertThat(fleet.layout()).isEmpty();
-        fleet.writeLayout(new Stores.Layout(3, true));
+        fleet.writeLayout(new Stores.Layout(3, true), Instances.STANDARD);
         assertThat(fleet.layout()).hasValue(new Stores.Layout(3, true));
     }
 
@@ -165,7 +165,7 @@ class StoresLayoutTest {
         FleetDir fleet = new FleetDir(dir);
         fleet.create();
         assertThat(up().layout(fleet)).isEqualTo(Stores.Layout.STANDARD);
-        fleet.writeLayout(new Stores.Layout(2, true));
+        fleet.writeLayout(new Stores.Layout(2, true), Instances.STANDARD);
         assertThat(up().layout(fleet)).isEqualTo(new Stores.Layout(2, true));
         assertThat(up("--no-redis-cluster").layout(fleet)).isEqualTo(new Stores.Layout(2, false));
         assertThat(up("--redis", "127.0.0.1:6379").layout(fleet)).as("an external Redis is never a local cluster")
@@ -199,7 +199,7 @@ class StoresLayoutTest {
 
     private Map<String, Map<String, String>> properties(Stores.Endpoints stores) {
         Map<String, Map<String, String>> byName = new HashMap<>();
-        for (ServiceFleet.Spec spec : Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000, 1)) {
+        for (ServiceFleet.Spec spec : Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000, Instances.STANDARD)) {
             byName.put(spec.name(), spec.properties());
         }
         return byName;
