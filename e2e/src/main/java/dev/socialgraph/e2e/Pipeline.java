@@ -1,7 +1,7 @@
 package dev.socialgraph.e2e;
 
-import dev.socialgraph.cdc.CdcConsumerApplication;
 import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;
@@ -11,11 +11,8 @@ import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.KafkaServer;
 import dev.socialgraph.testsupport.RedisServer;
-import dev.socialgraph.testsupport.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
-import dev.socialgraph.write.FollowWriteServiceApplication;
-import java.net.URL;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -23,24 +20,57 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The write pipeline in this JVM: follow-write-service (HTTP, shard transaction, outbox relay) and cdc-consumer
- * (follower side), each its own Spring application on a random port, sharing a fresh {@link TestShards}
- * topology, one fresh Redis database and one fresh Kafka topic from test-support's servers (embedded by
- * default, external through its {@code GRAPH_TEST_*} variables).
+ * The write pipeline on real servers: follow-write-service (HTTP, shard transaction, outbox relay) and cdc-consumer
+ * (follower side), each in its own JVM from its runnable jar ({@link ServiceProcess}: its own classpath and
+ * {@code application.yml}, as in production), on a fresh {@link TestShards} topology, one fresh Kafka topic from
+ * test-support's servers (embedded by default, external through its {@code GRAPH_TEST_*} variables), and either a
+ * fresh database of test-support's Redis or a Redis the caller names ({@link Redis}, e.g. a Redis Cluster).
  *
- * <p>Both services have a {@code classpath:application.yml}, and on one classpath only the first is found. Each
- * application is therefore pointed at the file inside its own jar (or classes directory) with
- * {@code spring.config.location}, and every setting here is passed as a command-line argument, which outranks
- * that file. Auto-configurations apply to both applications; the only one that matters is Spring Kafka's
- * (cdc-consumer's dependency), which in the write service creates templates and an admin but no listener
- * container, because the listener lives in the cdc-consumer's package, which the write service does not scan.
+ * <p>Every setting is a command-line argument of the service, which outranks its {@code application.yml}. The exec
+ * jars are looked up in {@code ../<module>/target}, so the working directory must be this module's (Failsafe's and
+ * the benchmark's, see the README). Output of each service goes to {@code target/<module>-<port>.log}.
  */
 public final class Pipeline implements AutoCloseable {
+
+    /** Startup bound of one service JVM: generous, the test machine may have two busy cores. */
+    static final Duration STARTUP = Duration.ofSeconds(180);
+
+    /** The follow-token secret given to both services, and to the check service through its properties. */
+    static final String TOKEN_SECRET = "e2e-pipeline-follow-token-secret-0123456789";
+
+    /**
+     * The Redis of the {@code following:{id}} cache, as every service names it: {@code graph.write.redis.uri/mode},
+     * {@code graph.cdc.redis-uri/mode}, {@code graph.check.redis-uri/mode}.
+     *
+     * @param uri  one {@code redis://host:port[/db]} URI, or in cluster mode the seed nodes separated by commas
+     * @param mode {@code standalone} or {@code cluster}
+     */
+    public record Redis(String uri, String mode) {
+
+        public Redis {
+            Objects.requireNonNull(uri, "uri");
+            if (uri.isBlank()) {
+                throw new IllegalArgumentException("a Redis URI is required");
+            }
+            if (!mode.equals("standalone") && !mode.equals("cluster")) {
+                throw new IllegalArgumentException("Redis mode is standalone or cluster, was " + mode);
+            }
+        }
+
+        /** One Redis server (or one of its databases), e.g. {@code redis://127.0.0.1:6379/3}. */
+        public static Redis standalone(String uri) {
+            return new Redis(uri, "standalone");
+        }
+
+        /** A Redis Cluster known by its seed nodes, e.g. {@code RedisCluster.uris()}. */
+        public static Redis cluster(String seeds) {
+            return new Redis(seeds, "cluster");
+        }
+    }
 
     /**
      * What a pipeline varies.
@@ -50,124 +80,132 @@ public final class Pipeline implements AutoCloseable {
      * @param celebrityThreshold follower count at which cdc-consumer moves a row into pages
      * @param pageSize           followers per celebrity page
      * @param partitions         partitions of the fresh topic
+     * @param redis              the cache's Redis, or {@code null} for a fresh database of test-support's Redis
      */
     public record Settings(String prefix, Duration relayPollInterval, long celebrityThreshold, int pageSize,
-                           int partitions) {
+                           int partitions, Redis redis) {
 
-        /** The services' own defaults (relay 200 ms, threshold 1,000,000, pages of 100,000), 4 partitions. */
+        /**
+         * The services' own defaults (relay 200 ms, threshold 1,000,000, pages of 100,000), 4 partitions, a fresh
+         * database of test-support's Redis.
+         */
         public static Settings defaults(String prefix) {
-            return new Settings(prefix, Duration.ofMillis(200), 1_000_000, 100_000, 4);
+            return new Settings(prefix, Duration.ofMillis(200), 1_000_000, 100_000, 4, null);
         }
 
         public Settings withRelayPollInterval(Duration interval) {
-            return new Settings(prefix, interval, celebrityThreshold, pageSize, partitions);
+            return new Settings(prefix, interval, celebrityThreshold, pageSize, partitions, redis);
         }
 
         public Settings withCelebrityPages(long threshold, int size) {
-            return new Settings(prefix, relayPollInterval, threshold, size, partitions);
+            return new Settings(prefix, relayPollInterval, threshold, size, partitions, redis);
+        }
+
+        /** The services use {@code redis} (e.g. {@link Redis#cluster(String)}) instead of test-support's Redis. */
+        public Settings withRedis(Redis redis) {
+            return new Settings(prefix, relayPollInterval, celebrityThreshold, pageSize, partitions,
+                    Objects.requireNonNull(redis, "redis"));
         }
     }
 
     private final TestShards shards;
-    private final ConfigurableApplicationContext write;
-    private final ConfigurableApplicationContext cdc;
+    private final ServiceProcess write;
+    private final ServiceProcess cdc;
     private final ShardDataSources dataSources;
     private final String topic;
     private final Map<String, String> checkProperties;
 
-    private Pipeline(TestShards shards, ConfigurableApplicationContext write, ConfigurableApplicationContext cdc,
+    private Pipeline(TestShards shards, ServiceProcess write, ServiceProcess cdc, ShardDataSources dataSources,
                      String topic, Map<String, String> checkProperties) {
         this.shards = shards;
-        this.checkProperties = Map.copyOf(checkProperties);
         this.write = write;
         this.cdc = cdc;
-        this.dataSources = write.getBean(ShardDataSources.class);
+        this.dataSources = dataSources;
         this.topic = topic;
+        this.checkProperties = Map.copyOf(checkProperties);
     }
 
-    /** Creates the databases, Redis database and topics, then starts the write service and the consumer. */
+    /**
+     * Creates the databases, Redis database (unless {@link Settings#redis()} names one) and topics, then starts the
+     * write service, which migrates the shards, and then the consumer; each is ready when this returns.
+     *
+     * @throws IllegalStateException when a service does not become ready within {@link #STARTUP} (its log's tail is
+     *                               in the message) or its exec jar is missing; whatever was started is stopped
+     */
     public static Pipeline start(Settings settings) {
         TestShards shards = TestShards.create(settings.prefix());
-        RedisServer redis = TestServers.redis();
-        String redisUri = redis.uri(redis.freshDatabase());
+        Redis redis = settings.redis();
+        if (redis == null) {
+            RedisServer server = TestServers.redis();
+            redis = Redis.standalone(server.uri(server.freshDatabase()));
+        }
         KafkaServer kafka = TestServers.kafka();
         String topic = kafka.createTopic(settings.prefix().replace('_', '-') + "-follow-events",
                 settings.partitions());
         String dltTopic = kafka.createTopic(topic + ".DLT", 1);
 
         Map<String, String> common = new LinkedHashMap<>(shards.springProperties());
-        common.put("server.port", "0");
         common.put("spring.main.banner-mode", "off");
         common.put("logging.level.org.apache.kafka", "warn");
         common.put("logging.level.kafka", "warn");
-        common.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
-        // Both services refuse requests without it; the configs loaded here are the services' own, which read it
-        // from GRAPH_SERVICE_TOKEN, so it is given explicitly.
-        common.put("graph.service-token", ServiceProcess.SERVICE_TOKEN);
 
         Map<String, String> writeProps = new LinkedHashMap<>(common);
-        writeProps.put("spring.application.name", "follow-write-service");
-        writeProps.put("spring.config.location", ownConfig(FollowWriteServiceApplication.class));
         // The write service owns the schema and migrates it at start-up, so it starts first.
         writeProps.put("graph.shards.migrate-on-startup", "true");
         writeProps.put("graph.write.topic", topic);
-        writeProps.put("graph.write.redis.uri", redisUri);
+        writeProps.put("graph.write.token-secret", TOKEN_SECRET);
+        writeProps.put("graph.write.redis.uri", redis.uri());
+        writeProps.put("graph.write.redis.mode", redis.mode());
         writeProps.put("graph.write.relay.bootstrap-servers", kafka.bootstrapServers());
         writeProps.put("graph.write.relay.poll-interval", settings.relayPollInterval().toMillis() + "ms");
 
         Map<String, String> cdcProps = new LinkedHashMap<>(common);
-        cdcProps.put("spring.application.name", "cdc-consumer");
-        cdcProps.put("spring.config.location", ownConfig(CdcConsumerApplication.class));
+        cdcProps.put("spring.kafka.bootstrap-servers", kafka.bootstrapServers());
+        cdcProps.put("spring.kafka.listener.poll-timeout", "500ms");
         cdcProps.put("graph.shards.migrate-on-startup", "false");
         cdcProps.put("graph.shards.pool-size", "4");
         cdcProps.put("graph.cdc.topic", topic);
         cdcProps.put("graph.cdc.dlt-topic", dltTopic);
         cdcProps.put("graph.cdc.group-id", "cdc-" + topic);
-        cdcProps.put("graph.cdc.redis-uri", redisUri);
+        cdcProps.put("graph.cdc.redis-uri", redis.uri());
+        cdcProps.put("graph.cdc.redis-mode", redis.mode());
         cdcProps.put("graph.cdc.celebrity-threshold", Long.toString(settings.celebrityThreshold()));
         cdcProps.put("graph.cdc.page-size", Integer.toString(settings.pageSize()));
         cdcProps.put("graph.cdc.retry-backoff", "200ms");
-        cdcProps.put("spring.kafka.listener.poll-timeout", "500ms");
 
-        ConfigurableApplicationContext write = null;
+        Map<String, String> checkProps = new LinkedHashMap<>(shards.springProperties());
+        checkProps.put("graph.shards.migrate-on-startup", "false");
+        checkProps.put("graph.check.token-secret", TOKEN_SECRET);
+        checkProps.put("graph.check.redis-uri", redis.uri());
+        checkProps.put("graph.check.redis-mode", redis.mode());
+        checkProps.put("graph.check.bloom.kafka-bootstrap", kafka.bootstrapServers());
+        checkProps.put("graph.check.bloom.topic", topic);
+        checkProps.put("logging.level.org.apache.kafka", "warn");
+
+        ServiceProcess write = null;
+        ServiceProcess cdc = null;
         try {
-            write = run(FollowWriteServiceApplication.class, writeProps);
-            ConfigurableApplicationContext cdc = run(CdcConsumerApplication.class, cdcProps);
-            Map<String, String> checkProps = new LinkedHashMap<>(shards.springProperties());
-            checkProps.put("graph.shards.migrate-on-startup", "false");
-            checkProps.put("graph.check.redis-uri", redisUri);
-            checkProps.put("graph.check.bloom.kafka-bootstrap", kafka.bootstrapServers());
-            checkProps.put("graph.check.bloom.topic", topic);
-            checkProps.put("logging.level.org.apache.kafka", "warn");
-            return new Pipeline(shards, write, cdc, topic, checkProps);
+            write = ServiceProcess.start("follow-write-service", writeProps, STARTUP);
+            cdc = ServiceProcess.start("cdc-consumer", cdcProps, STARTUP);
+            ShardDataSources dataSources = new ShardDataSources(shards.shardMap(), new ShardDataSources.PoolSettings(
+                    shards.username(), shards.password(), 4, Duration.ofSeconds(10), "e2e"));
+            return new Pipeline(shards, write, cdc, dataSources, topic, checkProps);
         } catch (RuntimeException e) {
-            if (write != null) {
-                write.close();
+            try {
+                closeAll(cdc, write, shards);
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
             }
-            shards.close();
             throw e;
         }
     }
 
-    private static ConfigurableApplicationContext run(Class<?> application, Map<String, String> properties) {
-        String[] args = properties.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue())
-                .toArray(String[]::new);
-        return new SpringApplicationBuilder(application).registerShutdownHook(false).run(args);
-    }
-
-    /** The {@code application.yml} next to {@code application}'s classes: in its jar or its classes directory. */
-    static String ownConfig(Class<?> application) {
-        URL location = application.getProtectionDomain().getCodeSource().getLocation();
-        String url = location.toString();
-        return url.endsWith(".jar") ? "jar:" + url + "!/application.yml" : url + "application.yml";
-    }
-
     /**
-     * Settings for a follow-check-service on this pipeline's shards, Redis and topic, to run from its jar
-     * ({@code ServiceProcess}: it is a reactive application, and this JVM's classpath makes Spring choose a servlet
-     * one).
+     * Settings for a follow-check-service on this pipeline's shards, Redis and topic, to run with
+     * {@link ServiceProcess}; its follow-token secret is the write service's, so the tokens of the write replies are
+     * valid there.
      *
-     * @return shard map, Redis URI, broker and topic; add or override before starting
+     * @return shard map, Redis URI and mode, token secret, broker and topic; copy to add or override before starting
      */
     public Map<String, String> checkServiceProperties() {
         return checkProperties;
@@ -178,19 +216,14 @@ public final class Pipeline implements AutoCloseable {
         return ServiceProcess.SERVICE_TOKEN;
     }
 
-    /** The write service's HTTP port. */
+    /** The write service's HTTP port (127.0.0.1). */
     public int writePort() {
-        return write.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+        return write.port();
     }
 
-    /** The write service's application context. */
-    public ConfigurableApplicationContext writeContext() {
-        return write;
-    }
-
-    /** The cdc-consumer's application context. */
-    public ConfigurableApplicationContext cdcContext() {
-        return cdc;
+    /** The cdc-consumer's HTTP port (127.0.0.1): its actuator endpoints. */
+    public int cdcPort() {
+        return cdc.port();
     }
 
     /** The topic both services use. */
@@ -198,7 +231,7 @@ public final class Pipeline implements AutoCloseable {
         return topic;
     }
 
-    /** The write service's pools over the shard databases (both groups). */
+    /** Pools over the shard databases (both groups), this JVM's own, for reading what the services wrote. */
     public ShardDataSources dataSources() {
         return dataSources;
     }
@@ -265,17 +298,35 @@ public final class Pipeline implements AutoCloseable {
         }
     }
 
-    /** Stops the consumer, then the write service (and its relays), then drops the databases. */
+    /**
+     * Stops the consumer, then the write service (each gracefully: SIGTERM, its relays and listener finish), then
+     * closes the pools and drops the databases.
+     */
     @Override
     public void close() {
-        try {
-            cdc.close();
-        } finally {
-            try {
-                write.close();
-            } finally {
-                shards.close();
+        closeAll(cdc, write, dataSources, shards);
+    }
+
+    /** Closes each in order, every one even when an earlier one fails; the first failure is thrown. */
+    private static void closeAll(AutoCloseable... resources) {
+        RuntimeException failure = null;
+        for (AutoCloseable resource : resources) {
+            if (resource == null) {
+                continue;
             }
+            try {
+                resource.close();
+            } catch (Exception e) {
+                RuntimeException wrapped = e instanceof RuntimeException r ? r : new IllegalStateException(e);
+                if (failure == null) {
+                    failure = wrapped;
+                } else {
+                    failure.addSuppressed(wrapped);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.socialgraph.e2e;
 
 import dev.socialgraph.common.shard.ShardGroup;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,8 +28,8 @@ import org.HdrHistogram.Histogram;
 
 /**
  * The write pipeline's benchmark program (not a test): starts {@link Pipeline} (follow-write-service and
- * cdc-consumer in this JVM, on test-support's servers: embedded by default, external through
- * {@code GRAPH_TEST_POSTGRES_URL}, {@code GRAPH_TEST_REDIS_URL}, {@code GRAPH_TEST_KAFKA_BOOTSTRAP}) and
+ * cdc-consumer each in its own JVM from its exec jar, on test-support's servers: embedded by default, external
+ * through {@code GRAPH_TEST_POSTGRES_URL}, {@code GRAPH_TEST_REDIS_URL}, {@code GRAPH_TEST_KAFKA_BOOTSTRAP}) and
  * measures:
  *
  * <ol>
@@ -44,8 +46,9 @@ import org.HdrHistogram.Histogram;
  * <p>Options ({@code --name=value}): {@code clients} (comma-separated, default {@code 8,32}), {@code warmup}
  * (seconds, 5), {@code duration} (seconds, 20), {@code rate} (follows/s of the latency phase, 50),
  * {@code samples} (measured latency samples, 500), {@code relay-poll-interval} (ms, 200: the service default).
- * Everything runs in one JVM: the clients, both services and, by default, the Kafka broker share its CPUs.
- * Prints markdown tables on standard output.
+ * The clients and, by default, the Kafka broker run in this JVM, the two services in theirs; all share the
+ * machine's CPUs. Run it from the {@code e2e} directory, where {@link Pipeline} finds the services' jars
+ * ({@code ../<module>/target}). Prints markdown tables on standard output.
  */
 public final class PipelineBenchmark {
 
@@ -72,6 +75,11 @@ public final class PipelineBenchmark {
         int samples = Integer.parseInt(options.getOrDefault("samples", "500"));
         long relayPoll = Long.parseLong(options.getOrDefault("relay-poll-interval", "200"));
 
+        if (!Files.isDirectory(Path.of("..", "follow-write-service", "target"))) {
+            throw new IllegalStateException("run from the e2e directory after packaging the services (README): "
+                    + "the services' jars are looked up in ../<module>/target, not found from "
+                    + Path.of("").toAbsolutePath());
+        }
         Pipeline.Settings settings = Pipeline.Settings.defaults("bench_pipeline")
                 .withRelayPollInterval(Duration.ofMillis(relayPoll));
         try (Pipeline pipeline = Pipeline.start(settings)) {

@@ -38,12 +38,14 @@ public final class WriteClient {
     /**
      * A reply of the write service.
      *
-     * @param status     HTTP status
-     * @param following  whether the edge exists after the request
-     * @param followedAt epoch ms of the follow, -1 when the edge does not exist
-     * @param version    the follower's following-row version
+     * @param status      HTTP status
+     * @param following   whether the edge exists after the request
+     * @param followedAt  epoch ms of the follow, -1 when the edge does not exist
+     * @param version     the follower's following-row version
+     * @param followToken the follower's follow token, to send to the check service as {@code X-Follow-Token}
+     *                    (read-your-writes); {@code null} unless the status is 200
      */
-    public record Reply(int status, boolean following, long followedAt, long version) {
+    public record Reply(int status, boolean following, long followedAt, long version, String followToken) {
     }
 
     /** PUT: {@code followerId} follows {@code followeeId}. */
@@ -79,15 +81,18 @@ public final class WriteClient {
         try {
             HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 200) {
-                return new Reply(response.statusCode(), false, -1, -1);
+                return new Reply(response.statusCode(), false, -1, -1, null);
             }
             JsonNode body = JSON.readTree(response.body());
+            JsonNode token = body.get("followToken");
+            String followToken = token == null || token.isNull() ? null : token.asString();
             if (!body.has("following")) {
-                return new Reply(200, false, -1, body.get("version").asLong());
+                return new Reply(200, false, -1, body.get("version").asLong(), followToken);
             }
             JsonNode followedAt = body.get("followedAt");
             return new Reply(200, body.get("following").asBoolean(),
-                    followedAt == null || followedAt.isNull() ? -1 : followedAt.asLong(), body.get("version").asLong());
+                    followedAt == null || followedAt.isNull() ? -1 : followedAt.asLong(), body.get("version").asLong(),
+                    followToken);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -5,13 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
-import dev.socialgraph.testsupport.ServiceProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

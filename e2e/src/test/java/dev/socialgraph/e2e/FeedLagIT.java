@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
-import dev.socialgraph.testsupport.KafkaBrokerProcess;
-import dev.socialgraph.testsupport.ServiceProcess;
+import dev.socialgraph.runtime.KafkaBrokerProcess;
+import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import dev.socialgraph.write.outbox.OutboxRelay;

@@ -1,30 +1,36 @@
 package dev.socialgraph.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.socialgraph.cdc.CdcConsumerApplication;
-import dev.socialgraph.write.FollowWriteServiceApplication;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class PipelineTest {
 
     @Test
-    void ownConfig_pointsEachServiceAtTheApplicationYmlBesideItsClasses() throws IOException {
-        String write = Pipeline.ownConfig(FollowWriteServiceApplication.class);
-        String cdc = Pipeline.ownConfig(CdcConsumerApplication.class);
-
-        assertThat(write).isNotEqualTo(cdc).endsWith("application.yml");
-        assertThat(read(write)).contains("name: follow-write-service");
-        assertThat(read(cdc)).contains("name: cdc-consumer");
+    void settings_byDefault_useTestSupportsRedis() {
+        assertThat(Pipeline.Settings.defaults("p").redis()).isNull();
     }
 
-    private static String read(String url) throws IOException {
-        try (InputStream in = URI.create(url).toURL().openStream()) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+    @Test
+    void withRedis_keepsTheOtherSettings_andNamesTheModeTheServicesRead() {
+        Pipeline.Settings settings = Pipeline.Settings.defaults("p").withRelayPollInterval(Duration.ofMillis(50))
+                .withCelebrityPages(100, 40)
+                .withRedis(Pipeline.Redis.cluster("redis://127.0.0.1:20001,redis://127.0.0.1:20002"));
+
+        assertThat(settings.redis().mode()).isEqualTo("cluster");
+        assertThat(settings.redis().uri()).isEqualTo("redis://127.0.0.1:20001,redis://127.0.0.1:20002");
+        assertThat(settings.relayPollInterval()).isEqualTo(Duration.ofMillis(50));
+        assertThat(settings.celebrityThreshold()).isEqualTo(100);
+        assertThat(settings.pageSize()).isEqualTo(40);
+        assertThat(Pipeline.Redis.standalone("redis://127.0.0.1:6379/3").mode()).isEqualTo("standalone");
+    }
+
+    @Test
+    void redis_whenModeUnknownOrUriBlank_isRefused() {
+        assertThatThrownBy(() -> new Pipeline.Redis("redis://127.0.0.1:6379", "sentinel"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sentinel");
+        assertThatThrownBy(() -> Pipeline.Redis.cluster(" ")).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -6,6 +6,10 @@ import static org.awaitility.Awaitility.await;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.FollowingRow;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,13 +23,12 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
-import org.springframework.kafka.listener.MessageListenerContainer;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The write pipeline end to end: HTTP follow/unfollow on the write service, its shard transaction and outbox,
- * the relay to Kafka, and cdc-consumer applying the events to the follower side, all on real servers. The
+ * the relay to Kafka, and cdc-consumer applying the events to the follower side, each service in its own JVM, all on
+ * real servers. The
  * following side must be exact when the write service acknowledges; the follower side must converge to the same
  * edge set, each edge once, with exact counts.
  *
@@ -62,36 +65,49 @@ class WritePipelineIT {
         return 256L * n + shard;
     }
 
+    /**
+     * Each process keeps to its role, seen from outside as an operator would: after a follow has reached the follower
+     * side, the write service has published outbox rows and applies no events, the consumer has applied the event
+     * and runs no relay, each tags its metrics with its own application name and reports itself UP.
+     */
     @Test
-    void eachServiceKeepsToItsRole_writeServiceHasNoListener_consumerHasNoRelay() {
-        ConfigurableApplicationContext write = pipeline.writeContext();
-        ConfigurableApplicationContext cdc = pipeline.cdcContext();
+    void eachServiceKeepsToItsRole_writeServicePublishes_consumerApplies() throws Exception {
+        long follower = user(900, 9);
+        long followee = user(901, 150);
+        long followedAt = followedAt(client.follow(follower, followee));
+        awaitFollowerSide(followee, Map.of(follower, followedAt));
 
-        assertThat(beanPackages(write)).noneMatch(p -> p.startsWith("dev.socialgraph.cdc"));
-        assertThat(beanPackages(cdc)).noneMatch(p -> p.startsWith("dev.socialgraph.write"));
-        assertThat(listenerContainers(write)).isZero();
-        assertThat(listenerContainers(cdc)).isPositive();
-        assertThat(write.getEnvironment().getProperty("spring.application.name")).isEqualTo("follow-write-service");
-        assertThat(cdc.getEnvironment().getProperty("spring.application.name")).isEqualTo("cdc-consumer");
+        String write = actuator(pipeline.writePort(), "prometheus");
+        String cdc = actuator(pipeline.cdcPort(), "prometheus");
+        assertThat(sum(write, "graph_outbox_published_total")).as("rows the relay published").isPositive();
+        assertThat(sum(cdc, "graph_cdc_events_applied_total")).as("events the consumer applied").isPositive();
+        assertThat(write).doesNotContain("graph_cdc_").contains("application=\"follow-write-service\"");
+        assertThat(cdc).doesNotContain("graph_outbox_").contains("application=\"cdc-consumer\"");
+        assertThat(JSON.readTree(actuator(pipeline.writePort(), "health")).get("status").asString()).isEqualTo("UP");
+        assertThat(JSON.readTree(actuator(pipeline.cdcPort(), "health")).get("status").asString()).isEqualTo("UP");
     }
 
-    private static List<String> beanPackages(ConfigurableApplicationContext context) {
-        List<String> packages = new ArrayList<>();
-        for (String name : context.getBeanDefinitionNames()) {
-            Class<?> type = context.getType(name);
-            if (type != null) {
-                packages.add(type.getPackageName());
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    /** The body of {@code GET /actuator/<endpoint>} of the service on {@code port}, which must answer 200. */
+    private static String actuator(int port, String endpoint) throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + port + "/actuator/" + endpoint)).timeout(Duration.ofSeconds(30))
+                .GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response.body();
+    }
+
+    /** The sum of a Prometheus metric's samples over all its tag sets; 0 when it is not exported. */
+    private static double sum(String exposition, String metric) {
+        double total = 0;
+        for (String line : exposition.split("\n")) {
+            if (line.startsWith(metric + "{") || line.startsWith(metric + " ")) {
+                total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }
-        return packages;
-    }
-
-    /** Kafka listener containers, declared as beans or registered from {@code @KafkaListener} methods. */
-    private static int listenerContainers(ConfigurableApplicationContext context) {
-        int containers = context.getBeansOfType(MessageListenerContainer.class).size();
-        KafkaListenerEndpointRegistry registry =
-                context.getBeanProvider(KafkaListenerEndpointRegistry.class).getIfAvailable();
-        return registry == null ? containers : containers + registry.getListenerContainers().size();
+        return total;
     }
 
     @Test
