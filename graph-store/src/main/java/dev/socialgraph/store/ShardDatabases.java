@@ -75,8 +75,14 @@ public final class ShardDatabases {
         return created;
     }
 
-    /** The database name of a {@code jdbc:postgresql://host:port/name?params} URL. */
-    static String databaseName(String jdbcUrl) {
+    /**
+     * The database name of a PostgreSQL JDBC URL.
+     *
+     * @param jdbcUrl e.g. {@code jdbc:postgresql://host:port/name?params}
+     * @return e.g. {@code name}
+     * @throws IllegalArgumentException when the URL names no database
+     */
+    public static String databaseName(String jdbcUrl) {
         URI uri = parse(jdbcUrl);
         String path = uri.getPath();
         String name = path == null ? "" : path.replaceFirst("^/", "");

@@ -45,7 +45,7 @@ class ShardStoreIT {
         shards = TestShards.create("store");
         dataSources = new ShardDataSources(shards.shardMap(), new ShardDataSources.PoolSettings(
                 shards.username(), shards.password(), 4, Duration.ofSeconds(5), "store-it"));
-        assertThat(ShardMigrations.migrateAll(dataSources)).isEqualTo(12); // 4 databases, 3 migrations
+        assertThat(ShardMigrations.migrateAll(dataSources)).isEqualTo(16); // 4 databases, 4 migrations
     }
 
     @AfterAll

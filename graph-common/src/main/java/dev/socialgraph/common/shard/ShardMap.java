@@ -136,6 +136,57 @@ public final class ShardMap {
         return out;
     }
 
+    /**
+     * The map with logical shards {@code first..last} of {@code group} moved to another database: the ranges they
+     * were in are cut around them, and neighbouring ranges of the same database are joined again (so a move there
+     * and back gives the original map). The other group is unchanged.
+     *
+     * @param group    the group whose shards move
+     * @param first    first logical shard, inclusive
+     * @param last     last logical shard, inclusive
+     * @param database the new owner's short name
+     * @param jdbcUrl  the new owner's JDBC URL
+     * @return the new map
+     * @throws IllegalArgumentException when the shards are outside {@code 0..logicalShardCount-1} or
+     *                                  {@code last < first}
+     */
+    public ShardMap reassign(ShardGroup group, int first, int last, String database, String jdbcUrl) {
+        if (first < 0 || last >= logicalShardCount || last < first) {
+            throw new IllegalArgumentException("shards " + first + ".." + last + " are not a range within 0.."
+                    + (logicalShardCount - 1));
+        }
+        List<ShardRange> all = new ArrayList<>();
+        for (ShardGroup g : ShardGroup.values()) {
+            if (g != group) {
+                all.addAll(ranges.get(g));
+            }
+        }
+        ShardRange[] table = byShard.get(group).clone();
+        ShardRange moved = new ShardRange(group, first, last, database, jdbcUrl);
+        for (int s = first; s <= last; s++) {
+            table[s] = moved;
+        }
+        int start = 0;
+        for (int s = 1; s <= logicalShardCount; s++) {
+            if (s == logicalShardCount || !table[s].jdbcUrl().equals(table[start].jdbcUrl())) {
+                all.add(new ShardRange(group, start, s - 1, table[start].database(), table[start].jdbcUrl()));
+                start = s;
+            }
+        }
+        return new ShardMap(logicalShardCount, all);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ShardMap other && other.logicalShardCount == logicalShardCount
+                && other.ranges.equals(ranges);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * logicalShardCount + ranges.hashCode();
+    }
+
     @Override
     public String toString() {
         return "ShardMap{" + logicalShardCount + " logical shards, " + ranges + "}";

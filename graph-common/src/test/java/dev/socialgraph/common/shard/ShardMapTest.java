@@ -97,4 +97,38 @@ class ShardMapTest {
         assertThat(LOCAL.rangeOfShard(FOLLOWER, 128).database()).isEqualTo("graph_follower_1");
         assertThatThrownBy(() -> LOCAL.rangeOfShard(FOLLOWER, 256)).hasMessageContaining("outside 0..255");
     }
+
+    @Test
+    void reassign_cutsTheRangeOut_leavesTheOtherGroup_andMovingBackGivesTheOriginalMap() {
+        ShardMap moved = LOCAL.reassign(FOLLOWING, 128, 191, "graph_following_2",
+                "jdbc:postgresql://127.0.0.1:5432/graph_following_2");
+
+        assertThat(moved.ranges(FOLLOWING)).extracting(ShardRange::toString).containsExactly(
+                "FOLLOWING[0..127]->graph_following_0", "FOLLOWING[128..191]->graph_following_2",
+                "FOLLOWING[192..255]->graph_following_1");
+        assertThat(moved.ranges(FOLLOWER)).isEqualTo(LOCAL.ranges(FOLLOWER));
+        assertThat(moved.route(FOLLOWING, 128 + 256).database()).isEqualTo("graph_following_2");
+        assertThat(moved.route(FOLLOWING, 192).database()).isEqualTo("graph_following_1");
+
+        ShardMap back = moved.reassign(FOLLOWING, 128, 191, "graph_following_1",
+                "jdbc:postgresql://127.0.0.1:5432/graph_following_1");
+        assertThat(back).isEqualTo(LOCAL);
+        assertThat(back.ranges(FOLLOWING)).hasSize(2);
+    }
+
+    @Test
+    void reassign_toTheNeighboursDatabase_joinsTheRanges() {
+        ShardMap joined = LOCAL.reassign(FOLLOWER, 128, 129, "graph_follower_0",
+                "jdbc:postgresql://127.0.0.1:5432/graph_follower_0");
+        assertThat(joined.ranges(FOLLOWER)).extracting(ShardRange::toString).containsExactly(
+                "FOLLOWER[0..129]->graph_follower_0", "FOLLOWER[130..255]->graph_follower_1");
+    }
+
+    @Test
+    void reassign_refusesShardsOutsideTheMap() {
+        assertThatThrownBy(() -> LOCAL.reassign(FOLLOWING, 200, 256, "x", "jdbc:postgresql://h/x"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("200..256");
+        assertThatThrownBy(() -> LOCAL.reassign(FOLLOWING, 5, 4, "x", "jdbc:postgresql://h/x"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

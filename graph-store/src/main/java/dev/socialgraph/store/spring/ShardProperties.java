@@ -36,6 +36,7 @@ import org.springframework.validation.annotation.Validated;
  *                           included, after this long (0 = never); the request then fails with 503
  * @param migrateOnStartup   apply the Flyway shard schema to every database at start-up (the write service owns it)
  * @param createDatabases    create missing databases first (local and test topologies only)
+ * @param directory          the versioned shard map's database, if shards may move while services run
  */
 @Validated
 @ConfigurationProperties("graph.shards")
@@ -50,7 +51,23 @@ public record ShardProperties(
         @DefaultValue("10s") @NotNull Duration socketTimeout,
         @DefaultValue("5s") @NotNull Duration statementTimeout,
         @DefaultValue("false") boolean migrateOnStartup,
-        @DefaultValue("false") boolean createDatabases) {
+        @DefaultValue("false") boolean createDatabases,
+        @DefaultValue @Valid Directory directory) {
+
+    /**
+     * The shard directory: where the versioned shard map lives when shards can move (docs/shard-moves.md).
+     *
+     * @param jdbcUrl      JDBC URL of the directory database; empty (the default) routes by the configured map for the
+     *                     service's whole life
+     * @param pollInterval how often the newest map is read (a database that reports a move makes it read at once)
+     */
+    public record Directory(@DefaultValue("") String jdbcUrl, @DefaultValue("1s") @NotNull Duration pollInterval) {
+
+        /** @return whether a directory is configured */
+        public boolean enabled() {
+            return jdbcUrl != null && !jdbcUrl.isBlank();
+        }
+    }
 
     /**
      * One range of the shard map.

@@ -1,5 +1,7 @@
 package dev.socialgraph.store.spring;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;
@@ -7,8 +9,12 @@ import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardDatabases;
+import dev.socialgraph.store.ShardDirectory;
+import dev.socialgraph.store.ShardMapPoller;
 import dev.socialgraph.store.ShardMigrations;
 import java.sql.SQLException;
+import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -18,7 +24,9 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Spring wiring of the shard store for the services: the validated {@link ShardMap}, one pool per physical
- * database, the repositories, and (where {@code graph.shards.migrate-on-startup=true}) the schema migrations.
+ * database, the repositories, and (where {@code graph.shards.migrate-on-startup=true}) the schema migrations. With
+ * {@code graph.shards.directory.jdbc-url} the services route by the newest map of the {@link ShardDirectory}
+ * (the configured map is its version 1) and follow shard moves while they run ({@link ShardMapPoller}).
  * Active when {@code graph.shards.ranges} is configured. A bad shard map stops start-up with the map's message.
  */
 @AutoConfiguration
@@ -35,12 +43,22 @@ public class ShardStoreAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     ShardDataSources shardDataSources(ShardProperties properties, ShardMap shardMap,
+                                      ObjectProvider<ShardDirectory> directory,
                                       @Value("${spring.application.name:graph}") String applicationName)
             throws SQLException {
-        if (properties.createDatabases()) {
-            ShardDatabases.createMissing(shardMap.databases(), properties.username(), properties.password());
+        ShardMap routed = shardMap;
+        long version = 1;
+        ShardDirectory dir = directory.getIfAvailable();
+        if (dir != null) {
+            // The configured map is version 1 of a new directory; a directory that moves made newer wins.
+            ShardDirectory.Versioned latest = dir.bootstrap(shardMap);
+            routed = latest.map();
+            version = latest.version();
         }
-        ShardDataSources dataSources = new ShardDataSources(shardMap, properties.poolSettings(applicationName));
+        if (properties.createDatabases()) {
+            ShardDatabases.createMissing(routed.databases(), properties.username(), properties.password());
+        }
+        ShardDataSources dataSources = new ShardDataSources(routed, version, properties.poolSettings(applicationName));
         if (properties.migrateOnStartup()) {
             try {
                 ShardMigrations.migrateAll(dataSources);
@@ -50,6 +68,43 @@ public class ShardStoreAutoConfiguration {
             }
         }
         return dataSources;
+    }
+
+    /** The directory's pool: two connections, created (on local topologies) and installed at start-up. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(prefix = "graph.shards.directory", name = "jdbc-url")
+    HikariDataSource shardDirectoryDataSource(ShardProperties properties,
+                                              @Value("${spring.application.name:graph}") String applicationName)
+            throws SQLException {
+        String url = properties.directory().jdbcUrl();
+        if (properties.createDatabases()) {
+            ShardDatabases.createMissing(Map.of(url, ShardDatabases.databaseName(url)), properties.username(),
+                    properties.password());
+        }
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(properties.username());
+        config.setPassword(properties.password());
+        config.setMaximumPoolSize(2);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(Math.max(250, properties.connectionTimeout().toMillis()));
+        config.setPoolName(applicationName + "-shard-directory");
+        return new HikariDataSource(config);
+    }
+
+    @Bean
+    @ConditionalOnProperty(prefix = "graph.shards.directory", name = "jdbc-url")
+    ShardDirectory shardDirectory(HikariDataSource shardDirectoryDataSource) throws SQLException {
+        ShardDirectory directory = new ShardDirectory(shardDirectoryDataSource);
+        directory.install();
+        return directory;
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnProperty(prefix = "graph.shards.directory", name = "jdbc-url")
+    ShardMapPoller shardMapPoller(ShardDirectory directory, ShardDataSources dataSources, ShardProperties properties,
+                                  @Value("${spring.application.name:graph}") String applicationName) {
+        return new ShardMapPoller(directory, dataSources, applicationName, properties.directory().pollInterval());
     }
 
     @Bean
