@@ -55,7 +55,7 @@ public final class BlockedFollows {
 
     private boolean remove(long followerId, long followeeId, long blockerId, long blockedId, long blockedAt)
             throws SQLException {
-        return Transactions.inTransaction(dataSources.forUser(ShardGroup.FOLLOWING, followerId), c -> {
+        return dataSources.inUserTransaction(ShardGroup.FOLLOWING, followerId, c -> {
             FollowingRow row = follows.rows().lock(c, followerId).orElse(null);
             int at = row == null ? -1 : Arrays.binarySearch(row.followingIds(), followeeId);
             if (at < 0) {
@@ -75,8 +75,6 @@ public final class BlockedFollows {
                 == dataSources.forUser(ShardGroup.FOLLOWING, inHandUser)) {
             return blocks.contains(inHand, blockerId, blockedId);
         }
-        try (Connection c = dataSources.forUser(ShardGroup.FOLLOWING, blockerId).getConnection()) {
-            return blocks.contains(c, blockerId, blockedId);
-        }
+        return dataSources.readUser(ShardGroup.FOLLOWING, blockerId, c -> blocks.contains(c, blockerId, blockedId));
     }
 }
