@@ -13,7 +13,6 @@ import dev.socialgraph.store.FolloweeChanges;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.ShardDataSources;
-import dev.socialgraph.store.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -34,6 +33,11 @@ import org.springframework.stereotype.Component;
  *
  * <p>Which followees wait for a database that is down, and which events are given up, is the caller's business
  * ({@code listener.DatabaseLanes}); this class only applies and reports errors as they are.
+ *
+ * <p>Shards can move between databases while the consumer runs (docs/shard-moves.md): each transaction is routed at
+ * the moment it runs and enters the fence of the followee's shard ({@link ShardDataSources#inUserTransaction}), so an
+ * event read before a move is applied on the new owner, and a move whose newer map is not known yet fails with
+ * {@link dev.socialgraph.common.shard.ShardUnavailableException} (nothing written; retried like an outage).
  */
 @Component
 public class FollowerSide {
@@ -61,8 +65,9 @@ public class FollowerSide {
     }
 
     /**
-     * The physical follower database of {@code followeeId}; one instance per database, so it can key maps by
-     * identity.
+     * The physical follower database of {@code followeeId} in the shard map of now; one instance per database, so it
+     * can key maps by identity. A newer map may route the followee elsewhere by the time its events are applied:
+     * {@link #apply} routes again.
      */
     public DataSource database(long followeeId) {
         return dataSources.forUser(ShardGroup.FOLLOWER, followeeId);
@@ -74,6 +79,8 @@ public class FollowerSide {
      * @param followeeId the followee of every event
      * @param events     at least one event
      * @throws SQLException     as the database reported it (classify with {@code SqlErrors}); nothing was committed
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when the followee's shard moved and the map that
+     *                          says where is not known yet; nothing was committed
      * @throws RuntimeException when the row or an event is refused by the adjacency rules; nothing was committed
      */
     public void apply(long followeeId, List<FollowEvent> events) throws SQLException {
@@ -83,7 +90,7 @@ public class FollowerSide {
             events.forEach(metrics::applied); // mutes only: nothing to keep on the follower side
             return;
         }
-        FolloweeChanges.Result result = Transactions.inTransaction(database(followeeId), connection -> {
+        FolloweeChanges.Result result = dataSources.inUserTransaction(ShardGroup.FOLLOWER, followeeId, connection -> {
             if (!blocks.isEmpty()) {
                 applyToFollowee(connection, blockedByRows, blockedByPages, followeeId, blocks);
             }

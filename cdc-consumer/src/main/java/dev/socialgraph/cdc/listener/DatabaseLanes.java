@@ -4,6 +4,7 @@ import dev.socialgraph.cdc.CdcMetrics;
 import dev.socialgraph.cdc.CdcProperties;
 import dev.socialgraph.cdc.follower.FollowerSide;
 import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.SqlErrors;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -32,8 +33,17 @@ import org.slf4j.LoggerFactory;
  * consumer. The offsets committed for a partition stop at its earliest record still in a lane, so a crash or a
  * rebalance replays the parked events (and some applied ones, which is a no-op: applying is idempotent).
  *
- * <p>Errors are classified with {@link SqlErrors}: an outage ({@code UNAVAILABLE}), a retryable conflict or an
- * authentication failure stops the lane and retries it after a back-off that doubles up to
+ * <p>Shards can move between databases while the consumer runs (docs/shard-moves.md). A lane is keyed by the
+ * database the shard map named when its first event was taken, and is only a grouping: {@link FollowerSide#apply}
+ * routes each followee's transaction again when it runs, so an event parked before a move is applied on the new
+ * owner. Two rules keep that safe. A followee with events in a lane gets its later events in the same lane, even when
+ * a newer map names another database, so its events are never split over two lanes that could apply them out of
+ * order. And within a pass over a lane, an outage holds back only the followees that the map of now routes to the
+ * database that failed, so a followee that moved away from a database that is down is not held back with it (beyond
+ * that lane's back-off).
+ *
+ * <p>Errors are classified with {@link SqlErrors}: an outage ({@code UNAVAILABLE}, or a shard that moved to a map this
+ * instance does not know yet), a retryable conflict or an authentication failure stops the lane and retries it after a back-off that doubles up to
  * {@code retry-backoff-max}, forever. Anything else (a constraint, a row or event the adjacency rules refuse) is
  * deterministic: the followee's events are then applied one at a time, and an event refused
  * {@code apply-attempts} times, each after a back-off, goes to the dead-letter topic; its followee's later events
@@ -68,6 +78,8 @@ final class DatabaseLanes {
     private final long backoffMaxNanos;
     private final int applyAttempts;
     private final Map<DataSource, Lane> lanes = new IdentityHashMap<>();
+    /** The lane of every followee with events in one: its later events join them there. */
+    private final Map<Long, Lane> laneOfFollowee = new HashMap<>();
     /** Per partition, the offset after the last record taken into a lane: a retried batch is not taken twice. */
     private final Map<TopicPartition, Long> taken = new HashMap<>();
     /** Per partition, the offset after the last record whose batch finished (cache updated, poison sent). */
@@ -103,8 +115,13 @@ final class DatabaseLanes {
             if (record.offset() < taken.getOrDefault(partition, Long.MIN_VALUE)) {
                 continue;
             }
-            lanes.computeIfAbsent(followerSide.database(pending.event().followeeId()), db -> new Lane())
-                    .queue.add(pending);
+            long followeeId = pending.event().followeeId();
+            Lane lane = laneOfFollowee.get(followeeId);
+            if (lane == null) {
+                lane = lanes.computeIfAbsent(followerSide.database(followeeId), db -> new Lane());
+                laneOfFollowee.put(followeeId, lane);
+            }
+            lane.queue.add(pending);
             parked++;
             taken.put(partition, record.offset() + 1);
         }
@@ -177,10 +194,12 @@ final class DatabaseLanes {
             taken.remove(partition);
             committed.remove(partition);
         }
+        laneOfFollowee.clear();
         for (Lane lane : lanes.values()) {
             int before = lane.queue.size();
             lane.queue.removeIf(p -> partitions.contains(new TopicPartition(p.record().topic(), p.record().partition())));
             parked -= before - lane.queue.size();
+            lane.queue.forEach(p -> laneOfFollowee.put(p.event().followeeId(), lane));
         }
     }
 
@@ -211,8 +230,8 @@ final class DatabaseLanes {
     }
 
     /**
-     * Applies a lane followee by followee until its database turns out to be unavailable; the events not applied
-     * stay in the lane, in order.
+     * Applies a lane followee by followee; once a database turns out to be unavailable, the followees the map routes
+     * to it now are not tried again in this pass. The events not applied stay in the lane, in order.
      */
     private void apply(Lane lane) {
         Map<Long, List<Pending>> byFollowee = new LinkedHashMap<>();
@@ -220,12 +239,13 @@ final class DatabaseLanes {
             byFollowee.computeIfAbsent(pending.event().followeeId(), id -> new ArrayList<>()).add(pending);
         }
         List<Pending> kept = new ArrayList<>();
-        boolean unavailable = false;
+        Map<DataSource, Boolean> down = new IdentityHashMap<>();
         boolean refused = false;
         for (Map.Entry<Long, List<Pending>> entry : byFollowee.entrySet()) {
             long followeeId = entry.getKey();
             List<Pending> ofFollowee = entry.getValue();
-            if (unavailable) {
+            DataSource database = followerSide.database(followeeId);
+            if (down.containsKey(database)) {
                 kept.addAll(ofFollowee);
                 continue;
             }
@@ -233,14 +253,14 @@ final class DatabaseLanes {
                 followerSide.apply(followeeId, ofFollowee.stream().map(Pending::event).toList());
             } catch (SQLException | RuntimeException e) {
                 if (isOutage(e)) {
-                    unavailable = true;
+                    down.put(database, Boolean.TRUE);
                     kept.addAll(ofFollowee);
                     log.warn("Follower database of followee {} unavailable, {} events wait: {}", followeeId,
                             lane.queue.size(), e.toString());
                     continue;
                 }
                 switch (applyOneByOne(followeeId, ofFollowee, kept)) {
-                    case UNAVAILABLE -> unavailable = true;
+                    case UNAVAILABLE -> down.put(database, Boolean.TRUE);
                     case REFUSED -> refused = true;
                     case APPLIED -> { }
                 }
@@ -248,6 +268,11 @@ final class DatabaseLanes {
         }
         parked -= lane.queue.size() - kept.size();
         lane.queue = kept;
+        for (Long followeeId : byFollowee.keySet()) {
+            laneOfFollowee.remove(followeeId, lane);
+        }
+        kept.forEach(p -> laneOfFollowee.put(p.event().followeeId(), lane));
+        boolean unavailable = !down.isEmpty();
         if (unavailable || refused) {
             long backoff = backoffMaxNanos;
             if (lane.failures < 62 && backoffNanos << lane.failures > 0) {
@@ -309,12 +334,16 @@ final class DatabaseLanes {
 
     /**
      * Whether the database, not the event, is the problem: it is unavailable ({@link SqlErrors.Kind#UNAVAILABLE}),
-     * a conflict outlasted {@code Transactions}' retries, or it refuses our credentials (that needs an operator, and
-     * no event is to blame).
+     * a conflict outlasted {@code Transactions}' retries, it refuses our credentials (that needs an operator, and
+     * no event is to blame), or the followee's shard moved and the map that says where is not known yet
+     * ({@link ShardUnavailableException}: the poller fetches it shortly).
      */
     static boolean isOutage(Exception e) {
         SQLException sql = null;
         for (Throwable t = e; t != null && sql == null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ShardUnavailableException) {
+                return true;
+            }
             if (t instanceof SQLException found) {
                 sql = found;
             }

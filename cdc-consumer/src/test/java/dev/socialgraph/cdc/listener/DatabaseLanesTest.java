@@ -6,12 +6,16 @@ import dev.socialgraph.cdc.CdcMetrics;
 import dev.socialgraph.cdc.CdcProperties;
 import dev.socialgraph.cdc.follower.FollowerSide;
 import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.shard.ShardUnavailableException;
+import dev.socialgraph.store.ShardMovedException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.reflect.Proxy;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -87,6 +91,52 @@ class DatabaseLanesTest {
         assertThat(lanes.rewinds(List.of(P1))).as("used once").isEmpty();
     }
 
+    @Test
+    void take_ofAFolloweeThatMovedWhileItsEventsWait_keepsItsOrder_andAppliesItOnTheNewDatabase() {
+        side.down.add(A);
+        List<ConsumerRecord<byte[], byte[]>> batch = List.of(record(P0, 20), record(P0, 21), record(P0, 22));
+        lanes.take(List.of(pending(batch.get(0), 6, 1), pending(batch.get(1), 5, 1)));
+        lanes.applyDue();
+        assertThat(side.applied).isEmpty();
+
+        side.moved.put(5L, B); // a newer shard map routes followee 5 to B, which is up
+        lanes.take(List.of(pending(batch.get(2), 5, 2)));
+        lanes.applyDue();
+        assertThat(side.applied).as("5:2 waits behind 5:1").isEmpty();
+
+        nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+        lanes.applyDue();
+
+        assertThat(side.applied).as("A is still down, 5 lives on B now").containsExactly("5:1,2");
+        assertThat(lanes.parked()).isEqualTo(1);
+        lanes.finish(batch);
+        assertThat(lanes.toCommit()).containsExactly(Map.entry(P0, new OffsetAndMetadata(20)));
+    }
+
+    @Test
+    void take_afterAMovedFolloweesWaitingEventsWereApplied_usesItsNewDatabasesLane() {
+        side.down.add(A);
+        lanes.take(List.of(pending(record(P0, 30), 6, 1), pending(record(P0, 31), 5, 1)));
+        lanes.applyDue();
+        side.moved.put(5L, B);
+        nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+        lanes.applyDue();
+        assertThat(side.applied).containsExactly("5:1");
+
+        lanes.take(List.of(pending(record(P0, 32), 5, 2)));
+        lanes.applyDue();
+
+        assertThat(side.applied).as("not held back by A's lane, which backs off").containsExactly("5:1", "5:2");
+        assertThat(lanes.parked()).isEqualTo(1);
+    }
+
+    @Test
+    void isOutage_ofAShardThatMovedToAMapNotKnownYet_isTrue() {
+        assertThat(DatabaseLanes.isOutage(new ShardUnavailableException("follower shard 5 moved",
+                new ShardMovedException(ShardGroup.FOLLOWER, 5, 2, "graph_follower_1")))).isTrue();
+        assertThat(DatabaseLanes.isOutage(new IllegalStateException("refused"))).isFalse();
+    }
+
     private static DatabaseLanes.Pending pending(ConsumerRecord<byte[], byte[]> record, long followee, long follower) {
         return new DatabaseLanes.Pending(record, FollowEvent.follow(follower, followee, 1_000, 1, 1_000), 0);
     }
@@ -113,6 +163,8 @@ class DatabaseLanesTest {
     /** Applies by recording "followee:followers"; a database in {@code down} fails as an unreachable one does. */
     private static final class FakeSide extends FollowerSide {
         final Set<DataSource> down = new HashSet<>();
+        /** Followees a newer shard map routes elsewhere. */
+        final Map<Long, DataSource> moved = new HashMap<>();
         final List<String> applied = new ArrayList<>();
 
         FakeSide() {
@@ -121,7 +173,7 @@ class DatabaseLanesTest {
 
         @Override
         public DataSource database(long followeeId) {
-            return followeeId < 1_000 ? A : B;
+            return moved.getOrDefault(followeeId, followeeId < 1_000 ? A : B);
         }
 
         @Override

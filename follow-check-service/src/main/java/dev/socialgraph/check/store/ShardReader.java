@@ -35,6 +35,12 @@ import org.springframework.stereotype.Component;
  * following lists) and the follower side (follower lists, celebrity pages, counts). Reads run with
  * auto-commit and take no locks. A database that cannot be reached raises {@link ShardUnavailableException};
  * every other database error is a bug and propagates as {@link IllegalStateException}.
+ *
+ * <p>Shards can move between databases while the service runs (docs/shard-moves.md). A user's rows are read with
+ * {@link ShardDataSources#readUser}, which goes to the new owner once the old one says the shard moved in a map newer
+ * than this instance's. {@link #followingRows} (suggestions) groups many users per database by the map of now
+ * instead, and may read a moved user's frozen row on its old owner until the poller applies the newer map (one poll
+ * interval). Scans (bloom filter start-up, counts, the outbox probe) read whole databases of the map of now.
  */
 @Component
 public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
@@ -78,7 +84,8 @@ public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
     }
 
     /**
-     * The following rows of many users, one query per physical database; absent users get empty rows.
+     * The following rows of many users, one query per physical database of the map of now; absent users get empty
+     * rows. A user whose shard moved is read on its old owner until this instance applies the newer map.
      *
      * @param followerIds positive user ids, any order
      * @return rows in no particular order, one per distinct id
@@ -261,8 +268,9 @@ public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
      * @throws ShardUnavailableException when its database is down
      */
     public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit) {
-        DataSource ds = dataSources.forUser(ShardGroup.FOLLOWER, followeeId);
-        return read(ds, followeeId, c -> followerPages.newestFirst(c, followeeId, cursorFollowedAt, cursorId, limit));
+        // newestFirst opens its REPEATABLE READ transaction on the connection and leaves it in auto-commit again.
+        return read(ShardGroup.FOLLOWER, followeeId,
+                c -> followerPages.newestFirst(c, followeeId, cursorFollowedAt, cursorId, limit));
     }
 
     /** Receives the edges of a scan. */
@@ -403,19 +411,28 @@ public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
         return out;
     }
 
+    /** Reads {@code userId}'s rows of {@code group} where its shard lives, following a move. */
     private <T> T read(ShardGroup group, long userId, Read<T> work) {
-        return read(dataSources.forUser(group, userId), userId, work);
+        try {
+            return dataSources.readUser(group, userId, work::run);
+        } catch (SQLException e) {
+            throw failure(userId, e);
+        }
     }
 
     private static <T> T read(DataSource ds, long userId, Read<T> work) {
         try (Connection c = ds.getConnection()) {
             return work.run(c);
         } catch (SQLException e) {
-            if (SqlErrors.classify(e) == SqlErrors.Kind.UNAVAILABLE) {
-                throw new ShardUnavailableException("shard database of user " + userId + " is unavailable", e);
-            }
-            throw new IllegalStateException("shard read failed for user " + userId, e);
+            throw failure(userId, e);
         }
+    }
+
+    private static RuntimeException failure(long userId, SQLException e) {
+        if (SqlErrors.classify(e) == SqlErrors.Kind.UNAVAILABLE) {
+            return new ShardUnavailableException("shard database of user " + userId + " is unavailable", e);
+        }
+        return new IllegalStateException("shard read failed for user " + userId, e);
     }
 
     @FunctionalInterface

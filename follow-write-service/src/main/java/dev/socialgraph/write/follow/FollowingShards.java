@@ -7,13 +7,18 @@ import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.SqlErrors;
 import dev.socialgraph.store.Transactions;
-import java.sql.Connection;
 import java.sql.SQLException;
 import org.springframework.stereotype.Component;
 
 /**
  * Transactions on the following shard of one user, and the block lookups the write rules need, with one answer for
- * a database that cannot be reached ({@link ShardUnavailableException}, counted as {@code unavailable}). Thread-safe.
+ * a database that cannot be reached ({@link ShardUnavailableException}, counted as {@code unavailable}).
+ *
+ * <p>Shards can move between databases while the service runs (docs/shard-moves.md). Every write goes through
+ * {@link ShardDataSources#inUserTransaction}, which enters the shard's fence on the database the map names and
+ * follows a move that database reports; a move whose new map this instance cannot read yet is a 503 like an outage
+ * (nothing was written). Reads go through {@link ShardDataSources#readUser}, which follows a move without waiting for
+ * its fence. Thread-safe.
  */
 @Component
 class FollowingShards {
@@ -28,17 +33,21 @@ class FollowingShards {
     }
 
     /**
-     * Runs {@code work} in one transaction on {@code userId}'s following database (retried on serialization
-     * failures by {@link Transactions}).
+     * Runs {@code work} in one transaction on {@code userId}'s following database, inside the fence of the user's
+     * shard (retried on serialization failures by {@link Transactions}, and on the new owner when the shard moved).
      *
-     * @throws ShardUnavailableException when the database cannot be reached
+     * @throws ShardUnavailableException when the database cannot be reached, or the shard moved and the map that
+     *                                   says where is not known yet
      * @throws IllegalStateException     on any other database error
      */
     <T> T inTransaction(long userId, Transactions.Work<T> work) {
         try {
-            return Transactions.inTransaction(dataSources.forUser(ShardGroup.FOLLOWING, userId), work);
+            return dataSources.inUserTransaction(ShardGroup.FOLLOWING, userId, work);
         } catch (SQLException e) {
             throw failure(userId, e);
+        } catch (ShardUnavailableException e) {
+            metrics.unavailable(); // moved, and the newer map could not be read
+            throw e;
         }
     }
 
@@ -50,8 +59,9 @@ class FollowingShards {
      * @throws ShardUnavailableException when the blocker's database cannot be reached
      */
     boolean blocks(long blockerId, long targetId) {
-        try (Connection connection = dataSources.forUser(ShardGroup.FOLLOWING, blockerId).getConnection()) {
-            return blocks.contains(connection, blockerId, targetId);
+        try {
+            return dataSources.readUser(ShardGroup.FOLLOWING, blockerId,
+                    connection -> blocks.contains(connection, blockerId, targetId));
         } catch (SQLException e) {
             throw failure(blockerId, e);
         }

@@ -1,6 +1,7 @@
 package dev.socialgraph.write.outbox;
 
 import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
@@ -17,6 +18,8 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
@@ -25,17 +28,26 @@ import org.springframework.stereotype.Component;
  * Runs one {@link OutboxRelay} per physical following database of the shard map while the application runs
  * ({@code graph.write.relay.enabled}, default on). Every instance of the service runs them; the advisory lock
  * makes one per database active.
+ *
+ * <p>The shard map can change while the service runs (docs/shard-moves.md): a following database that appears in a
+ * newer map ({@link ShardDataSources#onChange}) gets its relay started then. A relay whose database left the map
+ * keeps running until shutdown: its outbox may still hold rows written before the move that nobody else publishes
+ * (the relays of the new owner read only the new owner's outbox). At most one relay per database (JDBC URL), none
+ * after {@link #stop()}.
  */
 @Component
 @ConditionalOnProperty(prefix = "graph.write.relay", name = "enabled", havingValue = "true", matchIfMissing = true)
 public class OutboxRelays implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(OutboxRelays.class);
 
     private final ShardDataSources dataSources;
     private final OutboxRepository outbox;
     private final WriteProperties properties;
     private final MeterRegistry registry;
     private final Clock clock;
-    private final List<OutboxRelay> relays = new ArrayList<>();
+    /** By JDBC URL: ranges of one database share a relay, as they share a pool. Guarded by {@code this}. */
+    private final Map<String, OutboxRelay> relays = new LinkedHashMap<>();
     private volatile boolean running;
 
     OutboxRelays(ShardDataSources dataSources, OutboxRepository outbox, WriteProperties properties,
@@ -45,42 +57,60 @@ public class OutboxRelays implements SmartLifecycle {
         this.properties = properties;
         this.registry = registry;
         this.clock = clock;
+        // Registered once, here: start() and stop() may run more than once in a context's life.
+        dataSources.onChange(map -> startNew(map).forEach(database ->
+                log.info("Outbox relay of following database {} started: it joined the shard map", database)));
     }
 
     /**
-     * The relays by database name, for tests and diagnostics.
+     * The relays, for tests and diagnostics.
      *
-     * @return one relay per physical following database
+     * @return one relay per physical following database seen since the start, in the order they started
      */
-    public List<OutboxRelay> relays() {
-        return List.copyOf(relays);
+    public synchronized List<OutboxRelay> relays() {
+        return List.copyOf(relays.values());
     }
 
     @Override
     public synchronized void start() {
+        running = true;
+        startNew(dataSources.shardMap());
+    }
+
+    /**
+     * Starts the relays of the following databases of {@code map} that have none yet; nothing when stopped. Runs on
+     * the thread that applied a newer map, and at start-up.
+     *
+     * @return the names of the databases whose relays started
+     */
+    private synchronized List<String> startNew(ShardMap map) {
+        if (!running) {
+            return List.of(); // start() reads the newest map itself
+        }
+        List<String> started = new ArrayList<>();
         WriteProperties.Relay relay = properties.relay();
         OutboxRelay.Settings settings = new OutboxRelay.Settings(properties.topic(), relay.batchSize(),
                 relay.pollInterval(), relay.sendTimeout(), relay.retention());
-        Map<String, ShardRange> byUrl = new LinkedHashMap<>();
-        for (ShardRange range : dataSources.shardMap().ranges(ShardGroup.FOLLOWING)) {
-            byUrl.putIfAbsent(range.jdbcUrl(), range);
-        }
-        for (ShardRange range : byUrl.values()) {
+        for (ShardRange range : map.ranges(ShardGroup.FOLLOWING)) {
+            if (relays.containsKey(range.jdbcUrl())) {
+                continue;
+            }
             OutboxRelay r = new OutboxRelay(range.database(), dataSources.forRange(range), outbox,
                     () -> producer(relay, range.database()), settings, registry, batch -> { }, clock);
-            relays.add(r);
+            relays.put(range.jdbcUrl(), r);
             r.start();
+            started.add(range.database());
         }
-        running = true;
+        return started;
     }
 
     @Override
     public synchronized void stop() {
-        // Signal all first, so that shutdown waits for the slowest relay, not for the sum of them.
-        relays.forEach(OutboxRelay::requestStop);
-        relays.forEach(OutboxRelay::awaitStop);
-        relays.clear();
         running = false;
+        // Signal all first, so that shutdown waits for the slowest relay, not for the sum of them.
+        relays.values().forEach(OutboxRelay::requestStop);
+        relays.values().forEach(OutboxRelay::awaitStop);
+        relays.clear();
     }
 
     @Override

@@ -14,7 +14,7 @@ import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
-import dev.socialgraph.store.Transactions;
+import dev.socialgraph.store.ShardFence;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -55,6 +55,13 @@ import org.slf4j.LoggerFactory;
  * idempotent by id and an unfollow removes only the exact {@code (id, followedAt)} entry (docs/decisions.md), the
  * row converges either way. Edge age is judged by this JVM's clock against {@code followedAt}; outbox age by the
  * database's {@code now()} against {@code created_at}.
+ *
+ * <p>Shard moves (docs/shard-moves.md): the transaction enters the fence of the followee's follower shard
+ * ({@link ShardDataSources#inUserTransaction}), so it waits while a mover copies that shard and runs on the new owner
+ * after it moved. The following rows of step 2 are read by the map of now, database by database; a database that
+ * gave one of their shards away (this instance's map is older than the move) makes it fetch the newer map and read
+ * again, as {@link ShardDataSources#readUser} does for one user. So what a scan saw on an old owner, perhaps a false
+ * divergence, is judged again here against the current owner, and at worst nothing is written.
  *
  * <p>Thread-safe.
  */
@@ -142,9 +149,11 @@ public final class FollowerRepairs {
      * @param scope      follower ids to judge; may be empty (then only the count and nothing else is checked)
      * @return what was found and whether it was written
      * @throws SQLException when a database fails; nothing was written then
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when the followee's shard moved and the map that
+     *                      says where is not known yet; nothing was written
      */
     public RepairResult repair(long followeeId, long[] scope) throws SQLException {
-        RepairResult result = Transactions.inTransaction(dataSources.forUser(ShardGroup.FOLLOWER, followeeId),
+        RepairResult result = dataSources.inUserTransaction(ShardGroup.FOLLOWER, followeeId,
                 connection -> repairLocked(connection, followeeId, scope));
         metrics.recordRepair(result);
         if (result.repaired()) {
@@ -198,13 +207,11 @@ public final class FollowerRepairs {
     /** For each of {@code followerIds} that follows {@code followeeId}: the follow time, read now. */
     private Map<Long, Long> followingEdges(long followeeId, long[] followerIds) throws SQLException {
         Map<Long, Long> expected = new HashMap<>();
-        for (Map.Entry<ShardRange, long[]> group : byFollowingRange(followerIds).entrySet()) {
-            try (Connection c = dataSources.forRange(group.getKey()).getConnection()) {
-                for (FollowingRow f : following.findAll(c, group.getValue())) {
-                    int at = Arrays.binarySearch(f.followingIds(), followeeId);
-                    if (at >= 0) {
-                        expected.put(f.followerId(), f.followedAt()[at]);
-                    }
+        for (List<FollowingRow> rows : perFollowingDatabase(followerIds, following::findAll)) {
+            for (FollowingRow f : rows) {
+                int at = Arrays.binarySearch(f.followingIds(), followeeId);
+                if (at >= 0) {
+                    expected.put(f.followerId(), f.followedAt()[at]);
                 }
             }
         }
@@ -220,12 +227,63 @@ public final class FollowerRepairs {
                 out.add(id);
             }
         }
-        for (Map.Entry<ShardRange, long[]> group : byFollowingRange(followerIds).entrySet()) {
-            try (Connection c = dataSources.forRange(group.getKey()).getConnection()) {
-                out.addAll(outbox.inFlight(c, relation, followeeId, group.getValue(), threshold));
-            }
+        for (Set<Long> ids : perFollowingDatabase(followerIds,
+                (c, ids) -> outbox.inFlight(c, relation, followeeId, ids, threshold))) {
+            out.addAll(ids);
         }
         return out;
+    }
+
+    /** Reads of the following rows (or outbox rows) of some users, on one database. */
+    @FunctionalInterface
+    private interface FollowingRead<T> {
+        T run(Connection connection, long[] followerIds) throws SQLException;
+    }
+
+    /**
+     * Runs {@code read} once per following database with the ids of {@code followerIds} it holds by the map of now.
+     * When a database says it gave one of those shards away, the map is fetched ({@link ShardDataSources#refresh})
+     * and all is read again by the newer one; when no newer map is known (or after
+     * {@link ShardDataSources#MOVE_ATTEMPTS}), the rows are read where the map says, as
+     * {@link ShardDataSources#readUser} does: an old owner's rows are frozen since the move.
+     */
+    private <T> List<T> perFollowingDatabase(long[] followerIds, FollowingRead<T> read) throws SQLException {
+        boolean check = true;
+        for (int attempt = 1; ; attempt++) {
+            List<T> out = new ArrayList<>();
+            boolean moved = false;
+            for (Map.Entry<ShardRange, long[]> group : byFollowingRange(followerIds).entrySet()) {
+                try (Connection c = dataSources.forRange(group.getKey()).getConnection()) {
+                    if (check && gaveAway(c, group.getValue())) {
+                        moved = true;
+                        break;
+                    }
+                    out.add(read.run(c, group.getValue()));
+                }
+            }
+            if (!moved) {
+                return out;
+            }
+            long known = dataSources.version();
+            dataSources.refresh();
+            // Nothing newer known (or out of attempts): read where the map says.
+            check = dataSources.version() > known && attempt + 1 < ShardDataSources.MOVE_ATTEMPTS;
+        }
+    }
+
+    /** Whether the database of {@code connection} gave away the following shard of one of {@code followerIds}. */
+    private boolean gaveAway(Connection connection, long[] followerIds) throws SQLException {
+        List<Integer> moved = ShardFence.moved(connection, ShardGroup.FOLLOWING);
+        if (moved.isEmpty()) {
+            return false;
+        }
+        ShardMap map = dataSources.shardMap();
+        for (long id : followerIds) {
+            if (moved.contains(map.logicalShard(id))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Map<ShardRange, long[]> byFollowingRange(long[] followerIds) {

@@ -18,6 +18,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,7 +39,13 @@ import org.slf4j.LoggerFactory;
  * instance stopped instead of re-reading the whole retained outbox (7 days: tens of millions of rows per database at
  * the design's write rate). A database never sampled starts at the beginning of its (pruned) outbox. Reading stops
  * at the first row that is younger than the threshold or not yet published (Kafka down): its event is in flight,
- * and later rows are checked once it has settled. Thread-safe; one round at a time.
+ * and later rows are checked once it has settled.
+ *
+ * <p>Shard moves (docs/shard-moves.md): a round reads the outbox of every following database of the map of now and
+ * of every one seen since this instance started, so a database that left the map is still read: rows written there
+ * before the move are published by its relay afterwards and checked here like any. The pair's rows are read where
+ * the shard lives ({@link ShardDataSources#readUser}), and a disagreement is judged again by
+ * {@link FollowerRepairs#repair} inside the followee's shard fence. Thread-safe; one round at a time.
  */
 public final class OutboxSampler {
 
@@ -54,6 +61,8 @@ public final class OutboxSampler {
     private final Clock clock;
     private final OutboxPositionRepository saved;
     private final Map<String, Long> positions = new ConcurrentHashMap<>();
+    /** Every following database seen, by JDBC URL (ranges of one database share its outbox); guarded by this. */
+    private final Map<String, ShardRange> databases = new LinkedHashMap<>();
 
     /**
      * @param follows     repairs of the followers side, for follow and unfollow rows
@@ -81,16 +90,19 @@ public final class OutboxSampler {
     }
 
     /**
-     * One round: per following database, batches until a row in flight, the end of the outbox, or
-     * {@code maxPerRound} rows. (One batch per round capped the sampler at {@code batchSize / interval} writes per
-     * database, 50/s with the defaults: a busier outbox left it ever further behind, until retention pruned rows it
-     * had not reached.)
+     * One round: per following database (of the map of now, and those that left it since this instance started),
+     * batches until a row in flight, the end of the outbox, or {@code maxPerRound} rows. (One batch per round capped
+     * the sampler at {@code batchSize / interval} writes per database, 50/s with the defaults: a busier outbox left
+     * it ever further behind, until retention pruned rows it had not reached.)
      *
      * @return the number of pairs checked (mute rows passed over are not)
      */
     public synchronized int sampleOnce() {
         int checked = 0;
         for (ShardRange range : dataSources.shardMap().ranges(ShardGroup.FOLLOWING)) {
+            databases.putIfAbsent(range.jdbcUrl(), range);
+        }
+        for (ShardRange range : databases.values()) {
             try {
                 checked += sample(range);
             } catch (SQLException | RuntimeException e) {
@@ -173,10 +185,8 @@ public final class OutboxSampler {
      * relation of {@code repairs}.
      */
     private boolean disagrees(FollowerRepairs repairs, OutboxEntry e) throws SQLException {
-        Optional<FollowingRow> followingRow;
-        try (Connection c = dataSources.forUser(ShardGroup.FOLLOWING, e.followerId()).getConnection()) {
-            followingRow = repairs.following().find(c, e.followerId());
-        }
+        Optional<FollowingRow> followingRow = dataSources.readUser(ShardGroup.FOLLOWING, e.followerId(),
+                c -> repairs.following().find(c, e.followerId()));
         long edgeTime = Long.MIN_VALUE;
         if (followingRow.isPresent()) {
             int at = Arrays.binarySearch(followingRow.get().followingIds(), e.followeeId());
@@ -184,24 +194,30 @@ public final class OutboxSampler {
                 edgeTime = followingRow.get().followedAt()[at];
             }
         }
-        try (Connection c = dataSources.forUser(ShardGroup.FOLLOWER, e.followeeId()).getConnection()) {
-            Optional<FollowerRow> row = repairs.followers().find(c, e.followeeId());
-            if (row.isEmpty()) {
-                return edgeTime != Long.MIN_VALUE;
-            }
-            if (!row.get().celebrity()) {
-                int at = TimeOrderedAdjacency.indexOf(row.get().followerIds(), e.followerId());
-                long entryTime = at < 0 ? Long.MIN_VALUE : row.get().followedAt()[at];
-                return entryTime != edgeTime;
-            }
-            // Celebrity: look where the edge (or the event's follow) would be.
-            CelebrityPageRepository pages = repairs.pages();
-            boolean atEdge = edgeTime != Long.MIN_VALUE
-                    && inPages(c, pages, e.followeeId(), e.followerId(), edgeTime);
-            boolean atEvent = e.followedAt() != edgeTime
-                    && inPages(c, pages, e.followeeId(), e.followerId(), e.followedAt());
-            return (edgeTime != Long.MIN_VALUE && !atEdge) || atEvent;
+        long edge = edgeTime;
+        return dataSources.readUser(ShardGroup.FOLLOWER, e.followeeId(),
+                c -> followerSideDisagrees(c, repairs, e, edge));
+    }
+
+    /** Whether the followee's row or pages disagree with the edge at {@code edgeTime} ({@code MIN_VALUE}: none). */
+    private static boolean followerSideDisagrees(Connection c, FollowerRepairs repairs, OutboxEntry e, long edgeTime)
+            throws SQLException {
+        Optional<FollowerRow> row = repairs.followers().find(c, e.followeeId());
+        if (row.isEmpty()) {
+            return edgeTime != Long.MIN_VALUE;
         }
+        if (!row.get().celebrity()) {
+            int at = TimeOrderedAdjacency.indexOf(row.get().followerIds(), e.followerId());
+            long entryTime = at < 0 ? Long.MIN_VALUE : row.get().followedAt()[at];
+            return entryTime != edgeTime;
+        }
+        // Celebrity: look where the edge (or the event's follow) would be.
+        CelebrityPageRepository pages = repairs.pages();
+        boolean atEdge = edgeTime != Long.MIN_VALUE
+                && inPages(c, pages, e.followeeId(), e.followerId(), edgeTime);
+        boolean atEvent = e.followedAt() != edgeTime
+                && inPages(c, pages, e.followeeId(), e.followerId(), e.followedAt());
+        return (edgeTime != Long.MIN_VALUE && !atEdge) || atEvent;
     }
 
     private static boolean inPages(Connection c, CelebrityPageRepository pages, long followee, long follower,

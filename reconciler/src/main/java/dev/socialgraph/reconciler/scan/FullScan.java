@@ -61,6 +61,14 @@ import org.slf4j.LoggerFactory;
  * follow as an unfollow with its outbox row. A block younger than the threshold is left to the cdc-consumer, which
  * enforces it when the block's event arrives.
  *
+ * <p><b>Shard moves</b> (docs/shard-moves.md) while a scan runs: each page reads the range of the map of now, without
+ * a fence, so a page may read a shard on its old owner, whose rows are frozen since the move, and report a divergence
+ * that is none. That is safe because nothing is written on what a page saw: {@link FollowerRepairs#repair} re-reads
+ * both sides inside the followee's shard fence, following a move, and {@link BlockedFollows#enforce} re-reads the
+ * follow under its row lock. Positions are range indexes of the map of now, so a move during a scan can make it read
+ * some rows twice or, when the number of ranges shrinks, end a phase early: a scan across a move is not proof that
+ * every row was compared; the next scan and the outbox sampler cover what it missed.
+ *
  * <p>Celebrity followees are read page by page with all their pages in the follower phases: at 200M followers that
  * is 2,000 pages per followee per scan, acceptable at the scan rate limit but the place to optimise (a per-page pass
  * keyed by page) if scans of celebrities get slow.
