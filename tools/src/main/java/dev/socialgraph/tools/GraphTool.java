@@ -18,6 +18,7 @@ import dev.socialgraph.tools.importer.ImportSummary;
 import dev.socialgraph.tools.importer.SnapshotSettings;
 import dev.socialgraph.tools.importer.SnapshotWriteException;
 import dev.socialgraph.tools.importer.TopicOffsets;
+import dev.socialgraph.tools.shards.ShardsCommand;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -42,12 +43,14 @@ import picocli.CommandLine;
 
 /**
  * The project's command-line tools: {@code import} (bulk import of an edge list of follows, blocks and mutes into
- * both shard groups) and {@code generate} (an R-MAT follow graph as an edge list). Exit codes: 0 done, 1 bad input
+ * both shard groups), {@code generate} (an R-MAT follow graph as an edge list) and {@code shards} (online shard
+ * moves, {@link ShardsCommand}). Exit codes: 0 done, 1 bad input
  * or failure, 2 usage.
  */
 @Command(name = "graph-tool", mixinStandardHelpOptions = true, subcommands = {GraphTool.Import.class,
-        GraphTool.Generate.class},
-        description = "Social graph tools: import graphs of follows, blocks and mutes, and generate follow graphs.")
+        GraphTool.Generate.class, ShardsCommand.class},
+        description = "Social graph tools: import graphs of follows, blocks and mutes, generate follow graphs, and move"
+                + " shards between databases while the services run.")
 public final class GraphTool {
 
     /** Longest the import may wait for Kafka when reading (or creating) the event topic, as the reconciler's default. */
