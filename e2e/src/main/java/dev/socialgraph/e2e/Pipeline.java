@@ -9,7 +9,10 @@ import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.ShardDirectory;
+import dev.socialgraph.store.ShardMapPoller;
 import dev.socialgraph.testsupport.KafkaServer;
+import dev.socialgraph.testsupport.PostgresServer;
 import dev.socialgraph.testsupport.RedisServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
@@ -81,43 +84,58 @@ public final class Pipeline implements AutoCloseable {
      * @param pageSize           followers per celebrity page
      * @param partitions         partitions of the fresh topic
      * @param redis              the cache's Redis, or {@code null} for a fresh database of test-support's Redis
+     * @param directory          whether the services route by a shard directory (a fresh database, polled every
+     *                           {@link #DIRECTORY_POLL}), so shards can move while they run (docs/shard-moves.md)
      */
     public record Settings(String prefix, Duration relayPollInterval, long celebrityThreshold, int pageSize,
-                           int partitions, Redis redis) {
+                           int partitions, Redis redis, boolean directory) {
 
         /**
          * The services' own defaults (relay 200 ms, threshold 1,000,000, pages of 100,000), 4 partitions, a fresh
          * database of test-support's Redis.
          */
         public static Settings defaults(String prefix) {
-            return new Settings(prefix, Duration.ofMillis(200), 1_000_000, 100_000, 4, null);
+            return new Settings(prefix, Duration.ofMillis(200), 1_000_000, 100_000, 4, null, false);
         }
 
         public Settings withRelayPollInterval(Duration interval) {
-            return new Settings(prefix, interval, celebrityThreshold, pageSize, partitions, redis);
+            return new Settings(prefix, interval, celebrityThreshold, pageSize, partitions, redis, directory);
         }
 
         public Settings withCelebrityPages(long threshold, int size) {
-            return new Settings(prefix, relayPollInterval, threshold, size, partitions, redis);
+            return new Settings(prefix, relayPollInterval, threshold, size, partitions, redis, directory);
         }
 
         /** The services use {@code redis} (e.g. {@link Redis#cluster(String)}) instead of test-support's Redis. */
         public Settings withRedis(Redis redis) {
             return new Settings(prefix, relayPollInterval, celebrityThreshold, pageSize, partitions,
-                    Objects.requireNonNull(redis, "redis"));
+                    Objects.requireNonNull(redis, "redis"), directory);
+        }
+
+        /**
+         * The services (and {@link #checkServiceProperties()}) route by a shard directory in a fresh database: its
+         * version 1 is the topology's map, and shard moves publish the next ones.
+         */
+        public Settings withDirectory() {
+            return new Settings(prefix, relayPollInterval, celebrityThreshold, pageSize, partitions, redis, true);
         }
     }
 
+    /** How often the services (and this pipeline's own pools) read the shard directory. */
+    public static final Duration DIRECTORY_POLL = Duration.ofMillis(200);
+
     private final TestShards shards;
+    private final Directory directory;
     private final ServiceProcess write;
     private final ServiceProcess cdc;
     private final ShardDataSources dataSources;
     private final String topic;
     private final Map<String, String> checkProperties;
 
-    private Pipeline(TestShards shards, ServiceProcess write, ServiceProcess cdc, ShardDataSources dataSources,
-                     String topic, Map<String, String> checkProperties) {
+    private Pipeline(TestShards shards, Directory directory, ServiceProcess write, ServiceProcess cdc,
+                     ShardDataSources dataSources, String topic, Map<String, String> checkProperties) {
         this.shards = shards;
+        this.directory = directory;
         this.write = write;
         this.cdc = cdc;
         this.dataSources = dataSources;
@@ -144,7 +162,13 @@ public final class Pipeline implements AutoCloseable {
                 settings.partitions());
         String dltTopic = kafka.createTopic(topic + ".DLT", 1);
 
-        Map<String, String> common = new LinkedHashMap<>(shards.springProperties());
+        Directory directory = settings.directory() ? Directory.create(settings.prefix(), shards) : null;
+        Map<String, String> shardProps = new LinkedHashMap<>(shards.springProperties());
+        if (directory != null) {
+            shardProps.put("graph.shards.directory.jdbc-url", directory.jdbcUrl());
+            shardProps.put("graph.shards.directory.poll-interval", DIRECTORY_POLL.toMillis() + "ms");
+        }
+        Map<String, String> common = new LinkedHashMap<>(shardProps);
         common.put("spring.main.banner-mode", "off");
         common.put("logging.level.org.apache.kafka", "warn");
         common.put("logging.level.kafka", "warn");
@@ -173,7 +197,7 @@ public final class Pipeline implements AutoCloseable {
         cdcProps.put("graph.cdc.page-size", Integer.toString(settings.pageSize()));
         cdcProps.put("graph.cdc.retry-backoff", "200ms");
 
-        Map<String, String> checkProps = new LinkedHashMap<>(shards.springProperties());
+        Map<String, String> checkProps = new LinkedHashMap<>(shardProps);
         checkProps.put("graph.shards.migrate-on-startup", "false");
         checkProps.put("graph.check.token-secret", TOKEN_SECRET);
         checkProps.put("graph.check.redis-uri", redis.uri());
@@ -189,10 +213,13 @@ public final class Pipeline implements AutoCloseable {
             cdc = ServiceProcess.start("cdc-consumer", cdcProps, STARTUP);
             ShardDataSources dataSources = new ShardDataSources(shards.shardMap(), new ShardDataSources.PoolSettings(
                     shards.username(), shards.password(), 4, Duration.ofSeconds(10), "e2e"));
-            return new Pipeline(shards, write, cdc, dataSources, topic, checkProps);
+            if (directory != null) {
+                directory.follow(dataSources);
+            }
+            return new Pipeline(shards, directory, write, cdc, dataSources, topic, checkProps);
         } catch (RuntimeException e) {
             try {
-                closeAll(cdc, write, shards);
+                closeAll(cdc, write, directory, shards);
             } catch (RuntimeException closing) {
                 e.addSuppressed(closing);
             }
@@ -231,7 +258,32 @@ public final class Pipeline implements AutoCloseable {
         return topic;
     }
 
-    /** Pools over the shard databases (both groups), this JVM's own, for reading what the services wrote. */
+    /**
+     * The shard directory the services route by, with {@link Settings#withDirectory()}.
+     *
+     * @return it, or empty without a directory
+     */
+    public Optional<ShardDirectory> directory() {
+        return Optional.ofNullable(directory).map(Directory::directory);
+    }
+
+    /** JDBC URL of the shard directory's database; throws without {@link Settings#withDirectory()}. */
+    public String directoryUrl() {
+        if (directory == null) {
+            throw new IllegalStateException("this pipeline has no shard directory (Settings.withDirectory())");
+        }
+        return directory.jdbcUrl();
+    }
+
+    /** The shard topology's databases and credentials. */
+    public TestShards shards() {
+        return shards;
+    }
+
+    /**
+     * Pools over the shard databases (both groups), this JVM's own, for reading what the services wrote. With a
+     * directory they follow its newest map as the services do (polled every {@link #DIRECTORY_POLL}).
+     */
     public ShardDataSources dataSources() {
         return dataSources;
     }
@@ -304,7 +356,56 @@ public final class Pipeline implements AutoCloseable {
      */
     @Override
     public void close() {
-        closeAll(cdc, write, dataSources, shards);
+        closeAll(cdc, write, directory, dataSources, shards);
+    }
+
+    /** The shard directory's database, its directory and the poller that keeps this pipeline's pools current. */
+    private static final class Directory implements AutoCloseable {
+        private final PostgresServer postgres;
+        private final String database;
+        private final ShardDirectory directory;
+        private ShardMapPoller poller;
+
+        private Directory(PostgresServer postgres, String database, ShardDirectory directory) {
+            this.postgres = postgres;
+            this.database = database;
+            this.directory = directory;
+        }
+
+        /** A fresh database with the directory's tables and the topology's map as version 1. */
+        static Directory create(String prefix, TestShards shards) {
+            PostgresServer postgres = TestServers.postgres();
+            String database = postgres.createDatabase(prefix + "_directory");
+            ShardDirectory directory = new ShardDirectory(postgres.dataSource(database));
+            try {
+                directory.install();
+                directory.bootstrap(shards.shardMap());
+            } catch (SQLException e) {
+                postgres.dropDatabase(database);
+                throw new IllegalStateException("cannot set up the shard directory " + database, e);
+            }
+            return new Directory(postgres, database, directory);
+        }
+
+        String jdbcUrl() {
+            return postgres.jdbcUrl(database);
+        }
+
+        ShardDirectory directory() {
+            return directory;
+        }
+
+        void follow(ShardDataSources dataSources) {
+            poller = new ShardMapPoller(directory, dataSources, "e2e-pipeline", DIRECTORY_POLL);
+        }
+
+        @Override
+        public void close() {
+            if (poller != null) {
+                poller.close();
+            }
+            postgres.dropDatabase(database);
+        }
     }
 
     /** Closes each in order, every one even when an earlier one fails; the first failure is thrown. */
