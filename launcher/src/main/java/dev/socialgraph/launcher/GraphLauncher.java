@@ -41,12 +41,13 @@ import picocli.CommandLine;
 
 /**
  * {@code ./graph}: the whole fleet on one machine with only a JDK. Commands: {@code up} (start everything,
- * importing a graph on first start), {@code down}, {@code status}, {@code token USER_ID} and {@code import FILE}.
+ * importing a graph on first start), {@code down}, {@code status}, {@code token USER_ID}, {@code import FILE} and
+ * {@code shards move|show} ({@link Shards}).
  * Exit codes: 0 done, 1 failure (the message says why), 2 usage.
  */
 @Command(name = "graph", mixinStandardHelpOptions = true,
         subcommands = {GraphLauncher.Up.class, GraphLauncher.Down.class, GraphLauncher.Status.class,
-                GraphLauncher.Token.class, GraphLauncher.Import.class, GraphLauncher.Broker.class},
+                GraphLauncher.Token.class, GraphLauncher.Import.class, Shards.class, GraphLauncher.Broker.class},
         description = "Runs the social graph fleet locally: embedded PostgreSQL and Redis, a local Kafka "
                 + "broker and the five services.")
 public final class GraphLauncher {
@@ -477,7 +478,25 @@ public final class GraphLauncher {
 
     /** Runs the bulk importer ({@code tools}) in this JVM against the fleet's stores. */
     static final class Importer {
+        /**
+         * Imports {@code file} unless shards were moved ({@link Shards#importRefusal}: the importer writes the
+         * configured map, the services read the directory's newest).
+         *
+         * @return the importer's exit code; 1, with the reason on stderr, when refused or the directory is unreadable
+         */
         static int run(Path file, Stores.Endpoints endpoints, FleetDir dir, long threshold, int pageSize) {
+            Optional<String> refusal;
+            try {
+                refusal = Shards.importRefusal(Shards.configuredMap(endpoints), Shards.latest(endpoints));
+            } catch (java.sql.SQLException e) {
+                System.err.println("The shard directory " + endpoints.directoryUrl() + " cannot be read, so the import "
+                        + "cannot tell whether shards were moved: " + e.getMessage());
+                return 1;
+            }
+            if (refusal.isPresent()) {
+                System.err.println(refusal.get());
+                return 1;
+            }
             List<String> args = new ArrayList<>(List.of("import", file.toString(),
                     "--postgres-host", endpoints.postgresHost(),
                     "--postgres-port", Integer.toString(endpoints.postgresPort()),

@@ -11,7 +11,9 @@ import java.util.Map;
  * cdc-consumer(s), the check instance(s), the reconciler and the gateway, which lists every check and write
  * instance. Property names are the services' own ({@code graph.*}, see each service's README).
  * With a Redis Cluster, every Redis client is told the cluster's seeds and mode; with several PostgreSQL servers,
- * every service is told where each shard database lives ({@code graph.postgres.servers.<database>}).
+ * every service is told where each shard database lives ({@code graph.postgres.servers.<database>}). Every service
+ * but the gateway is told the shard directory ({@code graph.shards.directory.jdbc-url}, {@link
+ * Stores.Endpoints#directoryUrl()}) and follows shard moves while it runs.
  * Every one of them, the gateway included, listens on 127.0.0.1 only ({@code server.address}); the service
  * credential goes to each of them as the environment variable {@code GRAPH_SERVICE_TOKEN} ({@link Secrets}), not
  * here, so it does not show in {@code ps}.
@@ -175,6 +177,10 @@ final class Specs {
         // graph-shards-local.yml puts a database on graph.postgres.host:port unless this names another server.
         stores.databaseServers().forEach((database, server) ->
                 m.put("graph.postgres.servers." + database, server.toString()));
+        // Every shard client routes by the directory's newest map, so shards can move while the fleet runs
+        // (./graph shards move). The first write instance (graph.shards.create-databases=true, its local default)
+        // creates the database and publishes the configured map as version 1 before the others start.
+        m.put("graph.shards.directory.jdbc-url", stores.directoryUrl());
         return m;
     }
 }

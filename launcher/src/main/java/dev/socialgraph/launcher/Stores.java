@@ -51,6 +51,12 @@ final class Stores implements AutoCloseable {
     /** The event topic's partition count (DESIGN.md 3). */
     static final int PARTITIONS = 12;
 
+    /**
+     * The database of the fleet's shard directory (graph-store's {@code ShardDirectory}: the versioned shard map that
+     * shard moves publish), on the first PostgreSQL server. The first write instance creates it.
+     */
+    static final String DIRECTORY_DATABASE = "graph_directory";
+
     /** Each Redis Cluster master's memory: three of them hold about what the single Redis' 512 MB holds. */
     static final String CLUSTER_NODE_MAXMEMORY = "192mb";
 
@@ -100,6 +106,14 @@ final class Stores implements AutoCloseable {
                 });
             }
             return servers;
+        }
+
+        /**
+         * The JDBC URL of the fleet's shard directory ({@link #DIRECTORY_DATABASE} on the first PostgreSQL server):
+         * the services' {@code graph.shards.directory.jdbc-url}, the {@code shards} commands' {@code --directory-url}.
+         */
+        String directoryUrl() {
+            return jdbcUrl(postgresServers.get(0), DIRECTORY_DATABASE);
         }
 
         /** Whether Redis is a cluster. */
@@ -444,6 +458,15 @@ final class Stores implements AutoCloseable {
             }
         }
         started.clear();
+    }
+
+    /**
+     * A database's JDBC URL in the form of graph-store's {@code graph-shards-local.yml} and the importer's map.
+     *
+     * @return {@code jdbc:postgresql://host:port/database}
+     */
+    static String jdbcUrl(HostPort server, String database) {
+        return "jdbc:postgresql://" + server + "/" + database;
     }
 
     /**

@@ -52,7 +52,8 @@ import tools.jackson.databind.json.JsonMapper;
  * and unfollows through the gateway: read-your-writes with the follow token, and follower-side convergence. Then
  * the faults the launcher must survive: its PostgreSQL commits durably, and a service killed with SIGKILL is started
  * again by the launcher's supervisor ({@code ./graph status} shows it ready with a new pid and one restart), and so
- * is the Kafka broker, after which events flow to the follower side again. Last,
+ * is the Kafka broker, after which events flow to the follower side again. {@code ./graph shards show} prints the
+ * shard directory's version 1 and every service but the gateway reading by it. Last,
  * {@code ./graph down} (no service outlives it) and a second {@code up} that serves the same data without importing
  * again.
  */
@@ -334,6 +335,21 @@ class LauncherIT {
 
     @Test
     @Order(9)
+    void shardsShow_printsTheConfiguredMapAsVersionOne_andEveryShardClientReadingIt() throws Exception {
+        Result show = graph("shards", "show");
+
+        assertThat(show.code()).as(show.output()).isZero();
+        assertThat(show.output()).as(show.output())
+                .contains("shard map version 1 (256 logical shards):")
+                .containsPattern("following +128\\.\\.255 +graph_following_1 ");
+        for (String service : List.of(PortPlan.WRITE, PortPlan.CDC, PortPlan.CHECK, PortPlan.RECONCILER)) {
+            assertThat(show.output()).as(show.output()).containsPattern("(?m)^  " + service + "@\\S+ +version 1,");
+        }
+        assertThat(show.output()).doesNotContain("gateway@");
+    }
+
+    @Test
+    @Order(10)
     void downThenUpAgainServesTheSameData() throws Exception {
         List<Long> servicePids = new ArrayList<>();
         for (String name : List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.WRITE, PortPlan.CDC, PortPlan.RECONCILER,

@@ -143,6 +143,24 @@ class StoresLayoutTest {
     }
 
     @Test
+    void shardDirectory_everyShardClientGetsItOnTheFirstServer_theGatewayNot() {
+        Stores.Endpoints stores = clusterAndTwoServers();
+        List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000,
+                new Instances(3, 2, 2));
+
+        assertThat(stores.directoryUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:15432/graph_directory");
+        assertThat(specs).filteredOn(s -> !s.name().equals(PortPlan.GATEWAY)).hasSize(8).allSatisfy(s ->
+                assertThat(s.properties()).as(s.name())
+                        .containsEntry("graph.shards.directory.jdbc-url", stores.directoryUrl()));
+        assertThat(specs).filteredOn(s -> s.name().equals(PortPlan.GATEWAY)).singleElement().satisfies(s ->
+                assertThat(s.properties().keySet()).noneMatch(k -> k.startsWith("graph.shards.")));
+        // Only the first write instance may create the directory database (graph.shards.create-databases, the
+        // write service's default); it is ready before any other shard client starts.
+        assertThat(specs.get(0).properties()).doesNotContainKey("graph.shards.create-databases");
+        assertThat(specs.get(1).properties()).containsEntry("graph.shards.create-databases", "false");
+    }
+
+    @Test
     void endpoints_roundTripThroughThePortsFile() {
         for (Stores.Endpoints stores : List.of(standalone(), clusterAndTwoServers())) {
             Properties ports = new Properties();
