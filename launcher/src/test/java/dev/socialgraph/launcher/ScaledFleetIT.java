@@ -5,12 +5,16 @@ import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.shard.ShardAffinity;
 import dev.socialgraph.common.token.ServiceCredential;
+import dev.socialgraph.runtime.RedisCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,14 +26,17 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code ./graph up --check-instances 3 --write-instances 2 --cdc-instances 2} on a four-edge graph: a follow
- * through the gateway is answered by its follower's check instance, follows sent to each write instance on its own
- * port are visible through the gateway, both cdc-consumers are members of the one consumer group and the follower
- * side converges, {@code status} shows every instance, and {@code down} leaves none of them running.
+ * The multi-machine shape on one machine, in one fleet (one start: CI time):
+ * {@code ./graph up --check-instances 3 --write-instances 2 --cdc-instances 2 --redis-cluster --postgres-servers 2}
+ * on a four-edge graph. A follow through the gateway is answered by its follower's check instance, follows sent to
+ * each write instance on its own port are visible through the gateway, both cdc-consumers are members of the one
+ * consumer group and the follower side converges on the second PostgreSQL server, {@code status} shows every instance
+ * and the Redis Cluster, and {@code down} leaves none of them running. Skipped where {@code redis-cli} is missing.
  */
 class ScaledFleetIT {
 
@@ -45,6 +52,7 @@ class ScaledFleetIT {
 
     @BeforeAll
     static void startFleet() throws Exception {
+        Assumptions.assumeTrue(RedisCluster.available(), "redis-cli is not installed");
         dataDir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "scaled-fleet-it-");
         Path graph = dataDir.resolve("graph.tsv");
         Files.writeString(graph, "1\t2\n2\t3\n3\t1\n4\t1\n");
@@ -52,12 +60,15 @@ class ScaledFleetIT {
         gateway = "http://127.0.0.1:" + ports.port(PortPlan.GATEWAY);
 
         Result up = graph("up", "--detach", "--check-instances", "3", "--write-instances", "2", "--cdc-instances", "2",
-                "--dataset", graph.toString(), "--port-offset", Integer.toString(ports.offset()));
+                "--redis-cluster", "--postgres-servers", "2", "--dataset", graph.toString(), "--port-offset", Integer.toString(ports.offset()));
         assertThat(up.code()).as("./graph up output:\n%s", up.output()).isZero();
         assertThat(up.output()).contains("check :" + ports.port(PortPlan.check(0)) + " :"
                 + ports.port(PortPlan.check(1)) + " :" + ports.port(PortPlan.check(2)) + "  write :"
                 + ports.port(PortPlan.write(0)) + " :" + ports.port(PortPlan.write(1)) + "  cdc-consumer :"
-                + ports.port(PortPlan.cdc(0)) + " :" + ports.port(PortPlan.cdc(1)));
+                + ports.port(PortPlan.cdc(0)) + " :" + ports.port(PortPlan.cdc(1)),
+                "Redis Cluster 127.0.0.1:" + ports.port(PortPlan.redisNode(0)),
+                "PostgreSQL 127.0.0.1:" + ports.port(PortPlan.postgres(0)) + " 127.0.0.1:"
+                        + ports.port(PortPlan.postgres(1)));
     }
 
     @AfterAll
@@ -110,9 +121,23 @@ class ScaledFleetIT {
                         .header("Authorization", "Bearer " + token(1))).body())
                 .contains("\"userId\":101", "\"userId\":102", "\"userId\":103", "\"userId\":3", "\"userId\":4"));
 
+        // graph_follower_0 and graph_follower_1 live on the second server (ShardServers.spread(2)).
+        String url = "jdbc:postgresql://127.0.0.1:" + ports.port(PortPlan.postgres(1)) + "/postgres";
+        try (Connection c = DriverManager.getConnection(url, "postgres", "");
+             ResultSet rs = c.createStatement().executeQuery("SELECT datname FROM pg_database ORDER BY datname")) {
+            List<String> databases = new ArrayList<>();
+            while (rs.next()) {
+                databases.add(rs.getString(1));
+            }
+            assertThat(databases).contains("graph_follower_0", "graph_follower_1")
+                    .doesNotContain("graph_following_0", "graph_following_1");
+        }
+
         List<String> names = List.of(PortPlan.GATEWAY, PortPlan.check(0), PortPlan.check(1), PortPlan.check(2),
                 PortPlan.write(0), PortPlan.write(1), PortPlan.cdc(0), PortPlan.cdc(1), PortPlan.RECONCILER);
         Result status = graph("status");
+        assertThat(status.output()).contains("redis cluster 127.0.0.1:" + ports.port(PortPlan.redisNode(0)),
+                "cluster_state ok", "3 replicas");
         List<Long> pids = new ArrayList<>();
         for (String name : names) {
             String row = status.output().lines().filter(l -> l.startsWith(name + " ")).findFirst()
