@@ -25,14 +25,15 @@ import java.util.List;
  *
  * <p>Lock keys use PostgreSQL's two-key form ({@code pg_advisory_xact_lock_shared(int, int)}), a key space apart
  * from the outbox relay's single-key lock: key 1 is {@link #KEY} plus the group's ordinal, key 2 the shard.
- * Costs a writer one lock and one primary-key lookup inside its transaction, in two statements (see {@link #enter}).
+ * Costs a writer one lock and one primary-key lookup inside its transaction, in two statements sent in one round trip (see {@link #enter}).
  */
 public final class ShardFence {
 
     /** First key of the fence locks ({@code "SG"} in ASCII, times 16), plus the group's ordinal. */
     public static final int KEY = 0x5347_0;
 
-    private static final String ENTER = "SELECT pg_advisory_xact_lock_shared(?, ?)";
+    private static final String ENTER = "SELECT pg_advisory_xact_lock_shared(?, ?); "
+            + "SELECT map_version, moved_to FROM shard_moves WHERE shard_group = ? AND shard = ?";
     private static final String OWNER = "SELECT map_version, moved_to FROM shard_moves WHERE shard_group = ? AND shard = ?";
     private static final String FENCE = "SELECT pg_advisory_lock(?, ?)";
     private static final String UNFENCE = "SELECT pg_advisory_unlock(?, ?)";
@@ -56,19 +57,19 @@ public final class ShardFence {
      * @throws SQLException        on a database error (a lock wait past {@code statement_timeout} included)
      */
     public static void enter(Connection connection, ShardGroup group, int shard) throws SQLException {
+        // Two statements, one round trip (pgjdbc sends both before it waits). The check must be a statement of its
+        // own: under READ COMMITTED a statement's snapshot is taken when it starts, so a check in the statement that
+        // waited for the lock would miss the move the fence holder committed meanwhile.
         try (PreparedStatement ps = connection.prepareStatement(ENTER)) {
             ps.setInt(1, KEY + group.ordinal());
             ps.setInt(2, shard);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
+            ps.setShort(3, (short) group.ordinal());
+            ps.setInt(4, shard);
+            ps.execute();
+            if (!ps.getMoreResults()) {
+                throw new SQLException("the fence check returned no result");
             }
-        }
-        // A statement of its own: under READ COMMITTED a statement's snapshot is taken when it starts, so a check in
-        // the statement that waited for the lock would miss the move the fence holder committed meanwhile.
-        try (PreparedStatement ps = connection.prepareStatement(OWNER)) {
-            ps.setShort(1, (short) group.ordinal());
-            ps.setInt(2, shard);
-            try (ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = ps.getResultSet()) {
                 if (rs.next()) {
                     throw new ShardMovedException(group, shard, rs.getLong(1), rs.getString(2));
                 }
