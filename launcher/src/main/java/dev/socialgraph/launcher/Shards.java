@@ -5,6 +5,7 @@ import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.store.ShardDirectory;
 import dev.socialgraph.tools.GraphTool;
+import dev.socialgraph.tools.shards.ShardMover;
 import java.net.URI;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -15,7 +16,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.postgresql.ds.PGSimpleDataSource;
 import picocli.CommandLine;
@@ -39,8 +39,6 @@ final class Shards {
 
     /** PostgreSQL identifiers the launcher puts into a JDBC URL: graph-store's {@code ShardDatabases} accepts these. */
     private static final Pattern DATABASE = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
-
-    private static final Pattern SHARDS = Pattern.compile("([0-9]{1,9})(?:-([0-9]{1,9}))?");
 
     /** SQLState of a database that does not exist (invalid_catalog_name) and of a missing table (undefined_table). */
     private static final Set<String> NO_DIRECTORY = Set.of("3D000", "42P01");
@@ -127,30 +125,25 @@ final class Shards {
      * @throws IllegalArgumentException for anything but following or follower
      */
     static ShardGroup group(String text) {
-        for (ShardGroup g : ShardGroup.values()) {
-            if (name(g).equalsIgnoreCase(text == null ? "" : text.strip())) {
-                return g;
-            }
+        try {
+            return ShardMover.parseGroup(text == null ? "" : text.strip());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--group must be following or follower, was '" + text + "'", e);
         }
-        throw new IllegalArgumentException("--group must be following or follower, was '" + text + "'");
     }
 
     /**
      * @param logicalShards the map's logical shard count
-     * @return {@code [first, last]} of {@code --shards A-B} (or {@code N}: one shard)
+     * @return {@code [first, last]} of {@code --shards A-B} (or {@code N}: one shard), parsed as the tools parse it
      * @throws IllegalArgumentException when it is not a range within {@code 0..logicalShards-1}
      */
     static int[] shards(String text, int logicalShards) {
-        Matcher m = SHARDS.matcher(text == null ? "" : text.strip());
-        if (m.matches()) {
-            int first = Integer.parseInt(m.group(1));
-            int last = m.group(2) == null ? first : Integer.parseInt(m.group(2));
-            if (first <= last && last < logicalShards) {
-                return new int[] {first, last};
-            }
+        try {
+            return ShardMover.parseShards(text, logicalShards);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--shards must be A-B with 0 <= A <= B <= " + (logicalShards - 1)
+                    + " (logical shards), was '" + text + "'", e);
         }
-        throw new IllegalArgumentException("--shards must be A-B with 0 <= A <= B <= " + (logicalShards - 1)
-                + " (logical shards), was '" + text + "'");
     }
 
     /** The one distinct server of {@code servers}; several need {@code --server}. */
