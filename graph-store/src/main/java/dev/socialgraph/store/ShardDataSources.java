@@ -113,6 +113,8 @@ public final class ShardDataSources implements AutoCloseable {
     private volatile ShardMap shardMap;
     private volatile long version;
     private volatile Refresher refresher = () -> { };
+    /** Whether a directory can tell of newer maps; without one no move can be followed, so reads skip the check. */
+    private volatile boolean followsMoves;
     private volatile boolean closed;
 
     /**
@@ -208,6 +210,7 @@ public final class ShardDataSources implements AutoCloseable {
      */
     public void refresher(Refresher refresher) {
         this.refresher = Objects.requireNonNull(refresher, "refresher");
+        this.followsMoves = true;
     }
 
     /**
@@ -291,7 +294,8 @@ public final class ShardDataSources implements AutoCloseable {
      * Runs {@code work} on a connection (auto-commit on) to the database that owns {@code userId}'s shard in
      * {@code group}. When that database gave the shard away in a map newer than this instance's, the newer map is
      * fetched first and the work runs on the new owner; a reader never waits for a fence (the old owner's rows are
-     * frozen and exact until the new map is published).
+     * frozen and exact until the new map is published). Without a {@link #refresher} (no shard directory) there is no
+     * newer map to fetch, so the check is skipped and the read costs what it did before moves existed.
      *
      * @param group  the group of the rows the work reads
      * @param userId the user whose rows they are
@@ -304,6 +308,9 @@ public final class ShardDataSources implements AutoCloseable {
             ShardMap map = shardMap;
             long known = version;
             try (Connection connection = forRange(map.route(group, userId)).getConnection()) {
+                if (!followsMoves) {
+                    return work.run(connection);
+                }
                 long moved = ShardFence.movedIn(connection, group, map.logicalShard(userId));
                 if (moved <= known || !refreshedPast(moved, attempt)) {
                     return work.run(connection);
