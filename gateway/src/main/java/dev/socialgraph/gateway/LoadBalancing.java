@@ -9,12 +9,14 @@ import org.springframework.context.annotation.Configuration;
  * list, {@code spring.cloud.discovery.client.simple.instances.<service>[i].uri} and {@code .instance-id}
  * (application.yml defaults to one local instance of each service at {@code graph.gateway.check-uri} /
  * {@code write-uri}); in Kubernetes the list names the check service's StatefulSet pods by their DNS names.
+ * Each service's list is read once ({@link StaticInstanceListConfiguration}), not per request.
  * {@value #CHECK_SERVICE} gets the {@link ShardAffineLoadBalancer}; {@value #WRITE_SERVICE} keeps Spring Cloud's
  * default round-robin.
  */
 @Configuration(proxyBeanMethods = false)
-@LoadBalancerClients(@LoadBalancerClient(name = LoadBalancing.CHECK_SERVICE,
-        configuration = ShardAffineLoadBalancerConfiguration.class))
+@LoadBalancerClients(value = @LoadBalancerClient(name = LoadBalancing.CHECK_SERVICE,
+        configuration = ShardAffineLoadBalancerConfiguration.class),
+        defaultConfiguration = StaticInstanceListConfiguration.class)
 class LoadBalancing {
 
     /** Service id of the read service, the host of its {@code lb://} route. */

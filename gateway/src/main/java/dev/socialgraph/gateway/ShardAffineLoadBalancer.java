@@ -36,7 +36,8 @@ import reactor.core.publisher.Mono;
  * (the service rejects it anyway) goes round-robin. No instance: an empty response, which the gateway turns into
  * 503.
  *
- * <p>The router of an instance list is built once and reused while the list's ids stay the same.
+ * <p>The router of an instance list is built once and reused while the list's ids stay the same; for the same list
+ * object (the gateway's static list) without looking at the ids.
  */
 final class ShardAffineLoadBalancer implements ReactorServiceInstanceLoadBalancer {
 
@@ -47,7 +48,7 @@ final class ShardAffineLoadBalancer implements ReactorServiceInstanceLoadBalance
     private final String serviceId;
     private final int logicalShardCount;
     private final AtomicInteger roundRobin = new AtomicInteger();
-    private volatile ShardAffineRouter router;
+    private volatile Routing routing;
 
     /**
      * @param suppliers         the instance list of {@code serviceId}
@@ -85,17 +86,22 @@ final class ShardAffineLoadBalancer implements ReactorServiceInstanceLoadBalance
     }
 
     private ShardAffineRouter router(List<ServiceInstance> instances) {
+        Routing current = routing;
+        if (current != null && current.instances() == instances) {
+            return current.router(); // the static list's one object (StaticInstanceListConfiguration)
+        }
         List<String> ids = new ArrayList<>(instances.size());
         for (ServiceInstance instance : instances) {
             ids.add(idOf(instance));
         }
-        ShardAffineRouter r = router;
-        if (r != null && r.instanceIds().equals(ids)) {
-            return r;
-        }
-        r = new ShardAffineRouter(ids, logicalShardCount); // refuses two instances with one id
-        router = r;
+        ShardAffineRouter r = current != null && current.router().instanceIds().equals(ids) ? current.router()
+                : new ShardAffineRouter(ids, logicalShardCount); // refuses two instances with one id
+        routing = new Routing(instances, r);
         return r;
+    }
+
+    /** A router and the instance list it was built for or checked against, published together. */
+    private record Routing(List<ServiceInstance> instances, ShardAffineRouter router) {
     }
 
     /** The id the check instance is configured with: its {@code instance-id}, else {@code host:port}. */
