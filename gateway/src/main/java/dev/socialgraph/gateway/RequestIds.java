@@ -14,14 +14,17 @@ import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * {@code X-Request-Id}: kept when the client sends a sane one, generated otherwise; passed to the service and
- * returned to the client, and logged at DEBUG with the route. Not on the benchmark-only bare route
+ * {@code X-Request-Id}: kept when the client sends a sane one, generated otherwise; returned to the client, passed to
+ * the service (by {@link ServiceHeaders}, from the exchange attribute {@link #ATTRIBUTE}), and logged at DEBUG with
+ * the route. Not on the benchmark-only bare route
  * ({@code graph.gateway.bare-route}), which measures Spring Cloud Gateway without any filter of ours.
  */
 @Component
 class RequestIds implements GlobalFilter, Ordered {
 
     static final String HEADER = "X-Request-Id";
+    /** Exchange attribute holding the request's id, for {@link ServiceHeaders}. */
+    static final String ATTRIBUTE = RequestIds.class.getName() + ".id";
     private static final Logger log = LoggerFactory.getLogger(RequestIds.class);
 
     @Override
@@ -34,10 +37,12 @@ class RequestIds implements GlobalFilter, Ordered {
         if (!isSane(id)) {
             id = randomId();
         }
-        String requestId = id;
-        exchange.getResponse().getHeaders().set(HEADER, requestId);
-        log.debug("request {} {} {}", requestId, exchange.getRequest().getMethod(), exchange.getRequest().getPath());
-        return chain.filter(exchange.mutate().request(r -> r.headers(h -> h.set(HEADER, requestId))).build());
+        exchange.getResponse().getHeaders().set(HEADER, id);
+        exchange.getAttributes().put(ATTRIBUTE, id);
+        if (log.isDebugEnabled()) {
+            log.debug("request {} {} {}", id, exchange.getRequest().getMethod(), exchange.getRequest().getPath());
+        }
+        return chain.filter(exchange);
     }
 
     /** 1 to 128 printable ASCII characters, no spaces: safe to log and to pass on. */

@@ -7,23 +7,30 @@ import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 
 /**
- * Sets {@code X-Service-Token: <graph.service-token>} on every request the gateway proxies to a service, on every
- * route, replacing whatever value a client sent: only the gateway vouches for a request, and a client that knew
- * the credential still cannot pick the identity a service sees (the actor comes from the JWT).
+ * The headers the gateway sets on every request it proxies to a service, replacing whatever values a client sent:
+ * <ul>
+ *   <li>{@code X-Service-Token: <graph.service-token>}, on every route: only the gateway vouches for a request, and a
+ *       client that knew the credential still cannot pick the identity a service sees (the actor comes from the
+ *       JWT);</li>
+ *   <li>{@code X-Request-Id}, the id {@link RequestIds} chose for the request (not on the benchmark-only bare
+ *       route, which it skips).</li>
+ * </ul>
  *
  * <p>An {@link HttpHeadersFilter} rather than a route filter: Spring Cloud Gateway applies these to the outgoing
  * request of every route in its Netty routing filter, so a route added later cannot forget it. It runs last, after
- * the hop-by-hop and forwarding filters.
+ * the hop-by-hop and forwarding filters, and writes both headers into the one copy of the outgoing headers the
+ * routing filter needs anyway; setting the request id by mutating the exchange instead copied every header once
+ * more per request.
  */
 @Component
-class ServiceTokenHeaders implements HttpHeadersFilter, Ordered {
+class ServiceHeaders implements HttpHeadersFilter, Ordered {
 
     /** The header the services check (graph-web) and graph-client sends. */
     static final String HEADER = dev.socialgraph.common.token.ServiceCredential.HEADER;
 
     private final String token;
 
-    ServiceTokenHeaders(ServiceCredential credential) {
+    ServiceHeaders(ServiceCredential credential) {
         this.token = credential.serviceToken();
     }
 
@@ -31,6 +38,10 @@ class ServiceTokenHeaders implements HttpHeadersFilter, Ordered {
     public HttpHeaders filter(HttpHeaders input, ServerWebExchange exchange) {
         HttpHeaders out = HttpHeaders.copyOf(input); // the incoming request's headers are read-only
         out.set(HEADER, token);
+        String requestId = exchange.getAttribute(RequestIds.ATTRIBUTE);
+        if (requestId != null) {
+            out.set(RequestIds.HEADER, requestId);
+        }
         return out;
     }
 

@@ -43,6 +43,7 @@ class ServiceTokenForwardingIT {
     static final String SECRET = "service-token-forwarding-it-jwt-secret-0123456789";
     static final HttpServer SERVICE;
     static final List<List<String>> SEEN = new CopyOnWriteArrayList<>();
+    static final List<List<String>> SEEN_REQUEST_IDS = new CopyOnWriteArrayList<>();
 
     static {
         try {
@@ -51,8 +52,10 @@ class ServiceTokenForwardingIT {
             throw new IllegalStateException(e);
         }
         SERVICE.createContext("/", exchange -> {
-            List<String> tokens = exchange.getRequestHeaders().get(ServiceTokenHeaders.HEADER);
+            List<String> tokens = exchange.getRequestHeaders().get(ServiceHeaders.HEADER);
             SEEN.add(tokens == null ? List.of() : List.copyOf(tokens));
+            List<String> ids = exchange.getRequestHeaders().get(RequestIds.HEADER);
+            SEEN_REQUEST_IDS.add(ids == null ? List.of() : List.copyOf(ids));
             byte[] body = "{\"followers\":1,\"following\":2}".getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             exchange.sendResponseHeaders(200, body.length);
@@ -85,6 +88,7 @@ class ServiceTokenForwardingIT {
     @BeforeEach
     void clear() {
         SEEN.clear();
+        SEEN_REQUEST_IDS.clear();
     }
 
     private HttpResponse<String> send(String method, String path, String... headers) throws Exception {
@@ -120,5 +124,18 @@ class ServiceTokenForwardingIT {
                 .statusCode()).isEqualTo(200);
 
         assertThat(SEEN).containsExactly(List.of(ServiceProcess.SERVICE_TOKEN), List.of(ServiceProcess.SERVICE_TOKEN));
+    }
+
+    @Test
+    void theRequestId_theClientGetsBack_isTheOneTheServiceSaw() throws Exception {
+        HttpResponse<String> generated = send("GET", "/v1/users/7/counts");
+        HttpResponse<String> kept = send("PUT", "/v1/me/following/8", RequestIds.HEADER, "client-id-42");
+        HttpResponse<String> replaced = send("GET", "/v1/users/7/counts", RequestIds.HEADER, "has space");
+
+        String generatedId = generated.headers().firstValue(RequestIds.HEADER).orElseThrow();
+        String replacedId = replaced.headers().firstValue(RequestIds.HEADER).orElseThrow();
+        assertThat(kept.headers().firstValue(RequestIds.HEADER)).hasValue("client-id-42");
+        assertThat(replacedId).isNotEqualTo("has space").hasSize(36);
+        assertThat(SEEN_REQUEST_IDS).containsExactly(List.of(generatedId), List.of("client-id-42"), List.of(replacedId));
     }
 }
