@@ -12,19 +12,23 @@ import reactor.core.publisher.Mono;
  * Per-user rate limiting answered in process: each gateway keeps a few tokens per user (a batch reserved from the
  * user's token bucket in Redis, {@link TokenReservations}) and spends them without asking Redis. When a user's local
  * tokens fall to half a batch, the next batch is reserved in the background, so a user within budget never waits on
- * Redis after the first request; a request waits only when the local tokens are gone (a user spending faster than
- * the background reservations arrive, or the first request of a user this gateway does not hold tokens for). Once
- * Redis grants nothing, the user's requests are refused locally until the bucket holds a whole token again.
+ * Redis. A user this gateway holds nothing for (the first request, or the first after a minute of idleness, which
+ * is most requests of a user who calls now and then) is let through at once on credit, and the batch its request
+ * starts reserving pays for it. A request waits on Redis only when the local tokens are gone while a reservation is
+ * under way or already spent (a user spending faster than the background reservations arrive). Once Redis grants
+ * nothing, the user's requests are refused locally until the bucket holds a whole token again.
  *
- * <p><b>How far over budget a user can get.</b> Every token spent was taken out of the Redis bucket exactly once, so
- * over its whole life a user spends no more than the bucket allows. What batching adds is timing: tokens reserved
- * before a window of time can be spent inside it, on top of a bucket that refilled meanwhile. In any window of
- * {@code t} seconds a user is let through at most {@code burstCapacity + replenishRate × t + n × batch} requests of a
- * budget, with {@code n} the number of gateway instances, because an instance never holds more than {@code batch}
- * tokens of a user (a reservation asks for {@code batch} minus what is held). The other way, up to
- * {@code (n - 1) × batch} of a user's tokens can sit unused on other instances, so a user spreading requests over
- * instances may be refused that much early. While Redis cannot be reached the batches stop: see
- * {@link Decision#REDIS_DOWN}.
+ * <p><b>How far over budget a user can get.</b> Every token spent was taken out of the Redis bucket exactly once,
+ * except requests let through on credit while the bucket was empty: such a credit stays owed and is paid from the
+ * user's next grant on that instance, or forgiven when the user stays away from it for a minute. What batching adds
+ * is timing: tokens reserved before a window of time can be spent inside it, on top of a bucket that refilled
+ * meanwhile. In any window of {@code t} seconds a user is let through at most
+ * {@code burstCapacity + replenishRate × t + n × (batch + 1 + m)} requests of a budget, with {@code n} the number of
+ * gateway instances and {@code m} the number of times in the window the user came back to an instance after a minute
+ * away: an instance never holds more than {@code batch} tokens of a user (a reservation asks for {@code batch} minus
+ * what is held, plus what is owed) and owes at most one. The other way, up to {@code (n - 1) × batch} of a user's
+ * tokens can sit unused on other instances, so a user spreading requests over instances may be refused that much
+ * early. While Redis cannot be reached the batches stop: see {@link Decision#REDIS_DOWN}.
  *
  * <p>Thread safety: a user's state is guarded by its own monitor, held only for a few field updates (never across a
  * Redis call); Redis replies arrive on Lettuce's thread.
@@ -67,6 +71,10 @@ final class LocalTokenBuckets {
         long refusedUntil;
         /** The reservation under way, or {@code null}; completes with {@code true} when Redis answered. */
         CompletableFuture<Boolean> reserving;
+        /** No request has been let through on credit since this state was created. */
+        boolean creditUnused = true;
+        /** Requests let through on credit and not yet paid from a grant: 0 or 1. */
+        int owed;
     }
 
     private final Source source;
@@ -106,8 +114,9 @@ final class LocalTokenBuckets {
     /**
      * Spends one of {@code user}'s tokens.
      *
-     * @return at once when the user has local tokens or is known to be over budget; else once Redis has answered a
-     *         reservation (or failed), on the thread that completed it
+     * @return at once when the user has local tokens, is new to this instance (on credit), is known to be over budget
+     *         or Redis is known to be down; else once Redis has answered a reservation (or failed), on the thread that
+     *         completed it
      */
     Mono<Decision> acquire(String user) {
         Local local = users.get(user);
@@ -125,6 +134,11 @@ final class LocalTokenBuckets {
                 return REJECTED;
             } else if (isRedisDown(now)) {
                 return REDIS_DOWN;
+            } else if (local.creditUnused) {
+                local.creditUnused = false;
+                local.owed = 1;
+                reserve(user, local);
+                return ALLOWED;
             } else {
                 pending = reserve(user, local);
             }
@@ -162,17 +176,23 @@ final class LocalTokenBuckets {
         }
     }
 
-    /** Starts a reservation topping {@code local} up to {@code batch}; called with {@code local}'s monitor held. */
+    /**
+     * Starts a reservation topping {@code local} up to {@code batch} and paying what it owes; called with
+     * {@code local}'s monitor held.
+     */
     private CompletableFuture<Boolean> reserve(String user, Local local) {
         CompletableFuture<Boolean> done = new CompletableFuture<>();
         local.reserving = done;
         reservations.increment();
-        source.reserve(user, batch - local.tokens)
+        source.reserve(user, batch - local.tokens + local.owed)
                 .switchIfEmpty(Mono.error(() -> new IllegalStateException("no reply to a token reservation")))
                 .subscribe(reservation -> {
                     synchronized (local) {
-                        local.tokens += (int) reservation.granted();
-                        local.exhausted = reservation.granted() == 0;
+                        int granted = (int) reservation.granted();
+                        int paid = Math.min(granted, local.owed);
+                        local.owed -= paid;
+                        local.tokens += granted - paid;
+                        local.exhausted = granted == 0;
                         if (local.exhausted) {
                             local.refusedUntil = nanoTime.getAsLong() + reservation.retryAfterMicros() * 1_000;
                         }
