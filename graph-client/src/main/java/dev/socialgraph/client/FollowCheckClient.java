@@ -8,9 +8,6 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +17,21 @@ import java.util.List;
 import java.util.TreeSet;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.io.CloseMode;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -40,11 +52,14 @@ import tools.jackson.databind.json.JsonMapper;
  * other status, in particular every 4xx, is thrown at once and never retried. All calls are reads, so a retry after
  * a request that did reach the server is harmless.
  *
- * <p><b>Connections and timeouts.</b> One JDK {@link HttpClient} (HTTP/1.1, keep-alive connections pooled per
- * instance, idle ones closed after the JDK's {@code jdk.httpclient.keepalive.timeout}, 30 s by default). Each attempt
- * is bounded by {@link Builder#connectTimeout} to open a connection and {@link Builder#requestTimeout} for the
- * answer, so a call takes at most about {@code maxAttempts × (connectTimeout + requestTimeout)} plus
- * {@link Builder#retryWait} between attempts.
+ * <p><b>Connections and timeouts.</b> Apache HttpClient 5's classic client: HTTP/1.1 on keep-alive connections,
+ * at most {@link Builder#maxConnectionsPerInstance} per instance, idle ones closed after {@value #IDLE_SECONDS} s. A
+ * call runs on the calling thread from request to answer, with no hand-off to a selector thread (the JDK's
+ * {@code HttpClient} has two, which cost about 130 µs per call at one connection here). Each attempt is bounded by
+ * {@link Builder#connectTimeout} twice, to wait for a pooled connection when all of the instance's are busy and to
+ * open a new one, and by {@link Builder#requestTimeout} for the answer (the longest silence while it is awaited,
+ * which for the service's small answers is the time to the answer). A call therefore takes at most about
+ * {@code maxAttempts × (2 × connectTimeout + requestTimeout)} plus {@link Builder#retryWait} between attempts.
  *
  * <p><b>Service credential.</b> With {@link Builder#serviceToken}, every request carries
  * {@value #SERVICE_TOKEN_HEADER}{@code : <token>}, a header of its own so it never collides with a user's
@@ -66,13 +81,19 @@ public final class FollowCheckClient implements AutoCloseable {
     private static final byte[] TRUE = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] FALSE = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
     private static final JsonMapper JSON = JsonMapper.builder().build();
+    /** Idle time after which a pooled connection is closed: below the services' and proxies' usual idle timeouts. */
+    static final int IDLE_SECONDS = 30;
+    /**
+     * Idle time after which a pooled connection is checked before reuse: a connection the server closed while idle
+     * would otherwise fail the next call's first attempt.
+     */
+    private static final TimeValue VALIDATE_AFTER_IDLE = TimeValue.ofSeconds(2);
 
     private final ShardAffineRouter router;
     /** {@code <base URI>/internal/v1/users/} of each instance, indexed as the router's instance ids. */
     private final String[] usersBase;
-    private final HttpClient http;
+    private final CloseableHttpClient http;
     private final Retry retry;
-    private final Duration requestTimeout;
     private final String serviceToken;
     private final int batchSize;
 
@@ -84,17 +105,34 @@ public final class FollowCheckClient implements AutoCloseable {
             String base = b.instances.get(ids.get(i)).toString();
             usersBase[i] = (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + USERS;
         }
-        this.http = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(b.connectTimeout)
-                .followRedirects(HttpClient.Redirect.NEVER)
+        PoolingHttpClientConnectionManager connections = PoolingHttpClientConnectionManagerBuilder.create()
+                .setMaxConnPerRoute(b.maxConnectionsPerInstance)
+                .setMaxConnTotal(b.maxConnectionsPerInstance * ids.size())
+                .setDefaultConnectionConfig(ConnectionConfig.custom()
+                        .setConnectTimeout(Timeout.of(b.connectTimeout))
+                        .setSocketTimeout(Timeout.of(b.requestTimeout))
+                        .setValidateAfterInactivity(VALIDATE_AFTER_IDLE)
+                        .build())
+                .build();
+        this.http = HttpClients.custom()
+                .setConnectionManager(connections)
+                .setDefaultRequestConfig(RequestConfig.custom()
+                        .setConnectionRequestTimeout(Timeout.of(b.connectTimeout))
+                        .setResponseTimeout(Timeout.of(b.requestTimeout))
+                        .build())
+                .evictIdleConnections(TimeValue.ofSeconds(IDLE_SECONDS))
+                // Fail-over is the Retry's, to another instance; the transport's own retries would repeat the same one.
+                .disableAutomaticRetries()
+                .disableRedirectHandling()
+                .disableCookieManagement()
+                .disableAuthCaching()
+                .disableContentCompression()
                 .build();
         this.retry = Retry.of("follow-check", RetryConfig.custom()
                 .maxAttempts(b.maxAttempts)
                 .waitDuration(b.retryWait)
                 .retryOnException(FollowCheckClient::retryable)
                 .build());
-        this.requestTimeout = b.requestTimeout;
         this.serviceToken = b.serviceToken;
         this.batchSize = b.batchSize;
     }
@@ -141,9 +179,9 @@ public final class FollowCheckClient implements AutoCloseable {
         UserIds.requirePositive(followee, "followee");
         String path = follower + "/following/" + followee;
         return call(follower, instance -> {
-            HttpRequest.Builder r = request(instance, path).GET();
+            HttpUriRequestBase r = request(new HttpGet(usersBase[instance] + path));
             if (followToken != null) {
-                r.header(FOLLOW_TOKEN_HEADER, followToken);
+                r.addHeader(FOLLOW_TOKEN_HEADER, followToken);
             }
             byte[] body = send(r);
             // The two answers are pre-encoded by the service; anything else is parsed.
@@ -178,9 +216,7 @@ public final class FollowCheckClient implements AutoCloseable {
             int to = Math.min(followees.length, from + batchSize);
             String json = idsBody(followees, from, to);
             long[] following = call(follower, instance -> {
-                HttpRequest.Builder r = request(instance, path)
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(json, StandardCharsets.US_ASCII));
+                HttpUriRequestBase r = request(post(usersBase[instance] + path, json));
                 return ascending(field(send(r), "following"));
             });
             for (int i = from; i < to; i++) {
@@ -215,11 +251,9 @@ public final class FollowCheckClient implements AutoCloseable {
         for (int from = 0; from < authors.length; from += batchSize) {
             String json = idsBody(authors, from, Math.min(authors.length, from + batchSize));
             JsonNode body = call(viewer, instance -> {
-                HttpRequest.Builder r = request(instance, path)
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(json, StandardCharsets.US_ASCII));
+                HttpUriRequestBase r = request(post(usersBase[instance] + path, json));
                 if (followToken != null) {
-                    r.header(FOLLOW_TOKEN_HEADER, followToken);
+                    r.addHeader(FOLLOW_TOKEN_HEADER, followToken);
                 }
                 return parse(send(r));
             });
@@ -269,7 +303,7 @@ public final class FollowCheckClient implements AutoCloseable {
         UserIds.requirePositive(b, "b");
         String path = a + "/relationship/" + b;
         return call(a, instance -> {
-            JsonNode body = parse(send(request(instance, path).GET()));
+            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
             return new Relationship(required(body, "following").asBoolean(), required(body, "followedBy").asBoolean());
         });
     }
@@ -286,7 +320,7 @@ public final class FollowCheckClient implements AutoCloseable {
         UserIds.requirePositive(user, "user");
         String path = user + "/counts";
         return call(user, instance -> {
-            JsonNode body = parse(send(request(instance, path).GET()));
+            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
             return new Counts(required(body, "followers").asLong(), required(body, "following").asLong());
         });
     }
@@ -312,10 +346,10 @@ public final class FollowCheckClient implements AutoCloseable {
         return router.instanceIds().get(router.candidate(user, attempt));
     }
 
-    /** Closes the pooled connections; calls after this fail. */
+    /** Closes the pooled connections at once; calls after this fail. */
     @Override
     public void close() {
-        http.close();
+        http.close(CloseMode.IMMEDIATE);
     }
 
     /** Both directions between users {@code a} and {@code b}.
@@ -338,7 +372,7 @@ public final class FollowCheckClient implements AutoCloseable {
     /** One attempt against one instance. */
     @FunctionalInterface
     private interface Attempt<T> {
-        T run(int instance) throws IOException, InterruptedException;
+        T run(int instance) throws IOException;
     }
 
     /** Runs {@code attempt} on {@code user}'s instances in rendezvous order, as the retry policy allows. */
@@ -352,9 +386,6 @@ public final class FollowCheckClient implements AutoCloseable {
         } catch (IOException e) {
             throw new CheckServiceException(CheckServiceException.NO_RESPONSE,
                     "no check instance answered after " + next[0] + " attempt(s), last " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CheckServiceException(CheckServiceException.NO_RESPONSE, "interrupted", e);
         } catch (RuntimeException e) {
             throw e;
         } catch (Throwable e) {
@@ -362,33 +393,48 @@ public final class FollowCheckClient implements AutoCloseable {
         }
     }
 
-    /** Connection failures and timeouts (every {@link IOException} of the JDK client) and 503. */
+    /**
+     * Connection failures and timeouts (every {@link IOException} of the transport: refused, reset, no response, connect,
+     * pool and response timeouts) and 503; nothing once the calling thread is interrupted (the transport reports an
+     * interrupt as an {@code InterruptedIOException}, which must end the call, not move it to the next instance).
+     */
     private static boolean retryable(Throwable e) {
+        if (Thread.currentThread().isInterrupted()) {
+            return false;
+        }
         return e instanceof IOException || e instanceof CheckServiceException c && c.status() == 503;
     }
 
-    private HttpRequest.Builder request(int instance, String path) {
-        HttpRequest.Builder r = HttpRequest.newBuilder(URI.create(usersBase[instance] + path))
-                .timeout(requestTimeout)
-                .header("Accept", "application/json");
+    /** {@code r} with the headers every request carries. */
+    private HttpUriRequestBase request(HttpUriRequestBase r) {
+        r.addHeader("Accept", "application/json");
         if (serviceToken != null) {
-            r.header(SERVICE_TOKEN_HEADER, serviceToken);
+            r.addHeader(SERVICE_TOKEN_HEADER, serviceToken);
         }
         return r;
     }
 
-    /** The body of a 2xx answer; other statuses throw {@link CheckServiceException}. */
-    private byte[] send(HttpRequest.Builder request) throws IOException, InterruptedException {
-        HttpRequest r = request.build();
-        HttpResponse<byte[]> response = http.send(r, HttpResponse.BodyHandlers.ofByteArray());
-        int status = response.statusCode();
-        if (status / 100 != 2) {
-            byte[] body = response.body();
-            String text = new String(body, 0, Math.min(body.length, 300), StandardCharsets.UTF_8);
-            throw new CheckServiceException(status, r.method() + " " + r.uri() + ": HTTP " + status + " " + text, null);
-        }
-        return response.body();
+    private static HttpPost post(String uri, String json) {
+        HttpPost r = new HttpPost(uri);
+        r.setEntity(new ByteArrayEntity(json.getBytes(StandardCharsets.US_ASCII), ContentType.APPLICATION_JSON));
+        return r;
     }
+
+    /** The body of a 2xx answer; other statuses throw {@link CheckServiceException}. */
+    private byte[] send(HttpUriRequestBase r) throws IOException {
+        // The handler reads the whole body, so the connection goes back to the pool before this returns.
+        Answer answer = http.execute(r, response -> new Answer(response.getCode(),
+                response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity())));
+        if (answer.status / 100 != 2) {
+            String text = new String(answer.body, 0, Math.min(answer.body.length, 300), StandardCharsets.UTF_8);
+            throw new CheckServiceException(answer.status,
+                    r.getMethod() + " " + r.getRequestUri() + ": HTTP " + answer.status + " " + text, null);
+        }
+        return answer.body;
+    }
+
+    /** A status and the body that came with it. */
+    private record Answer(int status, byte[] body) { }
 
     private static JsonNode parse(byte[] body) {
         try {
@@ -440,6 +486,7 @@ public final class FollowCheckClient implements AutoCloseable {
         private int logicalShardCount = 256;
         private Duration connectTimeout = Duration.ofMillis(500);
         private Duration requestTimeout = Duration.ofSeconds(1);
+        private int maxConnectionsPerInstance = 64;
         private int maxAttempts = 2;
         private Duration retryWait = Duration.ZERO;
         private String serviceToken;
@@ -485,7 +532,8 @@ public final class FollowCheckClient implements AutoCloseable {
         }
 
         /**
-         * Time to open a connection to one instance.
+         * Time to get a connection to one instance, bounding each of: the wait for a pooled one when all of
+         * {@link #maxConnectionsPerInstance} are busy, and opening a new one.
          *
          * @param timeout positive; default 500 ms
          * @return this builder
@@ -496,13 +544,25 @@ public final class FollowCheckClient implements AutoCloseable {
         }
 
         /**
-         * Time for one attempt's answer, from sending the request to the response's headers.
+         * Time for one attempt's answer: the longest wait for the response's next bytes once the request is sent.
          *
          * @param timeout positive; default 1 s
          * @return this builder
          */
         public Builder requestTimeout(Duration timeout) {
             this.requestTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Most connections kept to one instance: as many calls to it can be in flight at once, and the next waits up
+         * to {@link #connectTimeout} for one to come free (then fails over like a connection failure).
+         *
+         * @param connections {@code 1..10000}; default 64
+         * @return this builder
+         */
+        public Builder maxConnectionsPerInstance(int connections) {
+            this.maxConnectionsPerInstance = connections;
             return this;
         }
 
@@ -568,6 +628,10 @@ public final class FollowCheckClient implements AutoCloseable {
             }
             requirePositive(connectTimeout, "connectTimeout");
             requirePositive(requestTimeout, "requestTimeout");
+            if (maxConnectionsPerInstance < 1 || maxConnectionsPerInstance > 10_000) {
+                throw new IllegalArgumentException("maxConnectionsPerInstance must be in 1..10000, was "
+                        + maxConnectionsPerInstance);
+            }
             if (maxAttempts < 1) {
                 throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
             }

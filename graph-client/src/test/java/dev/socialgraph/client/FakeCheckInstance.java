@@ -33,8 +33,8 @@ final class FakeCheckInstance implements AutoCloseable {
     private static final Pattern COUNTS = Pattern.compile("/internal/v1/users/(\\d+)/counts");
     private static final Pattern HIDDEN = Pattern.compile("/internal/v1/users/(\\d+)/hidden");
 
-    /** One request as received. */
-    record Received(String method, String path, String body, String serviceToken, String followToken) { }
+    /** One request as received, with the client's port (one per connection). */
+    record Received(String method, String path, String body, String serviceToken, String followToken, int clientPort) { }
 
     final String id;
     private final Set<String> edges;
@@ -94,7 +94,7 @@ final class FakeCheckInstance implements AutoCloseable {
         String path = exchange.getRequestURI().getPath();
         received.add(new Received(exchange.getRequestMethod(), path, body,
                 exchange.getRequestHeaders().getFirst("X-Service-Token"),
-                exchange.getRequestHeaders().getFirst("X-Follow-Token")));
+                exchange.getRequestHeaders().getFirst("X-Follow-Token"), exchange.getRemoteAddress().getPort()));
         if (hang) {
             try {
                 release.await();

@@ -6,13 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.socialgraph.common.shard.ShardAffinity;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpTimeoutException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -166,8 +167,43 @@ class FollowCheckClientTest {
                 .isInstanceOfSatisfying(CheckServiceException.class,
                         e -> assertThat(e.status()).isEqualTo(CheckServiceException.NO_RESPONSE))
                 .hasMessageContaining("after 3 attempt(s)")
-                .hasCauseInstanceOf(HttpTimeoutException.class);
+                .hasCauseInstanceOf(SocketTimeoutException.class);
         assertThat(hits()).isEqualTo(3); // one per instance, in rendezvous order
+    }
+
+    @Test
+    void sequentialCalls_reuseOneKeepAliveConnection() {
+        FakeCheckInstance owner = owner(7);
+        for (int i = 0; i < 20; i++) {
+            assertThat(client.isFollowing(7, 1007)).isTrue();
+        }
+
+        assertThat(owner.received()).hasSize(20);
+        assertThat(owner.received().stream().map(FakeCheckInstance.Received::clientPort).distinct()).hasSize(1);
+    }
+
+    @Test
+    void allConnectionsToAnInstanceBusy_theNextCallWaitsForOne_andFailsOverAfterTheConnectTimeout() {
+        client(builder().maxConnectionsPerInstance(1).connectTimeout(Duration.ofMillis(200))
+                .requestTimeout(Duration.ofSeconds(30)).maxAttempts(2));
+        long follower = 11;
+        FakeCheckInstance owner = owner(follower);
+        owner.hang();
+        Thread holder = Thread.ofVirtual().start(() -> {
+            try {
+                client.isFollowing(follower, follower + 1000);
+            } catch (CheckServiceException expected) {
+                // ended by the client's close after the test; only its hold on the owner's one connection matters
+            }
+        });
+        Awaitility.await().until(() -> owner.received().size() == 1);
+
+        // The owner's one connection is held by the hung call, so this one never reaches the owner: it waits for the
+        // connection, gives up after the connect timeout and is answered by the next instance.
+        assertThat(client.isFollowing(follower, follower + 1000)).isTrue();
+        assertThat(ownerWithout(follower, owner.id).received()).hasSize(1);
+        assertThat(owner.received()).hasSize(1);
+        assertThat(holder.isAlive()).isTrue();
     }
 
     @Test
@@ -309,6 +345,8 @@ class FollowCheckClientTest {
                 .hasMessageContaining("maxAttempts");
         assertThatThrownBy(() -> FollowCheckClient.builder().instance("a", uri).requestTimeout(Duration.ZERO).build())
                 .hasMessageContaining("requestTimeout");
+        assertThatThrownBy(() -> FollowCheckClient.builder().instance("a", uri).maxConnectionsPerInstance(0).build())
+                .hasMessageContaining("maxConnectionsPerInstance");
         assertThatThrownBy(() -> FollowCheckClient.builder().instance("a", uri).batchSize(0).build())
                 .hasMessageContaining("batchSize");
         assertThatThrownBy(() -> FollowCheckClient.builder().instance("a", uri).serviceToken(" ").build())
