@@ -105,7 +105,7 @@ class LauncherPartsTest {
         ServiceFleet.Spec gateway = specs.stream().filter(s -> s.name().equals(PortPlan.GATEWAY)).findFirst()
                 .orElseThrow();
         assertThat(gateway.jvmOptions()).containsExactly("-XX:+UseParallelGC", "-XX:+UseCompactObjectHeaders",
-                "-Dreactor.netty.ioWorkerCount=2");
+                "-Dreactor.netty.ioWorkerCount=1");
         assertThat(specs).filteredOn(s -> !s.name().equals(PortPlan.GATEWAY))
                 .allSatisfy(s -> assertThat(s.jvmOptions()).isEmpty());
 
@@ -115,7 +115,7 @@ class LauncherPartsTest {
                 List.of("-XX:+UseSerialGC"))) {
             // GRAPH_JAVA_OPTS last among the JVM options, so an operator's flag wins over the service's own.
             assertThat(fleet.command(gateway)).containsSubsequence("-Xmx384m", "-XX:+UseParallelGC",
-                    "-Dreactor.netty.ioWorkerCount=2", "-XX:+UseSerialGC", "-jar");
+                    "-Dreactor.netty.ioWorkerCount=1", "-XX:+UseSerialGC", "-jar");
         }
     }
 
