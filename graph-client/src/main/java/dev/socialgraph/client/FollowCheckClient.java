@@ -54,8 +54,9 @@ import tools.jackson.databind.json.JsonMapper;
  *
  * <p><b>Connections and timeouts.</b> Apache HttpClient 5's classic client: HTTP/1.1 on keep-alive connections,
  * at most {@link Builder#maxConnectionsPerInstance} per instance, idle ones closed after {@value #IDLE_SECONDS} s. A
- * call runs on the calling thread from request to answer, with no hand-off to a selector thread (the JDK's
- * {@code HttpClient} has two, which cost about 130 µs per call at one connection here). Each attempt is bounded by
+ * call runs on the calling thread from request to answer, with no hand-off (the JDK's {@code HttpClient} passes
+ * each request to its selector thread and each answer on to an executor, which cost about 130 µs per call at one
+ * connection here). Each attempt is bounded by
  * {@link Builder#connectTimeout} twice, to wait for a pooled connection when all of the instance's are busy and to
  * open a new one, and by {@link Builder#requestTimeout} for the answer (the longest silence while it is awaited,
  * which for the service's small answers is the time to the answer). A call therefore takes at most about
