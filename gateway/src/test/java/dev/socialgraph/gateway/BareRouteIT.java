@@ -18,6 +18,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.cloud.gateway.route.Route;
+import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -88,6 +91,16 @@ class BareRouteIT {
         assertThat(r.body()).isEqualTo("{\"following\":true}");
         assertThat(r.headers().firstValue(RequestIds.HEADER)).isEmpty();
         assertThat(SEEN).containsExactly("/internal/v1/users/5/following/6 request-id=null");
+    }
+
+    @Autowired
+    RouteLocator routes;
+
+    @Test
+    void theBareRoute_thenTheSingleCheck_areTheFirstRoutesTried() {
+        List<String> ids = routes.getRoutes().map(Route::getId).collectList().block(Duration.ofSeconds(10));
+
+        assertThat(ids).startsWith(RoutesConfiguration.BARE_ROUTE, "check");
     }
 
     @Test
