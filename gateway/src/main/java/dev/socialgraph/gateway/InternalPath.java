@@ -61,13 +61,8 @@ final class InternalPath implements GatewayFilter, Ordered {
             throw new IllegalArgumentException("not a public API path: " + url);
         }
         String query = url.getRawQuery();
-        StringBuilder s = new StringBuilder(url.getScheme().length() + 3 + url.getRawAuthority().length()
-                + INTERNAL.length() + path.length() + (query == null ? 0 : query.length() + 1))
-                .append(url.getScheme()).append("://").append(url.getRawAuthority()).append(INTERNAL).append(path);
-        if (query != null) {
-            s.append('?').append(query);
-        }
-        return URI.create(s.toString());
+        return URI.create(url.getScheme() + "://" + url.getRawAuthority() + INTERNAL + path
+                + (query == null ? "" : "?" + query));
     }
 
     @Override

@@ -3,11 +3,14 @@ package dev.socialgraph.gateway;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
 import java.util.Map;
+import java.util.function.Function;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.route.RouteLocator;
+import org.springframework.cloud.gateway.route.builder.GatewayFilterSpec;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
+import org.springframework.cloud.gateway.route.builder.UriSpec;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.annotation.Bean;
@@ -70,6 +73,9 @@ class RoutesConfiguration {
                         @Qualifier("writeLimiter") LocalTokenBuckets writeLimiter, MeterRegistry meters) {
         RateLimits limits = new RateLimits(problems, meters);
         GatewayFilter reads = limits.filter(readLimiter, "reads", 0);
+        // The check's own route and the other reads of /v1/users/** get one filter list.
+        Function<GatewayFilterSpec, UriSpec> publicReads =
+                f -> f.filter(reads).filter(InternalPath.FILTER, InternalPath.ORDER);
         RouteLocatorBuilder.Builder routes = builder.routes();
         if (properties.bareRoute()) {
             // Spring Cloud Gateway's floor for the benchmark: the service's own path, so nothing is rewritten; no
@@ -83,7 +89,7 @@ class RoutesConfiguration {
         // follow check, most of the traffic, comes first. No later route matches its paths.
         routes.route("check", r -> r.path("/v1/users/{id}/following/{targetId}")
                         .and().method(HttpMethod.GET)
-                        .filters(f -> f.filter(reads).filter(InternalPath.FILTER, InternalPath.ORDER))
+                        .filters(publicReads)
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE))
                 .route("follow-write", r -> r.path("/v1/me/following/{targetId}", "/v1/me/blocking/{targetId}",
                                 "/v1/me/muting/{targetId}")
@@ -107,7 +113,7 @@ class RoutesConfiguration {
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE))
                 .route("reads", r -> r.path("/v1/users/**")
                         .and().method(HttpMethod.GET, HttpMethod.POST)
-                        .filters(f -> f.filter(reads).filter(InternalPath.FILTER, InternalPath.ORDER))
+                        .filters(publicReads)
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE));
         return routes.build();
     }
