@@ -30,9 +30,11 @@ import org.springframework.validation.annotation.Validated;
  *                            112 per follower; ego-Twitter's 1.77M edges and 81K users take about 23 MB)
  * @param admissionQueue      most followers waiting to be read from the shard into the in-process cache after a
  *                            miss answered by Redis; past it a miss is not queued (the next one tries again)
- * @param tokenSecret         HMAC secret of follow tokens, shared with the write service (>= 32 bytes)
+ * @param tokenSecret         HMAC secret of follow tokens, shared with the write service (>= 32 bytes; no default:
+ *                            start-up fails naming {@code GRAPH_TOKEN_SECRET} without it)
  * @param tokenMaxAge         how long a follow token lets a check skip the local cache (5 s)
- * @param cursorKey           HMAC key of list cursors, shared by every check instance (>= 32 bytes)
+ * @param cursorKey           HMAC key of list cursors, shared by every check instance (>= 32 bytes; no default:
+ *                            start-up fails naming {@code GRAPH_CURSOR_KEY} without it)
  * @param defaultLimit        list page size when {@code limit} is absent (50)
  * @param maxLimit            largest accepted {@code limit} (1000)
  * @param batchMax            most ids in one batch check (1000)
@@ -56,9 +58,11 @@ public record CheckProperties(
         @NotNull @DefaultValue("3600s") Duration cacheTtl,
         @NotNull @DefaultValue("256MB") DataSize localCacheBudget,
         @Min(1) @Max(1_000_000) @DefaultValue("4096") int admissionQueue,
-        @NotNull @Size(min = 32) @DefaultValue("dev-only-follow-token-secret-change-me-0123456789") String tokenSecret,
+        @NotBlank(message = "must be set (environment GRAPH_TOKEN_SECRET, the write service's follow-token secret)")
+        @Size(min = 32, message = "must be at least 32 bytes (GRAPH_TOKEN_SECRET)") String tokenSecret,
         @NotNull @DefaultValue("5s") Duration tokenMaxAge,
-        @NotNull @Size(min = 32) @DefaultValue("dev-only-list-cursor-key-change-me-0123456789") String cursorKey,
+        @NotBlank(message = "must be set (environment GRAPH_CURSOR_KEY, the same on every check instance)")
+        @Size(min = 32, message = "must be at least 32 bytes (GRAPH_CURSOR_KEY)") String cursorKey,
         @Min(1) @Max(1000) @DefaultValue("50") int defaultLimit,
         @Min(1) @Max(10000) @DefaultValue("1000") int maxLimit,
         @Min(1) @Max(10000) @DefaultValue("1000") int batchMax,

@@ -18,7 +18,8 @@ import org.springframework.validation.annotation.Validated;
  * overridden by environment variables through relaxed binding, e.g. {@code GRAPH_WRITE_FOLLOWING_CAP}.
  *
  * @param followingCap the most users one user may follow (DESIGN.md 10: 10,000; the table's CHECK allows no more)
- * @param tokenSecret  HMAC secret of follow tokens, at least 32 bytes, shared with the check service
+ * @param tokenSecret  HMAC secret of follow tokens, at least 32 bytes, shared with the check service; no default:
+ *                     start-up fails naming {@code GRAPH_TOKEN_SECRET} without it
  * @param topic        the Kafka topic the outbox relay publishes to ({@code follow-events})
  * @param redis        the L1 cache connection
  * @param relay        the outbox relay
@@ -27,7 +28,8 @@ import org.springframework.validation.annotation.Validated;
 @ConfigurationProperties("graph.write")
 public record WriteProperties(
         @DefaultValue("10000") @Min(1) @Max(10000) int followingCap,
-        @NotNull @Size(min = 32, message = "must be at least 32 bytes (GRAPH_TOKEN_SECRET)") String tokenSecret,
+        @NotBlank(message = "must be set (environment GRAPH_TOKEN_SECRET, shared with the check service)")
+        @Size(min = 32, message = "must be at least 32 bytes (GRAPH_TOKEN_SECRET)") String tokenSecret,
         @DefaultValue(Topics.FOLLOW_EVENTS) @NotBlank String topic,
         @DefaultValue @Valid Redis redis,
         @DefaultValue @Valid Relay relay) {

@@ -16,8 +16,9 @@ import org.springframework.validation.annotation.Validated;
 /**
  * Gateway settings, {@code graph.gateway.*}.
  *
- * @param jwtSecret HS256 secret of the bearer tokens (local and test runs; env {@code GRAPH_JWT_SECRET}),
- *                  at least 32 bytes (RFC 7518 section 3.2: the key must be at least as long as the hash)
+ * @param jwtSecret HS256 secret of the bearer tokens (env {@code GRAPH_JWT_SECRET}), at least 32 bytes (RFC 7518
+ *                  section 3.2: the key must be at least as long as the hash); required unless {@code jwkSetUri} is
+ *                  set, and without a default outside the {@code local} profile
  * @param jwkSetUri JWK Set URI of the identity provider (production): when set, tokens are validated against its
  *                  keys (RS256) instead of {@code jwtSecret}; unset (local and test runs): HS256 with the secret
  * @param writeUri  base URI of the single follow-write-service instance of the default static instance list
@@ -41,7 +42,7 @@ import org.springframework.validation.annotation.Validated;
 @Validated
 @ConfigurationProperties("graph.gateway")
 public record GatewayProperties(
-        @NotNull @Size(min = 32, message = "must be at least 32 bytes (HS256)") String jwtSecret,
+        @Size(min = 32, message = "must be at least 32 bytes (HS256, GRAPH_JWT_SECRET)") String jwtSecret,
         URI jwkSetUri,
         @NotNull URI writeUri,
         @NotNull URI checkUri,
@@ -53,8 +54,20 @@ public record GatewayProperties(
         @DefaultValue @NotNull @Valid ServicePool servicePool,
         @DefaultValue("false") boolean bareRoute) {
 
-    /** Validates what the annotations cannot. */
+    /**
+     * Validates what the annotations cannot.
+     *
+     * @throws IllegalArgumentException when neither a JWT secret nor a JWK Set URI is set (the message names
+     *     {@code GRAPH_JWT_SECRET}), or for a body limit out of range
+     */
     public GatewayProperties {
+        if (jwtSecret != null && jwtSecret.isBlank()) {
+            jwtSecret = null; // ${GRAPH_JWT_SECRET:} unset: no secret, not a short one
+        }
+        if (jwkSetUri == null && jwtSecret == null) {
+            throw new IllegalArgumentException("graph.gateway.jwt-secret is not set: set the environment variable "
+                    + "GRAPH_JWT_SECRET (at least 32 bytes) or graph.gateway.jwk-set-uri; no token could be validated");
+        }
         if (maxBodySize != null && (maxBodySize.toBytes() < 1 || maxBodySize.toBytes() > Integer.MAX_VALUE)) {
             throw new IllegalArgumentException(
                     "graph.gateway.max-body-size must be from 1 byte to 2147483647 bytes: " + maxBodySize);

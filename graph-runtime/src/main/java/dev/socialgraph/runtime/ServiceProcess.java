@@ -34,6 +34,15 @@ public final class ServiceProcess implements AutoCloseable {
     /** The property holding the service credential. */
     public static final String SERVICE_TOKEN_PROPERTY = "graph.service-token";
 
+    /** The property naming the active Spring profiles. */
+    public static final String PROFILES_PROPERTY = "spring.profiles.active";
+
+    /**
+     * The profile whose {@code application-local.yml} holds the services' development secrets (follow-token secret,
+     * cursor key, JWT secret); a service started outside it refuses to start without real ones.
+     */
+    public static final String LOCAL_PROFILE = "local";
+
     private final String name;
     private final Process process;
     private final int port;
@@ -53,7 +62,8 @@ public final class ServiceProcess implements AutoCloseable {
      * @param module     the service's module directory name, e.g. {@code follow-write-service}; its jar is looked up
      *                   next to the calling module ({@code ../<module>/target})
      * @param properties Spring properties, e.g. {@code graph.shards.*}; without {@code graph.service-token} the
-     *                   service gets {@link #SERVICE_TOKEN}
+     *                   service gets {@link #SERVICE_TOKEN}, without {@code spring.profiles.active} the
+     *                   {@link #LOCAL_PROFILE}
      * @param startup    how long to wait for readiness
      * @throws IllegalStateException when the jar is missing (build the module first: {@code ./mvnw package}), the
      *                               process exits, or readiness does not come in time; the log's tail is included
@@ -71,6 +81,9 @@ public final class ServiceProcess implements AutoCloseable {
         command.add("--server.port=" + port);
         if (!properties.containsKey(SERVICE_TOKEN_PROPERTY)) {
             command.add("--" + SERVICE_TOKEN_PROPERTY + "=" + SERVICE_TOKEN);
+        }
+        if (!properties.containsKey(PROFILES_PROPERTY)) {
+            command.add("--" + PROFILES_PROPERTY + "=" + LOCAL_PROFILE);
         }
         properties.forEach((k, v) -> command.add("--" + k + "=" + v));
         try {

@@ -1,0 +1,64 @@
+package dev.socialgraph.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MutablePropertySources;
+import org.springframework.core.env.PropertySourcesPropertyResolver;
+import org.springframework.core.io.ClassPathResource;
+
+/**
+ * No secret from the repository outside the explicit {@code local} profile: the shipped {@code application.yml}
+ * resolves the JWT secret to nothing when {@code GRAPH_JWT_SECRET} is unset, and a gateway with neither a secret nor
+ * a JWK Set does not start, naming the variable; with a JWK Set (production) no secret is needed.
+ */
+class GatewaySecretsTest {
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableConfigurationProperties(GatewayProperties.class)
+    static class Config {
+    }
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner().withUserConfiguration(Config.class)
+            .withPropertyValues("graph.gateway.write-uri=http://127.0.0.1:8082",
+                    "graph.gateway.check-uri=http://127.0.0.1:8081",
+                    "graph.gateway.reads.replenish-rate=1", "graph.gateway.reads.burst-capacity=1",
+                    "graph.gateway.writes.replenish-rate=1", "graph.gateway.writes.burst-capacity=1");
+
+    /** A property of the shipped configuration files, resolved with no environment variable set. */
+    private static String shipped(String key, String... files) throws IOException {
+        MutablePropertySources sources = new MutablePropertySources();
+        for (String file : files) { // later files win, as a profile's file wins over application.yml
+            new YamlPropertySourceLoader().load(file, new ClassPathResource(file)).forEach(sources::addFirst);
+        }
+        return new PropertySourcesPropertyResolver(sources).getProperty(key);
+    }
+
+    @Test
+    void theShippedConfiguration_hasNoSecret_outsideTheLocalProfile() throws IOException {
+        assertThat(shipped("graph.gateway.jwt-secret", "application.yml")).isEmpty();
+        assertThat(shipped("graph.gateway.jwt-secret", "application.yml", "application-local.yml")).hasSizeGreaterThan(32);
+    }
+
+    @Test
+    void withoutASecretOrAJwkSet_startUpFails_namingTheVariable() {
+        runner.withPropertyValues("graph.gateway.jwt-secret=").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("GRAPH_JWT_SECRET");
+        });
+    }
+
+    @Test
+    void withAJwkSetAndNoSecret_startsWithoutOne() {
+        runner.withPropertyValues("graph.gateway.jwt-secret=", "graph.gateway.jwk-set-uri=https://idp.example/jwks.json")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(GatewayProperties.class).jwtSecret()).isNull();
+                });
+    }
+}
