@@ -27,16 +27,14 @@ final class Specs {
     static final String LOOPBACK = "127.0.0.1";
 
     /**
-     * The gateway's JVM flags: the throughput collector (its heap is mostly short-lived request garbage, and G1's
-     * concurrent marking of a small heap ran almost continuously), compact object headers, and one event loop. With
-     * two, a request arriving on one loop was often proxied over a pooled connection that lives on the other, a
-     * thread hand-off each way; on a machine whose two cores the whole fleet shares, the gateway gets about one core
-     * anyway. Measured on the bare route at one connection (docs/benchmarks.md, "One event loop for the local
-     * gateway"): p50 about 380 against 560–940 µs, 321 against 414 µs of gateway CPU per request, and no less
-     * throughput at 32 connections.
+     * The first JDK whose JVM knows {@code -XX:+UseCompactObjectHeaders} as a product flag (JEP 519). JDK 24 has it
+     * only as an experimental flag (JEP 450, behind {@code -XX:+UnlockExperimentalVMOptions}) and JDK 21 not at all:
+     * either refuses to start with it.
      */
-    static final List<String> GATEWAY_JVM_OPTIONS = List.of("-XX:+UseParallelGC", "-XX:+UseCompactObjectHeaders",
-            "-Dreactor.netty.ioWorkerCount=1");
+    static final int COMPACT_HEADERS_SINCE = 25;
+
+    /** The feature version of the JVM the services run on: the launcher's own ({@link ServiceFleet#command}). */
+    static final int RUNTIME_FEATURE = Runtime.version().feature();
 
     /** The prefix of Spring Cloud's static instance lists, which the gateway's load balancer reads. */
     static final String SIMPLE_DISCOVERY = "spring.cloud.discovery.client.simple.instances.";
@@ -55,14 +53,50 @@ final class Specs {
     }
 
     /**
-     * The fleet's services with their settings.
+     * The gateway's JVM flags for a JVM of the given feature version: the throughput collector (its heap is mostly
+     * short-lived request garbage, and G1's concurrent marking of a small heap ran almost continuously), compact
+     * object headers where the JVM has them as a product flag (from {@link #COMPACT_HEADERS_SINCE}), and one event
+     * loop. With two, a request arriving on one loop was often proxied over a pooled connection that lives on the
+     * other, a thread hand-off each way; on a machine whose two cores the whole fleet shares, the gateway gets about
+     * one core anyway. Measured on the bare route at one connection (docs/benchmarks.md, "One event loop for the local
+     * gateway"): p50 about 380 against 560–940 µs, 321 against 414 µs of gateway CPU per request, and no less
+     * throughput at 32 connections.
+     *
+     * @param javaFeature the JVM's feature version ({@link Runtime.Version#feature()}), 21 or more
+     * @return the flags, each one the JVM of that version accepts
+     */
+    static List<String> gatewayJvmOptions(int javaFeature) {
+        List<String> options = new ArrayList<>();
+        options.add("-XX:+UseParallelGC");
+        if (javaFeature >= COMPACT_HEADERS_SINCE) {
+            options.add("-XX:+UseCompactObjectHeaders");
+        }
+        options.add("-Dreactor.netty.ioWorkerCount=1");
+        return List.copyOf(options);
+    }
+
+    /**
+     * The fleet's services with their settings, for services run on this JVM's version ({@link #RUNTIME_FEATURE}).
      *
      * @param instances how many of each scaled-out service
+     * @return the services in start order (see the other overload)
+     */
+    static List<ServiceFleet.Spec> of(PortPlan ports, Stores.Endpoints stores, FleetDir dir, long celebrityThreshold,
+                                      int pageSize, Instances instances) {
+        return of(ports, stores, dir, celebrityThreshold, pageSize, instances, RUNTIME_FEATURE);
+    }
+
+    /**
+     * The fleet's services with their settings.
+     *
+     * @param instances   how many of each scaled-out service
+     * @param javaFeature the feature version of the JVM the services will run on: JVM flags newer JDKs alone know are
+     *                    passed only to JVMs that know them
      * @return the services in start order: the write instances (the first alone migrates the shard schema and must
      *     be ready before the rest start), the cdc-consumers, the check instances, the reconciler, the gateway
      */
     static List<ServiceFleet.Spec> of(PortPlan ports, Stores.Endpoints stores, FleetDir dir, long celebrityThreshold,
-                                      int pageSize, Instances instances) {
+                                      int pageSize, Instances instances, int javaFeature) {
         String bloomDir = dir.bloom().toAbsolutePath().toString();
         List<ServiceFleet.Spec> specs = new ArrayList<>();
 
@@ -160,7 +194,7 @@ final class Specs {
             }
         }
         specs.add(new ServiceFleet.Spec(PortPlan.GATEWAY, "gateway", ports.port(PortPlan.GATEWAY), "384m", gateway,
-                GATEWAY_JVM_OPTIONS));
+                gatewayJvmOptions(javaFeature)));
         List<ServiceFleet.Spec> loopback = new ArrayList<>();
         for (ServiceFleet.Spec spec : specs) {
             Map<String, String> properties = new LinkedHashMap<>(spec.properties());

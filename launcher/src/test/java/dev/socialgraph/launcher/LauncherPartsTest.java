@@ -14,11 +14,14 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class LauncherPartsTest {
 
@@ -101,7 +104,8 @@ class LauncherPartsTest {
     @Test
     void theGatewayRunsWithItsOwnJvmFlags_andGraphJavaOptsComeAfterThem() throws Exception {
         Stores.Endpoints stores = StoresLayoutTest.standalone();
-        List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000, Instances.STANDARD);
+        List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(0), stores, new FleetDir(dir), 2000, 1000,
+                Instances.STANDARD, 25);
         ServiceFleet.Spec gateway = specs.stream().filter(s -> s.name().equals(PortPlan.GATEWAY)).findFirst()
                 .orElseThrow();
         assertThat(gateway.jvmOptions()).containsExactly("-XX:+UseParallelGC", "-XX:+UseCompactObjectHeaders",
@@ -117,6 +121,41 @@ class LauncherPartsTest {
             assertThat(fleet.command(gateway)).containsSubsequence("-Xmx384m", "-XX:+UseParallelGC",
                     "-Dreactor.netty.ioWorkerCount=1", "-XX:+UseSerialGC", "-jar");
         }
+    }
+
+    @ParameterizedTest
+    @CsvSource({"21, false", "24, false", "25, true", "26, true"})
+    void theGatewayCommandLine_hasCompactObjectHeaders_onlyOnJvmsThatKnowTheFlag(int javaFeature, boolean compact)
+            throws Exception {
+        List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(0), StoresLayoutTest.standalone(), new FleetDir(dir),
+                2000, 1000, Instances.STANDARD, javaFeature);
+        ServiceFleet.Spec gateway = specs.stream().filter(s -> s.name().equals(PortPlan.GATEWAY)).findFirst()
+                .orElseThrow();
+        Path home = Files.createDirectories(dir.resolve("repo/gateway/target")).getParent().getParent();
+        Files.createFile(home.resolve("gateway/target/gateway-0.1.0-SNAPSHOT-exec.jar"));
+        try (ServiceFleet fleet = new ServiceFleet(home, new FleetDir(dir.resolve("fleet")), Map.of(), List.of())) {
+            List<String> command = fleet.command(gateway);
+            assertThat(command).containsSubsequence("-XX:+UseParallelGC", "-Dreactor.netty.ioWorkerCount=1", "-jar");
+            if (compact) {
+                assertThat(command).contains("-XX:+UseCompactObjectHeaders");
+            } else {
+                assertThat(command).noneMatch(option -> option.contains("CompactObjectHeaders"));
+            }
+        }
+    }
+
+    @Test
+    void theJvmRunningTheTests_acceptsEveryFlagTheLauncherGivesIt() throws Exception {
+        // The services run on the launcher's own JVM (java.home); this one stands in for it. A flag the JVM does not
+        // know makes it refuse to start ("Unrecognized VM option"), which is what the version rule must prevent.
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(Specs.gatewayJvmOptions(Runtime.version().feature()));
+        command.add("-version");
+        Process java = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(java.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(java.waitFor()).as(output).isZero();
+        assertThat(output).doesNotContain("Unrecognized VM option");
     }
 
     @Test
