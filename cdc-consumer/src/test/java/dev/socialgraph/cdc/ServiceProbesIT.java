@@ -7,9 +7,11 @@ import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
 import dev.socialgraph.testsupport.TestShards;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -36,9 +38,13 @@ class ServiceProbesIT {
     @LocalServerPort
     int port;
 
+    @LocalManagementPort
+    int managementPort;
+
     @Test
-    void servesProbesAndPrometheus() {
-        ActuatorProbe.assertProbesUpAndScraped(port, "cdc-consumer");
+    void servesProbesAndPrometheus_onTheManagementPortOnly() {
+        ActuatorProbe.assertProbesUpAndScraped(managementPort, "cdc-consumer");
+        ActuatorProbe.assertNoActuatorOn(port, Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
     }
 
     @Test
@@ -46,7 +52,7 @@ class ServiceProbesIT {
         KAFKA.publish(FollowEvent.follow(1, 2, 1_700_000_000_000L, 1, 1_700_000_000_000L));
         KAFKA.awaitCaughtUp();
 
-        String scrape = ActuatorProbe.get(port, "/actuator/prometheus").body();
+        String scrape = ActuatorProbe.get(managementPort, "/actuator/prometheus").body();
 
         assertThat(scrape).contains("graph_cdc_events_applied_total{", "type=\"follow\"",
                 "graph_cdc_row_rewrites_total", "graph_cdc_batch_size_records_count",
@@ -55,15 +61,16 @@ class ServiceProbesIT {
     }
 
     @Test
-    void everyPathButTheActuator_needsTheServiceCredential() {
-        // cdc-consumer serves nothing but the actuator: any other path is refused before it could be a 404.
+    void everyPathOfTheApiPort_needsTheServiceCredential() {
+        // cdc-consumer serves no API (the actuator is on the management port): any path is refused before it could be
+        // a 404.
         GuardProbe.assertRefusedWithoutCredential(port, "GET", "/internal/v1/anything");
         GuardProbe.assertRefusedWithoutCredential(port, "POST", "/admin/anything");
         GuardProbe.assertOversizedBodyRefused(port, "POST", "/admin/anything", ServiceProcess.SERVICE_TOKEN);
 
         assertThat(GuardProbe.call(port, "GET", "/internal/v1/anything", ServiceProcess.SERVICE_TOKEN).statusCode())
                 .isEqualTo(404);
-        assertThat(ActuatorProbe.get(port, "/actuator/prometheus").body())
+        assertThat(ActuatorProbe.get(managementPort, "/actuator/prometheus").body())
                 .contains("graph_web_rejected_total{", "reason=\"missing-service-token\"");
     }
 }

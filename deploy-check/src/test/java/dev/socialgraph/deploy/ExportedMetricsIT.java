@@ -185,7 +185,9 @@ class ExportedMetricsIT {
     }
 
     private static String scrape(String service) throws Exception {
-        HttpResponse<String> response = send("GET", service, "/actuator/prometheus");
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
+                        URI.create(SERVICES.get(service).managementUrl() + "/actuator/prometheus"))
+                .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(service).isEqualTo(200);
         return response.body();
     }

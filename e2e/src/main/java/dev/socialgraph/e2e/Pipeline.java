@@ -248,9 +248,19 @@ public final class Pipeline implements AutoCloseable {
         return write.port();
     }
 
-    /** The cdc-consumer's HTTP port (127.0.0.1): its actuator endpoints. */
+    /** The cdc-consumer's HTTP port (127.0.0.1). */
     public int cdcPort() {
         return cdc.port();
+    }
+
+    /** The write service's management port (127.0.0.1): its actuator endpoints. */
+    public int writeManagementPort() {
+        return write.managementPort();
+    }
+
+    /** The cdc-consumer's management port (127.0.0.1): its actuator endpoints. */
+    public int cdcManagementPort() {
+        return cdc.managementPort();
     }
 
     /** The topic both services use. */

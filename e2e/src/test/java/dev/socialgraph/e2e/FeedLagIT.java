@@ -227,7 +227,7 @@ class FeedLagIT {
     }
 
     static double metric(String name) throws Exception {
-        String body = send("GET", check.baseUrl() + "/actuator/prometheus").body();
+        String body = send("GET", check.managementUrl() + "/actuator/prometheus").body();
         for (String line : body.split("\n")) {
             if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
                 return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));

@@ -77,20 +77,20 @@ class WritePipelineIT {
         long followedAt = followedAt(client.follow(follower, followee));
         awaitFollowerSide(followee, Map.of(follower, followedAt));
 
-        String write = actuator(pipeline.writePort(), "prometheus");
-        String cdc = actuator(pipeline.cdcPort(), "prometheus");
+        String write = actuator(pipeline.writeManagementPort(), "prometheus");
+        String cdc = actuator(pipeline.cdcManagementPort(), "prometheus");
         assertThat(sum(write, "graph_outbox_published_total")).as("rows the relay published").isPositive();
         assertThat(sum(cdc, "graph_cdc_events_applied_total")).as("events the consumer applied").isPositive();
         assertThat(write).doesNotContain("graph_cdc_").contains("application=\"follow-write-service\"");
         assertThat(cdc).doesNotContain("graph_outbox_").contains("application=\"cdc-consumer\"");
-        assertThat(JSON.readTree(actuator(pipeline.writePort(), "health")).get("status").asString()).isEqualTo("UP");
-        assertThat(JSON.readTree(actuator(pipeline.cdcPort(), "health")).get("status").asString()).isEqualTo("UP");
+        assertThat(JSON.readTree(actuator(pipeline.writeManagementPort(), "health")).get("status").asString()).isEqualTo("UP");
+        assertThat(JSON.readTree(actuator(pipeline.cdcManagementPort(), "health")).get("status").asString()).isEqualTo("UP");
     }
 
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    /** The body of {@code GET /actuator/<endpoint>} of the service on {@code port}, which must answer 200. */
+    /** The body of {@code GET /actuator/<endpoint>} on the management port {@code port}, which must answer 200. */
     private static String actuator(int port, String endpoint) throws Exception {
         HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
                 URI.create("http://127.0.0.1:" + port + "/actuator/" + endpoint)).timeout(Duration.ofSeconds(30))

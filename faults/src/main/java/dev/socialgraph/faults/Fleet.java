@@ -114,7 +114,7 @@ public final class Fleet implements AutoCloseable {
         if (service.equals(LocalBroker.NAME)) {
             return LocalBroker.ready("127.0.0.1:" + ports.port(PortPlan.KAFKA));
         }
-        return ServiceFleet.UP.equals(ServiceFleet.readiness(http, ports.port(service)));
+        return ServiceFleet.UP.equals(ServiceFleet.readiness(http, ports.managementPort(service)));
     }
 
 

@@ -14,6 +14,7 @@ import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardMigrations;
 import dev.socialgraph.store.Transactions;
+import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.KafkaServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -107,6 +109,9 @@ class BloomIT {
     @LocalServerPort
     int port;
 
+    @LocalManagementPort
+    int managementPort;
+
     HttpResponse<String> get(String path, String... headers) throws Exception {
         return new CheckHttp(port).get(path, headers);
     }
@@ -137,7 +142,7 @@ class BloomIT {
     @Test
     void startUp_buildsTheFilterFromTheShards_beforeReadiness() throws Exception {
         assertThat(bloom.isReady()).isTrue();
-        assertThat(get("/actuator/health/readiness").body()).contains("\"UP\"");
+        assertThat(ActuatorProbe.get(managementPort, "/actuator/health/readiness").body()).contains("\"UP\"");
         for (long follower = 100; follower < 140; follower++) {
             assertThat(check(follower, follower + 1)).isTrue();
             assertThat(check(follower, follower + 2)).isTrue();

@@ -14,6 +14,7 @@ import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardMigrations;
+import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.KafkaServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -198,6 +200,9 @@ class BloomSnapshotIT {
     @LocalServerPort
     int port;
 
+    @LocalManagementPort
+    int managementPort;
+
     HttpResponse<String> call(String method, String path) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .header("X-Service-Token", ServiceProcess.SERVICE_TOKEN)
@@ -219,7 +224,7 @@ class BloomSnapshotIT {
     @Order(1)
     void startUp_fromASnapshotOfHalfTheEvents_replaysTheRest_beforeReadiness() throws Exception {
         assertThat(bloom.isReady()).isTrue();
-        assertThat(call("GET", "/actuator/health/readiness").body()).contains("\"UP\"");
+        assertThat(ActuatorProbe.get(managementPort, "/actuator/health/readiness").body()).contains("\"UP\"");
         assertThat(bloom.snapshotCreatedAt()).isEqualTo(FIRST_SNAPSHOT_AT); // loaded, not scanned
 
         assertThat(falseNegatives()).isZero(); // 100,000 edges, half of them only in the replayed events

@@ -9,6 +9,7 @@ import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.PrivateRedisServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -100,6 +102,9 @@ class ReadPathIT {
 
     @LocalServerPort
     int port;
+
+    @LocalManagementPort
+    int managementPort;
 
     @BeforeAll
     static void model() {
@@ -657,7 +662,7 @@ class ReadPathIT {
         check(1001, 1003); // local
         localCache.clear();
         check(1001, 1004); // redis
-        HttpResponse<String> scrape = http.get("/actuator/prometheus");
+        HttpResponse<String> scrape = ActuatorProbe.get(managementPort, "/actuator/prometheus");
         assertThat(scrape.statusCode()).isEqualTo(200);
         String metrics = scrape.body();
         for (String layer : new String[] {"local", "redis", "shard"}) {

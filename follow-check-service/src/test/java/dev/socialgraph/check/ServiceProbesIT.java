@@ -7,9 +7,11 @@ import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
 import dev.socialgraph.testsupport.TestShards;
 import java.net.http.HttpResponse;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -33,13 +35,17 @@ class ServiceProbesIT {
     @LocalServerPort
     int port;
 
+    @LocalManagementPort
+    int managementPort;
+
     @Test
-    void servesProbesAndPrometheus() {
-        ActuatorProbe.assertProbesUpAndScraped(port, "follow-check-service");
+    void servesProbesAndPrometheus_onTheManagementPortOnly() {
+        ActuatorProbe.assertProbesUpAndScraped(managementPort, "follow-check-service");
+        ActuatorProbe.assertNoActuatorOn(port, Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
     }
 
     @Test
-    void internalApi_needsTheServiceCredential_actuatorDoesNot() {
+    void internalApi_needsTheServiceCredential_theManagementPortDoesNot() {
         GuardProbe.assertRefusedWithoutCredential(port, "GET", "/internal/v1/users/1/following/2");
         GuardProbe.assertRefusedWithoutCredential(port, "POST", "/internal/v1/users/1/following/contains");
         GuardProbe.assertRefusedWithoutCredential(port, "GET", "/internal/v1/hello");
@@ -49,7 +55,7 @@ class ServiceProbesIT {
         HttpResponse<String> hello = GuardProbe.call(port, "GET", "/internal/v1/hello", ServiceProcess.SERVICE_TOKEN);
         assertThat(hello.statusCode()).isEqualTo(200);
         assertThat(hello.body()).isEqualTo("{\"hello\":\"world\"}");
-        assertThat(ActuatorProbe.get(port, "/actuator/health/readiness").statusCode()).isEqualTo(200);
+        assertThat(ActuatorProbe.get(managementPort, "/actuator/health/readiness").statusCode()).isEqualTo(200);
     }
 
     @Test

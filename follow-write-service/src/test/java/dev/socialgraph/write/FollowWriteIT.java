@@ -6,9 +6,11 @@ import dev.socialgraph.cache.FollowingCacheScripts;
 import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
+import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.OutboxEntry;
 import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.RedisServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
@@ -18,6 +20,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -30,6 +33,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -75,6 +79,9 @@ class FollowWriteIT {
 
     @LocalServerPort
     int port;
+
+    @LocalManagementPort
+    int managementPort;
 
     @Autowired
     ShardDataSources dataSources;
@@ -318,7 +325,7 @@ class FollowWriteIT {
     void prometheus_exposesWriteResultsAndCacheResults_withoutUserIdTags() {
         assertThat(http.follow(IN_FIRST_DB + 256 * 11, 3).status()).isEqualTo(200);
 
-        String scrape = http.text("/actuator/prometheus");
+        String scrape = ActuatorProbe.get(managementPort, "/actuator/prometheus").body();
 
         assertThat(scrape).contains("graph_write_results_total{application=\"follow-write-service\",outcome=\"followed\"}");
         assertThat(scrape).contains("graph_write_cache_apply_total{application=\"follow-write-service\",result=\"not_cached\"}");

@@ -13,11 +13,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -43,6 +45,9 @@ class ServiceProbesIT {
     @LocalServerPort
     int port;
 
+    @LocalManagementPort
+    int managementPort;
+
     @Autowired
     ShardDataSources dataSources;
 
@@ -50,8 +55,9 @@ class ServiceProbesIT {
     ShardMap shardMap;
 
     @Test
-    void servesProbesAndPrometheus() {
-        ActuatorProbe.assertProbesUpAndScraped(port, "follow-write-service");
+    void servesProbesAndPrometheus_onTheManagementPortOnly() {
+        ActuatorProbe.assertProbesUpAndScraped(managementPort, "follow-write-service");
+        ActuatorProbe.assertNoActuatorOn(port, Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
     }
 
     @Test

@@ -41,8 +41,8 @@ import reactor.core.publisher.Mono;
  * an {@code exp} (required: a token without one would never expire), {@code nbf} when present, and a {@code sub}
  * that is a JSON string holding a positive 64-bit user id. Missing, malformed, expired, unexpiring or forged tokens,
  * and requests with more than one {@code Authorization} header, get 401 problem+json and reach no service.
- * Actuator endpoints are open (they are scraped and probed inside the cluster; the NetworkPolicy exposes only the
- * gateway's API port).
+ * The public port serves nothing but {@code /v1} and the OpenAPI document: the actuator answers on the management port
+ * ({@code management.server.port}), which the NetworkPolicy opens to monitoring alone, so it needs no token.
  */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {

@@ -3,9 +3,11 @@ package dev.socialgraph.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.testsupport.ActuatorProbe;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.security.web.server.ObservationWebFilterChainDecorator;
 import org.springframework.security.web.server.WebFilterChainProxy;
@@ -17,12 +19,17 @@ class ServiceProbesIT {
     @LocalServerPort
     int port;
 
+    @LocalManagementPort
+    int managementPort;
+
     @Autowired
     WebFilterChainProxy securityFilters;
 
     @Test
-    void servesProbesAndPrometheus() {
-        ActuatorProbe.assertProbesUpAndScraped(port, "gateway");
+    void servesProbesAndPrometheus_onTheManagementPortOnly() {
+        ActuatorProbe.assertProbesUpAndScraped(managementPort, "gateway");
+        // The public port serves /v1 and the OpenAPI document: no actuator (outside /v1 no token is asked for).
+        ActuatorProbe.assertNoActuatorOn(port, Map.of());
     }
 
     @Test

@@ -188,7 +188,7 @@ class ShardAffinityIT {
 
     /** Answers of the check instance that the bloom filter gave ({@code graph.check.latency{layer="bloom"}}). */
     private static long bloomAnswers(String instance) {
-        String metrics = call("GET", CHECKS.get(instance).baseUrl() + "/actuator/prometheus").body();
+        String metrics = call("GET", CHECKS.get(instance).managementUrl() + "/actuator/prometheus").body();
         Matcher m = Pattern.compile("(?m)^graph_check_latency_seconds_count\\{[^}]*layer=\"bloom\"[^}]*} (\\S+)$")
                 .matcher(metrics);
         assertThat(m.find()).as("bloom latency count of %s", instance).isTrue();

@@ -19,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  * ({@code <module>/target/<module>-<version>-exec.jar}), on a free port, for tests that need several services at
  * once (each with its own classpath and {@code application.yml}, as in production). Output goes to
  * {@code target/<name>.log} of the calling module. (The launcher runs the same jars with its own supervision; it
- * shares {@link #execJar(Path, String)}.)
+ * shares {@link #execJar(Path, String)}.) Each process gets an API port and a management port (actuator), both free
+ * ports on 127.0.0.1, and runs in the explicit {@code local} profile (the services' development secrets) unless the
+ * properties name profiles of their own.
  */
 public final class ServiceProcess implements AutoCloseable {
 
@@ -46,12 +48,14 @@ public final class ServiceProcess implements AutoCloseable {
     private final String name;
     private final Process process;
     private final int port;
+    private final int managementPort;
     private final Path log;
 
-    private ServiceProcess(String name, Process process, int port, Path log) {
+    private ServiceProcess(String name, Process process, int port, int managementPort, Path log) {
         this.name = name;
         this.process = process;
         this.port = port;
+        this.managementPort = managementPort;
         this.log = log;
     }
 
@@ -70,7 +74,9 @@ public final class ServiceProcess implements AutoCloseable {
      */
     public static ServiceProcess start(String module, Map<String, String> properties, Duration startup) {
         Path jar = execJar(Path.of(".."), module);
-        int port = FreePorts.pick();
+        int[] ports = FreePorts.pick(2); // two distinct ports
+        int port = ports[0];
+        int managementPort = ports[1];
         Path log = Path.of("target", module + "-" + port + ".log");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -79,6 +85,7 @@ public final class ServiceProcess implements AutoCloseable {
         command.add("-jar");
         command.add(jar.toString());
         command.add("--server.port=" + port);
+        command.add("--management.server.port=" + managementPort);
         if (!properties.containsKey(SERVICE_TOKEN_PROPERTY)) {
             command.add("--" + SERVICE_TOKEN_PROPERTY + "=" + SERVICE_TOKEN);
         }
@@ -90,7 +97,7 @@ public final class ServiceProcess implements AutoCloseable {
             Files.createDirectories(log.getParent());
             Process process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(log.toFile()).start();
-            ServiceProcess service = new ServiceProcess(module, process, port, log);
+            ServiceProcess service = new ServiceProcess(module, process, port, managementPort, log);
             service.awaitReady(startup);
             return service;
         } catch (IOException e) {
@@ -103,14 +110,24 @@ public final class ServiceProcess implements AutoCloseable {
         return port;
     }
 
-    /** {@code http://127.0.0.1:<port>}. */
+    /** {@code http://127.0.0.1:<port>}: the API. */
     public String baseUrl() {
         return "http://127.0.0.1:" + port;
     }
 
+    /** The management port (actuator: probes, {@code /actuator/prometheus}) on 127.0.0.1. */
+    public int managementPort() {
+        return managementPort;
+    }
+
+    /** {@code http://127.0.0.1:<management port>}: the actuator's base, e.g. {@code + "/actuator/prometheus"}. */
+    public String managementUrl() {
+        return "http://127.0.0.1:" + managementPort;
+    }
+
     private void awaitReady(Duration startup) {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-        HttpRequest ready = HttpRequest.newBuilder(URI.create(baseUrl() + "/actuator/health/readiness"))
+        HttpRequest ready = HttpRequest.newBuilder(URI.create(managementUrl() + "/actuator/health/readiness"))
                 .timeout(Duration.ofSeconds(2)).build();
         long deadline = System.nanoTime() + startup.toNanos();
         while (System.nanoTime() < deadline) {

@@ -22,7 +22,9 @@ final class Banner {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format("%nThe social graph fleet is ready (started in %.1f s).%n%n", startupSeconds));
         sb.append(String.format("  gateway     %s   (public API /v1, bearer JWT; OpenAPI at %s/openapi.yaml)%n", gw, gw));
-        sb.append(String.format("  services    %s  (/actuator/prometheus on each)%n", services(ports, instances)));
+        sb.append(String.format("  services    %s%n", services(ports, instances)));
+        sb.append(String.format("  management  each service's API port + %d (gateway :%d): /actuator/health, /actuator/prometheus%n",
+                PortPlan.MANAGEMENT_PORT_DISTANCE, ports.managementPort(PortPlan.GATEWAY)));
         sb.append(String.format("              internal API: -H \"X-Service-Token: $(cat %s)\"%n",
                 dir.root().resolve("service-token")));
         sb.append(String.format("  stores      %s%n", stores(stores)));

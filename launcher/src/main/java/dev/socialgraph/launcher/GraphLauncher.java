@@ -340,6 +340,7 @@ public final class GraphLauncher {
                 Properties portFile = new Properties();
                 for (ServiceFleet.Spec s : specs) {
                     portFile.setProperty(s.name(), Integer.toString(s.port()));
+                    portFile.setProperty(s.name() + PortPlan.MANAGEMENT_SUFFIX, Integer.toString(s.managementPort()));
                 }
                 endpoints.write(portFile);
                 stores.broker().ifPresent(b -> portFile.setProperty(LocalBroker.NAME, Integer.toString(b.spec().port())));
@@ -584,7 +585,8 @@ public final class GraphLauncher {
                 boolean alive = state.flatMap(s -> ProcessHandle.of(s.pid())).map(ProcessHandle::isAlive).orElse(false);
                 String readiness = name.equals(LocalBroker.NAME)
                         ? (LocalBroker.ready("127.0.0.1:" + port) ? ServiceFleet.UP : "not answering")
-                        : ServiceFleet.readiness(http, Integer.parseInt(port));
+                        : ServiceFleet.readiness(http, Integer.parseInt(
+                                ports.getProperty(name + PortPlan.MANAGEMENT_SUFFIX, port)));
                 System.out.println(row(name, port, state, alive, readiness));
             }
             if (ports.getProperty("kafka.bootstrap") != null) { // written once the fleet is ready

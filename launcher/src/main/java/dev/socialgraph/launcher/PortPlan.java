@@ -10,8 +10,9 @@ import java.util.Random;
 /**
  * The loopback ports of a local fleet: the services on their usual ports (gateway 8080, check 8081, write 8082,
  * cdc-consumer 8083, reconciler 8084, a second check instance 8085; with more instances the third to eighth check
- * instance 8086-8091, the second to fourth write instance 8092-8094 and cdc-consumer 8095-8097), the embedded stores
- * on ports that do not
+ * instance 8086-8091, the second to fourth write instance 8092-8094 and cdc-consumer 8095-8097), each service's
+ * management port (actuator: probes and metrics) 10000 above its API port (18080-18097, clear of the 9080-9097 a
+ * developer's Kafka on 9092 or Prometheus on 9090 would take), the embedded stores on ports that do not
  * collide with servers a developer already runs (PostgreSQL 15432, and 15433-15435 for more servers with {@code
  * --postgres-servers}; Redis 16379, or with {@code --redis-cluster} six cluster nodes on 16380-16385 whose cluster
  * buses take 26380-26385; Kafka 19092 and its controller 19093), every one shifted by {@code offset} so that two
@@ -48,6 +49,15 @@ public record PortPlan(int offset) {
     /** cdc-consumer instances a fleet can run ({@code --cdc-instances}). */
     public static final int MAX_CDC_INSTANCES = 4;
 
+    /** What a service's management port is above its API port. */
+    static final int MANAGEMENT_PORT_DISTANCE = 10_000;
+
+    /**
+     * Added to a service's name for its management port: the key in {@code run/ports.properties} and this plan's
+     * name of the port ({@code gateway.management}).
+     */
+    public static final String MANAGEMENT_SUFFIX = ".management";
+
     private static final Map<String, Integer> BASE = baseMap();
 
     /**
@@ -76,6 +86,9 @@ public record PortPlan(int offset) {
         }
         for (int i = 1; i < MAX_CDC_INSTANCES; i++) {
             m.put(cdc(i), 8094 + i);
+        }
+        for (String service : List.copyOf(m.keySet())) {
+            m.put(service + MANAGEMENT_SUFFIX, m.get(service) + MANAGEMENT_PORT_DISTANCE);
         }
         m.put(POSTGRES, 15432);
         for (int i = 1; i < MAX_POSTGRES_SERVERS; i++) {
@@ -186,6 +199,18 @@ public record PortPlan(int offset) {
             names.add(redisNode(i) + "-bus");
         }
         return names;
+    }
+
+    /**
+     * The management port of a service: its actuator (liveness, readiness, {@code /actuator/prometheus}), which its
+     * API port does not serve.
+     *
+     * @param service one of the service names ({@link #GATEWAY}, {@link #check(int)}, ...)
+     * @return its management port on 127.0.0.1: its API port + 10000
+     * @throws IllegalArgumentException for a name that is not a service's
+     */
+    public int managementPort(String service) {
+        return port(service + MANAGEMENT_SUFFIX);
     }
 
     /**

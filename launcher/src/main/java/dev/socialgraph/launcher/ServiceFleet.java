@@ -36,7 +36,8 @@ public final class ServiceFleet implements Supervisor.Services, AutoCloseable {
      * @param module     its module directory
      * @param port       HTTP port on 127.0.0.1
      * @param heap       maximum heap, e.g. {@code 512m}
-     * @param properties Spring properties passed as {@code --key=value}
+     * @param properties Spring properties passed as {@code --key=value}; a service's management port (actuator) is
+     *                   its {@code management.server.port}
      * @param jvmOptions this service's own JVM options, before {@code GRAPH_JAVA_OPTS} (which can override them)
      */
     record Spec(String name, String module, int port, String heap, Map<String, String> properties,
@@ -50,7 +51,19 @@ public final class ServiceFleet implements Supervisor.Services, AutoCloseable {
         Spec(String name, String module, int port, String heap, Map<String, String> properties) {
             this(name, module, port, heap, properties, List.of());
         }
+
+        /**
+         * Where the service's actuator answers: {@code management.server.port} of its properties, else its API port
+         * (a process without a management port of its own).
+         */
+        int managementPort() {
+            String management = properties.get(MANAGEMENT_PORT);
+            return management != null ? Integer.parseInt(management) : port;
+        }
     }
+
+    /** The Spring property of a service's management port (actuator). */
+    static final String MANAGEMENT_PORT = "management.server.port";
 
     /** A started service. */
     record Running(Spec spec, Process process) {
@@ -104,7 +117,7 @@ public final class ServiceFleet implements Supervisor.Services, AutoCloseable {
     /** Whether the service's readiness probe answers UP (waits up to 2 s for the answer). */
     @Override
     public boolean ready(Spec spec) {
-        return UP.equals(readiness(http, spec.port()));
+        return UP.equals(readiness(http, spec.managementPort()));
     }
 
     /**
@@ -197,7 +210,7 @@ public final class ServiceFleet implements Supervisor.Services, AutoCloseable {
     /**
      * Asks a service's readiness probe.
      *
-     * @param port the service's port on 127.0.0.1
+     * @param port the service's management port on 127.0.0.1 ({@link PortPlan#managementPort})
      * @return {@code UP} when it answers 200 with status UP, {@code DOWN (<http status>)} when it answers
      *     otherwise, {@code not answering} when nothing answers within 2 s
      */

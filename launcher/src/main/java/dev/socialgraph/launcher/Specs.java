@@ -14,7 +14,8 @@ import java.util.Map;
  * every service is told where each shard database lives ({@code graph.postgres.servers.<database>}). Every service
  * but the gateway is told the shard directory ({@code graph.shards.directory.jdbc-url}, {@link
  * Stores.Endpoints#directoryUrl()}) and follows shard moves while it runs.
- * Every one of them, the gateway included, listens on 127.0.0.1 only ({@code server.address}); the service
+ * Every one of them, the gateway included, listens on 127.0.0.1 only ({@code server.address}), its API on its port
+ * and its actuator on its management port ({@code management.server.port}, {@link PortPlan#managementPort}); the service
  * credential goes to each of them as the environment variable {@code GRAPH_SERVICE_TOKEN} ({@link Secrets}), not
  * here, so it does not show in {@code ps}.
  */
@@ -199,6 +200,8 @@ final class Specs {
         for (ServiceFleet.Spec spec : specs) {
             Map<String, String> properties = new LinkedHashMap<>(spec.properties());
             properties.put("server.address", LOOPBACK);
+            // The actuator on a port of its own, on the loopback interface too (the services bind it like the API).
+            properties.put(ServiceFleet.MANAGEMENT_PORT, Integer.toString(ports.managementPort(spec.name())));
             loopback.add(new ServiceFleet.Spec(spec.name(), spec.module(), spec.port(), spec.heap(), properties,
                     spec.jvmOptions()));
         }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -119,8 +120,14 @@ class InstancesTest {
             ServiceFleet.Spec cdc = specs.get(PortPlan.cdc(i));
             assertThat(cdc.name()).isEqualTo(i == 0 ? "cdc-consumer" : "cdc-consumer-" + (i + 1));
             assertThat(cdc.port()).isEqualTo(ports[i]);
-            // The same properties, the service's default group id among them: one group.
-            assertThat(cdc.properties()).isEqualTo(first).doesNotContainKey("graph.cdc.group-id");
+            // The same properties but the management port, the service's default group id among them: one group.
+            assertThat(cdc.properties()).containsEntry("management.server.port", Integer.toString(ports[i] + 10_000))
+                    .doesNotContainKey("graph.cdc.group-id");
+            Map<String, String> shared = new HashMap<>(cdc.properties());
+            Map<String, String> firstShared = new HashMap<>(first);
+            shared.remove("management.server.port");
+            firstShared.remove("management.server.port");
+            assertThat(shared).isEqualTo(firstShared);
         }
     }
 

@@ -159,6 +159,18 @@ class LauncherPartsTest {
     }
 
     @Test
+    void everyServiceGetsAManagementPortOfItsOwn_tenThousandAboveItsApiPort() {
+        List<ServiceFleet.Spec> specs = Specs.of(new PortPlan(100), StoresLayoutTest.standalone(), new FleetDir(dir),
+                2000, 1000, new Instances(2, 2, 2));
+        assertThat(specs).allSatisfy(spec -> {
+            assertThat(spec.managementPort()).as(spec.name()).isEqualTo(spec.port() + 10_000);
+            assertThat(spec.properties()).containsEntry("management.server.port", Integer.toString(spec.port() + 10_000));
+        });
+        assertThat(new PortPlan(100).managementPort(PortPlan.GATEWAY)).isEqualTo(18_180);
+        assertThat(specs).extracting(ServiceFleet.Spec::managementPort).doesNotHaveDuplicates();
+    }
+
+    @Test
     void secretsFromTheEnvironmentWin() throws Exception {
         String mine = "an-external-secret-of-at-least-32-bytes!!";
         assertThat(Secrets.load(dir, Map.of("GRAPH_JWT_SECRET", mine)).jwtSecret()).isEqualTo(mine);

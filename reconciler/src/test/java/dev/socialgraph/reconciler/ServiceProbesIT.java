@@ -1,10 +1,13 @@
 package dev.socialgraph.reconciler;
 
+import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.TestShards;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -27,8 +30,12 @@ class ServiceProbesIT {
     @LocalServerPort
     int port;
 
+    @LocalManagementPort
+    int managementPort;
+
     @Test
-    void servesProbesAndPrometheus() {
-        ActuatorProbe.assertProbesUpAndScraped(port, "reconciler");
+    void servesProbesAndPrometheus_onTheManagementPortOnly() {
+        ActuatorProbe.assertProbesUpAndScraped(managementPort, "reconciler");
+        ActuatorProbe.assertNoActuatorOn(port, Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
     }
 }

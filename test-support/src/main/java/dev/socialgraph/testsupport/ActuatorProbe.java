@@ -6,10 +6,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Checks, over real HTTP, what every service must serve from its first version: liveness and readiness probes
- * that answer UP, and a Prometheus scrape that carries the service's {@code application} tag.
+ * that answer UP, and a Prometheus scrape that carries the service's {@code application} tag, all on the management
+ * port ({@code management.server.port}), and nothing of the actuator on the API port.
  */
 public final class ActuatorProbe {
 
@@ -18,14 +21,30 @@ public final class ActuatorProbe {
     private ActuatorProbe() {
     }
 
+    /** Actuator paths every service serves on its management port, and none may serve on its API port. */
+    public static final List<String> ACTUATOR_PATHS = List.of("/actuator", "/actuator/health",
+            "/actuator/health/liveness", "/actuator/health/readiness", "/actuator/prometheus", "/actuator/info");
+
     /**
      * GETs {@code http://127.0.0.1:port/path}.
      *
      * @return the response with its body as a string
      */
     public static HttpResponse<String> get(int port, String path) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(10)).GET().build();
+        return get(port, path, Map.of());
+    }
+
+    /**
+     * GETs {@code http://127.0.0.1:port/path} with extra request headers.
+     *
+     * @param headers header name to value, e.g. the service credential
+     * @return the response with its body as a string
+     */
+    public static HttpResponse<String> get(int port, String path, Map<String, String> headers) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10)).GET();
+        headers.forEach(builder::header);
+        HttpRequest request = builder.build();
         try {
             return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
@@ -43,6 +62,7 @@ public final class ActuatorProbe {
      * @throws AssertionError naming the endpoint that did not answer as expected
      */
     public static void assertProbesUpAndScraped(int port, String application) {
+        // Callers pass the management port: that is where the actuator lives.
         for (String probe : new String[] {"/actuator/health/liveness", "/actuator/health/readiness"}) {
             HttpResponse<String> r = get(port, probe);
             if (r.statusCode() != 200 || !r.body().contains("\"status\":\"UP\"")) {
@@ -54,6 +74,24 @@ public final class ActuatorProbe {
         if (scrape.statusCode() != 200 || !scrape.body().contains("jvm_memory_used_bytes{") || !scrape.body().contains(tag)) {
             throw new AssertionError("/actuator/prometheus answered " + scrape.statusCode()
                     + " without jvm_memory_used_bytes tagged " + tag);
+        }
+    }
+
+    /**
+     * Asserts that no actuator endpoint answers on an API port: each of {@link #ACTUATOR_PATHS}, asked with the
+     * service credential (so a guard's 401 cannot hide an endpoint behind it), answers 404.
+     *
+     * @param apiPort the service's API port ({@code server.port})
+     * @param headers sent with each request, e.g. {@code X-Service-Token}
+     * @throws AssertionError naming the first path that answered otherwise
+     */
+    public static void assertNoActuatorOn(int apiPort, Map<String, String> headers) {
+        for (String path : ACTUATOR_PATHS) {
+            HttpResponse<String> r = get(apiPort, path, headers);
+            if (r.statusCode() != 404) {
+                throw new AssertionError(path + " on the API port " + apiPort + " answered " + r.statusCode()
+                        + " (expected 404: the actuator lives on the management port only): " + r.body());
+            }
         }
     }
 }

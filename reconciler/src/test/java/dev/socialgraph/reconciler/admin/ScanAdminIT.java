@@ -9,6 +9,7 @@ import dev.socialgraph.reconciler.ReconcilerApplication;
 import dev.socialgraph.reconciler.ShardFixture;
 import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
 import dev.socialgraph.testsupport.TestShards;
 import java.net.URI;
@@ -18,6 +19,7 @@ import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -26,6 +28,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -52,6 +55,9 @@ class ScanAdminIT {
 
     @LocalServerPort
     int port;
+
+    @LocalManagementPort
+    int managementPort;
 
     @Autowired
     ShardDataSources sources;
@@ -117,7 +123,7 @@ class ScanAdminIT {
         assertThat(cancelDone.statusCode()).isEqualTo(409);
         assertThat(cancelDone.body()).contains("\"parameter\":\"id\"", "is completed, not running");
 
-        String metrics = send("GET", "/actuator/prometheus", null).body();
+        String metrics = ActuatorProbe.get(managementPort, "/actuator/prometheus").body();
         assertThat(metrics).containsPattern(
                 "reconciler_divergences_total\\{[^}]*kind=\"wrong_count\",outcome=\"repaired\"[^}]*} 1\\.0");
         assertThat(metrics).containsPattern(
