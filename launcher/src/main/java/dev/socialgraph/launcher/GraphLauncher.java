@@ -145,7 +145,7 @@ public final class GraphLauncher {
         String redis;
 
         @Option(names = "--kafka", paramLabel = "BOOTSTRAP", defaultValue = "${env:GRAPH_KAFKA}",
-                description = "use these Kafka bootstrap servers instead of an in-process broker; env GRAPH_KAFKA")
+                description = "use these Kafka bootstrap servers instead of the local broker (a process of its own); env GRAPH_KAFKA")
         String kafka;
 
         @Option(names = "--detach", description = "start in the background, return when ready (logs/launcher.log)")
