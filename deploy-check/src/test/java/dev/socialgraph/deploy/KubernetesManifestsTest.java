@@ -1,6 +1,7 @@
 package dev.socialgraph.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -23,9 +24,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The Kubernetes manifests of {@code deploy/}: every object the base and the local overlay render to is valid
- * against the Kubernetes 1.32 schema ({@link KubernetesSchema}), and the rendered objects fit together (probes,
- * resources, JVM flags, references, the network policies the issue asks for, shard-affine check instances and the
- * Redis settings).
+ * against the Kubernetes 1.32 schema ({@link KubernetesSchema}), and the rendered objects fit together (probes and
+ * actuator on the management port, resources, JVM flags, references, the network policies the issue asks for,
+ * shard-affine check instances and the Redis settings).
  *
  * <p>Rendering needs {@code kubectl} (its built-in Kustomize); without it, the base's resource files, which are
  * complete objects, are still validated by {@link #baseResourceFiles_areSchemaValid()}.
@@ -134,36 +135,83 @@ class KubernetesManifestsTest {
         }
     }
 
-    @Test
-    void everyService_hasProbesResourcesJvmFlagsAndRunsAsNonRoot() {
-        List<Map<String, Object>> objects = render("deploy/base");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void everyService_hasProbesResourcesJvmFlagsAndRunsAsNonRoot(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
 
         for (String service : SERVICES) {
-            Map<String, Object> workload = service.equals("follow-check-service")
-                    ? only(objects, "StatefulSet", service) : only(objects, "Deployment", service);
+            Map<String, Object> workload = workload(objects, service);
             Map<String, Object> pod = podSpec(workload);
             assertThat(map(pod, "securityContext")).as(service).containsEntry("runAsNonRoot", true);
             Map<String, Object> container = list(pod, "containers").get(0);
             assertThat(container.get("image")).as(service).isEqualTo("social-graph/" + service + ":0.1.0-SNAPSHOT");
-            assertThat(path(container, "livenessProbe", "httpGet", "path")).isEqualTo("/actuator/health/liveness");
-            assertThat(path(container, "readinessProbe", "httpGet", "path")).isEqualTo("/actuator/health/readiness");
-            assertThat(path(container, "startupProbe", "httpGet", "path")).isEqualTo("/actuator/health/liveness");
             assertThat(map(map(container, "resources"), "requests")).as(service).containsKeys("cpu", "memory");
             assertThat(map(map(container, "resources"), "limits")).as(service).containsKey("memory");
             assertThat(env(container, "JAVA_TOOL_OPTIONS")).as(service).contains("-XX:MaxRAMPercentage=75");
-            // The probes' named port and the Prometheus annotation are the service's port (DESIGN.md 10).
-            Map<String, Object> port = list(container, "ports").get(0);
-            assertThat(port).containsEntry("name", "http");
-            Object annotated = path(map(workload, "spec"), "template", "metadata", "annotations", "prometheus.io/port");
-            assertThat(annotated).isEqualTo(String.valueOf(port.get("containerPort")));
             if (!service.equals("gateway")) {
                 assertThat(locations(container)).as(service).contains("file:/etc/graph/graph-shards.yml");
                 assertThat(mountedFile(objects, workload, "/etc/graph/graph-shards.yml").configMap())
                         .startsWith("graph-shards-");
             }
         }
-        assertThat(env(list(podSpec(only(objects, "StatefulSet", "follow-check-service")), "containers").get(0),
-                "JAVA_TOOL_OPTIONS")).contains("-XX:+UseZGC");
+        assertThat(env(list(podSpec(workload(objects, CHECK)), "containers").get(0), "JAVA_TOOL_OPTIONS"))
+                .contains("-XX:+UseZGC");
+    }
+
+    /**
+     * Actuator lives on a management port of its own (management.server.port), never on the API port: the
+     * container names it {@code management}, the probes and the Prometheus annotation use it, the
+     * {@code -metrics} Service publishes it alone, and no other Service publishes it. Both ports listen on the
+     * pod's address, and the logs are JSON.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void everyService_servesActuatorOnItsManagementPortOnly(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+
+        for (String service : SERVICES) {
+            Map<String, Object> workload = workload(objects, service);
+            Map<String, Object> container = list(podSpec(workload), "containers").get(0);
+            int management = ComposeFileTest.managementPort(service);
+            assertThat(list(container, "ports")).as(service)
+                    .extracting(p -> p.get("name"), p -> p.get("containerPort"))
+                    .containsExactly(tuple("http", ComposeFileTest.serverPort(service)),
+                            tuple("management", management));
+            assertThat(path(container, "startupProbe", "httpGet")).as(service)
+                    .isEqualTo(Map.of("path", "/actuator/health/liveness", "port", "management"));
+            assertThat(path(container, "livenessProbe", "httpGet")).as(service)
+                    .isEqualTo(Map.of("path", "/actuator/health/liveness", "port", "management"));
+            assertThat(path(container, "readinessProbe", "httpGet")).as(service)
+                    .isEqualTo(Map.of("path", "/actuator/health/readiness", "port", "management"));
+            Object annotations = path(map(workload, "spec"), "template", "metadata", "annotations");
+            assertThat(cast(annotations)).as(service).containsEntry("prometheus.io/port", String.valueOf(management))
+                    .containsEntry("prometheus.io/path", "/actuator/prometheus");
+
+            Map<String, String> podLabels = templateLabels(workload);
+            for (Map<String, Object> serviceObject : objects.stream().filter(o -> "Service".equals(o.get("kind"))
+                    && selects(map(map(o, "spec"), "selector"), podLabels)).toList()) {
+                String name = String.valueOf(metadata(serviceObject).get("name"));
+                List<Map<String, Object>> ports = list(map(serviceObject, "spec"), "ports");
+                if (name.equals(service + "-metrics")) {
+                    assertThat(ports).as(name).singleElement().satisfies(p -> assertThat(p)
+                            .containsEntry("name", "management").containsEntry("port", management)
+                            .containsEntry("targetPort", "management"));
+                    assertThat(map(metadata(serviceObject), "labels")).as(name)
+                            .containsEntry("app.kubernetes.io/component", "metrics");
+                } else {
+                    assertThat(ports).as(name).noneMatch(p -> "management".equals(p.get("targetPort"))
+                            || Integer.valueOf(management).equals(p.get("targetPort")));
+                }
+            }
+            assertThat(names(objects, "Service")).contains(service + "-metrics");
+            Set<String> environment = environment(objects, container);
+            assertThat(environment).as(service).contains("SERVER_ADDRESS", "MANAGEMENT_SERVER_ADDRESS",
+                    "LOGGING_STRUCTURED_FORMAT_CONSOLE");
+        }
+        assertThat(graphEnv(objects)).containsEntry("SERVER_ADDRESS", "0.0.0.0")
+                .containsEntry("MANAGEMENT_SERVER_ADDRESS", "0.0.0.0")
+                .containsEntry("LOGGING_STRUCTURED_FORMAT_CONSOLE", "ecs");
     }
 
     /**
@@ -364,6 +412,50 @@ class KubernetesManifestsTest {
         }
     }
 
+    /**
+     * The management ports (actuator without a credential) admit the namespace "monitoring" and nobody else, in the
+     * base and every overlay: every rule that opens a service's management port names exactly that namespace, and
+     * some rule does. The API ports stay closed to it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void networkPolicies_admitOnlyMonitoringToTheManagementPorts(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+        List<Map<String, Object>> policies = objects.stream().filter(o -> "NetworkPolicy".equals(o.get("kind")))
+                .toList();
+        Map<String, Object> monitoring = Map.of("namespaceSelector",
+                Map.of("matchLabels", Map.of("kubernetes.io/metadata.name", "monitoring")));
+
+        for (String service : SERVICES) {
+            Map<String, String> pod = templateLabels(workload(objects, service));
+            int management = ComposeFileTest.managementPort(service);
+            int api = ComposeFileTest.serverPort(service);
+            boolean admitted = false;
+            for (Map<String, Object> policy : policies) {
+                Map<String, Object> spec = map(policy, "spec");
+                if (!selects(map(spec, "podSelector"), pod)) {
+                    continue;
+                }
+                @SuppressWarnings("unchecked")
+                List<Map<String, Object>> rules = (List<Map<String, Object>>) spec.getOrDefault("ingress", List.of());
+                for (Map<String, Object> rule : rules) {
+                    @SuppressWarnings("unchecked")
+                    List<Map<String, Object>> ports = (List<Map<String, Object>>) rule.get("ports");
+                    String name = metadata(policy).get("name") + " for " + service;
+                    if (ports == null || ports.stream().anyMatch(p -> covers(p, management))) {
+                        assertThat(rule.get("from")).as(name).isEqualTo(List.of(monitoring));
+                        admitted = true;
+                    }
+                    if (List.of(monitoring).equals(rule.get("from"))) {
+                        assertThat(ports).as(name).isNotNull().noneMatch(p -> covers(p, api));
+                    }
+                }
+            }
+            assertThat(admitted).as("monitoring admitted to %s:%d in %s", service, management, kustomization)
+                    .isTrue();
+        }
+    }
+
     // --- rendering and navigation ----------------------------------------------------------------------------
 
     /** The base and every overlay under {@code deploy/overlays}. */
@@ -525,6 +617,11 @@ class KubernetesManifestsTest {
         Repo.Run run = Repo.run(Repo.ROOT, List.of(kubectl.toString(), "kustomize", kustomization));
         assertThat(run.exitCode()).as("kubectl kustomize %s:%n%s", kustomization, run.output()).isZero();
         return Repo.yamlDocuments(run.output());
+    }
+
+    /** The Deployment or StatefulSet of a service. */
+    private static Map<String, Object> workload(List<Map<String, Object>> objects, String service) {
+        return only(objects, service.equals(CHECK) ? "StatefulSet" : "Deployment", service);
     }
 
     private static List<Map<String, Object>> workloads(List<Map<String, Object>> objects) {
