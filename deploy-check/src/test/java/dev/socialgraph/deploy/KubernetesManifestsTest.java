@@ -23,10 +23,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The Kubernetes manifests of {@code deploy/}: every object the base and the local overlay render to is valid
- * against the Kubernetes 1.32 schema ({@link KubernetesSchema}), and the rendered objects fit together (probes and
- * actuator on the management port, resources, JVM flags, references, the network policies the issue asks for,
- * shard-affine check instances and the Redis settings).
+ * The Kubernetes manifests of {@code deploy/}: every object the base and each overlay render to is valid
+ * against the Kubernetes 1.32 schema ({@link KubernetesSchema}), and the rendered objects fit together (probes and actuator on the management port, resources, JVM
+ * flags, references, the network policies the issue asks for, autoscalers and disruption budgets, shard-affine
+ * check instances and the Redis settings).
  *
  * <p>Rendering needs {@code kubectl} (its built-in Kustomize); without it, the base's resource files, which are
  * complete objects, are still validated by {@link #baseResourceFiles_areSchemaValid()}.
@@ -36,6 +36,8 @@ class KubernetesManifestsTest {
     private static final List<String> SERVICES =
             List.of("gateway", "follow-check-service", "follow-write-service", "cdc-consumer", "reconciler");
     private static final String CHECK = "follow-check-service";
+    /** Kinds outside the Kubernetes API schema ({@code apiVersion/kind}), checked by tests of their own. */
+    private static final Set<String> CUSTOM_RESOURCES = Set.of();
     /** Where the gateway and the check pods find the one list of check instances. */
     private static final String CHECK_INSTANCES = "/etc/graph/check-instances.yml";
     /** Environment variables that would override that list (the environment outranks a config file). */
@@ -137,6 +139,16 @@ class KubernetesManifestsTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("kustomizations")
+    void rendered_isSchemaValid(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+
+        // Custom resources are not in the Kubernetes schema: each kind has a test of its own.
+        assertThat(objects).filteredOn(o -> !CUSTOM_RESOURCES.contains(o.get("apiVersion") + "/" + o.get("kind")))
+                .flatMap(KubernetesSchema::errors).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
     void everyService_hasProbesResourcesJvmFlagsAndRunsAsNonRoot(String kustomization) {
         List<Map<String, Object>> objects = render(kustomization);
 
@@ -215,6 +227,81 @@ class KubernetesManifestsTest {
     }
 
     /**
+     * Autoscaling (DESIGN.md 8): every autoscaler scales a workload that exists, from its replicas up; CPU targets
+     * are 70 %; the write service and the cdc-consumer also scale on queue depth, external metrics the Prometheus
+     * Adapter's rules define; the check service's is pinned to its instance list (in the test of the list).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void autoscalers_scaleExistingWorkloads_onCpuAndQueueDepth(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+        Set<String> adapterMetrics = PrometheusRulesTest.adapterExternalMetrics();
+        List<Map<String, Object>> autoscalers = objects.stream()
+                .filter(o -> "HorizontalPodAutoscaler".equals(o.get("kind"))).toList();
+
+        for (Map<String, Object> autoscaler : autoscalers) {
+            Map<String, Object> spec = map(autoscaler, "spec");
+            Map<String, Object> target = map(spec, "scaleTargetRef");
+            assertThat(target.get("apiVersion")).isEqualTo("apps/v1");
+            Map<String, Object> workload = only(objects, (String) target.get("kind"), (String) target.get("name"));
+            String name = (String) target.get("name");
+            int min = (Integer) spec.get("minReplicas");
+            assertThat(min).as(name).isPositive().isLessThanOrEqualTo((Integer) spec.get("maxReplicas"));
+            assertThat(map(workload, "spec").get("replicas")).as("replicas of %s: the floor", name).isEqualTo(min);
+            for (Map<String, Object> metric : list(spec, "metrics")) {
+                switch (String.valueOf(metric.get("type"))) {
+                    case "Resource" -> {
+                        assertThat(path(metric, "resource", "name")).as(name).isEqualTo("cpu");
+                        assertThat(path(metric, "resource", "target")).as(name)
+                                .isEqualTo(Map.of("type", "Utilization", "averageUtilization", 70));
+                        // Utilization is relative to the request.
+                        assertThat(path(list(podSpec(workload), "containers").get(0), "resources", "requests", "cpu"))
+                                .as(name).isNotNull();
+                    }
+                    case "External" -> {
+                        assertThat(path(metric, "external", "metric", "name")).as(name).isIn(adapterMetrics);
+                        assertThat(path(metric, "external", "target", "type")).as(name).isEqualTo("AverageValue");
+                    }
+                    default -> throw new AssertionError(name + ": metric type " + metric.get("type"));
+                }
+            }
+        }
+        assertThat(autoscalers).extracting(a -> path(map(a, "spec"), "scaleTargetRef", "name"))
+                .containsExactlyInAnyOrder(CHECK, "gateway", "follow-write-service", "cdc-consumer");
+        assertThat(metricTypes(autoscalersOf(objects, workload(objects, CHECK)))).containsExactly("cpu");
+        assertThat(metricTypes(autoscalersOf(objects, workload(objects, "gateway")))).containsExactly("cpu");
+        assertThat(metricTypes(autoscalersOf(objects, workload(objects, "follow-write-service"))))
+                .containsExactly("cpu", "social_graph_outbox_backlog");
+        assertThat(metricTypes(autoscalersOf(objects, workload(objects, "cdc-consumer"))))
+                .containsExactly("social_graph_consumer_lag");
+    }
+
+    /** Every workload that may run more than one pod (replicas, or its autoscaler's maximum) has a budget. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void everyWorkloadOfSeveralPods_hasOneDisruptionBudget(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+        List<Map<String, Object>> budgets = objects.stream()
+                .filter(o -> "PodDisruptionBudget".equals(o.get("kind"))).toList();
+
+        for (Map<String, Object> workload : objects.stream()
+                .filter(o -> Set.of("Deployment", "StatefulSet").contains(o.get("kind"))).toList()) {
+            String name = String.valueOf(metadata(workload).get("name"));
+            int most = (Integer) map(workload, "spec").getOrDefault("replicas", 1);
+            for (Map<String, Object> autoscaler : autoscalersOf(objects, workload)) {
+                most = Math.max(most, (Integer) map(autoscaler, "spec").get("maxReplicas"));
+            }
+            List<Map<String, Object>> selecting = budgets.stream()
+                    .filter(b -> selects(map(map(b, "spec"), "selector"), templateLabels(workload))).toList();
+            assertThat(selecting).as("budgets of %s in %s", name, kustomization).hasSizeLessThanOrEqualTo(1);
+            if (most > 1) {
+                assertThat(selecting).as("budget of %s (up to %d pods) in %s", name, most, kustomization)
+                        .singleElement().satisfies(b -> assertThat(map(b, "spec")).containsEntry("maxUnavailable", 1));
+            }
+        }
+    }
+
+    /**
      * Shard-affine reads: the gateway routes a user's reads to the check pod that owns the user's logical shard, and
      * each check pod loads only its shards, both by rendezvous hashing over one list of instance ids. The rendered
      * pods must read that list from one file, and it must name exactly the StatefulSet's pods at their stable DNS
@@ -277,9 +364,11 @@ class KubernetesManifestsTest {
                 .orElseThrow(() -> new AssertionError("no GRAPH_CHECK_AFFINITY_INSTANCEID"));
         assertThat(path(instanceId, "valueFrom", "fieldRef", "fieldPath")).isEqualTo("metadata.name");
 
-        // A static list does not follow an autoscaler.
-        assertThat(objects).filteredOn(o -> "HorizontalPodAutoscaler".equals(o.get("kind")))
-                .noneMatch(h -> CHECK.equals(path(map(h, "spec"), "scaleTargetRef", "name")));
+        // A static list does not follow an autoscaler: the check service's is pinned to the list's length.
+        for (Map<String, Object> autoscaler : autoscalersOf(objects, statefulSet)) {
+            assertThat(map(autoscaler, "spec")).as("autoscaler of %s in %s", CHECK, kustomization)
+                    .containsEntry("minReplicas", replicas).containsEntry("maxReplicas", replicas);
+        }
     }
 
     /**
@@ -622,6 +711,24 @@ class KubernetesManifestsTest {
     /** The Deployment or StatefulSet of a service. */
     private static Map<String, Object> workload(List<Map<String, Object>> objects, String service) {
         return only(objects, service.equals(CHECK) ? "StatefulSet" : "Deployment", service);
+    }
+
+    /** The HorizontalPodAutoscalers that scale {@code workload}. */
+    private static List<Map<String, Object>> autoscalersOf(List<Map<String, Object>> objects,
+                                                           Map<String, Object> workload) {
+        return objects.stream().filter(o -> "HorizontalPodAutoscaler".equals(o.get("kind"))).filter(h -> {
+            Object target = path(map(h, "spec"), "scaleTargetRef");
+            return target instanceof Map<?, ?> t && Objects.equals(t.get("kind"), workload.get("kind"))
+                    && Objects.equals(t.get("name"), metadata(workload).get("name"));
+        }).toList();
+    }
+
+    /** The resource names and external metric names the autoscalers scale on, in order. */
+    private static List<String> metricTypes(List<Map<String, Object>> autoscalers) {
+        assertThat(autoscalers).hasSize(1);
+        return list(map(autoscalers.get(0), "spec"), "metrics").stream()
+                .map(m -> String.valueOf("Resource".equals(m.get("type")) ? path(m, "resource", "name")
+                        : path(m, "external", "metric", "name"))).toList();
     }
 
     private static List<Map<String, Object>> workloads(List<Map<String, Object>> objects) {
