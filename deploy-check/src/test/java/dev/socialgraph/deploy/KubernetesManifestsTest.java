@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The Kubernetes manifests of {@code deploy/}: every object the base and each overlay render to is valid
- * against the Kubernetes 1.32 schema ({@link KubernetesSchema}), and the rendered objects fit together (probes and actuator on the management port, resources, JVM
+ * against the Kubernetes 1.32 schema ({@link KubernetesSchema}; the ServiceMonitor, a custom resource, is checked on
+ * its own), and the rendered objects fit together (probes and actuator on the management port, resources, JVM
  * flags, references, the network policies the issue asks for, autoscalers and disruption budgets, shard-affine
  * check instances and the Redis settings).
  *
@@ -37,7 +38,7 @@ class KubernetesManifestsTest {
             List.of("gateway", "follow-check-service", "follow-write-service", "cdc-consumer", "reconciler");
     private static final String CHECK = "follow-check-service";
     /** Kinds outside the Kubernetes API schema ({@code apiVersion/kind}), checked by tests of their own. */
-    private static final Set<String> CUSTOM_RESOURCES = Set.of();
+    private static final Set<String> CUSTOM_RESOURCES = Set.of("monitoring.coreos.com/v1/ServiceMonitor");
     /** Where the gateway and the check pods find the one list of check instances. */
     private static final String CHECK_INSTANCES = "/etc/graph/check-instances.yml";
     /** Environment variables that would override that list (the environment outranks a config file). */
@@ -543,6 +544,34 @@ class KubernetesManifestsTest {
             assertThat(admitted).as("monitoring admitted to %s:%d in %s", service, management, kustomization)
                     .isTrue();
         }
+    }
+
+    /**
+     * The Prometheus Operator overlay's ServiceMonitor scrapes every service's {@code -metrics} Service, and only
+     * those, on the port named {@code management}, under the job the alert rules select.
+     */
+    @Test
+    void serviceMonitor_selectsTheManagementPortOfEveryService() {
+        List<Map<String, Object>> objects = render("deploy/overlays/prometheus-operator");
+        Map<String, Object> monitor = only(objects, "ServiceMonitor", "social-graph");
+        Map<String, Object> spec = map(monitor, "spec");
+
+        assertThat(monitor.get("apiVersion")).isEqualTo("monitoring.coreos.com/v1");
+        assertThat(list(spec, "endpoints")).singleElement().satisfies(e -> assertThat(e)
+                .containsEntry("port", "management").containsEntry("path", "/actuator/prometheus"));
+        List<String> selected = new ArrayList<>();
+        for (Map<String, Object> service : objects.stream().filter(o -> "Service".equals(o.get("kind"))).toList()) {
+            Map<String, String> labels = new LinkedHashMap<>();
+            map(metadata(service), "labels").forEach((k, v) -> labels.put(k, String.valueOf(v)));
+            if (selects(map(spec, "selector"), labels)) {
+                selected.add(String.valueOf(metadata(service).get("name")));
+                // job="social-graph", as GraphServiceDown selects.
+                assertThat(labels).containsEntry((String) spec.get("jobLabel"), "social-graph");
+                assertThat(list(map(service, "spec"), "ports")).extracting(p -> p.get("name"))
+                        .containsExactly("management");
+            }
+        }
+        assertThat(selected).containsExactlyInAnyOrderElementsOf(SERVICES.stream().map(s -> s + "-metrics").toList());
     }
 
     // --- rendering and navigation ----------------------------------------------------------------------------
