@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -17,14 +18,17 @@ import org.junit.jupiter.api.io.TempDir;
  * The Prometheus files of {@code deploy/prometheus} checked by {@code promtool}: rule syntax, the unit tests of
  * every alert, both scrape configurations, and the syntax of every Grafana dashboard expression (written as
  * recording rules so {@code promtool check rules} parses them), and the Prometheus Adapter's queries. Also: every
- * alert the issue asks for exists and has a test case where it fires and one where it stays silent.
+ * alert the issue asks for exists, has a test case where it fires and one where it stays silent, and links its
+ * section of {@code docs/runbooks.md}.
  */
 class PrometheusRulesTest {
 
     private static final Path PROMETHEUS = Repo.path("deploy/prometheus");
     private static final Set<String> ALERTS = Set.of("GraphConsumerLagHigh", "GraphOutboxStale",
             "GraphCheckLatencyP99High", "GraphRedisHitRatioCollapsed", "GraphReconcilerRepairsSpiking",
-            "GraphServiceDown", "GraphServiceAbsent");
+            "GraphServiceDown", "GraphServiceAbsent", "GraphEventsDeadLettered", "GraphGatewayErrorRatioHigh");
+    /** Where docs/runbooks.md is published; each alert links its section. */
+    private static final String RUNBOOKS = "https://socialgraph.dev/docs/runbooks#";
     private static final Path ADAPTER = Repo.path("deploy/prometheus-adapter/config.yaml");
 
     @Test
@@ -70,6 +74,25 @@ class PrometheusRulesTest {
         assertThat(rules).extracting(r -> (String) r.get("alert")).containsExactlyInAnyOrderElementsOf(ALERTS);
         assertThat(fires).isEqualTo(ALERTS);
         assertThat(silent).isEqualTo(ALERTS);
+    }
+
+    @Test
+    void everyAlert_linksItsOwnRunbookSection() {
+        Set<String> anchors = new HashSet<>();
+        for (String line : Repo.read(Repo.path("docs/runbooks.md")).lines().toList()) {
+            if (line.startsWith("## ")) {
+                anchors.add(githubAnchor(line.substring(3)));
+            }
+        }
+
+        for (Map<String, Object> rule : rules()) {
+            String alert = (String) rule.get("alert");
+            @SuppressWarnings("unchecked")
+            Map<String, Object> annotations = (Map<String, Object>) rule.get("annotations");
+            assertThat(annotations).as(alert).containsEntry("runbook_url", RUNBOOKS + alert.toLowerCase(Locale.ROOT));
+            assertThat(anchors).as("sections of docs/runbooks.md").contains(alert.toLowerCase(Locale.ROOT));
+        }
+        assertThat(anchors).hasSizeGreaterThanOrEqualTo(ALERTS.size());
     }
 
     @Test
@@ -153,6 +176,11 @@ class PrometheusRulesTest {
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> rules = (List<Map<String, Object>>) Repo.yaml(ADAPTER).get("externalRules");
         return rules;
+    }
+
+    /** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces as hyphens. */
+    static String githubAnchor(String heading) {
+        return heading.strip().toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
     }
 
     private static Repo.Run promtool(String... arguments) {
