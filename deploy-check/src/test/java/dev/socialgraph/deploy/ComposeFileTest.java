@@ -25,14 +25,20 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code docker-compose.yml} against the Compose Specification's JSON schema (anchors and merge keys resolved
  * first, as Compose does), plus what the schema cannot know: each service's image is built from the shared
- * Dockerfile for an existing module, its ports and health checks use the port of that module's
- * {@code application.yml}, Prometheus scrapes exactly those services, and every mounted file exists. The
+ * Dockerfile for an existing module, its ports are that module's API and management ports, its health check asks
+ * the management port, it listens on the container's address and logs JSON, the gateway gets the JVM flags its
+ * README recommends, Prometheus scrapes exactly those services on their management ports, and every mounted file
+ * exists. The
  * Dockerfile itself is checked for structure (no Docker engine here to build it).
  */
 class ComposeFileTest {
 
     private static final List<String> SERVICES =
             List.of("gateway", "follow-check-service", "follow-write-service", "cdc-consumer", "reconciler");
+
+    /** Each service's management port: its API port + 1000 (gateway 8080 -> 9080, ..., reconciler 8084 -> 9084). */
+    static final Map<String, Integer> MANAGEMENT_PORTS = Map.of("gateway", 9080, "follow-check-service", 9081,
+            "follow-write-service", 9082, "cdc-consumer", 9083, "reconciler", 9084);
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -68,18 +74,49 @@ class ComposeFileTest {
             assertThat(Files.isRegularFile(Repo.path(service).resolve("pom.xml"))).as(service).isTrue();
             assertThat(definition.get("image")).isEqualTo("social-graph/" + service + ":0.1.0-SNAPSHOT");
             int port = serverPort(service);
+            int management = managementPort(service);
             @SuppressWarnings("unchecked")
             List<String> ports = (List<String>) definition.get("ports");
-            assertThat(ports).as(service).singleElement().asString().endsWith(port + ":" + port);
+            // The API port, and the management port for debugging, never beyond this machine.
+            assertThat(ports).as(service).hasSize(2);
+            assertThat(ports.get(0)).as(service).endsWith(port + ":" + port);
+            assertThat(ports.get(1)).as(service).isEqualTo("127.0.0.1:" + management + ":" + management);
+            // Actuator is served on the management port only.
             @SuppressWarnings("unchecked")
             List<String> test = (List<String>) map(definition, "healthcheck").get("test");
-            assertThat(String.join(" ", test)).as(service).contains("/dev/tcp/127.0.0.1/" + port + " ")
+            assertThat(String.join(" ", test)).as(service).contains("/dev/tcp/127.0.0.1/" + management + " ")
                     .contains("/actuator/health/readiness");
         }
     }
 
     @Test
-    void prometheus_scrapesEveryServiceOnItsPort() {
+    void services_listenOnTheContainersAddressAndLogJson() {
+        Map<String, Object> services = map(compose(), "services");
+
+        for (String service : SERVICES) {
+            Map<String, Object> environment = map(map(services, service), "environment");
+            assertThat(environment).as(service).containsEntry("SERVER_ADDRESS", "0.0.0.0")
+                    .containsEntry("MANAGEMENT_SERVER_ADDRESS", "0.0.0.0")
+                    .containsEntry("LOGGING_STRUCTURED_FORMAT_CONSOLE", "ecs");
+        }
+    }
+
+    @Test
+    void gateway_getsEveryJvmFlagItsReadmeRecommends() {
+        String readme = Repo.read(Repo.path("gateway/README.md"));
+        int intro = readme.indexOf("JVM flags of the gateway");
+        assertThat(intro).isNotNegative();
+        int start = readme.indexOf("```", intro) + 3;
+        List<String> recommended = List.of(readme.substring(start, readme.indexOf("```", start)).strip()
+                .split("\\s+"));
+        Object options = map(map(map(compose(), "services"), "gateway"), "environment").get("JAVA_TOOL_OPTIONS");
+
+        assertThat(recommended).contains("-XX:ActiveProcessorCount=2", "-XX:+UseParallelGC");
+        assertThat(List.of(String.valueOf(options).split("\\s+"))).containsAll(recommended);
+    }
+
+    @Test
+    void prometheus_scrapesEveryServiceOnItsManagementPort() {
         Map<String, Object> config = Repo.yaml(Repo.path("deploy/prometheus/prometheus.yml"));
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> jobs = (List<Map<String, Object>>) config.get("scrape_configs");
@@ -89,7 +126,15 @@ class ComposeFileTest {
 
         assertThat(jobs.get(0)).containsEntry("metrics_path", "/actuator/prometheus");
         assertThat(targets).containsExactlyInAnyOrderElementsOf(
-                SERVICES.stream().map(s -> s + ":" + serverPort(s)).toList());
+                SERVICES.stream().map(s -> s + ":" + managementPort(s)).toList());
+    }
+
+    @Test
+    void managementPorts_areApartFromTheApiPorts_andTheServicesOwn() {
+        for (String service : SERVICES) {
+            assertThat(managementPort(service)).as(service).isNotEqualTo(serverPort(service))
+                    .isEqualTo(MANAGEMENT_PORTS.get(service));
+        }
     }
 
     @Test
@@ -132,6 +177,20 @@ class ComposeFileTest {
     static int serverPort(String module) {
         Map<String, Object> config = Repo.yaml(Repo.path(module + "/src/main/resources/application.yml"));
         return (Integer) map(config, "server").get("port");
+    }
+
+    /**
+     * {@code management.server.port} of the module's {@code application.yml}: the port of actuator (probes,
+     * {@code /actuator/prometheus}), apart from the API. Until a module's file sets it, the port decided for it in
+     * {@link #MANAGEMENT_PORTS}; once set, the two must agree (checked above).
+     */
+    static int managementPort(String module) {
+        Map<String, Object> config = Repo.yaml(Repo.path(module + "/src/main/resources/application.yml"));
+        if (config.get("management") instanceof Map<?, ?> management
+                && management.get("server") instanceof Map<?, ?> server && server.get("port") instanceof Integer port) {
+            return port;
+        }
+        return MANAGEMENT_PORTS.get(module);
     }
 
     private static int indexOf(List<String> lines, String prefix) {

@@ -83,6 +83,27 @@ class GrafanaDashboardTest {
     }
 
     @Test
+    void dashboard_showsTheGatewaysLatencyPercentiles() {
+        JsonNode latency = null;
+        for (JsonNode panel : dashboard().path("panels")) {
+            if (panel.path("title").asText().equals("Gateway latency")) {
+                latency = panel;
+            }
+        }
+        assertThat(latency).as("panel \"Gateway latency\"").isNotNull();
+        List<String> targets = new ArrayList<>();
+        latency.path("targets").forEach(t -> targets.add(t.path("expr").asText()));
+
+        assertThat(latency.path("fieldConfig").path("defaults").path("unit").asText()).isEqualTo("s");
+        assertThat(targets).anyMatch(e -> e.startsWith("histogram_quantile(0.99,")
+                && e.contains("http_server_requests_seconds_bucket{application=\"gateway\""));
+        assertThat(targets).anyMatch(e -> e.startsWith("histogram_quantile(0.5,")
+                && e.contains("http_server_requests_seconds_bucket{application=\"gateway\""));
+        // Each target reads the gateway's requests only, without the scrapes and probes of the management port.
+        assertThat(targets).allSatisfy(e -> assertThat(e).contains("application=\"gateway\", uri!~\"/actuator.*\""));
+    }
+
+    @Test
     void composeProvisioning_loadsTheDashboardFromItsMountedDirectory() {
         var provider = Repo.yaml(Repo.path("deploy/grafana/provisioning/dashboards/social-graph.yml"));
         var datasource = Repo.yaml(Repo.path("deploy/grafana/provisioning/datasources/prometheus.yml"));

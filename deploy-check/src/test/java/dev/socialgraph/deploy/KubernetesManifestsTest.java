@@ -1,6 +1,7 @@
 package dev.socialgraph.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,10 +23,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The Kubernetes manifests of {@code deploy/}: every object the base and the local overlay render to is valid
- * against the Kubernetes 1.32 schema ({@link KubernetesSchema}), and the rendered objects fit together (probes,
- * resources, JVM flags, references, the network policies the issue asks for, shard-affine check instances and the
- * Redis settings).
+ * The Kubernetes manifests of {@code deploy/}: every object the base and each overlay render to is valid
+ * against the Kubernetes 1.32 schema ({@link KubernetesSchema}; the ServiceMonitor, a custom resource, is checked on
+ * its own), and the rendered objects fit together (probes and actuator on the management port, resources, JVM
+ * flags, references, the network policies the issue asks for, autoscalers and disruption budgets, shard-affine
+ * check instances and the Redis settings).
  *
  * <p>Rendering needs {@code kubectl} (its built-in Kustomize); without it, the base's resource files, which are
  * complete objects, are still validated by {@link #baseResourceFiles_areSchemaValid()}.
@@ -35,6 +37,8 @@ class KubernetesManifestsTest {
     private static final List<String> SERVICES =
             List.of("gateway", "follow-check-service", "follow-write-service", "cdc-consumer", "reconciler");
     private static final String CHECK = "follow-check-service";
+    /** Kinds outside the Kubernetes API schema ({@code apiVersion/kind}), checked by tests of their own. */
+    private static final Set<String> CUSTOM_RESOURCES = Set.of("monitoring.coreos.com/v1/ServiceMonitor");
     /** Where the gateway and the check pods find the one list of check instances. */
     private static final String CHECK_INSTANCES = "/etc/graph/check-instances.yml";
     /** Environment variables that would override that list (the environment outranks a config file). */
@@ -134,36 +138,168 @@ class KubernetesManifestsTest {
         }
     }
 
-    @Test
-    void everyService_hasProbesResourcesJvmFlagsAndRunsAsNonRoot() {
-        List<Map<String, Object>> objects = render("deploy/base");
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void rendered_isSchemaValid(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+
+        // Custom resources are not in the Kubernetes schema: each kind has a test of its own.
+        assertThat(objects).filteredOn(o -> !CUSTOM_RESOURCES.contains(o.get("apiVersion") + "/" + o.get("kind")))
+                .flatMap(KubernetesSchema::errors).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void everyService_hasProbesResourcesJvmFlagsAndRunsAsNonRoot(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
 
         for (String service : SERVICES) {
-            Map<String, Object> workload = service.equals("follow-check-service")
-                    ? only(objects, "StatefulSet", service) : only(objects, "Deployment", service);
+            Map<String, Object> workload = workload(objects, service);
             Map<String, Object> pod = podSpec(workload);
             assertThat(map(pod, "securityContext")).as(service).containsEntry("runAsNonRoot", true);
             Map<String, Object> container = list(pod, "containers").get(0);
             assertThat(container.get("image")).as(service).isEqualTo("social-graph/" + service + ":0.1.0-SNAPSHOT");
-            assertThat(path(container, "livenessProbe", "httpGet", "path")).isEqualTo("/actuator/health/liveness");
-            assertThat(path(container, "readinessProbe", "httpGet", "path")).isEqualTo("/actuator/health/readiness");
-            assertThat(path(container, "startupProbe", "httpGet", "path")).isEqualTo("/actuator/health/liveness");
             assertThat(map(map(container, "resources"), "requests")).as(service).containsKeys("cpu", "memory");
             assertThat(map(map(container, "resources"), "limits")).as(service).containsKey("memory");
             assertThat(env(container, "JAVA_TOOL_OPTIONS")).as(service).contains("-XX:MaxRAMPercentage=75");
-            // The probes' named port and the Prometheus annotation are the service's port (DESIGN.md 10).
-            Map<String, Object> port = list(container, "ports").get(0);
-            assertThat(port).containsEntry("name", "http");
-            Object annotated = path(map(workload, "spec"), "template", "metadata", "annotations", "prometheus.io/port");
-            assertThat(annotated).isEqualTo(String.valueOf(port.get("containerPort")));
             if (!service.equals("gateway")) {
                 assertThat(locations(container)).as(service).contains("file:/etc/graph/graph-shards.yml");
                 assertThat(mountedFile(objects, workload, "/etc/graph/graph-shards.yml").configMap())
                         .startsWith("graph-shards-");
             }
         }
-        assertThat(env(list(podSpec(only(objects, "StatefulSet", "follow-check-service")), "containers").get(0),
-                "JAVA_TOOL_OPTIONS")).contains("-XX:+UseZGC");
+        assertThat(env(list(podSpec(workload(objects, CHECK)), "containers").get(0), "JAVA_TOOL_OPTIONS"))
+                .contains("-XX:+UseZGC");
+    }
+
+    /**
+     * Actuator lives on a management port of its own (management.server.port), never on the API port: the
+     * container names it {@code management}, the probes and the Prometheus annotation use it, the
+     * {@code -metrics} Service publishes it alone, and no other Service publishes it. Both ports listen on the
+     * pod's address, and the logs are JSON.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void everyService_servesActuatorOnItsManagementPortOnly(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+
+        for (String service : SERVICES) {
+            Map<String, Object> workload = workload(objects, service);
+            Map<String, Object> container = list(podSpec(workload), "containers").get(0);
+            int management = ComposeFileTest.managementPort(service);
+            assertThat(list(container, "ports")).as(service)
+                    .extracting(p -> p.get("name"), p -> p.get("containerPort"))
+                    .containsExactly(tuple("http", ComposeFileTest.serverPort(service)),
+                            tuple("management", management));
+            assertThat(path(container, "startupProbe", "httpGet")).as(service)
+                    .isEqualTo(Map.of("path", "/actuator/health/liveness", "port", "management"));
+            assertThat(path(container, "livenessProbe", "httpGet")).as(service)
+                    .isEqualTo(Map.of("path", "/actuator/health/liveness", "port", "management"));
+            assertThat(path(container, "readinessProbe", "httpGet")).as(service)
+                    .isEqualTo(Map.of("path", "/actuator/health/readiness", "port", "management"));
+            Object annotations = path(map(workload, "spec"), "template", "metadata", "annotations");
+            assertThat(cast(annotations)).as(service).containsEntry("prometheus.io/port", String.valueOf(management))
+                    .containsEntry("prometheus.io/path", "/actuator/prometheus");
+
+            Map<String, String> podLabels = templateLabels(workload);
+            for (Map<String, Object> serviceObject : objects.stream().filter(o -> "Service".equals(o.get("kind"))
+                    && selects(map(map(o, "spec"), "selector"), podLabels)).toList()) {
+                String name = String.valueOf(metadata(serviceObject).get("name"));
+                List<Map<String, Object>> ports = list(map(serviceObject, "spec"), "ports");
+                if (name.equals(service + "-metrics")) {
+                    assertThat(ports).as(name).singleElement().satisfies(p -> assertThat(p)
+                            .containsEntry("name", "management").containsEntry("port", management)
+                            .containsEntry("targetPort", "management"));
+                    assertThat(map(metadata(serviceObject), "labels")).as(name)
+                            .containsEntry("app.kubernetes.io/component", "metrics");
+                } else {
+                    assertThat(ports).as(name).noneMatch(p -> "management".equals(p.get("targetPort"))
+                            || Integer.valueOf(management).equals(p.get("targetPort")));
+                }
+            }
+            assertThat(names(objects, "Service")).contains(service + "-metrics");
+            Set<String> environment = environment(objects, container);
+            assertThat(environment).as(service).contains("SERVER_ADDRESS", "MANAGEMENT_SERVER_ADDRESS",
+                    "LOGGING_STRUCTURED_FORMAT_CONSOLE");
+        }
+        assertThat(graphEnv(objects)).containsEntry("SERVER_ADDRESS", "0.0.0.0")
+                .containsEntry("MANAGEMENT_SERVER_ADDRESS", "0.0.0.0")
+                .containsEntry("LOGGING_STRUCTURED_FORMAT_CONSOLE", "ecs");
+    }
+
+    /**
+     * Autoscaling (DESIGN.md 8): every autoscaler scales a workload that exists, from its replicas up; CPU targets
+     * are 70 %; the write service and the cdc-consumer also scale on queue depth, external metrics the Prometheus
+     * Adapter's rules define; the check service's is pinned to its instance list (in the test of the list).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void autoscalers_scaleExistingWorkloads_onCpuAndQueueDepth(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+        Set<String> adapterMetrics = PrometheusRulesTest.adapterExternalMetrics();
+        List<Map<String, Object>> autoscalers = objects.stream()
+                .filter(o -> "HorizontalPodAutoscaler".equals(o.get("kind"))).toList();
+
+        for (Map<String, Object> autoscaler : autoscalers) {
+            Map<String, Object> spec = map(autoscaler, "spec");
+            Map<String, Object> target = map(spec, "scaleTargetRef");
+            assertThat(target.get("apiVersion")).isEqualTo("apps/v1");
+            Map<String, Object> workload = only(objects, (String) target.get("kind"), (String) target.get("name"));
+            String name = (String) target.get("name");
+            int min = (Integer) spec.get("minReplicas");
+            assertThat(min).as(name).isPositive().isLessThanOrEqualTo((Integer) spec.get("maxReplicas"));
+            assertThat(map(workload, "spec").get("replicas")).as("replicas of %s: the floor", name).isEqualTo(min);
+            for (Map<String, Object> metric : list(spec, "metrics")) {
+                switch (String.valueOf(metric.get("type"))) {
+                    case "Resource" -> {
+                        assertThat(path(metric, "resource", "name")).as(name).isEqualTo("cpu");
+                        assertThat(path(metric, "resource", "target")).as(name)
+                                .isEqualTo(Map.of("type", "Utilization", "averageUtilization", 70));
+                        // Utilization is relative to the request.
+                        assertThat(path(list(podSpec(workload), "containers").get(0), "resources", "requests", "cpu"))
+                                .as(name).isNotNull();
+                    }
+                    case "External" -> {
+                        assertThat(path(metric, "external", "metric", "name")).as(name).isIn(adapterMetrics);
+                        assertThat(path(metric, "external", "target", "type")).as(name).isEqualTo("AverageValue");
+                    }
+                    default -> throw new AssertionError(name + ": metric type " + metric.get("type"));
+                }
+            }
+        }
+        assertThat(autoscalers).extracting(a -> path(map(a, "spec"), "scaleTargetRef", "name"))
+                .containsExactlyInAnyOrder(CHECK, "gateway", "follow-write-service", "cdc-consumer");
+        assertThat(metricTypes(autoscalersOf(objects, workload(objects, CHECK)))).containsExactly("cpu");
+        assertThat(metricTypes(autoscalersOf(objects, workload(objects, "gateway")))).containsExactly("cpu");
+        assertThat(metricTypes(autoscalersOf(objects, workload(objects, "follow-write-service"))))
+                .containsExactly("cpu", "social_graph_outbox_backlog");
+        assertThat(metricTypes(autoscalersOf(objects, workload(objects, "cdc-consumer"))))
+                .containsExactly("social_graph_consumer_lag");
+    }
+
+    /** Every workload that may run more than one pod (replicas, or its autoscaler's maximum) has a budget. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void everyWorkloadOfSeveralPods_hasOneDisruptionBudget(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+        List<Map<String, Object>> budgets = objects.stream()
+                .filter(o -> "PodDisruptionBudget".equals(o.get("kind"))).toList();
+
+        for (Map<String, Object> workload : objects.stream()
+                .filter(o -> Set.of("Deployment", "StatefulSet").contains(o.get("kind"))).toList()) {
+            String name = String.valueOf(metadata(workload).get("name"));
+            int most = (Integer) map(workload, "spec").getOrDefault("replicas", 1);
+            for (Map<String, Object> autoscaler : autoscalersOf(objects, workload)) {
+                most = Math.max(most, (Integer) map(autoscaler, "spec").get("maxReplicas"));
+            }
+            List<Map<String, Object>> selecting = budgets.stream()
+                    .filter(b -> selects(map(map(b, "spec"), "selector"), templateLabels(workload))).toList();
+            assertThat(selecting).as("budgets of %s in %s", name, kustomization).hasSizeLessThanOrEqualTo(1);
+            if (most > 1) {
+                assertThat(selecting).as("budget of %s (up to %d pods) in %s", name, most, kustomization)
+                        .singleElement().satisfies(b -> assertThat(map(b, "spec")).containsEntry("maxUnavailable", 1));
+            }
+        }
     }
 
     /**
@@ -229,9 +365,11 @@ class KubernetesManifestsTest {
                 .orElseThrow(() -> new AssertionError("no GRAPH_CHECK_AFFINITY_INSTANCEID"));
         assertThat(path(instanceId, "valueFrom", "fieldRef", "fieldPath")).isEqualTo("metadata.name");
 
-        // A static list does not follow an autoscaler.
-        assertThat(objects).filteredOn(o -> "HorizontalPodAutoscaler".equals(o.get("kind")))
-                .noneMatch(h -> CHECK.equals(path(map(h, "spec"), "scaleTargetRef", "name")));
+        // A static list does not follow an autoscaler: the check service's is pinned to the list's length.
+        for (Map<String, Object> autoscaler : autoscalersOf(objects, statefulSet)) {
+            assertThat(map(autoscaler, "spec")).as("autoscaler of %s in %s", CHECK, kustomization)
+                    .containsEntry("minReplicas", replicas).containsEntry("maxReplicas", replicas);
+        }
     }
 
     /**
@@ -362,6 +500,78 @@ class KubernetesManifestsTest {
                 }
             }
         }
+    }
+
+    /**
+     * The management ports (actuator without a credential) admit the namespace "monitoring" and nobody else, in the
+     * base and every overlay: every rule that opens a service's management port names exactly that namespace, and
+     * some rule does. The API ports stay closed to it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("kustomizations")
+    void networkPolicies_admitOnlyMonitoringToTheManagementPorts(String kustomization) {
+        List<Map<String, Object>> objects = render(kustomization);
+        List<Map<String, Object>> policies = objects.stream().filter(o -> "NetworkPolicy".equals(o.get("kind")))
+                .toList();
+        Map<String, Object> monitoring = Map.of("namespaceSelector",
+                Map.of("matchLabels", Map.of("kubernetes.io/metadata.name", "monitoring")));
+
+        for (String service : SERVICES) {
+            Map<String, String> pod = templateLabels(workload(objects, service));
+            int management = ComposeFileTest.managementPort(service);
+            int api = ComposeFileTest.serverPort(service);
+            boolean admitted = false;
+            for (Map<String, Object> policy : policies) {
+                Map<String, Object> spec = map(policy, "spec");
+                if (!selects(map(spec, "podSelector"), pod)) {
+                    continue;
+                }
+                @SuppressWarnings("unchecked")
+                List<Map<String, Object>> rules = (List<Map<String, Object>>) spec.getOrDefault("ingress", List.of());
+                for (Map<String, Object> rule : rules) {
+                    @SuppressWarnings("unchecked")
+                    List<Map<String, Object>> ports = (List<Map<String, Object>>) rule.get("ports");
+                    String name = metadata(policy).get("name") + " for " + service;
+                    if (ports == null || ports.stream().anyMatch(p -> covers(p, management))) {
+                        assertThat(rule.get("from")).as(name).isEqualTo(List.of(monitoring));
+                        admitted = true;
+                    }
+                    if (List.of(monitoring).equals(rule.get("from"))) {
+                        assertThat(ports).as(name).isNotNull().noneMatch(p -> covers(p, api));
+                    }
+                }
+            }
+            assertThat(admitted).as("monitoring admitted to %s:%d in %s", service, management, kustomization)
+                    .isTrue();
+        }
+    }
+
+    /**
+     * The Prometheus Operator overlay's ServiceMonitor scrapes every service's {@code -metrics} Service, and only
+     * those, on the port named {@code management}, under the job the alert rules select.
+     */
+    @Test
+    void serviceMonitor_selectsTheManagementPortOfEveryService() {
+        List<Map<String, Object>> objects = render("deploy/overlays/prometheus-operator");
+        Map<String, Object> monitor = only(objects, "ServiceMonitor", "social-graph");
+        Map<String, Object> spec = map(monitor, "spec");
+
+        assertThat(monitor.get("apiVersion")).isEqualTo("monitoring.coreos.com/v1");
+        assertThat(list(spec, "endpoints")).singleElement().satisfies(e -> assertThat(e)
+                .containsEntry("port", "management").containsEntry("path", "/actuator/prometheus"));
+        List<String> selected = new ArrayList<>();
+        for (Map<String, Object> service : objects.stream().filter(o -> "Service".equals(o.get("kind"))).toList()) {
+            Map<String, String> labels = new LinkedHashMap<>();
+            map(metadata(service), "labels").forEach((k, v) -> labels.put(k, String.valueOf(v)));
+            if (selects(map(spec, "selector"), labels)) {
+                selected.add(String.valueOf(metadata(service).get("name")));
+                // job="social-graph", as GraphServiceDown selects.
+                assertThat(labels).containsEntry((String) spec.get("jobLabel"), "social-graph");
+                assertThat(list(map(service, "spec"), "ports")).extracting(p -> p.get("name"))
+                        .containsExactly("management");
+            }
+        }
+        assertThat(selected).containsExactlyInAnyOrderElementsOf(SERVICES.stream().map(s -> s + "-metrics").toList());
     }
 
     // --- rendering and navigation ----------------------------------------------------------------------------
@@ -525,6 +735,29 @@ class KubernetesManifestsTest {
         Repo.Run run = Repo.run(Repo.ROOT, List.of(kubectl.toString(), "kustomize", kustomization));
         assertThat(run.exitCode()).as("kubectl kustomize %s:%n%s", kustomization, run.output()).isZero();
         return Repo.yamlDocuments(run.output());
+    }
+
+    /** The Deployment or StatefulSet of a service. */
+    private static Map<String, Object> workload(List<Map<String, Object>> objects, String service) {
+        return only(objects, service.equals(CHECK) ? "StatefulSet" : "Deployment", service);
+    }
+
+    /** The HorizontalPodAutoscalers that scale {@code workload}. */
+    private static List<Map<String, Object>> autoscalersOf(List<Map<String, Object>> objects,
+                                                           Map<String, Object> workload) {
+        return objects.stream().filter(o -> "HorizontalPodAutoscaler".equals(o.get("kind"))).filter(h -> {
+            Object target = path(map(h, "spec"), "scaleTargetRef");
+            return target instanceof Map<?, ?> t && Objects.equals(t.get("kind"), workload.get("kind"))
+                    && Objects.equals(t.get("name"), metadata(workload).get("name"));
+        }).toList();
+    }
+
+    /** The resource names and external metric names the autoscalers scale on, in order. */
+    private static List<String> metricTypes(List<Map<String, Object>> autoscalers) {
+        assertThat(autoscalers).hasSize(1);
+        return list(map(autoscalers.get(0), "spec"), "metrics").stream()
+                .map(m -> String.valueOf("Resource".equals(m.get("type")) ? path(m, "resource", "name")
+                        : path(m, "external", "metric", "name"))).toList();
     }
 
     private static List<Map<String, Object>> workloads(List<Map<String, Object>> objects) {
