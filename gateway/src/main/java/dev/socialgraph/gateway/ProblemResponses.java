@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.web.ProblemJson;
 import dev.socialgraph.web.ReactiveProblems;
 import org.springframework.http.HttpStatus;
@@ -24,6 +25,17 @@ class ProblemResponses {
      * @param parameter the request part at fault (a path variable, a header), or {@code null}
      */
     Mono<Void> write(ServerWebExchange exchange, HttpStatus status, String title, String detail, String parameter) {
+        return write(exchange, ProblemType.forStatus(status.value()), detail, parameter);
+    }
+
+    /**
+     * Completes the exchange with a problem of a given type (its status and title).
+     *
+     * @param type      what happened, from the fleet's one vocabulary
+     * @param parameter the request part at fault (a path variable, a header), or {@code null}
+     */
+    Mono<Void> write(ServerWebExchange exchange, ProblemType type, String detail, String parameter) {
+        HttpStatus status = HttpStatus.valueOf(type.status());
         ServerHttpResponse response = exchange.getResponse();
         if (response.isCommitted()) {
             return Mono.empty();
@@ -35,6 +47,6 @@ class ProblemResponses {
             response.getHeaders().set("Retry-After", dev.socialgraph.web.ProblemMapping.RETRY_AFTER_SECONDS);
         }
         return ReactiveProblems.write(exchange, status.value(),
-                ProblemJson.of(status.value(), title, detail, exchange.getRequest().getPath().value(), parameter));
+                ProblemJson.of(type, detail, exchange.getRequest().getPath().value(), parameter));
     }
 }

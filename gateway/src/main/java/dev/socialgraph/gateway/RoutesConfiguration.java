@@ -167,9 +167,13 @@ class RoutesConfiguration {
         return exchange.getPrincipal().cast(JwtAuthenticationToken.class).map(auth -> auth.getToken().getSubject());
     }
 
-    /** Continues with the request's path rewritten to {@code /internal/v1/users/{subject}/{rest}}. */
+    /**
+     * Continues with the request's path rewritten to {@code /internal/v1/users/{subject}/{rest}}; the path the caller
+     * sent is kept as {@link ServiceHeaders#PUBLIC_PATH_ATTRIBUTE} for the service's problem answers.
+     */
     private static Mono<Void> asSubject(ServerWebExchange exchange, GatewayFilterChain chain, String subject,
                                         String rest) {
+        exchange.getAttributes().put(ServiceHeaders.PUBLIC_PATH_ATTRIBUTE, exchange.getRequest().getPath().value());
         String path = "/internal/v1/users/" + subject + "/" + rest;
         return chain.filter(exchange.mutate().request(r -> r.path(path)).build());
     }

@@ -4,6 +4,7 @@ import com.nimbusds.jose.util.Base64URL;
 import com.nimbusds.jose.util.JSONObjectUtils;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.common.problem.ProblemType;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.text.ParseException;
@@ -115,7 +116,7 @@ class SecurityConfiguration {
         return (exchange, e) -> {
             String reason = String.valueOf(e.getMessage());
             String part = reason.contains("HTTP method") ? "method" : reason.contains("header") ? "headers" : "path";
-            return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", reason, part);
+            return problems.write(exchange, ProblemType.MALFORMED_REQUEST, reason, part);
         };
     }
 

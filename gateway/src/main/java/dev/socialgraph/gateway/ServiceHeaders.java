@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.common.api.ApiHeaders;
 import org.springframework.cloud.gateway.filter.headers.HttpHeadersFilter;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -13,7 +14,9 @@ import org.springframework.web.server.ServerWebExchange;
  *       client that knew the credential still cannot pick the identity a service sees (the actor comes from the
  *       JWT);</li>
  *   <li>{@code X-Request-Id}, the id {@link RequestIds} chose for the request (not on the benchmark-only bare
- *       route, which it skips).</li>
+ *       route, which it skips);</li>
+ *   <li>{@code X-Public-Path} ({@link ApiHeaders#PUBLIC_PATH}), the path the caller sent, which a service's problem
+ *       answer names as its {@code instance} instead of the internal path it received.</li>
  * </ul>
  *
  * <p>An {@link HttpHeadersFilter} rather than a route filter: Spring Cloud Gateway applies these to the outgoing
@@ -24,6 +27,12 @@ import org.springframework.web.server.ServerWebExchange;
  */
 @Component
 class ServiceHeaders implements HttpHeadersFilter, Ordered {
+
+    /**
+     * The exchange attribute holding the path the caller sent, set by a filter that rewrites the request's path (the
+     * {@code /v1/me} routes); without it the request's path is the caller's (the reads route by the URL instead).
+     */
+    static final String PUBLIC_PATH_ATTRIBUTE = ServiceHeaders.class.getName() + ".publicPath";
 
     /** The header the services check (graph-web) and graph-client sends. */
     static final String HEADER = dev.socialgraph.common.token.ServiceCredential.HEADER;
@@ -42,6 +51,9 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
         if (requestId != null) {
             out.set(RequestIds.HEADER, requestId);
         }
+        // The service's own path is internal; its problem answers name the caller's path as their instance.
+        String publicPath = exchange.getAttribute(PUBLIC_PATH_ATTRIBUTE);
+        out.set(ApiHeaders.PUBLIC_PATH, publicPath != null ? publicPath : exchange.getRequest().getPath().value());
         return out;
     }
 

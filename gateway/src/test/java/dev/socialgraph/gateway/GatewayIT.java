@@ -7,6 +7,7 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.store.FollowingRepository;
@@ -270,13 +271,27 @@ class GatewayIT {
     }
 
     @Test
-    void serviceErrorsPassThroughAsProblemJson() throws Exception {
+    void serviceErrorsPassThroughAsProblemJson_ofTheOneVocabulary_namingTheCallersPath() throws Exception {
+        // The write service's problem: its own path was /internal/v1/users/109/following/109.
         HttpResponse<String> self = send("PUT", "/v1/me/following/109", token(109));
         assertThat(self.statusCode()).isEqualTo(400);
         assertThat(self.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
+        assertThat(self.body()).contains("\"type\":\"" + ProblemType.INVALID_PARAMETER.uriText() + "\"",
+                "\"instance\":\"/v1/me/following/109\"", "\"parameter\":\"followeeId\"");
+        // The check service's problem (reactive), likewise.
         HttpResponse<String> badLimit = send("GET", "/v1/users/109/following?limit=0", token(109));
         assertThat(badLimit.statusCode()).isEqualTo(400);
-        assertThat(badLimit.body()).contains("limit");
+        assertThat(badLimit.body()).contains("\"type\":\"" + ProblemType.INVALID_PARAMETER.uriText() + "\"",
+                "\"instance\":\"/v1/users/109/following\"", "\"parameter\":\"limit\"");
+        // The gateway's own problems: no token, an unknown path.
+        HttpResponse<String> noToken = send("GET", "/v1/users/109/following/110", null);
+        assertThat(noToken.statusCode()).isEqualTo(401);
+        assertThat(noToken.body()).contains("\"type\":\"" + ProblemType.UNAUTHORIZED.uriText() + "\"",
+                "\"instance\":\"/v1/users/109/following/110\"");
+        HttpResponse<String> unknown = send("GET", "/v1/users/109/nothing-here", token(109));
+        assertThat(unknown.statusCode()).isEqualTo(404);
+        assertThat(unknown.body()).contains("\"type\":\"" + ProblemType.NOT_FOUND.uriText() + "\"");
+        assertThat(unknown.body()).doesNotContain("about:blank", "/internal/");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.socialgraph.web;
 
+import dev.socialgraph.common.problem.ProblemType;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -110,7 +111,9 @@ public final class MalformedRequests implements NettyServerCustomizer {
             if (failure != null && failure.getMessage() != null) {
                 detail = detail + ": " + failure.getMessage();
             }
-            return ProblemJson.of(status, title, detail, path, parameter);
+            // A 400 here is a request that could not be parsed; 414 and 431 have types of their own.
+            ProblemType type = status == 400 ? ProblemType.MALFORMED_REQUEST : ProblemType.forStatus(status);
+            return ProblemJson.of(type, detail, path, parameter);
         }
 
         private static String pathOf(String uri) {

@@ -2,6 +2,7 @@ package dev.socialgraph.web;
 
 import dev.socialgraph.common.cursor.InvalidCursorException;
 import dev.socialgraph.common.id.InvalidUserIdException;
+import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import java.util.List;
 import java.util.Locale;
@@ -51,15 +52,27 @@ public abstract class ProblemAdvice extends ResponseEntityExceptionHandler {
     public static final String RETRY_AFTER_SECONDS = ProblemMapping.RETRY_AFTER_SECONDS;
 
     /**
-     * A problem naming the bad input.
+     * A problem naming the bad input, of the status' default type.
      *
      * @param status    the HTTP status
      * @param detail    what is wrong, for a person
      * @param parameter the input's name, {@code null} for none
-     * @return the body, {@code type} left {@code about:blank}
+     * @return the body
      */
     public static ProblemDetail problem(HttpStatusCode status, String detail, String parameter) {
         return ProblemMapping.problem(status, detail, parameter);
+    }
+
+    /**
+     * A problem of a given type (its status and title), naming the bad input.
+     *
+     * @param type      what happened, from the fleet's one vocabulary
+     * @param detail    what is wrong, for a person
+     * @param parameter the input's name, {@code null} for none
+     * @return the body
+     */
+    public static ProblemDetail problem(ProblemType type, String detail, String parameter) {
+        return ProblemMapping.problem(type, detail, parameter);
     }
 
     /**

@@ -10,7 +10,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * problem+json for the errors no {@link ProblemAdvice} sees: {@link ProblemErrorController} in place of Spring Boot's
  * {@code /error} page (before {@link ErrorMvcAutoConfiguration}, whose {@code BasicErrorController} backs off when
- * an {@link ErrorController} exists).
+ * an {@link ErrorController} exists); and {@link ProblemBodyAdvice}, which gives every problem a servlet service
+ * writes its type and the caller's path.
  */
 @AutoConfiguration(before = ErrorMvcAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -20,5 +21,10 @@ public class ProblemAutoConfiguration {
     @ConditionalOnMissingBean(ErrorController.class)
     ProblemErrorController problemErrorController() {
         return new ProblemErrorController();
+    }
+
+    @Bean
+    ProblemBodyAdvice problemBodyAdvice() {
+        return new ProblemBodyAdvice();
     }
 }

@@ -2,6 +2,7 @@ package dev.socialgraph.web;
 
 import dev.socialgraph.common.cursor.InvalidCursorException;
 import dev.socialgraph.common.id.InvalidUserIdException;
+import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import java.util.Locale;
 import org.slf4j.Logger;
@@ -27,7 +28,7 @@ public final class ProblemMapping {
     private static final Logger log = LoggerFactory.getLogger(ProblemMapping.class);
 
     /** The property that names the bad input. */
-    public static final String PARAMETER = "parameter";
+    public static final String PARAMETER = ProblemType.PARAMETER;
 
     /** Seconds a client should wait before retrying after an outage answer (503). */
     public static final String RETRY_AFTER_SECONDS = "1";
@@ -36,15 +37,29 @@ public final class ProblemMapping {
     }
 
     /**
-     * A problem naming the bad input.
+     * A problem naming the bad input, of the status' default type ({@link ProblemType#forStatus}).
      *
      * @param status    the HTTP status
      * @param detail    what is wrong, for a person
      * @param parameter the input's name, {@code null} for none
-     * @return the body, {@code type} left {@code about:blank}
+     * @return the body
      */
     public static ProblemDetail problem(HttpStatusCode status, String detail, String parameter) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        return problem(ProblemType.forStatus(status.value()), detail, parameter);
+    }
+
+    /**
+     * A problem of a given type, with its status and title, naming the bad input.
+     *
+     * @param type      what happened
+     * @param detail    what is wrong, for a person
+     * @param parameter the input's name, {@code null} for none
+     * @return the body
+     */
+    public static ProblemDetail problem(ProblemType type, String detail, String parameter) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatusCode.valueOf(type.status()), detail);
+        problem.setType(type.uri());
+        problem.setTitle(type.title());
         if (parameter != null) {
             problem.setProperty(PARAMETER, parameter);
         }
@@ -82,9 +97,8 @@ public final class ProblemMapping {
             }
             case ShardUnavailableException s -> {
                 log.debug("Shard unavailable: {}", s.getMessage(), s);
-                ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-                        "the shard database holding this user is unavailable; retry later");
-                problem.setTitle("Shard unavailable");
+                ProblemDetail problem = problem(ProblemType.SHARD_UNAVAILABLE,
+                        "the shard database holding this user is unavailable; retry later", null);
                 yield ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
                         .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS).body(problem);
             }

@@ -1,5 +1,6 @@
 package dev.socialgraph.web;
 
+import dev.socialgraph.common.problem.ProblemType;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -14,9 +15,9 @@ import java.nio.charset.StandardCharsets;
 final class Problems {
 
     /** Problem type of a missing or wrong service credential. */
-    static final String CREDENTIAL_TYPE = "urn:socialgraph:problem:service-credential";
+    static final String CREDENTIAL_TYPE = ProblemType.SERVICE_CREDENTIAL.uriText();
     /** Problem type of a body over {@code graph.web.max-request-size}. */
-    static final String BODY_TOO_LARGE_TYPE = "urn:socialgraph:problem:body-too-large";
+    static final String BODY_TOO_LARGE_TYPE = ProblemType.BODY_TOO_LARGE.uriText();
 
     private final int status;
     private final byte[] body;

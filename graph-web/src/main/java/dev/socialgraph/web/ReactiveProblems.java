@@ -1,7 +1,6 @@
 package dev.socialgraph.web;
 
-import java.net.URI;
-import java.net.URISyntaxException;
+import dev.socialgraph.common.api.ApiHeaders;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -39,18 +38,13 @@ public final class ReactiveProblems {
     }
 
     /**
-     * Completes the exchange with {@code problem}, its status and {@code headers}; {@code instance} is the request's
-     * path when the problem has none and the path is a valid URI reference.
+     * Completes the exchange with {@code problem}, its status and {@code headers}, completed by
+     * {@link ProblemTypes#complete}: a type of the vocabulary, and as {@code instance} the path the caller sent (the
+     * gateway's {@link ApiHeaders#PUBLIC_PATH}, else the request's path when the problem has none).
      */
     static Mono<Void> write(ServerWebExchange exchange, ProblemDetail problem, HttpHeaders headers) {
-        if (problem.getInstance() == null) {
-            String path = exchange.getRequest().getPath().value();
-            try {
-                problem.setInstance(new URI(path));
-            } catch (URISyntaxException e) {
-                // Not a valid URI reference: leave instance out rather than fail the error answer.
-            }
-        }
+        ProblemTypes.complete(problem, exchange.getRequest().getHeaders().getFirst(ApiHeaders.PUBLIC_PATH),
+                exchange.getRequest().getPath().value());
         exchange.getResponse().getHeaders().addAll(headers);
         return write(exchange, problem.getStatus(), ProblemJson.of(problem));
     }

@@ -52,7 +52,7 @@ class ReactiveServiceGuardIT {
         for (HttpResponse<String> r : java.util.List.of(missing, wrong)) {
             assertThat(r.statusCode()).isEqualTo(401);
             assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-            assertThat(r.body()).contains("\"type\":\"urn:socialgraph:problem:service-credential\"",
+            assertThat(r.body()).contains("\"type\":\"https://socialgraph.dev/problems/service-credential\"",
                     "\"parameter\":\"X-Service-Token\"").doesNotContain("world", forged, TOKEN);
         }
         assertThat(rejected("missing-service-token")).isEqualTo(missingBefore + 1);
@@ -84,7 +84,7 @@ class ReactiveServiceGuardIT {
         for (HttpResponse<String> r : java.util.List.of(sized, chunked)) {
             assertThat(r.statusCode()).isEqualTo(413);
             assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-            assertThat(r.body()).contains("\"type\":\"urn:socialgraph:problem:body-too-large\"",
+            assertThat(r.body()).contains("\"type\":\"https://socialgraph.dev/problems/body-too-large\"",
                     "\"parameter\":\"body\"");
         }
         assertThat(ReactiveGuardedApplication.RECEIVED).hasValue(0);

@@ -44,7 +44,7 @@ class ServiceGuardIT {
 
         assertThat(r.statusCode()).isEqualTo(401);
         assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-        assertThat(r.body()).contains("\"type\":\"urn:socialgraph:problem:service-credential\"",
+        assertThat(r.body()).contains("\"type\":\"https://socialgraph.dev/problems/service-credential\"",
                 "\"title\":\"Unauthorized\"", "\"status\":401", "\"parameter\":\"X-Service-Token\"",
                 "needs the service credential");
         assertThat(rejected("missing-service-token")).isEqualTo(before + 1);
@@ -103,7 +103,7 @@ class ServiceGuardIT {
 
         assertThat(r.statusCode()).isEqualTo(413);
         assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
-        assertThat(r.body()).contains("\"type\":\"urn:socialgraph:problem:body-too-large\"", "\"status\":413",
+        assertThat(r.body()).contains("\"type\":\"https://socialgraph.dev/problems/body-too-large\"", "\"status\":413",
                 "\"parameter\":\"body\"", "larger than 1048576 bytes");
         assertThat(GuardedApplication.Endpoints.RECEIVED).hasValue(0);
         assertThat(rejected("body-too-large")).isEqualTo(before + 1);

@@ -1,5 +1,6 @@
 package dev.socialgraph.write.api;
 
+import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.write.follow.BlockedException;
 import dev.socialgraph.write.follow.BlockingException;
@@ -7,7 +8,6 @@ import dev.socialgraph.write.follow.FollowingLimitException;
 import dev.socialgraph.write.follow.RelationLimitException;
 import dev.socialgraph.write.follow.SelfFollowException;
 import dev.socialgraph.write.follow.SelfRelationException;
-import java.net.URI;
 import dev.socialgraph.write.follow.WriteMetrics;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -17,17 +17,12 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 /**
  * The write service's errors: graph-web's {@link dev.socialgraph.web.ProblemAdvice} (problem+json naming the bad
  * input in {@code parameter}, 503 with {@code Retry-After} for an unavailable shard, 500 without internals), plus the
- * write rules: 400 for a self-follow, self-block or self-mute, 409 at the following, block or mute cap, 409 for a
- * follow of a user the follower blocks ({@link #BLOCKING}) and 403 for a follow of a user who blocks the follower
- * ({@link #BLOCKED}). Every 400 counts as a rejected write ({@code graph.write.results{outcome=rejected}}).
+ * write rules: 400 for a self-follow, self-block or self-mute, 409 at the following, block or mute cap ({@link ProblemType#LIMIT_REACHED}), 409 for a
+ * follow of a user the follower blocks ({@link ProblemType#BLOCKING}) and 403 for a follow of a user who blocks the follower
+ * ({@link ProblemType#BLOCKED}). Every 400 counts as a rejected write ({@code graph.write.results{outcome=rejected}}).
  */
 @RestControllerAdvice
 class ProblemAdvice extends dev.socialgraph.web.ProblemAdvice {
-
-    /** The problem type of a follow refused because the followee blocks the follower (403). */
-    static final URI BLOCKED = URI.create("https://socialgraph.dev/problems/blocked");
-    /** The problem type of a follow refused because the follower blocks the followee (409). */
-    static final URI BLOCKING = URI.create("https://socialgraph.dev/problems/blocking");
 
     private final WriteMetrics metrics;
 
@@ -49,7 +44,7 @@ class ProblemAdvice extends dev.socialgraph.web.ProblemAdvice {
 
     @ExceptionHandler(FollowingLimitException.class)
     ProblemDetail followingLimit(FollowingLimitException e) {
-        ProblemDetail problem = problem(HttpStatus.CONFLICT, e.getMessage(), "followerId");
+        ProblemDetail problem = problem(ProblemType.LIMIT_REACHED, e.getMessage(), "followerId");
         problem.setTitle("Following limit reached");
         problem.setProperty("limit", e.limit());
         problem.setProperty("followingCount", e.followingCount());
@@ -65,7 +60,7 @@ class ProblemAdvice extends dev.socialgraph.web.ProblemAdvice {
 
     @ExceptionHandler(RelationLimitException.class)
     ProblemDetail relationLimit(RelationLimitException e) {
-        ProblemDetail problem = problem(HttpStatus.CONFLICT, e.getMessage(), "userId");
+        ProblemDetail problem = problem(ProblemType.LIMIT_REACHED, e.getMessage(), "userId");
         problem.setTitle(e.relation() == Relation.BLOCK ? "Block limit reached"
                 : "Mute limit reached");
         problem.setProperty("limit", e.relation().cap());
@@ -75,17 +70,15 @@ class ProblemAdvice extends dev.socialgraph.web.ProblemAdvice {
 
     @ExceptionHandler(BlockedException.class)
     ProblemDetail blocked(BlockedException e) {
-        ProblemDetail problem = problem(HttpStatus.FORBIDDEN, "this user blocks you; you cannot follow them",
+        ProblemDetail problem = problem(ProblemType.BLOCKED, "this user blocks you; you cannot follow them",
                 "followeeId");
-        problem.setType(BLOCKED);
         problem.setTitle("Blocked by this user");
         return problem;
     }
 
     @ExceptionHandler(BlockingException.class)
     ProblemDetail blocking(BlockingException e) {
-        ProblemDetail problem = problem(HttpStatus.CONFLICT, e.getMessage(), "followeeId");
-        problem.setType(BLOCKING);
+        ProblemDetail problem = problem(ProblemType.BLOCKING, e.getMessage(), "followeeId");
         problem.setTitle("You block this user; unblock first");
         return problem;
     }

@@ -1,5 +1,6 @@
 package dev.socialgraph.write.api;
 
+import dev.socialgraph.common.problem.ProblemType;
 import java.io.IOException;
 import java.io.Writer;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -34,7 +35,7 @@ public class ProblemErrorReportValve extends ErrorReportValve {
             response.setCharacterEncoding("UTF-8");
             Writer writer = response.getReporter();
             if (writer != null) {
-                writer.write("{\"type\":\"about:blank\",\"title\":\"" + title.replace("\"", "'")
+                writer.write("{\"type\":\"" + ProblemType.forStatus(status).uriText() + "\",\"title\":\"" + title.replace("\"", "'")
                         + "\",\"status\":" + status + "}");
                 response.finishResponse();
             }

@@ -1,0 +1,30 @@
+package dev.socialgraph.common.api;
+
+/**
+ * The HTTP headers the fleet's own API defines, one home for their names: the gateway sets them, the services read
+ * them, {@code graph-client} sends them.
+ */
+public final class ApiHeaders {
+
+    /**
+     * The follow token of a caller's newest write (from the write's answer), sent on its next reads so they see that
+     * write at once (read-your-writes).
+     */
+    public static final String FOLLOW_TOKEN = "X-Follow-Token";
+
+    /** The user on whose behalf the gateway reads (the bearer token's subject): what a relationship shows depends on it. */
+    public static final String VIEWER_ID = "X-Viewer-Id";
+
+    /** The request's id: kept when the caller sends one (1-128 printable ASCII characters), else generated; returned. */
+    public static final String REQUEST_ID = "X-Request-Id";
+
+    /**
+     * The path the caller sent to the gateway ({@code /v1/me/following/42}), set by the gateway on every request it
+     * passes on, whose own path is internal ({@code /internal/v1/users/12/following/42}): a service's problem answer
+     * names it as its {@code instance}, so a caller sees its own path.
+     */
+    public static final String PUBLIC_PATH = "X-Public-Path";
+
+    private ApiHeaders() {
+    }
+}
