@@ -271,6 +271,34 @@ class GatewayIT {
     }
 
     @Test
+    void anIdAboveTwoToThe53_roundTripsAsAString_whenStringsAreAskedFor() throws Exception {
+        long big = (1L << 53) + 1; // 9007199254740993: a JavaScript number would read 9007199254740992
+        String bigText = Long.toString(big);
+        HttpResponse<String> bad = send("PUT", "/v1/me/following/" + bigText + "?stringify_ids=yes", token(121));
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(bad.body()).contains("\"parameter\":\"stringify_ids\"",
+                "\"type\":\"" + ProblemType.INVALID_PARAMETER.uriText() + "\"");
+        assertThat(followingRow(121)).as("a refused write writes nothing").isEmpty();
+
+        HttpResponse<String> follow = send("PUT", "/v1/me/following/" + bigText + "?stringify_ids=true", token(121));
+        assertThat(follow.statusCode()).isEqualTo(200);
+        assertThat(follow.body()).contains("\"followerId\":\"121\"", "\"followeeId\":\"" + bigText + "\"",
+                "\"following\":true");
+        HttpResponse<String> strings = send("GET", "/v1/users/121/following?stringify_ids=true", token(121));
+        assertThat(strings.statusCode()).isEqualTo(200);
+        assertThat(strings.body()).contains("\"userId\":\"" + bigText + "\"");
+        // Other numbers stay numbers; without the parameter, ids are numbers as before.
+        assertThat(strings.body()).containsPattern("\"followedAt\":\\d+");
+        HttpResponse<String> numbers = send("GET", "/v1/users/121/following", token(121));
+        assertThat(numbers.body()).contains("\"userId\":" + bigText + ",");
+        HttpResponse<String> check = send("GET", "/v1/users/121/following/" + bigText + "?stringify_ids=true",
+                token(121));
+        assertThat(check.body()).isEqualTo("{\"following\":true}");
+        assertThat(send("GET", "/v1/users/121/following/" + bigText + "?stringify_ids=1", token(121)).statusCode())
+                .isEqualTo(400);
+    }
+
+    @Test
     void serviceErrorsPassThroughAsProblemJson_ofTheOneVocabulary_namingTheCallersPath() throws Exception {
         // The write service's problem: its own path was /internal/v1/users/109/following/109.
         HttpResponse<String> self = send("PUT", "/v1/me/following/109", token(109));

@@ -13,6 +13,7 @@ import dev.socialgraph.common.cursor.ListKind;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.web.BadParameterException;
+import dev.socialgraph.web.UserIdJson;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,6 +25,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.annotation.JsonSerialize;
 
 /**
  * The internal read API of DESIGN.md 6 ({@code /internal/v1/users/...}, explicit ids; the gateway maps the public
@@ -69,11 +71,12 @@ final class GraphReadHandlers {
     }
 
     /** Batch answer; both arrays ascending, each id once. */
-    record ContainsResponse(long[] following, long[] notFollowing) {
+    record ContainsResponse(@JsonSerialize(using = UserIdJson.Ids.class) long[] following,
+                            @JsonSerialize(using = UserIdJson.Ids.class) long[] notFollowing) {
     }
 
     /** One list item. */
-    record Item(long userId, long followedAt) {
+    record Item(@JsonSerialize(using = UserIdJson.Id.class) long userId, long followedAt) {
     }
 
     /** One page of a list; {@code nextCursor} is {@code null} on the last page. */
@@ -81,7 +84,7 @@ final class GraphReadHandlers {
     }
 
     /** One common-following item. */
-    record CommonItem(long userId) {
+    record CommonItem(@JsonSerialize(using = UserIdJson.Id.class) long userId) {
     }
 
     /** One page of common following, ascending by id. */
@@ -115,7 +118,7 @@ final class GraphReadHandlers {
     }
 
     /** One item of a block or mute list: the target and when the relation was created, epoch ms. */
-    record RelationItem(long userId, long createdAt) {
+    record RelationItem(@JsonSerialize(using = UserIdJson.Id.class) long userId, long createdAt) {
     }
 
     /** One page of a block or mute list, newest first; {@code nextCursor} is {@code null} on the last page. */
@@ -123,7 +126,9 @@ final class GraphReadHandlers {
     }
 
     /** Which of the asked authors the viewer blocks, is blocked by, or mutes; each ascending. */
-    record HiddenResponse(long[] blocking, long[] blockedBy, long[] muting) {
+    record HiddenResponse(@JsonSerialize(using = UserIdJson.Ids.class) long[] blocking,
+                          @JsonSerialize(using = UserIdJson.Ids.class) long[] blockedBy,
+                          @JsonSerialize(using = UserIdJson.Ids.class) long[] muting) {
 
         static HiddenResponse of(RelationReads.Hidden hidden) {
             return new HiddenResponse(hidden.blocking(), hidden.blockedBy(), hidden.muting());
@@ -143,6 +148,9 @@ final class GraphReadHandlers {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
         long followee = UserIds.parse(request.pathVariable("targetId"), "targetId");
         String token = request.headers().firstHeader(FOLLOW_TOKEN);
+        if (request.uri().getRawQuery() != null) {
+            UserIdJson.asStrings(param(request, UserIdJson.PARAMETER)); // no id in this answer; only refuse bad values
+        }
         int known = checker.answerInProcess(follower, followee, token);
         if (known == FollowChecker.NOT_FOLLOWING
                 || known == FollowChecker.FOLLOWING && !relations.followMayBeBlocked(follower, followee)) {
@@ -177,10 +185,10 @@ final class GraphReadHandlers {
                     long[] ids = distinctSorted(parseIds(body));
                     boolean[] known = checker.areFollowingInProcess(follower, ids, token);
                     if (known != null) {
-                        return json(contained(ids, known));
+                        return json(request, contained(ids, known));
                     }
                     return blocking(() -> contained(ids, checker.areFollowing(follower, ids, token)))
-                            .flatMap(GraphReadHandlers::json);
+                            .flatMap(answer -> json(request, answer));
                 });
     }
 
@@ -213,13 +221,13 @@ final class GraphReadHandlers {
             }
             String next = page.hasMore() ? cursors.encode(kind, owner, page.lastFollowedAt(), page.lastId()) : null;
             return new ListResponse(items, next);
-        }).flatMap(GraphReadHandlers::json);
+        }).flatMap(body -> json(request, body));
     }
 
     /** {@code GET /internal/v1/users/{id}/counts}: {@code {followers, following}} from the rows' count columns. */
     Mono<ServerResponse> counts(ServerRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
-        return blocking(() -> lists.counts(user)).flatMap(GraphReadHandlers::json);
+        return blocking(() -> lists.counts(user)).flatMap(body -> json(request, body));
     }
 
     /** {@code GET /internal/v1/users/{id}/common-following/{otherId}?limit&cursor}: {@link CommonResponse}. */
@@ -238,7 +246,7 @@ final class GraphReadHandlers {
             String next = page.hasMore()
                     ? cursors.encode(ListKind.COMMON, a, 0, page.ids()[page.ids().length - 1]) : null;
             return new CommonResponse(items, next);
-        }).flatMap(GraphReadHandlers::json);
+        }).flatMap(body -> json(request, body));
     }
 
     /** {@code GET /internal/v1/users/{id}/relationship/{otherId}}: {@link RelationshipResponse}. */
@@ -259,7 +267,7 @@ final class GraphReadHandlers {
         boolean ownWrite = token != null && (checker.isOwnWrite(a, token) || checker.isOwnWrite(b, token));
         boolean noRelations = !showBlocks || a == b || !ownWrite && relations.surelyNone(a, b);
         if (following != FollowChecker.UNKNOWN && followedBy != FollowChecker.UNKNOWN && noRelations) {
-            return json(RelationshipResponse.of(following == FollowChecker.FOLLOWING,
+            return json(request, RelationshipResponse.of(following == FollowChecker.FOLLOWING,
                     followedBy == FollowChecker.FOLLOWING, RelationReads.Between.NONE, showBlocks, showMute));
         }
         return blocking(() -> RelationshipResponse.of(
@@ -268,7 +276,7 @@ final class GraphReadHandlers {
                 followedBy != FollowChecker.UNKNOWN ? followedBy == FollowChecker.FOLLOWING
                         : checker.isFollowing(b, a, token),
                 noRelations ? RelationReads.Between.NONE : relations.between(a, b), showBlocks, showMute))
-                .flatMap(GraphReadHandlers::json);
+                .flatMap(body -> json(request, body));
     }
 
     /** {@code GET /internal/v1/users/{id}/blocking?limit&cursor}: {@link RelationListResponse}, newest first. */
@@ -296,7 +304,7 @@ final class GraphReadHandlers {
             }
             String next = page.hasMore() ? cursors.encode(kind, owner, page.lastFollowedAt(), page.lastId()) : null;
             return new RelationListResponse(items, next);
-        }).flatMap(GraphReadHandlers::json);
+        }).flatMap(body -> json(request, body));
     }
 
     /**
@@ -315,10 +323,10 @@ final class GraphReadHandlers {
                     long start = System.nanoTime();
                     long[] candidates = relations.mayBeHidden(viewer, distinctSorted(parseIds(body)), ownWrite);
                     if (candidates.length == 0) {
-                        return json(HiddenResponse.of(relations.hidden(viewer, candidates, start)));
+                        return json(request, HiddenResponse.of(relations.hidden(viewer, candidates, start)));
                     }
                     return blocking(() -> HiddenResponse.of(relations.hidden(viewer, candidates, start)))
-                            .flatMap(GraphReadHandlers::json);
+                            .flatMap(answer -> json(request, answer));
                 });
     }
 
@@ -327,15 +335,22 @@ final class GraphReadHandlers {
         long user = UserIds.parse(request.pathVariable("id"), "id");
         int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.suggestionsMax());
         return blocking(() -> new SuggestionsResponse(suggestions.suggest(user, size)))
-                .flatMap(GraphReadHandlers::json);
+                .flatMap(body -> json(request, body));
     }
 
     private <T> Mono<T> blocking(Callable<T> read) {
         return Mono.fromCallable(read).subscribeOn(reads);
     }
 
-    private static Mono<ServerResponse> json(Object body) {
-        return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(body);
+    /**
+     * A JSON answer; with {@code stringify_ids=true} every user id in it as a string ({@link UserIdJson}).
+     *
+     * @throws BadParameterException naming {@code stringify_ids} for a value other than {@code true} or {@code false}
+     */
+    private static Mono<ServerResponse> json(ServerRequest request, Object body) {
+        ServerResponse.BodyBuilder ok = ServerResponse.ok().contentType(MediaType.APPLICATION_JSON);
+        return UserIdJson.asStrings(param(request, UserIdJson.PARAMETER)) ? ok.bodyValue(UserIdJson.write(body))
+                : ok.bodyValue(body);
     }
 
     /** The first value of a query parameter, or {@code null}. */

@@ -7,9 +7,11 @@ import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.web.UserIdJson;
 import java.util.Arrays;
 import java.util.List;
 import org.springframework.stereotype.Service;
+import tools.jackson.databind.annotation.JsonSerialize;
 
 /**
  * "People you may know" (DESIGN.md 5): depth 2 over the following graph, fan-out of the most recent
@@ -38,7 +40,7 @@ public class Suggestions {
      * @param userId      the suggested account
      * @param mutualCount how many of the accounts the user follows follow it
      */
-    public record Suggestion(long userId, int mutualCount) {
+    public record Suggestion(@JsonSerialize(using = UserIdJson.Id.class) long userId, int mutualCount) {
     }
 
     /**

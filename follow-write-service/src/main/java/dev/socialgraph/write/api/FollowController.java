@@ -2,13 +2,16 @@ package dev.socialgraph.write.api;
 
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.token.FollowTokens;
+import dev.socialgraph.web.UserIdJson;
 import dev.socialgraph.write.follow.FollowResult;
 import dev.socialgraph.write.follow.FollowService;
 import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -31,19 +34,23 @@ class FollowController {
     }
 
     @PutMapping
-    FollowResponse follow(@PathVariable("followerId") String followerId,
-                          @PathVariable("followeeId") String followeeId) {
+    ResponseEntity<Object> follow(@PathVariable("followerId") String followerId,
+            @PathVariable("followeeId") String followeeId,
+            @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
+        boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
         long follower = UserIds.parse(followerId, "followerId");
         long followee = UserIds.parse(followeeId, "followeeId");
-        return reply(follows.follow(follower, followee));
+        return UserIdJson.ok(reply(follows.follow(follower, followee)), strings);
     }
 
     @DeleteMapping
-    FollowResponse unfollow(@PathVariable("followerId") String followerId,
-                            @PathVariable("followeeId") String followeeId) {
+    ResponseEntity<Object> unfollow(@PathVariable("followerId") String followerId,
+            @PathVariable("followeeId") String followeeId,
+            @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
+        boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
         long follower = UserIds.parse(followerId, "followerId");
         long followee = UserIds.parse(followeeId, "followeeId");
-        return reply(follows.unfollow(follower, followee));
+        return UserIdJson.ok(reply(follows.unfollow(follower, followee)), strings);
     }
 
     private FollowResponse reply(FollowResult result) {

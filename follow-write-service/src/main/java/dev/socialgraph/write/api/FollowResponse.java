@@ -1,6 +1,8 @@
 package dev.socialgraph.write.api;
 
+import dev.socialgraph.web.UserIdJson;
 import dev.socialgraph.write.follow.FollowResult;
+import tools.jackson.databind.annotation.JsonSerialize;
 
 /**
  * The reply to a follow or unfollow (DESIGN.md 6): the edge's state after the call and a follow token for
@@ -14,8 +16,9 @@ import dev.socialgraph.write.follow.FollowResult;
  * @param version     the follower's following-row version after the call
  * @param followToken {@code base64url(actorId, issuedAtMillis, HMAC-SHA256)}, to send as {@code X-Follow-Token}
  */
-record FollowResponse(long followerId, long followeeId, boolean following, Long followedAt, long version,
-                      String followToken) {
+record FollowResponse(@JsonSerialize(using = UserIdJson.Id.class) long followerId,
+                      @JsonSerialize(using = UserIdJson.Id.class) long followeeId, boolean following, Long followedAt,
+                      long version, String followToken) {
 
     static FollowResponse of(FollowResult result, String followToken) {
         return new FollowResponse(result.followerId(), result.followeeId(), result.following(), result.followedAt(),

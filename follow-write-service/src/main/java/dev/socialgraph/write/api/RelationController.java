@@ -2,14 +2,18 @@ package dev.socialgraph.write.api;
 
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.token.FollowTokens;
+import dev.socialgraph.web.UserIdJson;
 import dev.socialgraph.write.follow.RelationResult;
 import dev.socialgraph.write.follow.RelationService;
 import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.annotation.JsonSerialize;
 
 /**
  * Blocks and mutes of the internal API: {@code PUT} (block, mute) and {@code DELETE} (unblock, unmute) of
@@ -31,23 +35,31 @@ class RelationController {
     }
 
     @PutMapping("/blocking/{targetId}")
-    RelationResponse block(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId) {
-        return reply(relations.block(user(userId), target(targetId)));
+    ResponseEntity<Object> block(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId,
+            @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
+        boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
+        return UserIdJson.ok(reply(relations.block(user(userId), target(targetId))), strings);
     }
 
     @DeleteMapping("/blocking/{targetId}")
-    RelationResponse unblock(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId) {
-        return reply(relations.unblock(user(userId), target(targetId)));
+    ResponseEntity<Object> unblock(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId,
+            @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
+        boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
+        return UserIdJson.ok(reply(relations.unblock(user(userId), target(targetId))), strings);
     }
 
     @PutMapping("/muting/{targetId}")
-    RelationResponse mute(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId) {
-        return reply(relations.mute(user(userId), target(targetId)));
+    ResponseEntity<Object> mute(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId,
+            @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
+        boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
+        return UserIdJson.ok(reply(relations.mute(user(userId), target(targetId))), strings);
     }
 
     @DeleteMapping("/muting/{targetId}")
-    RelationResponse unmute(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId) {
-        return reply(relations.unmute(user(userId), target(targetId)));
+    ResponseEntity<Object> unmute(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId,
+            @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
+        boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
+        return UserIdJson.ok(reply(relations.unmute(user(userId), target(targetId))), strings);
     }
 
     private RelationResponse reply(RelationResult result) {
@@ -75,8 +87,9 @@ class RelationController {
      * @param followToken {@code base64url(actorId, issuedAtMillis, HMAC-SHA256)}, to send as {@code X-Follow-Token} on
      *                    the user's next reads (hidden authors, relationships) for read-your-writes
      */
-    record RelationResponse(long userId, long targetId, String relation, boolean active, Long createdAt,
-                            long version, String followToken) {
+    record RelationResponse(@JsonSerialize(using = UserIdJson.Id.class) long userId,
+                            @JsonSerialize(using = UserIdJson.Id.class) long targetId, String relation, boolean active,
+                            Long createdAt, long version, String followToken) {
 
         static RelationResponse of(RelationResult result, String followToken) {
             return new RelationResponse(result.userId(), result.targetId(), result.relation().wireName(),
