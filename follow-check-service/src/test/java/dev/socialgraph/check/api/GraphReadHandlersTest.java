@@ -109,7 +109,10 @@ class GraphReadHandlersTest {
             () -> fresh, id -> false, tokens,
             Duration.ofSeconds(5), Runnable::run, new SimpleMeterRegistry());
 
-    final CheckProperties properties = new Binder(new MapConfigurationPropertySource(Map.of()))
+    // The defaults but the two secrets, which have none.
+    final CheckProperties properties = new Binder(new MapConfigurationPropertySource(Map.of(
+            "graph.check.token-secret", "graph-read-handlers-test-token-secret-0123456789",
+            "graph.check.cursor-key", "graph-read-handlers-test-cursor-key-0123456789")))
             .bindOrCreate("graph.check", CheckProperties.class);
     /** Blocks and mutes as {@code relation -> source -> sorted targets}; the filter of hidden pairs as a set. */
     final Map<Relation, Map<Long, long[]>> relationRows = new EnumMap<>(Relation.class);
