@@ -45,7 +45,12 @@ public final class ProblemMapping {
      * @return the body
      */
     public static ProblemDetail problem(HttpStatusCode status, String detail, String parameter) {
-        return problem(ProblemType.forStatus(status.value()), detail, parameter);
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        problem.setType(ProblemType.forStatus(status.value()).uri());
+        if (parameter != null) {
+            problem.setProperty(PARAMETER, parameter);
+        }
+        return problem;
     }
 
     /**
@@ -99,6 +104,7 @@ public final class ProblemMapping {
                 log.debug("Shard unavailable: {}", s.getMessage(), s);
                 ProblemDetail problem = problem(ProblemType.SHARD_UNAVAILABLE,
                         "the shard database holding this user is unavailable; retry later", null);
+                problem.setTitle("Shard unavailable");
                 yield ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
                         .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS).body(problem);
             }
