@@ -1,8 +1,13 @@
 package dev.socialgraph.gateway;
 
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.handler.TracingObservationHandler;
+import io.micrometer.tracing.propagation.Propagator;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.cloud.gateway.filter.headers.HttpHeadersFilter;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -13,7 +18,13 @@ import org.springframework.web.server.ServerWebExchange;
  *       client that knew the credential still cannot pick the identity a service sees (the actor comes from the
  *       JWT);</li>
  *   <li>{@code X-Request-Id}, the id {@link RequestIds} chose for the request (not on the benchmark-only bare
- *       route, which it skips).</li>
+ *       route, which it skips);</li>
+ *   <li>the trace context of the gateway's server span for the request ({@code traceparent}, W3C, as the
+ *       tracer's propagator writes it), so the service's span is its child: one request, one trace. Written from
+ *       the span that the server's {@code http.server.requests} observation already opened; the proxied call gets no
+ *       client span and no observation of its own (Spring Cloud Gateway's {@code observability} stays off, see
+ *       application.yml), which is the whole per-request cost of propagation here: a lookup of the exchange's
+ *       observation and one header written.</li>
  * </ul>
  *
  * <p>An {@link HttpHeadersFilter} rather than a route filter: Spring Cloud Gateway applies these to the outgoing
@@ -29,20 +40,38 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
     static final String HEADER = dev.socialgraph.common.token.ServiceCredential.HEADER;
 
     private final String token;
+    private final Propagator propagator;
 
-    ServiceHeaders(ServiceCredential credential) {
+    ServiceHeaders(ServiceCredential credential, ObjectProvider<Propagator> propagator) {
         this.token = credential.serviceToken();
+        this.propagator = propagator.getIfAvailable(() -> Propagator.NOOP);
     }
 
     @Override
     public HttpHeaders filter(HttpHeaders input, ServerWebExchange exchange) {
         HttpHeaders out = HttpHeaders.copyOf(input); // the incoming request's headers are read-only
+        // First, so that the headers below win over the same names the propagator may write (its baggage fields).
+        injectTraceContext(exchange, out);
         out.set(HEADER, token);
         String requestId = exchange.getAttribute(RequestIds.ATTRIBUTE);
         if (requestId != null) {
             out.set(RequestIds.HEADER, requestId);
         }
         return out;
+    }
+
+    private void injectTraceContext(ServerWebExchange exchange, HttpHeaders out) {
+        ServerRequestObservationContext observation = ServerRequestObservationContext
+                .findCurrent(exchange.getAttributes()).orElse(null);
+        if (observation == null) {
+            return; // not observed (the observation is off or filtered out): nothing to continue
+        }
+        TracingObservationHandler.TracingContext tracing =
+                observation.get(TracingObservationHandler.TracingContext.class);
+        Span span = tracing == null ? null : tracing.getSpan();
+        if (span != null) {
+            propagator.inject(span.context(), out, HttpHeaders::set);
+        }
     }
 
     @Override
