@@ -44,8 +44,9 @@ public final class ObservabilityDefaults implements EnvironmentPostProcessor {
         defaults.put("management.tracing.sampling.probability", "0.1");
         defaults.put("management.tracing.baggage.remote-fields", REQUEST_ID);
         defaults.put("management.tracing.baggage.correlation.fields", REQUEST_ID);
+        // Lines outside any span (start-up, background work) get nothing rather than "[,,] ".
         defaults.put("logging.pattern.correlation",
-                "[%X{traceId:-},%X{spanId:-},%X{" + REQUEST_ID + ":-}] ");
+                "%replace([%X{traceId:-},%X{spanId:-},%X{" + REQUEST_ID + ":-}] ){'\\[,,\\] ',''}");
         environment.getPropertySources().addLast(new MapPropertySource(NAME, defaults));
     }
 }
