@@ -149,6 +149,18 @@ public final class EventTracing {
     }
 
     /**
+     * Whether a {@code traceparent} header value says its trace is sampled (flags' lowest bit), without parsing the
+     * rest or allocating: for consumers that skip the span of an unsampled record, which would not be recorded.
+     *
+     * @param traceParent the header's bytes (US-ASCII)
+     * @return {@code true} for a 55-byte value whose flags are odd
+     */
+    public static boolean isSampled(byte[] traceParent) {
+        return traceParent != null && traceParent.length == TRACEPARENT_LENGTH
+                && (Character.digit(traceParent[TRACEPARENT_LENGTH - 1], 16) & 1) == 1;
+    }
+
+    /**
      * Parses a version-00 W3C {@code traceparent} (https://www.w3.org/TR/trace-context/#traceparent-header).
      *
      * @return the remote parent context, or {@code null} when {@code value} is {@code null} or malformed (wrong

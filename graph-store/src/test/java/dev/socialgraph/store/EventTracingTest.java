@@ -99,4 +99,13 @@ class EventTracingTest {
         assertThat(EventTracing.saneRequestId("x".repeat(129))).isNull();
         assertThat(EventTracing.saneRequestId("x".repeat(128))).hasSize(128);
     }
+
+    @Test
+    void isSampled_readsTheFlagsOnly() {
+        assertThat(EventTracing.isSampled(SAMPLED.getBytes())).isTrue();
+        assertThat(EventTracing.isSampled(("00-" + TRACE_ID + "-" + SPAN_ID + "-00").getBytes())).isFalse();
+        assertThat(EventTracing.isSampled(("00-" + TRACE_ID + "-" + SPAN_ID + "-03").getBytes())).isTrue();
+        assertThat(EventTracing.isSampled("01".getBytes())).isFalse();
+        assertThat(EventTracing.isSampled(null)).isFalse();
+    }
 }

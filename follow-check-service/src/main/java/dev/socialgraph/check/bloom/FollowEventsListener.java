@@ -45,9 +45,11 @@ import org.springframework.stereotype.Component;
  * latest outbox mark, reads the partitions' end offsets, and once its positions reach them reports the mark as
  * caught up. A hung broker makes that request time out and the watermark age, which is what trips the guard.
  *
- * <p>A record that carries a trace context (a traced request wrote it; {@link EventTracing}) is applied inside a
- * {@code follow-events process} span of kind consumer, the child of its {@code traceparent} header; records without
- * one (and every record while tracing is off) cost one header lookup.
+ * <p>A record whose {@code traceparent} header says its trace is sampled (a traced request wrote it;
+ * {@link EventTracing}) is applied inside a {@code follow-events process} span of kind consumer, the child of that
+ * header. Every other record costs one header lookup and a look at its flags: every instance reads every event, the
+ * whole write rate, and a span for an unsampled trace would be recorded nowhere while this listener logs nothing per
+ * record and calls nothing that would carry the context on.
  *
  * <p>One thread owns the consumer (KafkaConsumer is not thread-safe). Malformed records are counted and skipped:
  * this consumer only maintains caches, and the cdc-consumer owns the dead-letter topic.
@@ -146,7 +148,7 @@ class FollowEventsListener implements DisposableBean {
             while (running) {
                 for (ConsumerRecord<byte[], byte[]> record : c.poll(POLL)) {
                     Header parent = record.headers().lastHeader(EventTracing.TRACEPARENT);
-                    if (parent == null) {
+                    if (parent == null || !EventTracing.isSampled(parent.value())) {
                         apply(record.value());
                     } else {
                         applyTraced(record, parent);
