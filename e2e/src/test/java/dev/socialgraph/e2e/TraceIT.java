@@ -62,6 +62,9 @@ class TraceIT {
         Map<String, String> checkProps = new HashMap<>(pipeline.checkServiceProperties());
         checkProps.put("graph.check.bloom.snapshot-dir", "target/trace-it-no-snapshots");
         checkProps.put("graph.check.feed.max-lag", "60s");
+        // The check service logs as containers do (JSON, ECS), and its listener's line per traced record.
+        checkProps.put("logging.structured.format.console", "ecs");
+        checkProps.put("logging.level.dev.socialgraph.check.bloom.FollowEventsListener", "debug");
         check = ServiceProcess.start("follow-check-service", checkProps, STARTUP);
 
         RedisServer redis = TestServers.redis();
@@ -149,6 +152,14 @@ class TraceIT {
         assertThat(checkListener.name()).isEqualTo("follow-events process");
         assertThat(spans).extracting(ReceivedSpan::service).containsOnly("gateway", "follow-write-service",
                 "cdc-consumer", "follow-check-service");
+
+        // The check listener's JSON log line of the record carries its span's ids and the request id, from Kafka.
+        Path checkLog = Path.of("target", "follow-check-service-" + check.port() + ".log");
+        await("the check listener's log line").atMost(SPANS).untilAsserted(() ->
+                assertThat(Files.readAllLines(checkLog)).filteredOn(line -> line.contains("Applying follow-events"))
+                        .anySatisfy(line -> assertThat(line).contains("\"traceId\":\"" + traceId + "\"",
+                                "\"spanId\":\"" + checkListener.spanId() + "\"",
+                                "\"X-Request-Id\":\"" + requestId + "\"")));
 
         // The write service's log lines of the request carry [trace id,span id,request id] (graph-web's pattern).
         Path writeLog = Path.of("target", "follow-write-service-" + pipeline.writePort() + ".log");

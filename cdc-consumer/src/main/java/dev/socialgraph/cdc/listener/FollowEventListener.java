@@ -154,6 +154,8 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
     }
 
     private void apply(List<ConsumerRecord<byte[], byte[]>> records, Consumer<?, ?> consumer) {
+        // With one traced record in the batch, the line carries its trace and span id and its request id.
+        log.debug("Applying a batch of {} follow-events records", records.size());
         metrics.batch(records.size());
         DatabaseLanes ofConsumer = lanes(consumer);
         List<DatabaseLanes.Pending> valid = new ArrayList<>(records.size());

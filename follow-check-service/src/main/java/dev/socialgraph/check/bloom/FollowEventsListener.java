@@ -197,6 +197,8 @@ class FollowEventsListener implements DisposableBean {
         AutoCloseable scope = tracing.open(span, requestId == null ? null
                 : new String(requestId.value(), StandardCharsets.US_ASCII));
         try {
+            // In the span's scope: the line carries the trace and span id and the request id, to follow a write here.
+            log.debug("Applying follow-events record {}-{}@{}", record.topic(), record.partition(), record.offset());
             apply(record.value());
         } catch (RuntimeException e) {
             span.error(e);
