@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
@@ -25,6 +26,8 @@ import org.springframework.core.env.MapPropertySource;
  *   <li>{@code logging.pattern.correlation=[<traceId>,<spanId>,<X-Request-Id>] }: the human-readable console line
  *       shows the three; structured JSON logs ({@code logging.structured.format.console=ecs}, set by the deployment)
  *       carry them as fields of their own.</li>
+ *   <li>{@code management.tracing.exemplars.include=none} in a reactive application only (see
+ *       {@link #isReactive}).</li>
  * </ul>
  *
  * <p>Span export (OTLP/HTTP) stays off until {@code management.opentelemetry.tracing.export.otlp.endpoint} is set
@@ -38,6 +41,19 @@ public final class ObservabilityDefaults implements EnvironmentPostProcessor {
     /** The request id header and baggage field; the gateway's {@code RequestIds} issues it. */
     static final String REQUEST_ID = "X-Request-Id";
 
+    /**
+     * The gateway and the check service (WebFlux): their spans are never current on a thread (no thread-local scope
+     * without Reactor's automatic context propagation), so a Prometheus exemplar would never be found, while looking
+     * for one is work on every timer and counter record, the check's {@code graph.check.latency} included.
+     */
+    private static boolean isReactive(ConfigurableEnvironment environment, SpringApplication application) {
+        String configured = environment.getProperty("spring.main.web-application-type");
+        if (configured != null) {
+            return configured.trim().equalsIgnoreCase(WebApplicationType.REACTIVE.name());
+        }
+        return application != null && application.getWebApplicationType() == WebApplicationType.REACTIVE;
+    }
+
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
         Map<String, Object> defaults = new LinkedHashMap<>();
@@ -47,6 +63,9 @@ public final class ObservabilityDefaults implements EnvironmentPostProcessor {
         // Lines outside any span (start-up, background work) get nothing rather than "[,,] ".
         defaults.put("logging.pattern.correlation",
                 "%replace([%X{traceId:-},%X{spanId:-},%X{" + REQUEST_ID + ":-}] ){'\\[,,\\] ',''}");
+        if (isReactive(environment, application)) {
+            defaults.put("management.tracing.exemplars.include", "none");
+        }
         environment.getPropertySources().addLast(new MapPropertySource(NAME, defaults));
     }
 }
