@@ -86,30 +86,39 @@ public final class Pipeline implements AutoCloseable {
      * @param redis              the cache's Redis, or {@code null} for a fresh database of test-support's Redis
      * @param directory          whether the services route by a shard directory (a fresh database, polled every
      *                           {@link #DIRECTORY_POLL}), so shards can move while they run (docs/shard-moves.md)
+     * @param serviceProperties  more Spring properties for every service of the pipeline (write, cdc-consumer and
+     *                           {@link #checkServiceProperties()}), e.g. tracing settings; they win over the
+     *                           pipeline's own
      */
     public record Settings(String prefix, Duration relayPollInterval, long celebrityThreshold, int pageSize,
-                           int partitions, Redis redis, boolean directory) {
+                           int partitions, Redis redis, boolean directory, Map<String, String> serviceProperties) {
+
+        public Settings {
+            serviceProperties = Map.copyOf(serviceProperties);
+        }
 
         /**
          * The services' own defaults (relay 200 ms, threshold 1,000,000, pages of 100,000), 4 partitions, a fresh
          * database of test-support's Redis.
          */
         public static Settings defaults(String prefix) {
-            return new Settings(prefix, Duration.ofMillis(200), 1_000_000, 100_000, 4, null, false);
+            return new Settings(prefix, Duration.ofMillis(200), 1_000_000, 100_000, 4, null, false, Map.of());
         }
 
         public Settings withRelayPollInterval(Duration interval) {
-            return new Settings(prefix, interval, celebrityThreshold, pageSize, partitions, redis, directory);
+            return new Settings(prefix, interval, celebrityThreshold, pageSize, partitions, redis, directory,
+                    serviceProperties);
         }
 
         public Settings withCelebrityPages(long threshold, int size) {
-            return new Settings(prefix, relayPollInterval, threshold, size, partitions, redis, directory);
+            return new Settings(prefix, relayPollInterval, threshold, size, partitions, redis, directory,
+                    serviceProperties);
         }
 
         /** The services use {@code redis} (e.g. {@link Redis#cluster(String)}) instead of test-support's Redis. */
         public Settings withRedis(Redis redis) {
             return new Settings(prefix, relayPollInterval, celebrityThreshold, pageSize, partitions,
-                    Objects.requireNonNull(redis, "redis"), directory);
+                    Objects.requireNonNull(redis, "redis"), directory, serviceProperties);
         }
 
         /**
@@ -117,7 +126,16 @@ public final class Pipeline implements AutoCloseable {
          * version 1 is the topology's map, and shard moves publish the next ones.
          */
         public Settings withDirectory() {
-            return new Settings(prefix, relayPollInterval, celebrityThreshold, pageSize, partitions, redis, true);
+            return new Settings(prefix, relayPollInterval, celebrityThreshold, pageSize, partitions, redis, true,
+                    serviceProperties);
+        }
+
+        /** Every service of the pipeline also gets {@code properties} (added to, and winning over, earlier ones). */
+        public Settings withServiceProperties(Map<String, String> properties) {
+            Map<String, String> all = new LinkedHashMap<>(serviceProperties);
+            all.putAll(properties);
+            return new Settings(prefix, relayPollInterval, celebrityThreshold, pageSize, partitions, redis, directory,
+                    all);
         }
     }
 
@@ -205,6 +223,9 @@ public final class Pipeline implements AutoCloseable {
         checkProps.put("graph.check.bloom.kafka-bootstrap", kafka.bootstrapServers());
         checkProps.put("graph.check.bloom.topic", topic);
         checkProps.put("logging.level.org.apache.kafka", "warn");
+        writeProps.putAll(settings.serviceProperties());
+        cdcProps.putAll(settings.serviceProperties());
+        checkProps.putAll(settings.serviceProperties());
 
         ServiceProcess write = null;
         ServiceProcess cdc = null;

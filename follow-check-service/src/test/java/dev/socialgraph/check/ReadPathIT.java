@@ -651,6 +651,30 @@ class ReadPathIT {
     }
 
     @Test
+    void everyRouteButTheSingleCheck_hasItsRequestLatencyAndErrorMetric() throws Exception {
+        writeGraph();
+        check(1001, 1002);
+        for (String path : new String[] {"/internal/v1/users/1001/following", "/internal/v1/users/1002/followers",
+                "/internal/v1/users/1001/counts", "/internal/v1/users/1001/relationship/1002",
+                "/internal/v1/users/1001/suggestions", "/internal/v1/users/0/counts"}) {
+            http.get(path);
+        }
+        List<String> requests = new ArrayList<>();
+        for (String line : http.get("/actuator/prometheus").body().split("\n")) {
+            if (line.startsWith("http_server_requests_seconds_count{")) {
+                requests.add(line);
+            }
+        }
+        for (String uri : new String[] {"following", "followers", "counts", "relationship/{otherId}", "suggestions"}) {
+            assertThat(requests).as(uri).anyMatch(line -> line.contains("uri=\"/internal/v1/users/{id}/" + uri + "\""));
+        }
+        assertThat(requests).as("an error is counted by status").anyMatch(line -> line.contains("status=\"400\"")
+                && line.contains("uri=\"/internal/v1/users/{id}/counts\""));
+        assertThat(requests).as("the single check keeps graph.check.latency only")
+                .noneMatch(line -> line.contains("method=\"GET\"") && line.contains("/following/{targetId}"));
+    }
+
+    @Test
     void latencyMetric_isTaggedByLayerAndNeverByUser() throws Exception {
         writeGraph();
         localCache.clear();

@@ -1,9 +1,14 @@
 package dev.socialgraph.gateway;
 
 import dev.socialgraph.common.api.ApiHeaders;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.handler.TracingObservationHandler;
+import io.micrometer.tracing.propagation.Propagator;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.cloud.gateway.filter.headers.HttpHeadersFilter;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -16,12 +21,18 @@ import org.springframework.web.server.ServerWebExchange;
  *   <li>{@code X-Request-Id}, the id {@link RequestIds} chose for the request (not on the benchmark-only bare
  *       route, which it skips);</li>
  *   <li>{@code X-Public-Path} ({@link ApiHeaders#PUBLIC_PATH}), the path the caller sent, which a service's problem
- *       answer names as its {@code instance} instead of the internal path it received.</li>
+ *       answer names as its {@code instance} instead of the internal path it received;</li>
+ *   <li>the trace context of the gateway's server span for the request ({@code traceparent}, W3C, as the
+ *       tracer's propagator writes it), so the service's span is its child: one request, one trace. Written from
+ *       the span that the server's {@code http.server.requests} observation already opened; the proxied call gets no
+ *       client span and no observation of its own (Spring Cloud Gateway's {@code observability} stays off, see
+ *       application.yml), which is the whole per-request cost of propagation here: a lookup of the exchange's
+ *       observation and one header written.</li>
  * </ul>
  *
  * <p>An {@link HttpHeadersFilter} rather than a route filter: Spring Cloud Gateway applies these to the outgoing
  * request of every route in its Netty routing filter, so a route added later cannot forget it. It runs last, after
- * the hop-by-hop and forwarding filters, and writes both headers into the one copy of the outgoing headers the
+ * the hop-by-hop and forwarding filters, and writes its headers into the one copy of the outgoing headers the
  * routing filter needs anyway; setting the request id by mutating the exchange instead copied every header once
  * more per request.
  */
@@ -38,14 +49,18 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
     static final String HEADER = dev.socialgraph.common.token.ServiceCredential.HEADER;
 
     private final String token;
+    private final Propagator propagator;
 
-    ServiceHeaders(ServiceCredential credential) {
+    ServiceHeaders(ServiceCredential credential, ObjectProvider<Propagator> propagator) {
         this.token = credential.serviceToken();
+        this.propagator = propagator.getIfAvailable(() -> Propagator.NOOP);
     }
 
     @Override
     public HttpHeaders filter(HttpHeaders input, ServerWebExchange exchange) {
         HttpHeaders out = HttpHeaders.copyOf(input); // the incoming request's headers are read-only
+        // First, so that the headers below win over the same names the propagator may write (its baggage fields).
+        injectTraceContext(exchange, out);
         out.set(HEADER, token);
         String requestId = exchange.getAttribute(RequestIds.ATTRIBUTE);
         if (requestId != null) {
@@ -55,6 +70,20 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
         String publicPath = exchange.getAttribute(PUBLIC_PATH_ATTRIBUTE);
         out.set(ApiHeaders.PUBLIC_PATH, publicPath != null ? publicPath : exchange.getRequest().getPath().value());
         return out;
+    }
+
+    private void injectTraceContext(ServerWebExchange exchange, HttpHeaders out) {
+        ServerRequestObservationContext observation = ServerRequestObservationContext
+                .findCurrent(exchange.getAttributes()).orElse(null);
+        if (observation == null) {
+            return; // not observed (the observation is off or filtered out): nothing to continue
+        }
+        TracingObservationHandler.TracingContext tracing =
+                observation.get(TracingObservationHandler.TracingContext.class);
+        Span span = tracing == null ? null : tracing.getSpan();
+        if (span != null) {
+            propagator.inject(span.context(), out, HttpHeaders::set);
+        }
     }
 
     @Override

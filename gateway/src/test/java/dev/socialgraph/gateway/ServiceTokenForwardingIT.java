@@ -44,6 +44,7 @@ class ServiceTokenForwardingIT {
     static final HttpServer SERVICE;
     static final List<List<String>> SEEN = new CopyOnWriteArrayList<>();
     static final List<List<String>> SEEN_REQUEST_IDS = new CopyOnWriteArrayList<>();
+    static final List<List<String>> SEEN_TRACEPARENTS = new CopyOnWriteArrayList<>();
 
     static {
         try {
@@ -56,6 +57,8 @@ class ServiceTokenForwardingIT {
             SEEN.add(tokens == null ? List.of() : List.copyOf(tokens));
             List<String> ids = exchange.getRequestHeaders().get(RequestIds.HEADER);
             SEEN_REQUEST_IDS.add(ids == null ? List.of() : List.copyOf(ids));
+            List<String> traceParents = exchange.getRequestHeaders().get("traceparent");
+            SEEN_TRACEPARENTS.add(traceParents == null ? List.of() : List.copyOf(traceParents));
             byte[] body = "{\"followers\":1,\"following\":2}".getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             exchange.sendResponseHeaders(200, body.length);
@@ -89,6 +92,7 @@ class ServiceTokenForwardingIT {
     void clear() {
         SEEN.clear();
         SEEN_REQUEST_IDS.clear();
+        SEEN_TRACEPARENTS.clear();
     }
 
     private HttpResponse<String> send(String method, String path, String... headers) throws Exception {
@@ -137,5 +141,25 @@ class ServiceTokenForwardingIT {
         assertThat(kept.headers().firstValue(RequestIds.HEADER)).hasValue("client-id-42");
         assertThat(replacedId).isNotEqualTo("has space").hasSize(36);
         assertThat(SEEN_REQUEST_IDS).containsExactly(List.of(generatedId), List.of("client-id-42"), List.of(replacedId));
+    }
+
+    @Test
+    void theService_getsTheGatewaysSpanAsParent_inTheClientsTrace() throws Exception {
+        String traceId = "0af7651916cd43dd8448eb211c80319c";
+        String clientSpan = "b7ad6b7169203331";
+
+        assertThat(send("GET", "/v1/users/7/counts", "traceparent", "00-" + traceId + "-" + clientSpan + "-01")
+                .statusCode()).isEqualTo(200);
+        assertThat(send("PUT", "/v1/me/following/8").statusCode()).isEqualTo(200);
+
+        assertThat(SEEN_TRACEPARENTS).hasSize(2);
+        assertThat(SEEN_TRACEPARENTS.get(0)).singleElement().satisfies(parent -> {
+            assertThat(parent).matches("00-" + traceId + "-[0-9a-f]{16}-01");
+            assertThat(parent).doesNotContain(clientSpan); // the gateway's own span, the client's child
+        });
+        // Without a client context the gateway starts the trace; sampled or not, the service continues it. Flags:
+        // bit 0 sampled, bit 1 "random trace id" (W3C Trace Context Level 2, which OpenTelemetry sets).
+        assertThat(SEEN_TRACEPARENTS.get(1)).singleElement().asString()
+                .matches("00-[0-9a-f]{32}-[0-9a-f]{16}-0[0-3]").doesNotContain(traceId);
     }
 }

@@ -16,9 +16,20 @@ import java.time.Instant;
  * @param version     the following row's version after the change
  * @param createdAt   when the row was committed
  * @param publishedAt when the relay marked it published; {@code null} while unpublished
+ * @param trace       the trace context of the request that wrote the row ({@link OutboxTrace#NONE} without one)
  */
 public record OutboxEntry(long id, long followerId, long followeeId, FollowEvent.Type type, long followedAt,
-                          long version, Instant createdAt, Instant publishedAt) {
+                          long version, Instant createdAt, Instant publishedAt, OutboxTrace trace) {
+
+    public OutboxEntry {
+        trace = trace == null ? OutboxTrace.NONE : trace;
+    }
+
+    /** A row written without a trace context. */
+    public OutboxEntry(long id, long followerId, long followeeId, FollowEvent.Type type, long followedAt,
+                       long version, Instant createdAt, Instant publishedAt) {
+        this(id, followerId, followeeId, type, followedAt, version, createdAt, publishedAt, OutboxTrace.NONE);
+    }
 
     /**
      * Whether a follow was created ({@code false} for an unfollow and for every block or mute change).

@@ -11,20 +11,24 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
  * JDBC access to {@code follow_outbox} (DESIGN.md 3): appended in the transaction of the row change, read and
- * marked by the relay in id order, pruned after a retention. Stateless and thread-safe.
+ * marked by the relay in id order, pruned after a retention. Each appended row also stores the trace context current
+ * in the appending thread ({@link EventTracing#current()}), which the relay sends on with the event. Stateless and
+ * thread-safe.
  */
 public final class OutboxRepository {
 
     private static final String COLUMNS =
-            "id, follower_id, followee_id, type, followed_at, version, created_at, published_at";
+            "id, follower_id, followee_id, type, followed_at, version, created_at, published_at, trace_parent,"
+                    + " request_id";
 
     private static final String APPEND = """
-            INSERT INTO follow_outbox (follower_id, followee_id, type, followed_at, version)
-            VALUES (?, ?, ?, ?, ?) RETURNING id
+            INSERT INTO follow_outbox (follower_id, followee_id, type, followed_at, version, trace_parent, request_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id
             """;
 
     private static final String UNPUBLISHED = """
@@ -62,6 +66,22 @@ public final class OutboxRepository {
             SELECT (EXTRACT(EPOCH FROM clock_timestamp() - min(created_at)) * 1000)::bigint AS age_ms
             FROM (SELECT created_at FROM follow_outbox WHERE published_at IS NULL ORDER BY id LIMIT 1000) backlog
             """;
+
+    private final EventTracing tracing;
+
+    /** A repository whose rows carry no trace context (tools, tests). */
+    public OutboxRepository() {
+        this(EventTracing.NONE);
+    }
+
+    /**
+     * A repository whose appended rows carry the trace context current in the appending thread.
+     *
+     * @param tracing where that context comes from
+     */
+    public OutboxRepository(EventTracing tracing) {
+        this.tracing = Objects.requireNonNull(tracing, "tracing");
+    }
 
     /**
      * Source ids among {@code sourceIds} with an unpublished or recent outbox row of {@code relation} for the pair
@@ -126,6 +146,9 @@ public final class OutboxRepository {
             ps.setString(3, type.wireName());
             ps.setLong(4, createdAt);
             ps.setLong(5, version);
+            OutboxTrace trace = tracing.current();
+            ps.setString(6, trace.traceParent());
+            ps.setString(7, trace.requestId());
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
@@ -198,6 +221,7 @@ public final class OutboxRepository {
         Timestamp published = rs.getTimestamp("published_at");
         return new OutboxEntry(rs.getLong("id"), rs.getLong("follower_id"), rs.getLong("followee_id"),
                 type(rs.getString("type")), rs.getLong("followed_at"), rs.getLong("version"),
-                rs.getTimestamp("created_at").toInstant(), published == null ? null : published.toInstant());
+                rs.getTimestamp("created_at").toInstant(), published == null ? null : published.toInstant(),
+                new OutboxTrace(rs.getString("trace_parent"), rs.getString("request_id")));
     }
 }

@@ -10,6 +10,9 @@ import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.testsupport.TestShards;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.test.simple.SimpleTracer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -28,6 +31,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.MDC;
 
 /** The shard schema and repositories against real PostgreSQL with two physical databases per group. */
 class ShardStoreIT {
@@ -45,7 +49,7 @@ class ShardStoreIT {
         shards = TestShards.create("store");
         dataSources = new ShardDataSources(shards.shardMap(), new ShardDataSources.PoolSettings(
                 shards.username(), shards.password(), 4, Duration.ofSeconds(5), "store-it"));
-        assertThat(ShardMigrations.migrateAll(dataSources)).isEqualTo(16); // 4 databases, 4 migrations
+        assertThat(ShardMigrations.migrateAll(dataSources)).isEqualTo(20); // 4 databases, 5 migrations
     }
 
     @AfterAll
@@ -296,6 +300,30 @@ class ShardStoreIT {
         assertThat(entry.type()).isEqualTo(FollowEvent.Type.BLOCK);
         assertThat(entry.relation()).isEqualTo(Relation.BLOCK);
         assertThat(entry.follow()).isFalse();
+    }
+
+    @Test
+    void outbox_storesTheAppendingRequestsTraceContext_andNoneWithoutASpan() throws SQLException {
+        SimpleTracer tracer = new SimpleTracer();
+        OutboxRepository traced = new OutboxRepository(new EventTracing(tracer));
+        var ds = dataSources.forUser(FOLLOWING, 8182);
+        Span request = tracer.nextSpan().start();
+        long withSpan;
+        try (Tracer.SpanInScope ignored = tracer.withSpan(request)) {
+            MDC.put(EventTracing.REQUEST_ID, "req-8182");
+            withSpan = Transactions.inTransaction(ds, c -> traced.append(c, 8182, 9, true, 1000, 1));
+        } finally {
+            MDC.remove(EventTracing.REQUEST_ID);
+            request.end();
+        }
+        long without = Transactions.inTransaction(ds, c -> traced.append(c, 8182, 9, false, 1000, 2));
+
+        List<OutboxEntry> rows = Transactions.inTransaction(ds, c -> outbox.after(c, withSpan - 1, 2));
+        assertThat(rows).extracting(OutboxEntry::id).containsExactly(withSpan, without);
+        assertThat(rows.get(0).trace()).isEqualTo(new OutboxTrace(EventTracing.traceParent(request.context()),
+                "req-8182"));
+        assertThat(rows.get(0).trace().traceParent()).hasSize(55);
+        assertThat(rows.get(1).trace()).isEqualTo(OutboxTrace.NONE);
     }
 
     /** A row the relay could not turn into an event would block its database's outbox: the schema refuses it. */

@@ -8,6 +8,9 @@ import dev.socialgraph.cdc.follower.FollowerSide;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;
+import dev.socialgraph.store.EventTracing;
+import io.micrometer.tracing.Span;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -19,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.ApplicationListener;
@@ -52,6 +56,10 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
 
     private static final Logger log = LoggerFactory.getLogger(FollowEventListener.class);
 
+    /** Name of the span of a record's processing. */
+    static final String PROCESS_SPAN = "follow-events process";
+    private static final AutoCloseable NO_SCOPE = () -> { };
+
     /** Listener id, for {@code KafkaListenerEndpointRegistry} lookups. */
     static final String ID = "cdc-consumer";
 
@@ -62,12 +70,13 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
     private final CdcMetrics metrics;
     private final CdcProperties properties;
     private final KafkaListenerEndpointRegistry registry;
+    private final EventTracing tracing;
     /** Per consumer (the container has {@code concurrency} of them, one thread each); Consumer has identity equality. */
     private final Map<Consumer<?, ?>, DatabaseLanes> lanes = new ConcurrentHashMap<>();
 
     FollowEventListener(FollowerSide followerSide, CacheUpdates cache, BlockEnforcement blocks,
                         DeadLetterPublisher deadLetters, CdcMetrics metrics, CdcProperties properties,
-                        KafkaListenerEndpointRegistry registry) {
+                        KafkaListenerEndpointRegistry registry, EventTracing tracing) {
         this.followerSide = followerSide;
         this.cache = cache;
         this.blocks = blocks;
@@ -75,6 +84,7 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
         this.metrics = metrics;
         this.properties = properties;
         this.registry = registry;
+        this.tracing = tracing;
         metrics.parkedEvents(() -> this.lanes.values().stream().mapToInt(DatabaseLanes::parked).sum());
     }
 
@@ -82,6 +92,70 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
             batch = "true", concurrency = "${graph.cdc.concurrency:1}",
             properties = "max.poll.records=${graph.cdc.max-poll-records:500}")
     void onBatch(List<ConsumerRecord<byte[], byte[]>> records, Consumer<?, ?> consumer) {
+        Traced traced = startSpans(records);
+        List<Span> spans = traced.spans();
+        AutoCloseable scope = spans.size() == 1 ? tracing.open(spans.getFirst(), traced.requestId()) : NO_SCOPE;
+        try {
+            apply(records, consumer);
+        } catch (RuntimeException e) {
+            for (Span span : spans) {
+                span.error(e);
+            }
+            throw e;
+        } finally {
+            close(scope);
+            for (Span span : spans) {
+                span.end();
+            }
+        }
+    }
+
+    private static void close(AutoCloseable scope) {
+        try {
+            scope.close();
+        } catch (Exception e) {
+            throw new IllegalStateException(e); // scopes of EventTracing throw nothing
+        }
+    }
+
+    /** The spans of a batch's traced records, and the request id of the last of them. */
+    private record Traced(List<Span> spans, String requestId) {
+    }
+
+    /**
+     * A {@code follow-events process} span of kind consumer per record that carries a trace context (written by a
+     * traced request; {@link EventTracing}), each the child of its record's {@code traceparent}, all covering this
+     * whole batch: the batch applies its records together (one row write per followee), so each record's processing
+     * is the batch's. One span per record rather than one per batch with links, so that one follow stays one trace to
+     * here. While the batch runs, the span is current (log lines carry its trace and span id and the request id) when
+     * the batch has exactly one traced record; with several, no single trace owns the batch's log lines.
+     */
+    private Traced startSpans(List<ConsumerRecord<byte[], byte[]>> records) {
+        String lastRequestId = null;
+        List<Span> spans = null;
+        for (ConsumerRecord<byte[], byte[]> record : records) {
+            Header parent = record.headers().lastHeader(EventTracing.TRACEPARENT);
+            if (parent == null) {
+                continue;
+            }
+            Span span = tracing.startChild(new String(parent.value(), StandardCharsets.US_ASCII), PROCESS_SPAN,
+                    Span.Kind.CONSUMER, record.topic());
+            if (span == null) {
+                continue;
+            }
+            if (spans == null) {
+                spans = new ArrayList<>();
+            }
+            spans.add(span);
+            Header requestId = record.headers().lastHeader(EventTracing.REQUEST_ID);
+            lastRequestId = requestId == null ? null : new String(requestId.value(), StandardCharsets.US_ASCII);
+        }
+        return new Traced(spans == null ? List.of() : spans, lastRequestId);
+    }
+
+    private void apply(List<ConsumerRecord<byte[], byte[]>> records, Consumer<?, ?> consumer) {
+        // With one traced record in the batch, the line carries its trace and span id and its request id.
+        log.debug("Applying a batch of {} follow-events records", records.size());
         metrics.batch(records.size());
         DatabaseLanes ofConsumer = lanes(consumer);
         List<DatabaseLanes.Pending> valid = new ArrayList<>(records.size());

@@ -5,6 +5,7 @@ import dev.socialgraph.cdc.CdcProperties;
 import dev.socialgraph.cdc.cache.CacheUpdates;
 import dev.socialgraph.cdc.block.BlockEnforcement;
 import dev.socialgraph.cdc.follower.FollowerSide;
+import dev.socialgraph.store.EventTracing;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
@@ -63,7 +64,9 @@ public class ListenerConfiguration {
     @Bean
     FollowEventListener followEventListener(FollowerSide followerSide, CacheUpdates cache, BlockEnforcement blocks,
                                             DeadLetterPublisher deadLetters, CdcMetrics metrics,
-                                            CdcProperties properties, KafkaListenerEndpointRegistry registry) {
-        return new FollowEventListener(followerSide, cache, blocks, deadLetters, metrics, properties, registry);
+                                            CdcProperties properties, KafkaListenerEndpointRegistry registry,
+                                            EventTracing tracing) {
+        return new FollowEventListener(followerSide, cache, blocks, deadLetters, metrics, properties, registry,
+                tracing);
     }
 }

@@ -6,6 +6,7 @@ import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.lists.FollowLists;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.check.suggest.Suggestions;
+import io.micrometer.observation.ObservationPredicate;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -55,6 +56,12 @@ class ReadRoutes {
         // Daemon threads: an idle pool must not keep a stopping JVM alive (the bean's dispose stops it in order).
         return Schedulers.newBoundedElastic(properties.blockingThreads(), properties.blockingQueue(), "graph-reads",
                 60, true);
+    }
+
+    /** Every route has {@code http.server.requests} but the single check (see there why). */
+    @Bean
+    ObservationPredicate singleCheckUnobserved() {
+        return new SingleCheckUnobserved();
     }
 
     @Bean

@@ -8,8 +8,11 @@ import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;
 import dev.socialgraph.common.relation.Relation;
+import dev.socialgraph.store.EventTracing;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Span;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +26,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -41,6 +45,12 @@ import org.springframework.stereotype.Component;
  * latest outbox mark, reads the partitions' end offsets, and once its positions reach them reports the mark as
  * caught up. A hung broker makes that request time out and the watermark age, which is what trips the guard.
  *
+ * <p>A record whose {@code traceparent} header says its trace is sampled (a traced request wrote it;
+ * {@link EventTracing}) is applied inside a {@code follow-events process} span of kind consumer, the child of that
+ * header. Every other record costs one header lookup and a look at its flags: every instance reads every event, the
+ * whole write rate, and a span for an unsampled trace would be recorded nowhere while this listener logs nothing per
+ * record and calls nothing that would carry the context on.
+ *
  * <p>One thread owns the consumer (KafkaConsumer is not thread-safe). Malformed records are counted and skipped:
  * this consumer only maintains caches, and the cdc-consumer owns the dead-letter topic.
  */
@@ -49,12 +59,15 @@ class FollowEventsListener implements DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(FollowEventsListener.class);
     private static final Duration POLL = Duration.ofMillis(100);
+    /** Name of the span of a traced record's processing. */
+    static final String PROCESS_SPAN = "follow-events process";
 
     private final CheckProperties.Bloom settings;
     private final EdgeBloom bloom;
     private final LocalFollowingCache local;
     private final HiddenPairs hidden;
     private final FeedLag lag;
+    private final EventTracing tracing;
     private final long probeIntervalMillis;
     private final Duration probeTimeout;
     private final Counter applied;
@@ -67,12 +80,13 @@ class FollowEventsListener implements DisposableBean {
     private Thread thread;
 
     FollowEventsListener(CheckProperties properties, EdgeBloom bloom, LocalFollowingCache local, HiddenPairs hidden,
-                         FeedLag lag, MeterRegistry registry) {
+                         FeedLag lag, MeterRegistry registry, EventTracing tracing) {
         this.settings = properties.bloom();
         this.bloom = bloom;
         this.local = local;
         this.hidden = hidden;
         this.lag = lag;
+        this.tracing = tracing;
         this.probeIntervalMillis = properties.feed().probeInterval().toMillis();
         this.probeTimeout = properties.feed().probeTimeout();
         this.probeTimeouts = Counter.builder("graph.check.feed.probe.timeouts")
@@ -133,7 +147,12 @@ class FollowEventsListener implements DisposableBean {
             long nextProbe = 0;
             while (running) {
                 for (ConsumerRecord<byte[], byte[]> record : c.poll(POLL)) {
-                    apply(record.value());
+                    Header parent = record.headers().lastHeader(EventTracing.TRACEPARENT);
+                    if (parent == null || !EventTracing.isSampled(parent.value())) {
+                        apply(record.value());
+                    } else {
+                        applyTraced(record, parent);
+                    }
                 }
                 if (target != null && reached(c, target)) {
                     lag.caughtUp(targetMark);
@@ -164,6 +183,33 @@ class FollowEventsListener implements DisposableBean {
             }
         } finally {
             positioned.countDown();
+        }
+    }
+
+    private void applyTraced(ConsumerRecord<byte[], byte[]> record, Header parent) {
+        Span span = tracing.startChild(new String(parent.value(), StandardCharsets.US_ASCII), PROCESS_SPAN,
+                Span.Kind.CONSUMER, record.topic());
+        if (span == null) {
+            apply(record.value());
+            return;
+        }
+        Header requestId = record.headers().lastHeader(EventTracing.REQUEST_ID);
+        AutoCloseable scope = tracing.open(span, requestId == null ? null
+                : new String(requestId.value(), StandardCharsets.US_ASCII));
+        try {
+            // In the span's scope: the line carries the trace and span id and the request id, to follow a write here.
+            log.debug("Applying follow-events record {}-{}@{}", record.topic(), record.partition(), record.offset());
+            apply(record.value());
+        } catch (RuntimeException e) {
+            span.error(e);
+            throw e;
+        } finally {
+            try {
+                scope.close();
+            } catch (Exception e) {
+                log.debug("Closing a span's scope failed", e); // EventTracing's scopes throw nothing
+            }
+            span.end();
         }
     }
 

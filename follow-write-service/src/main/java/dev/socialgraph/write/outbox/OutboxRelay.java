@@ -2,12 +2,15 @@ package dev.socialgraph.write.outbox;
 
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.store.EventTracing;
 import dev.socialgraph.store.OutboxBacklog;
 import dev.socialgraph.store.OutboxEntry;
 import dev.socialgraph.store.OutboxRepository;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Span;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -47,6 +50,15 @@ import org.slf4j.LoggerFactory;
  * timeout, the database) marks nothing: the relay drops its producer and its lock and the batch is read again in a
  * later round, by this or another instance. Consumers see duplicates then (same {@code eventId}), never a gap.
  *
+ * <p><b>Trace context.</b> A row written by a traced request carries its {@code traceparent} and request id
+ * ({@link EventTracing}). Each such row's send is a {@code follow-events publish} span of kind producer, a child of
+ * the stored context, from the send until Kafka acknowledged it (so it shows the broker's acknowledgement and the
+ * batch's linger, not the wait in the outbox, which is the gap before it in the trace); its context goes out as the
+ * record's {@code traceparent} header and the request id as {@code X-Request-Id}. One span per record rather than
+ * one per batch: the rows of a batch belong to different requests, hence different traces, and a span per record
+ * keeps each follow one trace to its consumers. Rows without a context are sent without these headers. Tracing
+ * changes nothing of the order, the batch or the marking.
+ *
  * <p>Published rows older than the retention are pruned. Gauges per database (tag {@code database}):
  * {@code graph.outbox.backlog} (unpublished rows) and {@code graph.outbox.oldest.age} (seconds since the oldest
  * unpublished row was committed), refreshed at most every {@link #BACKLOG_REFRESH}; counters
@@ -56,6 +68,9 @@ public final class OutboxRelay implements AutoCloseable {
 
     /** The advisory lock key of the relay, the same in every database: ASCII "outbox\0\1". */
     public static final long LOCK_KEY = 0x6f7574626f780001L;
+
+    /** Name of the span of one record's publish. */
+    static final String PUBLISH_SPAN = "follow-events publish";
 
     static final Duration BACKLOG_REFRESH = Duration.ofSeconds(5);
     static final Duration PRUNE_INTERVAL = Duration.ofMinutes(1);
@@ -87,6 +102,7 @@ public final class OutboxRelay implements AutoCloseable {
     private final Supplier<Producer<String, byte[]>> producers;
     private final Settings settings;
     private final AfterPublish afterPublish;
+    private final EventTracing tracing;
     private final Clock clock;
     private final Counter published;
     private final Counter failures;
@@ -105,13 +121,14 @@ public final class OutboxRelay implements AutoCloseable {
 
     OutboxRelay(String database, DataSource dataSource, OutboxRepository outbox,
                 Supplier<Producer<String, byte[]>> producers, Settings settings, MeterRegistry registry,
-                AfterPublish afterPublish, Clock clock) {
+                AfterPublish afterPublish, EventTracing tracing, Clock clock) {
         this.database = database;
         this.dataSource = dataSource;
         this.outbox = outbox;
         this.producers = producers;
         this.settings = settings;
         this.afterPublish = afterPublish;
+        this.tracing = tracing;
         this.clock = clock;
         this.published = Counter.builder("graph.outbox.published").description("Outbox rows published to Kafka")
                 .tag("database", database).register(registry);
@@ -241,12 +258,27 @@ public final class OutboxRelay implements AutoCloseable {
         }
         long deadline = System.nanoTime() + settings.sendTimeout().toNanos();
         List<Future<RecordMetadata>> acks = new ArrayList<>(batch.size());
-        for (OutboxEntry e : batch) {
-            acks.add(producer.send(new ProducerRecord<>(settings.topic(), Long.toString(e.followeeId()),
-                    FollowEventJson.toJson(toEvent(e)))));
+        List<Span> spans = new ArrayList<>(batch.size());
+        try {
+            for (OutboxEntry e : batch) {
+                Span span = tracing.startChild(e.trace().traceParent(), PUBLISH_SPAN, Span.Kind.PRODUCER,
+                        settings.topic());
+                if (span != null) {
+                    spans.add(span);
+                }
+                acks.add(producer.send(record(settings.topic(), e, span)));
+            }
+            for (Future<RecordMetadata> ack : acks) {
+                ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+        } catch (Exception e) {
+            for (Span span : spans) {
+                span.error(e).end();
+            }
+            throw e;
         }
-        for (Future<RecordMetadata> ack : acks) {
-            ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        for (Span span : spans) {
+            span.end();
         }
         afterPublish.run(batch);
         long[] ids = new long[batch.size()];
@@ -256,6 +288,24 @@ public final class OutboxRelay implements AutoCloseable {
         outbox.markPublished(c, ids);
         published.increment(batch.size());
         return batch.size();
+    }
+
+    /**
+     * The record of a row: key the followee id (per-followee order), value the event's JSON, and the trace headers
+     * when the row has a context: {@code traceparent} of {@code span} (or the stored one unchanged where this service
+     * runs no tracer) and {@code X-Request-Id}.
+     */
+    static ProducerRecord<String, byte[]> record(String topic, OutboxEntry e, Span span) {
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, Long.toString(e.followeeId()),
+                FollowEventJson.toJson(toEvent(e)));
+        String traceParent = span != null ? EventTracing.traceParent(span.context()) : e.trace().traceParent();
+        if (traceParent != null) {
+            record.headers().add(EventTracing.TRACEPARENT, traceParent.getBytes(StandardCharsets.US_ASCII));
+        }
+        if (e.trace().requestId() != null) {
+            record.headers().add(EventTracing.REQUEST_ID, e.trace().requestId().getBytes(StandardCharsets.US_ASCII));
+        }
+        return record;
     }
 
     static FollowEvent toEvent(OutboxEntry e) {

@@ -3,6 +3,7 @@ package dev.socialgraph.write.outbox;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
+import dev.socialgraph.store.EventTracing;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.write.WriteProperties;
@@ -45,17 +46,19 @@ public class OutboxRelays implements SmartLifecycle {
     private final OutboxRepository outbox;
     private final WriteProperties properties;
     private final MeterRegistry registry;
+    private final EventTracing tracing;
     private final Clock clock;
     /** By JDBC URL: ranges of one database share a relay, as they share a pool. Guarded by {@code this}. */
     private final Map<String, OutboxRelay> relays = new LinkedHashMap<>();
     private volatile boolean running;
 
     OutboxRelays(ShardDataSources dataSources, OutboxRepository outbox, WriteProperties properties,
-                 MeterRegistry registry, Clock clock) {
+                 MeterRegistry registry, EventTracing tracing, Clock clock) {
         this.dataSources = dataSources;
         this.outbox = outbox;
         this.properties = properties;
         this.registry = registry;
+        this.tracing = tracing;
         this.clock = clock;
         // Registered once, here: start() and stop() may run more than once in a context's life.
         dataSources.onChange(map -> startNew(map).forEach(database ->
@@ -96,7 +99,7 @@ public class OutboxRelays implements SmartLifecycle {
                 continue;
             }
             OutboxRelay r = new OutboxRelay(range.database(), dataSources.forRange(range), outbox,
-                    () -> producer(relay, range.database()), settings, registry, batch -> { }, clock);
+                    () -> producer(relay, range.database()), settings, registry, batch -> { }, tracing, clock);
             relays.put(range.jdbcUrl(), r);
             r.start();
             started.add(range.database());

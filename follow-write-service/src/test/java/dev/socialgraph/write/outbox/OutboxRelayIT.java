@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
+import dev.socialgraph.store.EventTracing;
 import dev.socialgraph.store.OutboxEntry;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
@@ -268,7 +269,7 @@ class OutboxRelayIT {
         OutboxRelay relay = new OutboxRelay(db.database(), dataSources.forRange(db), OUTBOX,
                 () -> OutboxRelays.producer(settings, db.database()),
                 new OutboxRelay.Settings(topic, settings.batchSize(), settings.pollInterval(), settings.sendTimeout(),
-                        settings.retention()), meters, afterPublish, Clock.systemUTC());
+                        settings.retention()), meters, afterPublish, EventTracing.NONE, Clock.systemUTC());
         closeables.add(relay);
         relay.start();
         return relay;

@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.store.OutboxEntry;
+import dev.socialgraph.store.OutboxTrace;
 import dev.socialgraph.write.WriteProperties;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -34,5 +37,27 @@ class OutboxRelaysTest {
 
         assertThat(event).isEqualTo(new FollowEvent("42-5", FollowEvent.Type.UNFOLLOW, 42, 7, 1_700_000_000_000L, 5,
                 created.toEpochMilli()));
+    }
+
+    @Test
+    void record_ofATracedRow_carriesTheStoredContextAndRequestId_asHeaders() {
+        String parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        OutboxEntry row = new OutboxEntry(9, 42, 7, FollowEvent.Type.FOLLOW, 1L, 5, Instant.EPOCH, null,
+                new OutboxTrace(parent, "req-9"));
+
+        ProducerRecord<String, byte[]> record = OutboxRelay.record("follow-events", row, null);
+
+        assertThat(record.key()).isEqualTo("7");
+        assertThat(new String(record.headers().lastHeader("traceparent").value(), StandardCharsets.US_ASCII))
+                .isEqualTo(parent);
+        assertThat(new String(record.headers().lastHeader("X-Request-Id").value(), StandardCharsets.US_ASCII))
+                .isEqualTo("req-9");
+    }
+
+    @Test
+    void record_ofAnUntracedRow_hasNoHeaders() {
+        OutboxEntry row = new OutboxEntry(9, 42, 7, FollowEvent.Type.FOLLOW, 1L, 5, Instant.EPOCH, null);
+
+        assertThat(OutboxRelay.record("follow-events", row, null).headers().toArray()).isEmpty();
     }
 }

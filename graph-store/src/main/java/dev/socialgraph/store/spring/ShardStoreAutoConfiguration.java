@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.store.CelebrityPageRepository;
+import dev.socialgraph.store.EventTracing;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.OutboxRepository;
@@ -12,6 +13,7 @@ import dev.socialgraph.store.ShardDatabases;
 import dev.socialgraph.store.ShardDirectory;
 import dev.socialgraph.store.ShardMapPoller;
 import dev.socialgraph.store.ShardMigrations;
+import io.micrometer.tracing.Tracer;
 import java.sql.SQLException;
 import java.util.Map;
 import org.springframework.beans.factory.ObjectProvider;
@@ -125,9 +127,20 @@ public class ShardStoreAutoConfiguration {
         return new CelebrityPageRepository();
     }
 
+    /**
+     * The trace context of outbox rows and follow events, from the service's Micrometer tracer (the OpenTelemetry
+     * bridge graph-web brings); without a tracer bean a no-op.
+     */
     @Bean
     @ConditionalOnMissingBean
-    OutboxRepository outboxRepository() {
-        return new OutboxRepository();
+    EventTracing eventTracing(ObjectProvider<Tracer> tracer) {
+        Tracer t = tracer.getIfAvailable();
+        return t == null ? EventTracing.NONE : new EventTracing(t);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    OutboxRepository outboxRepository(EventTracing tracing) {
+        return new OutboxRepository(tracing);
     }
 }
