@@ -276,7 +276,8 @@ public final class FollowCheckClient implements AutoCloseable {
         requirePositive(followees, "followees");
         String path = follower + "/following/contains";
         String token = tokenFor(follower, followToken);
-        TreeSet<Long> following = new TreeSet<>();
+        // Primitive all the way (no boxed set): each batch's ascending answer is merged into the last.
+        long[] following = new long[0];
         for (int from = 0; from < followees.length; from += batchSize) {
             String json = idsBody(followees, from, Math.min(followees.length, from + batchSize));
             long[] batch = read(follower, instance -> {
@@ -284,11 +285,9 @@ public final class FollowCheckClient implements AutoCloseable {
                 followToken(r, token);
                 return ids(required(parse(send(r)), "following"), "following");
             });
-            for (long id : batch) {
-                following.add(id);
-            }
+            following = union(following, batch);
         }
-        return new FollowingBatch(follower, followees, toArray(following));
+        return new FollowingBatch(follower, followees, following);
     }
 
     // ---- lists --------------------------------------------------------------------------------------------------
@@ -1081,6 +1080,21 @@ public final class FollowCheckClient implements AutoCloseable {
         }
         Arrays.sort(ids);
         return ids;
+    }
+
+    /** The ascending union of two ascending arrays, each id once. */
+    static long[] union(long[] a, long[] b) {
+        long[] out = new long[a.length + b.length];
+        int i = 0;
+        int j = 0;
+        int n = 0;
+        while (i < a.length || j < b.length) {
+            long next = j == b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++];
+            if (n == 0 || out[n - 1] != next) {
+                out[n++] = next;
+            }
+        }
+        return n == out.length ? out : Arrays.copyOf(out, n);
     }
 
     private static long[] toArray(TreeSet<Long> ids) {
