@@ -197,7 +197,8 @@ class GraphClientIT {
         // Counts.
         await().atMost(CONVERGENCE).untilAsserted(() ->
                 assertThat(CLIENT.counts(d)).isEqualTo(new FollowCheckClient.Counts(3, 0)));
-        assertThat(CLIENT.counts(a)).isEqualTo(new FollowCheckClient.Counts(0, 4));
+        await().atMost(CONVERGENCE).untilAsserted(() ->
+                assertThat(CLIENT.counts(a)).isEqualTo(new FollowCheckClient.Counts(0, 4)));
 
         // Common following, ascending by id.
         Page<Long> common = CLIENT.commonFollowing(a, b, 1, null);
@@ -222,6 +223,11 @@ class GraphClientIT {
         // Suggestions.
         assertThat(CLIENT.suggestions(a, 5)).containsExactly(new FollowCheckClient.Suggestion(f, 2));
         assertThat(CLIENT.suggestions(f, 5)).isEmpty();
+
+        // One check instance: it owns every shard, first and on fail-over.
+        assertThat(CLIENT.instanceIds()).containsExactly("check-0");
+        assertThat(CLIENT.instanceFor(a, 0)).isEqualTo("check-0");
+        assertThat(CLIENT.instanceFor(a, 1)).isEqualTo("check-0");
     }
 
     /**
