@@ -1,6 +1,7 @@
 package dev.socialgraph.client;
 
 import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardAffineRouter;
 import dev.socialgraph.common.token.ServiceCredential;
 import io.github.resilience4j.core.functions.CheckedSupplier;
@@ -8,17 +9,25 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.TreeSet;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntUnaryOperator;
+import java.util.stream.Stream;
+import org.apache.hc.client5.http.classic.methods.HttpDelete;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.classic.methods.HttpPut;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
@@ -27,6 +36,7 @@ import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
 import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.io.CloseMode;
@@ -37,20 +47,34 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Follow checks against follow-check-service's internal API ({@code /internal/v1/users/...}) for server-side callers
- * (feed fan-out, notification eligibility, button state), without the public gateway's hop.
+ * The social graph's internal API for server-side callers (feed fan-out, notification eligibility, button state),
+ * without the public gateway's hop: every read on follow-check-service's instances, every write on
+ * follow-write-service's. (The name is older than the writes; it stays so that callers need not change.)
  *
- * <p><b>Instance choice.</b> A request about user {@code u} goes to the check instance that owns {@code u}'s logical
- * shard, {@code floorMod(u, logicalShardCount)}, by the same {@link ShardAffineRouter} the gateway's load balancer
- * uses, so it lands on the instance whose bloom filter and caches hold {@code u}'s slice. The instances are a fixed
- * list of (id, base URI); the ids must be the check instances' {@code graph.check.affinity.instance-id}s and the
- * list their {@code graph.check.affinity.instances} (as for the gateway).
+ * <p><b>Reads</b> ({@code /internal/v1/users/...} of the check service): follow checks single and batched, following
+ * and followers lists (one page, or every page as a lazy {@link Stream}), block and mute lists, counts, common
+ * following, suggestions, the relationship between two users, and hidden authors. A read about user {@code u} goes
+ * to the check instance that owns {@code u}'s logical shard, {@code floorMod(u, logicalShardCount)}, by the same
+ * {@link ShardAffineRouter} the gateway's load balancer uses, so it lands on the instance whose bloom filter and
+ * caches hold {@code u}'s slice. The instances are a fixed list of (id, base URI); the ids must be the check
+ * instances' {@code graph.check.affinity.instance-id}s and the list their {@code graph.check.affinity.instances} (as
+ * for the gateway).
+ *
+ * <p><b>Writes</b> (follow, unfollow, block, unblock, mute, unmute) go to the write service's instances
+ * ({@link Builder#writeInstance}), spread by {@link Builder#writeBalancing}, and return a {@link WriteResult} with the
+ * actor's follow token. With {@link Builder#readYourWrites} the client remembers each actor's newest token for
+ * {@link Builder#followTokenTtl} and sends it as {@value #FOLLOW_TOKEN_HEADER} on that actor's next reads that take
+ * one (check, batch check, relationship, hidden authors), so a backend sees its own writes at once.
  *
  * <p><b>Fail-over.</b> A connection failure, a timeout or HTTP 503 is retried (Resilience4j {@link Retry}) on the next
- * instance in rendezvous order for that shard, which is the instance that takes the shard over when the owner
- * leaves the list; after {@link Builder#maxAttempts} attempts the call throws {@link CheckServiceException}. Every
- * other status, in particular every 4xx, is thrown at once and never retried. All calls are reads, so a retry after
- * a request that did reach the server is harmless.
+ * instance: for a read the next in rendezvous order for the user's shard, which is the instance that takes the shard
+ * over when the owner leaves the list; for a write the next write instance. After {@link Builder#maxAttempts}
+ * attempts the call throws {@link UnavailableException}. Reads are safe to repeat. Writes are too: they are
+ * idempotent {@code PUT}/{@code DELETE}s, so a write repeated after an attempt that did reach the service (a
+ * response timeout) leaves the same state and gets the same reply. Every other status is thrown at once and never
+ * retried: a 4xx as {@link RequestRejectedException}, 429 as {@link RateLimitedException} (waiting is the caller's
+ * choice; see {@link GraphClientException#retryAfter()}), anything else as {@link GraphClientException}; each with the
+ * problem's type and {@code parameter}.
  *
  * <p><b>Connections and timeouts.</b> Apache HttpClient 5's classic client: HTTP/1.1 on keep-alive connections,
  * at most {@link Builder#maxConnectionsPerInstance} per instance, idle ones closed after {@value #IDLE_SECONDS} s. A
@@ -60,14 +84,16 @@ import tools.jackson.databind.json.JsonMapper;
  * {@link Builder#connectTimeout} twice, to wait for a pooled connection when all of the instance's are busy and to
  * open a new one, and by {@link Builder#requestTimeout} for the answer (the longest silence while it is awaited,
  * which for the service's small answers is the time to the answer). A call therefore takes at most about
- * {@code maxAttempts × (2 × connectTimeout + requestTimeout)} plus {@link Builder#retryWait} between attempts.
+ * {@code maxAttempts × (2 × connectTimeout + requestTimeout)} plus {@link Builder#retryWait} between attempts; a
+ * stream of pages takes that per page.
  *
  * <p><b>Service credential.</b> With {@link Builder#serviceToken}, every request carries
  * {@value #SERVICE_TOKEN_HEADER}{@code : <token>}, a header of its own so it never collides with a user's
  * {@code Authorization} header that the gateway forwards.
  *
  * <p><b>Ids.</b> User ids are positive 64-bit numbers; a zero or negative id is a bug of the caller and throws
- * {@link IllegalArgumentException} before any request is sent.
+ * {@link IllegalArgumentException} before any request is sent, as does a limit below 1. A read without check
+ * instances, or a write without write instances, throws {@link IllegalStateException}.
  *
  * <p>Thread-safe; build one per process and share it. Calls block the calling thread (virtual threads are fine).
  */
@@ -77,6 +103,8 @@ public final class FollowCheckClient implements AutoCloseable {
     public static final String SERVICE_TOKEN_HEADER = ServiceCredential.HEADER;
     /** The header carrying a follow token (read-your-writes, see {@link #isFollowing(long, long, String)}). */
     public static final String FOLLOW_TOKEN_HEADER = "X-Follow-Token";
+    /** The header naming the user a relationship is shown to (see {@link #relationshipSeenBy}). */
+    public static final String VIEWER_HEADER = "X-Viewer-Id";
 
     private static final String USERS = "/internal/v1/users/";
     private static final byte[] TRUE = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
@@ -89,26 +117,38 @@ public final class FollowCheckClient implements AutoCloseable {
      * would otherwise fail the next call's first attempt.
      */
     private static final TimeValue VALIDATE_AFTER_IDLE = TimeValue.ofSeconds(2);
+    /** Remembered actors past which expired follow tokens are swept (see {@link FollowTokenMemory}). */
+    private static final int TOKEN_SWEEP_AT = 10_000;
 
+    /** {@code null} without check instances. */
     private final ShardAffineRouter router;
-    /** {@code <base URI>/internal/v1/users/} of each instance, indexed as the router's instance ids. */
+    /** {@code <base URI>/internal/v1/users/} of each check instance, indexed as the router's instance ids. */
     private final String[] usersBase;
+    /** The same of each write instance, in the builder's order. */
+    private final String[] writeBase;
+    private final WriteBalancing writeBalancing;
+    private final AtomicInteger nextWrite = new AtomicInteger();
     private final CloseableHttpClient http;
-    private final Retry retry;
+    private final Retry readRetry;
+    private final Retry writeRetry;
     private final String serviceToken;
     private final int batchSize;
+    /** {@code null} unless read-your-writes was asked for. */
+    private final FollowTokenMemory tokens;
 
     private FollowCheckClient(Builder b) {
         List<String> ids = new ArrayList<>(b.instances.keySet());
-        this.router = new ShardAffineRouter(ids, b.logicalShardCount);
+        this.router = ids.isEmpty() ? null : new ShardAffineRouter(ids, b.logicalShardCount);
         this.usersBase = new String[ids.size()];
         for (int i = 0; i < usersBase.length; i++) {
-            String base = b.instances.get(ids.get(i)).toString();
-            usersBase[i] = (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + USERS;
+            usersBase[i] = usersBase(b.instances.get(ids.get(i)));
         }
+        this.writeBase = b.writeInstances.stream().map(FollowCheckClient::usersBase).toArray(String[]::new);
+        this.writeBalancing = b.writeBalancing;
+        int routes = usersBase.length + writeBase.length;
         PoolingHttpClientConnectionManager connections = PoolingHttpClientConnectionManagerBuilder.create()
                 .setMaxConnPerRoute(b.maxConnectionsPerInstance)
-                .setMaxConnTotal(b.maxConnectionsPerInstance * ids.size())
+                .setMaxConnTotal(b.maxConnectionsPerInstance * routes)
                 .setDefaultConnectionConfig(ConnectionConfig.custom()
                         .setConnectTimeout(Timeout.of(b.connectTimeout))
                         .setSocketTimeout(Timeout.of(b.requestTimeout))
@@ -129,17 +169,26 @@ public final class FollowCheckClient implements AutoCloseable {
                 .disableAuthCaching()
                 .disableContentCompression()
                 .build();
-        this.retry = Retry.of("follow-check", RetryConfig.custom()
+        RetryConfig retries = RetryConfig.custom()
                 .maxAttempts(b.maxAttempts)
                 .waitDuration(b.retryWait)
                 .retryOnException(FollowCheckClient::retryable)
-                .build());
+                .build();
+        this.readRetry = Retry.of("graph-client-reads", retries);
+        this.writeRetry = Retry.of("graph-client-writes", retries);
         this.serviceToken = b.serviceToken;
         this.batchSize = b.batchSize;
+        this.tokens = b.readYourWrites
+                ? new FollowTokenMemory(b.followTokenTtl.toNanos(), TOKEN_SWEEP_AT, System::nanoTime) : null;
+    }
+
+    private static String usersBase(URI uri) {
+        String base = uri.toString();
+        return (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + USERS;
     }
 
     /**
-     * A builder; at least one {@link Builder#instance} is required.
+     * A builder; at least one {@link Builder#instance} or {@link Builder#writeInstance} is required.
      *
      * @return a new builder with the defaults given on each setting
      */
@@ -147,16 +196,18 @@ public final class FollowCheckClient implements AutoCloseable {
         return new Builder();
     }
 
+    // ---- follow checks ----------------------------------------------------------------------------------------
+
     /**
      * Does {@code follower} follow {@code followee}? Answered by the check service's layers (bloom filter, caches,
-     * shard), as fresh as its follow-events stream: a follow acknowledged a moment ago may still read {@code false};
-     * pass its follow token to {@link #isFollowing(long, long, String)} when that matters.
+     * shard), as fresh as its follow-events stream: a follow acknowledged a moment ago may still read {@code false}
+     * unless its follow token is sent ({@link #isFollowing(long, long, String)}, or {@link Builder#readYourWrites}).
      *
      * @param follower a user id, positive
      * @param followee a user id, positive
      * @return whether the edge exists
      * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws CheckServiceException    when no instance answered, or one refused the request
+     * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public boolean isFollowing(long follower, long followee) {
         return isFollowing(follower, followee, null);
@@ -168,22 +219,21 @@ public final class FollowCheckClient implements AutoCloseable {
      *
      * @param follower    a user id, positive
      * @param followee    a user id, positive
-     * @param followToken the follow token the write service returned to the follower's last follow or unfollow, sent
-     *                    as {@value #FOLLOW_TOKEN_HEADER}; {@code null} for none. A token that does not verify is
-     *                    ignored by the service.
+     * @param followToken the follow token the write service returned to the follower's last write, sent as
+     *                    {@value #FOLLOW_TOKEN_HEADER}; {@code null} for none (then the remembered one, with
+     *                    {@link Builder#readYourWrites}). A token that does not verify is ignored by the service.
      * @return whether the edge exists
      * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws CheckServiceException    when no instance answered, or one refused the request
+     * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public boolean isFollowing(long follower, long followee, String followToken) {
         UserIds.requirePositive(follower, "follower");
         UserIds.requirePositive(followee, "followee");
         String path = follower + "/following/" + followee;
-        return call(follower, instance -> {
+        String token = tokenFor(follower, followToken);
+        return read(follower, instance -> {
             HttpUriRequestBase r = request(new HttpGet(usersBase[instance] + path));
-            if (followToken != null) {
-                r.addHeader(FOLLOW_TOKEN_HEADER, followToken);
-            }
+            followToken(r, token);
             byte[] body = send(r);
             // The two answers are pre-encoded by the service; anything else is parsed.
             if (Arrays.equals(body, TRUE)) {
@@ -192,120 +242,233 @@ public final class FollowCheckClient implements AutoCloseable {
             if (Arrays.equals(body, FALSE)) {
                 return false;
             }
-            return field(body, "following").asBoolean();
+            return required(parse(body), "following").asBoolean();
         });
     }
 
     /**
      * Which of {@code followees} does {@code follower} follow? One request per {@link Builder#batchSize} ids, all to
-     * {@code follower}'s instance. Follow tokens are not taken: the service's batch check does not read them.
+     * {@code follower}'s instance.
      *
      * @param follower  a user id, positive
      * @param followees user ids, each positive; any order, repeats allowed; not modified
-     * @return a new array of {@code followees.length} answers, {@code answers[i]} for {@code followees[i]}
+     * @return the answers, by position in {@code followees} or by id
      * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws CheckServiceException    when no instance answered, or one refused the request
+     * @throws GraphClientException     when no instance answered, or one refused the request
      */
-    public boolean[] areFollowing(long follower, long[] followees) {
+    public FollowingBatch areFollowing(long follower, long[] followees) {
+        return areFollowing(follower, followees, null);
+    }
+
+    /**
+     * {@link #areFollowing(long, long[])} with read-your-writes: the service reads the shard for every id when
+     * {@code followToken} is a young token of {@code follower}.
+     *
+     * @param follower    a user id, positive
+     * @param followees   user ids, each positive; any order, repeats allowed; not modified
+     * @param followToken the follower's {@value #FOLLOW_TOKEN_HEADER}, or {@code null} (then the remembered one)
+     * @return the answers, by position in {@code followees} or by id
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
+     */
+    public FollowingBatch areFollowing(long follower, long[] followees, String followToken) {
         UserIds.requirePositive(follower, "follower");
-        for (int i = 0; i < followees.length; i++) {
-            UserIds.requirePositive(followees[i], "followees[" + i + "]");
-        }
-        boolean[] answers = new boolean[followees.length];
+        requirePositive(followees, "followees");
         String path = follower + "/following/contains";
+        String token = tokenFor(follower, followToken);
+        // Primitive all the way (no boxed set): each batch's ascending answer is merged into the last.
+        long[] following = new long[0];
         for (int from = 0; from < followees.length; from += batchSize) {
-            int to = Math.min(followees.length, from + batchSize);
-            String json = idsBody(followees, from, to);
-            long[] following = call(follower, instance -> {
+            String json = idsBody(followees, from, Math.min(followees.length, from + batchSize));
+            long[] batch = read(follower, instance -> {
                 HttpUriRequestBase r = request(post(usersBase[instance] + path, json));
-                return ascending(field(send(r), "following"));
+                followToken(r, token);
+                return ids(required(parse(send(r)), "following"), "following");
             });
-            for (int i = from; i < to; i++) {
-                answers[i] = Arrays.binarySearch(following, followees[i]) >= 0;
-            }
+            following = union(following, batch);
         }
-        return answers;
+        return new FollowingBatch(follower, followees, following);
+    }
+
+    // ---- lists --------------------------------------------------------------------------------------------------
+
+    /**
+     * One page of the users {@code user} follows, newest follow first.
+     *
+     * @param user   a user id, positive
+     * @param limit  items per page, {@code >= 1} and at most the service's {@code graph.check.max-limit} (1000)
+     * @param cursor the previous page's {@link Page#nextCursor()}, or {@code null} for the first page
+     * @return the page; {@link Page#nextCursor()} is {@code null} on the last
+     * @throws IllegalArgumentException when the id is not positive or {@code limit < 1} (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request (a limit over the
+     *                                  service's maximum or a cursor of another list: 400, {@code parameter}
+     *                                  {@code limit} or {@code cursor})
+     */
+    public Page<Followed> following(long user, int limit, String cursor) {
+        return followPage(user, "following", limit, cursor);
     }
 
     /**
-     * Which of {@code authors} does {@code viewer} block, is blocked by, or mute? The check a feed makes before
-     * rendering, for the same cost class as {@link #areFollowing}: one request per {@link Builder#batchSize} ids, all
-     * to {@code viewer}'s instance, answered there mostly in process. Pass the viewer's follow token (from its block
-     * or mute reply) to see that write at once; {@code null} otherwise.
+     * One page of {@code user}'s followers, newest follow first; users {@code user} blocks are left out, so a page
+     * may hold fewer than {@code limit} items although more follow. A celebrity's followers (cdc-consumer's celebrity
+     * pages) are paged the same way.
      *
-     * @param viewer      a user id, positive
-     * @param authors     user ids, each positive; any order, repeats allowed; not modified
-     * @param followToken the viewer's {@code X-Follow-Token}, or {@code null}
-     * @return the three subsets of {@code authors}, each ascending and without repeats
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws CheckServiceException    when no instance answered, or one refused the request
+     * @param user   a user id, positive
+     * @param limit  items per page, {@code >= 1} and at most the service's {@code graph.check.max-limit} (1000)
+     * @param cursor the previous page's {@link Page#nextCursor()}, or {@code null} for the first page
+     * @return the page; {@link Page#nextCursor()} is {@code null} on the last
+     * @throws IllegalArgumentException when the id is not positive or {@code limit < 1} (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
      */
-    public Hidden hidden(long viewer, long[] authors, String followToken) {
-        UserIds.requirePositive(viewer, "viewer");
-        for (int i = 0; i < authors.length; i++) {
-            UserIds.requirePositive(authors[i], "authors[" + i + "]");
-        }
-        String path = viewer + "/hidden";
-        TreeSet<Long> blocking = new TreeSet<>();
-        TreeSet<Long> blockedBy = new TreeSet<>();
-        TreeSet<Long> muting = new TreeSet<>();
-        for (int from = 0; from < authors.length; from += batchSize) {
-            String json = idsBody(authors, from, Math.min(authors.length, from + batchSize));
-            JsonNode body = call(viewer, instance -> {
-                HttpUriRequestBase r = request(post(usersBase[instance] + path, json));
-                if (followToken != null) {
-                    r.addHeader(FOLLOW_TOKEN_HEADER, followToken);
-                }
-                return parse(send(r));
-            });
-            for (long id : ascending(required(body, "blocking"))) {
-                blocking.add(id);
-            }
-            for (long id : ascending(required(body, "blockedBy"))) {
-                blockedBy.add(id);
-            }
-            for (long id : ascending(required(body, "muting"))) {
-                muting.add(id);
-            }
-        }
-        return new Hidden(toArray(blocking), toArray(blockedBy), toArray(muting));
-    }
-
-    private static long[] toArray(TreeSet<Long> ids) {
-        return ids.stream().mapToLong(Long::longValue).toArray();
+    public Page<Followed> followers(long user, int limit, String cursor) {
+        return followPage(user, "followers", limit, cursor);
     }
 
     /**
-     * Which authors are hidden from a viewer.
+     * Every user {@code user} follows, newest first, fetched {@code pageSize} at a time as the stream is consumed
+     * (nothing before its terminal operation; a {@code limit(n)} fetches only the pages it needs). The walk follows
+     * each page's cursor, so follows made meanwhile do not repeat or shift items.
      *
-     * @param blocking  authors the viewer blocks, ascending
-     * @param blockedBy authors who block the viewer, ascending
-     * @param muting    authors the viewer mutes, ascending
+     * @param user     a user id, positive
+     * @param pageSize items per request, {@code >= 1} and at most the service's maximum (1000)
+     * @return a lazy, ordered, sequential stream; a failed page fetch throws {@link GraphClientException} from the
+     *         stream's operation
+     * @throws IllegalArgumentException when the id is not positive or {@code pageSize < 1}
      */
-    public record Hidden(long[] blocking, long[] blockedBy, long[] muting) {
-
-        /** Whether nobody is hidden. */
-        public boolean isEmpty() {
-            return blocking.length == 0 && blockedBy.length == 0 && muting.length == 0;
-        }
+    public Stream<Followed> allFollowing(long user, int pageSize) {
+        check(user, pageSize);
+        return PageWalker.stream(cursor -> following(user, pageSize, cursor));
     }
 
     /**
-     * Both directions between two users.
+     * Every follower of {@code user}, newest first, a page at a time as for {@link #allFollowing}.
      *
-     * @param a a user id, positive
-     * @param b a user id, positive
-     * @return whether {@code a} follows {@code b} and whether {@code b} follows {@code a}
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws CheckServiceException    when no instance answered, or one refused the request
+     * @param user     a user id, positive
+     * @param pageSize items per request, {@code >= 1} and at most the service's maximum (1000)
+     * @return a lazy, ordered, sequential stream; a failed page fetch throws {@link GraphClientException} from the
+     *         stream's operation
+     * @throws IllegalArgumentException when the id is not positive or {@code pageSize < 1}
      */
-    public Relationship relationship(long a, long b) {
+    public Stream<Followed> allFollowers(long user, int pageSize) {
+        check(user, pageSize);
+        return PageWalker.stream(cursor -> followers(user, pageSize, cursor));
+    }
+
+    /**
+     * One page of the users {@code user} blocks, newest block first.
+     *
+     * @param user   a user id, positive
+     * @param limit  items per page, {@code >= 1} and at most the service's maximum (1000)
+     * @param cursor the previous page's {@link Page#nextCursor()}, or {@code null} for the first page
+     * @return the page
+     * @throws IllegalArgumentException when the id is not positive or {@code limit < 1} (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
+     */
+    public Page<Related> blocking(long user, int limit, String cursor) {
+        return relationPage(user, "blocking", limit, cursor);
+    }
+
+    /**
+     * One page of the users {@code user} mutes, newest mute first.
+     *
+     * @param user   a user id, positive
+     * @param limit  items per page, {@code >= 1} and at most the service's maximum (1000)
+     * @param cursor the previous page's {@link Page#nextCursor()}, or {@code null} for the first page
+     * @return the page
+     * @throws IllegalArgumentException when the id is not positive or {@code limit < 1} (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
+     */
+    public Page<Related> muting(long user, int limit, String cursor) {
+        return relationPage(user, "muting", limit, cursor);
+    }
+
+    /**
+     * Every user {@code user} blocks, newest first, a page at a time as for {@link #allFollowing}.
+     *
+     * @param user     a user id, positive
+     * @param pageSize items per request, {@code >= 1}
+     * @return a lazy, ordered, sequential stream
+     * @throws IllegalArgumentException when the id is not positive or {@code pageSize < 1}
+     */
+    public Stream<Related> allBlocking(long user, int pageSize) {
+        check(user, pageSize);
+        return PageWalker.stream(cursor -> blocking(user, pageSize, cursor));
+    }
+
+    /**
+     * Every user {@code user} mutes, newest first, a page at a time as for {@link #allFollowing}.
+     *
+     * @param user     a user id, positive
+     * @param pageSize items per request, {@code >= 1}
+     * @return a lazy, ordered, sequential stream
+     * @throws IllegalArgumentException when the id is not positive or {@code pageSize < 1}
+     */
+    public Stream<Related> allMuting(long user, int pageSize) {
+        check(user, pageSize);
+        return PageWalker.stream(cursor -> muting(user, pageSize, cursor));
+    }
+
+    /**
+     * One page of the users both {@code a} and {@code b} follow, ascending by id. Asked of {@code a}'s instance.
+     *
+     * @param a      a user id, positive
+     * @param b      a user id, positive
+     * @param limit  items per page, {@code >= 1} and at most the service's maximum (1000)
+     * @param cursor the previous page's {@link Page#nextCursor()}, or {@code null} for the first page
+     * @return the page of user ids
+     * @throws IllegalArgumentException when an id is not positive or {@code limit < 1} (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
+     */
+    public Page<Long> commonFollowing(long a, long b, int limit, String cursor) {
         UserIds.requirePositive(a, "a");
         UserIds.requirePositive(b, "b");
-        String path = a + "/relationship/" + b;
-        return call(a, instance -> {
+        requireLimit(limit);
+        String path = a + "/common-following/" + b + query(limit, cursor);
+        return read(a, instance -> {
             JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
-            return new Relationship(required(body, "following").asBoolean(), required(body, "followedBy").asBoolean());
+            List<Long> items = new ArrayList<>();
+            for (JsonNode item : items(body)) {
+                items.add(required(item, "userId").asLong());
+            }
+            return new Page<>(items, nextCursor(body));
+        });
+    }
+
+    /**
+     * Every user both {@code a} and {@code b} follow, ascending by id, a page at a time as for {@link #allFollowing}.
+     *
+     * @param a        a user id, positive
+     * @param b        a user id, positive
+     * @param pageSize items per request, {@code >= 1}
+     * @return a lazy, ordered, sequential stream of user ids
+     * @throws IllegalArgumentException when an id is not positive or {@code pageSize < 1}
+     */
+    public Stream<Long> allCommonFollowing(long a, long b, int pageSize) {
+        check(a, pageSize);
+        UserIds.requirePositive(b, "b");
+        return PageWalker.stream(cursor -> commonFollowing(a, b, pageSize, cursor));
+    }
+
+    /**
+     * Users {@code user} may want to follow: followed by the users it follows (depth 2), best first.
+     *
+     * @param user  a user id, positive
+     * @param limit most suggestions, {@code >= 1} and at most the service's maximum (1000)
+     * @return the suggestions, best first; empty when there are none
+     * @throws IllegalArgumentException when the id is not positive or {@code limit < 1} (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
+     */
+    public List<Suggestion> suggestions(long user, int limit) {
+        UserIds.requirePositive(user, "user");
+        requireLimit(limit);
+        String path = user + "/suggestions?limit=" + limit;
+        return read(user, instance -> {
+            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
+            List<Suggestion> out = new ArrayList<>();
+            for (JsonNode item : items(body)) {
+                out.add(new Suggestion(required(item, "userId").asLong(), required(item, "mutualCount").asInt()));
+            }
+            return List.copyOf(out);
         });
     }
 
@@ -315,36 +478,287 @@ public final class FollowCheckClient implements AutoCloseable {
      * @param user a user id, positive
      * @return the counts, each {@code >= 0}
      * @throws IllegalArgumentException when the id is not positive (no request is sent)
-     * @throws CheckServiceException    when no instance answered, or one refused the request
+     * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public Counts counts(long user) {
         UserIds.requirePositive(user, "user");
         String path = user + "/counts";
-        return call(user, instance -> {
+        return read(user, instance -> {
             JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
             return new Counts(required(body, "followers").asLong(), required(body, "following").asLong());
         });
     }
 
+    // ---- relationship and hidden authors -----------------------------------------------------------------------
+
     /**
-     * The instance ids, in the order given to the builder.
+     * Everything between {@code a} and {@code b}: both follows, both blocks, and {@code a}'s mute of {@code b}. No
+     * follow is reported while a block stands either way.
      *
-     * @return the ids the router chooses among
+     * @param a a user id, positive
+     * @param b a user id, positive
+     * @return the relationship with every field present
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
      */
-    public List<String> instanceIds() {
-        return router.instanceIds();
+    public Relationship relationship(long a, long b) {
+        return relationship(a, b, 0, null);
     }
 
     /**
-     * The instance a request about {@code user} goes to on attempt {@code attempt} (0 first): the owner of its logical
-     * shard, then the next instances in rendezvous order. The same choice as the gateway's.
+     * {@link #relationship(long, long)} with read-your-writes for {@code a}.
+     *
+     * @param a           a user id, positive
+     * @param b           a user id, positive
+     * @param followToken {@code a}'s {@value #FOLLOW_TOKEN_HEADER}, or {@code null} (then the remembered one)
+     * @return the relationship with every field present
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
+     */
+    public Relationship relationship(long a, long b, String followToken) {
+        return relationship(a, b, 0, followToken);
+    }
+
+    /**
+     * The relationship between {@code a} and {@code b} as {@code viewer} may see it, as the gateway asks for a
+     * signed-in user ({@value #VIEWER_HEADER}): the blocks are present only when the viewer is {@code a} or
+     * {@code b}, the mute only when it is {@code a}.
+     *
+     * @param a           a user id, positive
+     * @param b           a user id, positive
+     * @param viewer      the user it is shown to, positive
+     * @param followToken {@code a}'s {@value #FOLLOW_TOKEN_HEADER}, or {@code null} (then the remembered one)
+     * @return the relationship; the fields hidden from {@code viewer} are empty
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
+     */
+    public Relationship relationshipSeenBy(long a, long b, long viewer, String followToken) {
+        UserIds.requirePositive(viewer, "viewer");
+        return relationship(a, b, viewer, followToken);
+    }
+
+    private Relationship relationship(long a, long b, long viewer, String followToken) {
+        UserIds.requirePositive(a, "a");
+        UserIds.requirePositive(b, "b");
+        String path = a + "/relationship/" + b;
+        String token = tokenFor(a, followToken);
+        return read(a, instance -> {
+            HttpUriRequestBase r = request(new HttpGet(usersBase[instance] + path));
+            followToken(r, token);
+            if (viewer > 0) {
+                r.addHeader(VIEWER_HEADER, Long.toString(viewer));
+            }
+            JsonNode body = parse(send(r));
+            return new Relationship(required(body, "following").asBoolean(), required(body, "followedBy").asBoolean(),
+                    optionalBoolean(body, "blocking"), optionalBoolean(body, "blockedBy"),
+                    optionalBoolean(body, "muting"));
+        });
+    }
+
+    /**
+     * Which of {@code authors} are hidden from {@code viewer}: those it blocks, is blocked by, or mutes.
+     *
+     * @param viewer  a user id, positive
+     * @param authors user ids, each positive; any order, repeats allowed; not modified
+     * @return the three subsets of {@code authors}, each ascending and without repeats
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
+     */
+    public Hidden hidden(long viewer, long[] authors) {
+        return hidden(viewer, authors, null);
+    }
+
+    /**
+     * Which of {@code authors} does {@code viewer} block, is blocked by, or mute? The check a feed makes before
+     * rendering, for the same cost class as {@link #areFollowing}: one request per {@link Builder#batchSize} ids, all
+     * to {@code viewer}'s instance, answered there mostly in process. Pass the viewer's follow token (from its block
+     * or mute reply) to see that write at once.
+     *
+     * @param viewer      a user id, positive
+     * @param authors     user ids, each positive; any order, repeats allowed; not modified
+     * @param followToken the viewer's {@value #FOLLOW_TOKEN_HEADER}, or {@code null} (then the remembered one)
+     * @return the three subsets of {@code authors}, each ascending and without repeats
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
+     */
+    public Hidden hidden(long viewer, long[] authors, String followToken) {
+        UserIds.requirePositive(viewer, "viewer");
+        requirePositive(authors, "authors");
+        String path = viewer + "/hidden";
+        String token = tokenFor(viewer, followToken);
+        TreeSet<Long> blocking = new TreeSet<>();
+        TreeSet<Long> blockedBy = new TreeSet<>();
+        TreeSet<Long> muting = new TreeSet<>();
+        for (int from = 0; from < authors.length; from += batchSize) {
+            String json = idsBody(authors, from, Math.min(authors.length, from + batchSize));
+            JsonNode body = read(viewer, instance -> {
+                HttpUriRequestBase r = request(post(usersBase[instance] + path, json));
+                followToken(r, token);
+                return parse(send(r));
+            });
+            for (long id : ids(required(body, "blocking"), "blocking")) {
+                blocking.add(id);
+            }
+            for (long id : ids(required(body, "blockedBy"), "blockedBy")) {
+                blockedBy.add(id);
+            }
+            for (long id : ids(required(body, "muting"), "muting")) {
+                muting.add(id);
+            }
+        }
+        return new Hidden(toArray(blocking), toArray(blockedBy), toArray(muting));
+    }
+
+    // ---- writes -------------------------------------------------------------------------------------------------
+
+    /**
+     * {@code follower} follows {@code followee} ({@code PUT .../following/{followee}} on a write instance);
+     * idempotent.
+     *
+     * @param follower a user id, positive
+     * @param followee a user id, positive, not {@code follower}
+     * @return the follow, {@link WriteResult#active()} {@code true}, with the follower's follow token
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused: 400 for a self-follow, 403
+     *                                  {@code blocked} when the followee blocks the follower, 409 {@code blocking} when
+     *                                  the follower blocks the followee, 409 {@code limit-reached} past 10,000
+     *                                  followings
+     */
+    public WriteResult follow(long follower, long followee) {
+        return write(Relation.FOLLOW, true, follower, followee);
+    }
+
+    /**
+     * {@code follower} no longer follows {@code followee}; idempotent (unfollowing a user not followed is a
+     * success).
+     *
+     * @param follower a user id, positive
+     * @param followee a user id, positive
+     * @return {@link WriteResult#active()} {@code false}, with the follower's follow token
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused the request
+     */
+    public WriteResult unfollow(long follower, long followee) {
+        return write(Relation.FOLLOW, false, follower, followee);
+    }
+
+    /**
+     * {@code user} blocks {@code target}: removes {@code user}'s follow of {@code target} at once and
+     * {@code target}'s follow of {@code user} shortly after (cdc-consumer); idempotent.
+     *
+     * @param user   a user id, positive
+     * @param target a user id, positive, not {@code user}
+     * @return the block, {@link WriteResult#active()} {@code true}, with {@code user}'s follow token
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused (400 for oneself, 409
+     *                                  {@code limit-reached} past 50,000 blocks)
+     */
+    public WriteResult block(long user, long target) {
+        return write(Relation.BLOCK, true, user, target);
+    }
+
+    /**
+     * {@code user} no longer blocks {@code target}; idempotent. Follows the block removed are not restored.
+     *
+     * @param user   a user id, positive
+     * @param target a user id, positive
+     * @return {@link WriteResult#active()} {@code false}, with {@code user}'s follow token
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused the request
+     */
+    public WriteResult unblock(long user, long target) {
+        return write(Relation.BLOCK, false, user, target);
+    }
+
+    /**
+     * {@code user} mutes {@code target} (hidden from {@code user}'s feed; follows stay); idempotent.
+     *
+     * @param user   a user id, positive
+     * @param target a user id, positive, not {@code user}
+     * @return the mute, {@link WriteResult#active()} {@code true}, with {@code user}'s follow token
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused (400 for oneself, 409
+     *                                  {@code limit-reached} past 50,000 mutes)
+     */
+    public WriteResult mute(long user, long target) {
+        return write(Relation.MUTE, true, user, target);
+    }
+
+    /**
+     * {@code user} no longer mutes {@code target}; idempotent.
+     *
+     * @param user   a user id, positive
+     * @param target a user id, positive
+     * @return {@link WriteResult#active()} {@code false}, with {@code user}'s follow token
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused the request
+     */
+    public WriteResult unmute(long user, long target) {
+        return write(Relation.MUTE, false, user, target);
+    }
+
+    private WriteResult write(Relation relation, boolean add, long actor, long target) {
+        boolean follow = relation == Relation.FOLLOW;
+        UserIds.requirePositive(actor, follow ? "follower" : "user");
+        UserIds.requirePositive(target, follow ? "followee" : "target");
+        if (writeBase.length == 0) {
+            throw new IllegalStateException("no write instance: add one with Builder.writeInstance");
+        }
+        String path = actor + (follow ? "/following/" : relation == Relation.BLOCK ? "/blocking/" : "/muting/") + target;
+        int start = writeBalancing == WriteBalancing.ROUND_ROBIN
+                ? Math.floorMod(nextWrite.getAndIncrement(), writeBase.length) : 0;
+        WriteResult result = execute(writeRetry, "write instance", attempt -> (start + attempt) % writeBase.length,
+                instance -> {
+                    String uri = writeBase[instance] + path;
+                    JsonNode body = parse(send(request(add ? new HttpPut(uri) : new HttpDelete(uri))));
+                    return follow ? followReply(body) : relationReply(relation, body);
+                });
+        if (tokens != null) {
+            tokens.remember(actor, result.followToken());
+        }
+        return result;
+    }
+
+    private static WriteResult followReply(JsonNode body) {
+        return new WriteResult(Relation.FOLLOW, required(body, "followerId").asLong(),
+                required(body, "followeeId").asLong(), required(body, "following").asBoolean(),
+                instant(body, "followedAt"), required(body, "version").asLong(), text(body, "followToken"));
+    }
+
+    private static WriteResult relationReply(Relation relation, JsonNode body) {
+        return new WriteResult(relation, required(body, "userId").asLong(), required(body, "targetId").asLong(),
+                required(body, "active").asBoolean(), instant(body, "createdAt"), required(body, "version").asLong(),
+                text(body, "followToken"));
+    }
+
+    // ---- instances ----------------------------------------------------------------------------------------------
+
+    /**
+     * The check instance ids, in the order given to the builder.
+     *
+     * @return the ids the router chooses among; empty without check instances
+     */
+    public List<String> instanceIds() {
+        return router == null ? List.of() : router.instanceIds();
+    }
+
+    /**
+     * The check instance a read about {@code user} goes to on attempt {@code attempt} (0 first): the owner of its
+     * logical shard, then the next instances in rendezvous order. The same choice as the gateway's.
      *
      * @param user    a user id
      * @param attempt {@code >= 0}
      * @return one of {@link #instanceIds()}
+     * @throws IllegalStateException when the client has no check instance
      */
     public String instanceFor(long user, int attempt) {
-        return router.instanceIds().get(router.candidate(user, attempt));
+        return router().instanceIds().get(router().candidate(user, attempt));
     }
 
     /** Closes the pooled connections at once; calls after this fail. */
@@ -353,12 +767,57 @@ public final class FollowCheckClient implements AutoCloseable {
         http.close(CloseMode.IMMEDIATE);
     }
 
-    /** Both directions between users {@code a} and {@code b}.
+    // ---- value types --------------------------------------------------------------------------------------------
+
+    /**
+     * Everything between users {@code a} and {@code b}.
      *
-     * @param following  whether {@code a} follows {@code b}
-     * @param followedBy whether {@code b} follows {@code a}
+     * @param following  whether {@code a} follows {@code b} (never while a block stands either way)
+     * @param followedBy whether {@code b} follows {@code a} (never while a block stands either way)
+     * @param blocking   whether {@code a} blocks {@code b}; empty when hidden from the viewer
+     * @param blockedBy  whether {@code b} blocks {@code a}; empty when hidden from the viewer
+     * @param muting     whether {@code a} mutes {@code b}; empty when hidden from the viewer
      */
-    public record Relationship(boolean following, boolean followedBy) {
+    public record Relationship(boolean following, boolean followedBy, Optional<Boolean> blocking,
+                               Optional<Boolean> blockedBy, Optional<Boolean> muting) {
+
+        /**
+         * @param following  whether {@code a} follows {@code b}
+         * @param followedBy whether {@code b} follows {@code a}
+         * @param blocking   whether {@code a} blocks {@code b}, or empty
+         * @param blockedBy  whether {@code b} blocks {@code a}, or empty
+         * @param muting     whether {@code a} mutes {@code b}, or empty
+         */
+        public Relationship {
+            Objects.requireNonNull(blocking, "blocking");
+            Objects.requireNonNull(blockedBy, "blockedBy");
+            Objects.requireNonNull(muting, "muting");
+        }
+
+        /**
+         * A relationship with every field known.
+         *
+         * @param following  whether {@code a} follows {@code b}
+         * @param followedBy whether {@code b} follows {@code a}
+         * @param blocking   whether {@code a} blocks {@code b}
+         * @param blockedBy  whether {@code b} blocks {@code a}
+         * @param muting     whether {@code a} mutes {@code b}
+         * @return the relationship
+         */
+        public static Relationship of(boolean following, boolean followedBy, boolean blocking, boolean blockedBy,
+                                      boolean muting) {
+            return new Relationship(following, followedBy, Optional.of(blocking), Optional.of(blockedBy),
+                    Optional.of(muting));
+        }
+
+        /**
+         * Whether a block stands either way, as far as the viewer may know.
+         *
+         * @return {@code blocking || blockedBy}, absent fields read as {@code false}
+         */
+        public boolean blocked() {
+            return blocking.orElse(false) || blockedBy.orElse(false);
+        }
     }
 
     /**
@@ -370,23 +829,83 @@ public final class FollowCheckClient implements AutoCloseable {
     public record Counts(long followers, long following) {
     }
 
+    /**
+     * One item of a following or followers list.
+     *
+     * @param userId     the followee (following list) or follower (followers list)
+     * @param followedAt when the follow was made, millisecond precision
+     */
+    public record Followed(long userId, Instant followedAt) {
+    }
+
+    /**
+     * One item of a block or mute list.
+     *
+     * @param userId    the blocked or muted user
+     * @param createdAt when the block or mute was made, millisecond precision
+     */
+    public record Related(long userId, Instant createdAt) {
+    }
+
+    /**
+     * One suggestion.
+     *
+     * @param userId      the suggested user
+     * @param mutualCount how many of the user's followings follow it, {@code >= 1}
+     */
+    public record Suggestion(long userId, int mutualCount) {
+    }
+
+    /**
+     * Which authors are hidden from a viewer.
+     *
+     * @param blocking  authors the viewer blocks, ascending
+     * @param blockedBy authors who block the viewer, ascending
+     * @param muting    authors the viewer mutes, ascending
+     */
+    public record Hidden(long[] blocking, long[] blockedBy, long[] muting) {
+
+        /**
+         * Whether nobody is hidden.
+         *
+         * @return whether all three arrays are empty
+         */
+        public boolean isEmpty() {
+            return blocking.length == 0 && blockedBy.length == 0 && muting.length == 0;
+        }
+    }
+
+    // ---- plumbing -----------------------------------------------------------------------------------------------
+
     /** One attempt against one instance. */
     @FunctionalInterface
     private interface Attempt<T> {
         T run(int instance) throws IOException;
     }
 
-    /** Runs {@code attempt} on {@code user}'s instances in rendezvous order, as the retry policy allows. */
-    private <T> T call(long user, Attempt<T> attempt) {
+    private ShardAffineRouter router() {
+        if (router == null) {
+            throw new IllegalStateException("no check instance: add one with Builder.instance");
+        }
+        return router;
+    }
+
+    /** Runs a read about {@code user} on its check instances in rendezvous order, as the retry policy allows. */
+    private <T> T read(long user, Attempt<T> attempt) {
+        ShardAffineRouter r = router();
+        return execute(readRetry, "check instance", k -> r.candidate(user, k), attempt);
+    }
+
+    /** Runs {@code attempt} on instance {@code candidate(k)} for attempt {@code k = 0, 1, ...}. */
+    private static <T> T execute(Retry retry, String what, IntUnaryOperator candidate, Attempt<T> attempt) {
         int[] next = {0};
-        CheckedSupplier<T> onNextInstance = () -> attempt.run(router.candidate(user, next[0]++));
+        CheckedSupplier<T> onNextInstance = () -> attempt.run(candidate.applyAsInt(next[0]++));
         try {
             return retry.executeCheckedSupplier(onNextInstance);
-        } catch (CheckServiceException e) {
+        } catch (GraphClientException e) {
             throw e;
         } catch (IOException e) {
-            throw new CheckServiceException(CheckServiceException.NO_RESPONSE,
-                    "no check instance answered after " + next[0] + " attempt(s), last " + e, e);
+            throw Problems.noResponse("no " + what + " answered after " + next[0] + " attempt(s), last " + e, e);
         } catch (RuntimeException e) {
             throw e;
         } catch (Throwable e) {
@@ -403,12 +922,22 @@ public final class FollowCheckClient implements AutoCloseable {
         if (Thread.currentThread().isInterrupted()) {
             return false;
         }
-        return e instanceof IOException || e instanceof CheckServiceException c && c.status() == 503;
+        return e instanceof IOException || e instanceof UnavailableException u && u.status() == 503;
+    }
+
+    private String tokenFor(long actor, String explicit) {
+        return tokens == null ? explicit : tokens.tokenFor(actor, explicit);
+    }
+
+    private static void followToken(HttpUriRequestBase r, String token) {
+        if (token != null) {
+            r.addHeader(FOLLOW_TOKEN_HEADER, token);
+        }
     }
 
     /** {@code r} with the headers every request carries. */
     private HttpUriRequestBase request(HttpUriRequestBase r) {
-        r.addHeader("Accept", "application/json");
+        r.addHeader("Accept", "application/json, application/problem+json");
         if (serviceToken != null) {
             r.addHeader(SERVICE_TOKEN_HEADER, serviceToken);
         }
@@ -421,46 +950,129 @@ public final class FollowCheckClient implements AutoCloseable {
         return r;
     }
 
-    /** The body of a 2xx answer; other statuses throw {@link CheckServiceException}. */
+    /** The body of a 2xx answer; other statuses throw the {@link GraphClientException} {@link Problems} makes. */
     private byte[] send(HttpUriRequestBase r) throws IOException {
         // The handler reads the whole body, so the connection goes back to the pool before this returns.
-        Answer answer = http.execute(r, response -> new Answer(response.getCode(),
-                response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity())));
+        Answer answer = http.execute(r, response -> {
+            Header retryAfter = response.getFirstHeader("Retry-After");
+            return new Answer(response.getCode(),
+                    response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity()),
+                    retryAfter == null ? null : retryAfter.getValue());
+        });
         if (answer.status / 100 != 2) {
-            String text = new String(answer.body, 0, Math.min(answer.body.length, 300), StandardCharsets.UTF_8);
-            throw new CheckServiceException(answer.status,
-                    r.getMethod() + " " + r.getRequestUri() + ": HTTP " + answer.status + " " + text, null);
+            throw Problems.of(r.getMethod() + " " + r.getRequestUri(), answer.status, answer.body, answer.retryAfter,
+                    Instant.now());
         }
         return answer.body;
     }
 
-    /** A status and the body that came with it. */
-    private record Answer(int status, byte[] body) { }
+    /** A status, the body that came with it, and its {@code Retry-After} header. */
+    private record Answer(int status, byte[] body, String retryAfter) { }
 
-    private static JsonNode parse(byte[] body) {
-        try {
-            return JSON.readTree(body);
-        } catch (JacksonException e) {
-            throw new CheckServiceException(200, "unreadable answer: " + e.getOriginalMessage(), e);
+    private Page<Followed> followPage(long user, String list, int limit, String cursor) {
+        UserIds.requirePositive(user, "user");
+        requireLimit(limit);
+        String path = user + "/" + list + query(limit, cursor);
+        return read(user, instance -> {
+            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
+            List<Followed> items = new ArrayList<>();
+            for (JsonNode item : items(body)) {
+                items.add(new Followed(required(item, "userId").asLong(), instant(item, "followedAt")));
+            }
+            return new Page<>(items, nextCursor(body));
+        });
+    }
+
+    private Page<Related> relationPage(long user, String list, int limit, String cursor) {
+        UserIds.requirePositive(user, "user");
+        requireLimit(limit);
+        String path = user + "/" + list + query(limit, cursor);
+        return read(user, instance -> {
+            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
+            List<Related> items = new ArrayList<>();
+            for (JsonNode item : items(body)) {
+                items.add(new Related(required(item, "userId").asLong(), instant(item, "createdAt")));
+            }
+            return new Page<>(items, nextCursor(body));
+        });
+    }
+
+    private static void check(long user, int pageSize) {
+        UserIds.requirePositive(user, "user");
+        requireLimit(pageSize);
+    }
+
+    private static void requireLimit(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be >= 1, was " + limit);
         }
     }
 
-    private static JsonNode field(byte[] body, String name) {
-        return required(parse(body), name);
+    private static void requirePositive(long[] ids, String name) {
+        Objects.requireNonNull(ids, name);
+        for (int i = 0; i < ids.length; i++) {
+            UserIds.requirePositive(ids[i], name + "[" + i + "]");
+        }
+    }
+
+    /** {@code ?limit=..&cursor=..}; the cursor is opaque to the client, so it is percent-encoded whatever it holds. */
+    private static String query(int limit, String cursor) {
+        return "?limit=" + limit + (cursor == null ? "" : "&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
+    }
+
+    private static JsonNode parse(byte[] body) {
+        try {
+            JsonNode node = JSON.readTree(body);
+            if (node == null || !node.isObject()) {
+                throw Problems.unreadable("answer is not a JSON object", null);
+            }
+            return node;
+        } catch (JacksonException e) {
+            throw Problems.unreadable("unreadable answer: " + e.getOriginalMessage(), e);
+        }
     }
 
     private static JsonNode required(JsonNode node, String name) {
         JsonNode v = node == null ? null : node.get(name);
         if (v == null || v.isNull()) {
-            throw new CheckServiceException(200, "answer without '" + name + "'", null);
+            throw Problems.unreadable("answer without '" + name + "'", null);
         }
         return v;
     }
 
+    private static JsonNode items(JsonNode body) {
+        JsonNode items = required(body, "items");
+        if (!items.isArray()) {
+            throw Problems.unreadable("'items' is not an array", null);
+        }
+        return items;
+    }
+
+    private static String nextCursor(JsonNode body) {
+        JsonNode next = body.get("nextCursor");
+        return next == null || next.isNull() ? null : next.asString();
+    }
+
+    private static Optional<Boolean> optionalBoolean(JsonNode body, String name) {
+        JsonNode v = body.get(name);
+        return v == null || v.isNull() ? Optional.empty() : Optional.of(v.asBoolean());
+    }
+
+    /** An epoch-ms member as an instant, {@code null} when absent or null. */
+    private static Instant instant(JsonNode body, String name) {
+        JsonNode v = body.get(name);
+        return v == null || v.isNull() ? null : Instant.ofEpochMilli(v.asLong());
+    }
+
+    private static String text(JsonNode body, String name) {
+        JsonNode v = body.get(name);
+        return v == null || v.isNull() ? null : v.asString();
+    }
+
     /** The ids of a JSON array, sorted ascending (the service sends them so; sorting again is cheap insurance). */
-    private static long[] ascending(JsonNode array) {
+    private static long[] ids(JsonNode array, String name) {
         if (!array.isArray()) {
-            throw new CheckServiceException(200, "'following' is not an array", null);
+            throw Problems.unreadable("'" + name + "' is not an array", null);
         }
         long[] ids = new long[array.size()];
         for (int i = 0; i < ids.length; i++) {
@@ -468,6 +1080,25 @@ public final class FollowCheckClient implements AutoCloseable {
         }
         Arrays.sort(ids);
         return ids;
+    }
+
+    /** The ascending union of two ascending arrays, each id once. */
+    static long[] union(long[] a, long[] b) {
+        long[] out = new long[a.length + b.length];
+        int i = 0;
+        int j = 0;
+        int n = 0;
+        while (i < a.length || j < b.length) {
+            long next = j == b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++];
+            if (n == 0 || out[n - 1] != next) {
+                out[n++] = next;
+            }
+        }
+        return n == out.length ? out : Arrays.copyOf(out, n);
+    }
+
+    private static long[] toArray(TreeSet<Long> ids) {
+        return ids.stream().mapToLong(Long::longValue).toArray();
     }
 
     private static String idsBody(long[] ids, int from, int to) {
@@ -492,12 +1123,16 @@ public final class FollowCheckClient implements AutoCloseable {
         private Duration retryWait = Duration.ZERO;
         private String serviceToken;
         private int batchSize = 1000;
+        private final List<URI> writeInstances = new ArrayList<>();
+        private WriteBalancing writeBalancing = WriteBalancing.ROUND_ROBIN;
+        private boolean readYourWrites;
+        private Duration followTokenTtl = Duration.ofSeconds(5);
 
         private Builder() {
         }
 
         /**
-         * Adds a check instance.
+         * Adds a check instance (follow-check-service), where reads go.
          *
          * @param id      its {@code graph.check.affinity.instance-id} (the launcher's are {@code check-0},
          *                {@code check-1}; in Kubernetes the pod name); unique, non-blank
@@ -510,13 +1145,68 @@ public final class FollowCheckClient implements AutoCloseable {
             if (id == null || id.isBlank()) {
                 throw new IllegalArgumentException("instance id must not be blank");
             }
-            if (!("http".equals(baseUri.getScheme()) || "https".equals(baseUri.getScheme())) || baseUri.getHost() == null) {
-                throw new IllegalArgumentException("instance " + id + ": base URI must be http(s)://host[:port], was "
-                        + baseUri);
-            }
+            requireHttp(baseUri, "instance " + id);
             if (instances.putIfAbsent(id, baseUri) != null) {
                 throw new IllegalArgumentException("instance id '" + id + "' added twice");
             }
+            return this;
+        }
+
+        /**
+         * Adds a write instance (follow-write-service), where follows, unfollows, blocks and mutes go. Optional: a
+         * client without one only reads.
+         *
+         * @param baseUri its base URI, {@code http://host:port} (a path prefix is kept); the launcher's is
+         *                {@code http://127.0.0.1:8082}
+         * @return this builder
+         * @throws IllegalArgumentException when the URI is not absolute http(s) or already added
+         */
+        public Builder writeInstance(URI baseUri) {
+            Objects.requireNonNull(baseUri, "baseUri");
+            requireHttp(baseUri, "write instance");
+            if (writeInstances.contains(baseUri)) {
+                throw new IllegalArgumentException("write instance " + baseUri + " added twice");
+            }
+            writeInstances.add(baseUri);
+            return this;
+        }
+
+        /**
+         * How writes are spread over the write instances; a failed attempt moves to the next either way.
+         *
+         * @param balancing default {@link WriteBalancing#ROUND_ROBIN}
+         * @return this builder
+         */
+        public Builder writeBalancing(WriteBalancing balancing) {
+            this.writeBalancing = Objects.requireNonNull(balancing, "balancing");
+            return this;
+        }
+
+        /**
+         * Read-your-writes for this process: when {@code true}, the client remembers the newest follow token each
+         * actor got from a write through it, and sends it as {@value FollowCheckClient#FOLLOW_TOKEN_HEADER} on that
+         * actor's reads that take one ({@code isFollowing}, {@code areFollowing}, {@code relationship} and
+         * {@code hidden}, where the actor is the follower, {@code a} or the viewer) for {@link #followTokenTtl}
+         * after the write, unless the call passes a token of its own. Writes made elsewhere (another process, the
+         * gateway) are not known to it.
+         *
+         * @param enabled default {@code false}: tokens reach reads only when the caller passes them
+         * @return this builder
+         */
+        public Builder readYourWrites(boolean enabled) {
+            this.readYourWrites = enabled;
+            return this;
+        }
+
+        /**
+         * How long a remembered follow token is sent after its write ({@link #readYourWrites}): the check service's
+         * {@code graph.check.token-max-age}, past which it ignores the token anyway.
+         *
+         * @param ttl positive; default 5 s (the service's default)
+         * @return this builder
+         */
+        public Builder followTokenTtl(Duration ttl) {
+            this.followTokenTtl = ttl;
             return this;
         }
 
@@ -568,8 +1258,10 @@ public final class FollowCheckClient implements AutoCloseable {
         }
 
         /**
-         * Attempts per call, the first included: attempt {@code k} goes to the {@code k}-th instance in rendezvous
-         * order for the user's shard (again the owner after the last instance).
+         * Attempts per call, the first included: for a read, attempt {@code k} goes to the {@code k}-th check
+         * instance in rendezvous order for the user's shard (again the owner after the last instance); for a write,
+         * to the {@code k}-th write instance after the one {@link #writeBalancing} starts at. Retried are connection
+         * failures, timeouts and 503, on reads and writes alike (writes are idempotent).
          *
          * @param attempts {@code >= 1}; default 2 (the owner, then the instance that takes its shards over)
          * @return this builder
@@ -621,8 +1313,8 @@ public final class FollowCheckClient implements AutoCloseable {
          * @throws IllegalArgumentException naming the first bad setting
          */
         public FollowCheckClient build() {
-            if (instances.isEmpty()) {
-                throw new IllegalArgumentException("at least one check instance is required");
+            if (instances.isEmpty() && writeInstances.isEmpty()) {
+                throw new IllegalArgumentException("at least one check instance or write instance is required");
             }
             if (logicalShardCount < 1) {
                 throw new IllegalArgumentException("logicalShardCount must be >= 1, was " + logicalShardCount);
@@ -645,7 +1337,14 @@ public final class FollowCheckClient implements AutoCloseable {
             if (batchSize < 1 || batchSize > 10_000) {
                 throw new IllegalArgumentException("batchSize must be in 1..10000, was " + batchSize);
             }
+            requirePositive(followTokenTtl, "followTokenTtl");
             return new FollowCheckClient(this);
+        }
+
+        private static void requireHttp(URI uri, String what) {
+            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                throw new IllegalArgumentException(what + ": base URI must be http(s)://host[:port], was " + uri);
+            }
         }
 
         private static void requirePositive(Duration d, String name) {

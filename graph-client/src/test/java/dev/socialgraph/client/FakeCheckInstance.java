@@ -17,13 +17,17 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A stand-in for one follow-check-service instance: the internal API's check, batch check, relationship and counts
- * over an in-memory edge set, on 127.0.0.1 at an ephemeral port (JDK {@link HttpServer}). It records every request,
- * and can be told to answer a fixed status, to hold requests without answering, or be killed.
+ * A stand-in for one follow-check-service instance: the internal API's check, batch check, relationship, counts and
+ * following/followers pages over an in-memory edge set, on 127.0.0.1 at an ephemeral port (JDK {@link HttpServer}).
+ * It also answers the write service's follow and unfollow (so one fake can stand for a write instance), replying with
+ * a token in graph-common's layout (actor, issue time, no real MAC). It records every request, and can be told to
+ * answer a fixed status (with a problem body and {@code Retry-After} of the test's choosing), to hold requests
+ * without answering, or be killed.
  */
 final class FakeCheckInstance implements AutoCloseable {
 
@@ -32,9 +36,13 @@ final class FakeCheckInstance implements AutoCloseable {
     private static final Pattern RELATIONSHIP = Pattern.compile("/internal/v1/users/(\\d+)/relationship/(\\d+)");
     private static final Pattern COUNTS = Pattern.compile("/internal/v1/users/(\\d+)/counts");
     private static final Pattern HIDDEN = Pattern.compile("/internal/v1/users/(\\d+)/hidden");
+    private static final Pattern RELATION = Pattern.compile("/internal/v1/users/(\\d+)/(blocking|muting)/(\\d+)");
+    private static final Pattern LIST = Pattern.compile("/internal/v1/users/(\\d+)/(following|followers)");
+    private static final AtomicLong ISSUED = new AtomicLong(1_700_000_000_000L);
 
     /** One request as received, with the client's port (one per connection). */
-    record Received(String method, String path, String body, String serviceToken, String followToken, int clientPort) { }
+    record Received(String method, String path, String query, String body, String serviceToken, String followToken,
+                    String viewer, int clientPort) { }
 
     final String id;
     private final Set<String> edges;
@@ -43,6 +51,9 @@ final class FakeCheckInstance implements AutoCloseable {
     private final CountDownLatch release = new CountDownLatch(1);
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private volatile int status = 200;
+    private volatile String problemBody;
+    private volatile String problemContentType = "application/json";
+    private volatile String retryAfter;
     private volatile boolean hang;
 
     /**
@@ -69,12 +80,34 @@ final class FakeCheckInstance implements AutoCloseable {
 
     /** Answers every later request with {@code status} and a problem body. */
     void answerWith(int status) {
+        answerWith(status, "application/json", null, null);
+    }
+
+    /**
+     * Answers every later request with {@code status}, {@code body} (a default problem when {@code null}) and
+     * {@code Retry-After} (none when {@code null}).
+     */
+    void answerWith(int status, String contentType, String body, String retryAfter) {
+        this.problemContentType = contentType;
+        this.problemBody = body;
+        this.retryAfter = retryAfter;
         this.status = status;
+    }
+
+    /** A follow token in graph-common's layout for {@code actor}, issued at {@code issuedAtMillis}; MAC all zero. */
+    static String token(long actor, long issuedAtMillis) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(48).putLong(actor).putLong(issuedAtMillis);
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
     }
 
     /** Holds every later request without answering until {@link #close}. */
     void hang() {
         this.hang = true;
+    }
+
+    /** Adds a {@code "follower->followee"} edge. */
+    void add(String edge) {
+        edges.add(edge);
     }
 
     /** Stops listening and drops open connections: a killed instance. */
@@ -92,9 +125,12 @@ final class FakeCheckInstance implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         String path = exchange.getRequestURI().getPath();
-        received.add(new Received(exchange.getRequestMethod(), path, body,
+        String query = exchange.getRequestURI().getRawQuery();
+        String viewerHeader = exchange.getRequestHeaders().getFirst("X-Viewer-Id");
+        received.add(new Received(exchange.getRequestMethod(), path, query, body,
                 exchange.getRequestHeaders().getFirst("X-Service-Token"),
-                exchange.getRequestHeaders().getFirst("X-Follow-Token"), exchange.getRemoteAddress().getPort()));
+                exchange.getRequestHeaders().getFirst("X-Follow-Token"), viewerHeader,
+                exchange.getRemoteAddress().getPort()));
         if (hang) {
             try {
                 release.await();
@@ -105,10 +141,64 @@ final class FakeCheckInstance implements AutoCloseable {
             return;
         }
         if (status != 200) {
-            respond(exchange, status, "{\"title\":\"fake " + status + "\"}");
+            if (retryAfter != null) {
+                exchange.getResponseHeaders().set("Retry-After", retryAfter);
+            }
+            respond(exchange, status, problemContentType,
+                    problemBody != null ? problemBody : "{\"title\":\"fake " + status + "\"}");
             return;
         }
         Matcher m;
+        String method = exchange.getRequestMethod();
+        if ((m = CHECK.matcher(path)).matches() && (method.equals("PUT") || method.equals("DELETE"))) {
+            long follower = Long.parseLong(m.group(1));
+            long followee = Long.parseLong(m.group(2));
+            boolean follow = method.equals("PUT");
+            if (follow) {
+                edges.add(follower + "->" + followee);
+            } else {
+                edges.remove(follower + "->" + followee);
+            }
+            respond(exchange, 200, "{\"followerId\":" + follower + ",\"followeeId\":" + followee + ",\"following\":"
+                    + follow + ",\"followedAt\":" + (follow ? "1700000000123" : "null") + ",\"version\":"
+                    + edges.size() + ",\"followToken\":\"" + token(follower, ISSUED.incrementAndGet()) + "\"}");
+            return;
+        }
+        if ((m = RELATION.matcher(path)).matches() && (method.equals("PUT") || method.equals("DELETE"))) {
+            // Blocks and mutes are not kept; the reply has the write service's shape.
+            long user = Long.parseLong(m.group(1));
+            boolean active = method.equals("PUT");
+            respond(exchange, 200, "{\"userId\":" + user + ",\"targetId\":" + m.group(3) + ",\"relation\":\""
+                    + (m.group(2).equals("blocking") ? "block" : "mute") + "\",\"active\":" + active
+                    + ",\"createdAt\":" + (active ? "1700000000456" : "null") + ",\"version\":1,\"followToken\":\""
+                    + token(user, ISSUED.incrementAndGet()) + "\"}");
+            return;
+        }
+        if ((m = LIST.matcher(path)).matches() && method.equals("GET")) {
+            // Pages over the edges ordered by the other user's id descending; the cursor is the offset.
+            long user = Long.parseLong(m.group(1));
+            boolean following = m.group(2).equals("following");
+            List<Long> all = edges.stream()
+                    .filter(e -> following ? e.startsWith(user + "->") : e.endsWith("->" + user))
+                    .map(e -> Long.parseLong(following ? e.substring(e.indexOf('>') + 1) : e.substring(0, e.indexOf('-'))))
+                    .sorted(java.util.Comparator.reverseOrder()).toList();
+            int limit = Integer.parseInt(param(query, "limit", "50"));
+            String cursor = param(query, "cursor", "0");
+            if (!cursor.matches("\\d+")) {
+                respond(exchange, 400, "application/problem+json",
+                        "{\"type\":\"https://socialgraph.dev/problems/invalid-parameter\",\"parameter\":\"cursor\"}");
+                return;
+            }
+            int from = Integer.parseInt(cursor);
+            int to = Math.min(all.size(), from + limit);
+            List<String> items = new ArrayList<>();
+            for (int i = from; i < to; i++) {
+                items.add("{\"userId\":" + all.get(i) + ",\"followedAt\":" + (1_700_000_000_000L + all.get(i)) + "}");
+            }
+            respond(exchange, 200, "{\"items\":[" + String.join(",", items) + "],\"nextCursor\":"
+                    + (to < all.size() ? "\"" + to + "\"" : "null") + "}");
+            return;
+        }
         if ((m = CONTAINS.matcher(path)).matches() && exchange.getRequestMethod().equals("POST")) {
             long follower = Long.parseLong(m.group(1));
             TreeSet<Long> yes = new TreeSet<>();
@@ -137,7 +227,13 @@ final class FakeCheckInstance implements AutoCloseable {
         } else if ((m = RELATIONSHIP.matcher(path)).matches()) {
             long a = Long.parseLong(m.group(1));
             long b = Long.parseLong(m.group(2));
-            respond(exchange, 200, "{\"following\":" + follows(a, b) + ",\"followedBy\":" + follows(b, a) + "}");
+            // Blocks and mutes are never set here; with a viewer, the fields it may not see are left out.
+            long viewer = viewerHeader == null ? 0 : Long.parseLong(viewerHeader);
+            boolean blocks = viewer == 0 || viewer == a || viewer == b;
+            boolean mute = viewer == 0 || viewer == a;
+            respond(exchange, 200, "{\"following\":" + follows(a, b) + ",\"followedBy\":" + follows(b, a)
+                    + (blocks ? ",\"blocking\":false,\"blockedBy\":false" : "") + (mute ? ",\"muting\":false" : "")
+                    + "}");
         } else if ((m = COUNTS.matcher(path)).matches()) {
             long user = Long.parseLong(m.group(1));
             long following = edges.stream().filter(e -> e.startsWith(user + "->")).count();
@@ -158,9 +254,24 @@ final class FakeCheckInstance implements AutoCloseable {
         return "[" + String.join(",", s) + "]";
     }
 
+    private static String param(String query, String name, String fallback) {
+        if (query != null) {
+            for (String pair : query.split("&")) {
+                if (pair.startsWith(name + "=")) {
+                    return pair.substring(name.length() + 1);
+                }
+            }
+        }
+        return fallback;
+    }
+
     private static void respond(HttpExchange exchange, int status, String json) throws IOException {
+        respond(exchange, status, "application/json", json);
+    }
+
+    private static void respond(HttpExchange exchange, int status, String contentType, String json) throws IOException {
         byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.getResponseHeaders().set("Content-Type", contentType);
         exchange.sendResponseHeaders(status, bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);

@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The fleet's check instances through {@code graph-client}'s {@link FollowCheckClient} (the third path next
- * to {@code fleet} and {@code gateway}): shard-affine instance choice, keep-alive connections, fail-over. Reads only
- * (checks, batch checks, counts): the client has no lists and no writes.
+ * to {@code fleet} and {@code gateway}): shard-affine instance choice, keep-alive connections, fail-over. Only the
+ * reads in {@link #SUPPORTED} are measured through it.
  *
  * <p>The client's calls block, so each operation runs on a virtual thread of its own; the runner bounds how many are
  * in flight, and so how many connections the client opens. Its request timeout is {@link HttpTarget}'s 10 s, so a
@@ -116,7 +116,7 @@ final class ClientTarget implements Target {
                     default -> throw new IllegalArgumentException("the client does not do " + op.kind());
                 }
                 return Outcome.OK;
-            } catch (RuntimeException e) { // CheckServiceException, or a bad id of the workload: never exceptionally
+            } catch (RuntimeException e) { // GraphClientException, or a bad id of the workload: never exceptionally
                 if (reported.getAndIncrement() < 5) {
                     System.err.println("client: " + op.kind() + " " + op.user() + ": " + e.getMessage());
                 }

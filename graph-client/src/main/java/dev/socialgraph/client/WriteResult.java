@@ -1,0 +1,33 @@
+package dev.socialgraph.client;
+
+import dev.socialgraph.common.relation.Relation;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * The write service's reply to a follow, unfollow, block, unblock, mute or unmute: the relation's state after the
+ * write and the actor's follow token. Writes are idempotent, so a repeat gets the same state (and a fresh token).
+ *
+ * @param relation    {@link Relation#FOLLOW}, {@link Relation#BLOCK} or {@link Relation#MUTE}
+ * @param actor       the user who wrote: the follower, blocker or muter
+ * @param target      the followee, blocked or muted user
+ * @param active      whether the relation exists now: {@code true} after follow, block, mute; {@code false} after
+ *                    unfollow, unblock, unmute
+ * @param since       when the relation was created (the follow's {@code followedAt}, the block's or mute's
+ *                    {@code createdAt}, millisecond precision), or {@code null} when it is not active
+ * @param version     the actor's row version after the write (0 for a user who never wrote one)
+ * @param followToken the actor's follow token: sent as {@code X-Follow-Token} on the actor's next reads, it lets them
+ *                    see this write at once (read-your-writes) for the check service's {@code token-max-age}, 5 s
+ */
+public record WriteResult(Relation relation, long actor, long target, boolean active, Instant since, long version,
+                          String followToken) {
+
+    /**
+     * When the relation was created.
+     *
+     * @return {@link #since()}, or empty when the relation is not active
+     */
+    public Optional<Instant> createdAt() {
+        return Optional.ofNullable(since);
+    }
+}
