@@ -16,9 +16,9 @@ import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * The repository this module checks, and the external tools some checks run: {@code kubectl} (renders Kustomize)
- * and {@code promtool} (Prometheus rules). A tool is taken from the environment variable {@code KUBECTL} /
- * {@code PROMTOOL}, else from the {@code PATH}. Without it the checks that need it are skipped, except on CI
+ * The repository this module checks, and the external tools some checks run: {@code kubectl} (renders Kustomize),
+ * {@code promtool} (Prometheus rules) and {@code redocly} (lints the OpenAPI document). A tool is taken from the
+ * environment variable {@code KUBECTL} / {@code PROMTOOL} / {@code REDOCLY}, else from the {@code PATH}. Without it the checks that need it are skipped, except on CI
  * ({@code CI=true}), where {@code .ci/run} provides them and a missing tool fails the build.
  */
 final class Repo {
@@ -67,7 +67,7 @@ final class Repo {
     /**
      * The executable {@code name}, or a skipped test when it is absent outside CI.
      *
-     * @param name        {@code kubectl} or {@code promtool}
+     * @param name        {@code kubectl}, {@code promtool} or {@code redocly}
      * @param environment variable that may name it explicitly
      */
     static Path tool(String name, String environment) {

@@ -334,7 +334,8 @@ class GatewayIT {
                 "/v1/users/{id}/counts", "/v1/users/{id}/common-following/{otherId}",
                 "/v1/users/{id}/relationship/{otherId}", "/v1/users/{id}/suggestions",
                 "/v1/me/blocking/{targetId}", "/v1/me/muting/{targetId}", "/v1/me/blocking", "/v1/me/muting",
-                "/v1/me/hidden");
+                "/v1/me/hidden", "/v1/users/{id}/blocking", "/v1/users/{id}/muting", "/v1/users/{id}/hidden",
+                "/openapi.yaml");
     }
 
     /** At least 500 malformed requests; every reply is 4xx problem+json and the graph is unchanged. */
