@@ -660,7 +660,7 @@ class ReadPathIT {
             http.get(path);
         }
         List<String> requests = new ArrayList<>();
-        for (String line : http.get("/actuator/prometheus").body().split("\n")) {
+        for (String line : ActuatorProbe.get(managementPort, "/actuator/prometheus").body().split("\n")) {
             if (line.startsWith("http_server_requests_seconds_count{")) {
                 requests.add(line);
             }
