@@ -404,6 +404,10 @@ final class Stores implements AutoCloseable {
         settings.put("full_page_writes", "on");
         settings.put("commit_delay", "50");
         settings.put("commit_siblings", "5");
+        // After a crash the startup process first fsyncs every file of the data directory, one by one, before its redo
+        // (5.4 s of an 11.6 s restart measured on the loaded 2-core machine, with a nearly empty graph); syncfs
+        // flushes the whole file system once instead (Linux; PostgreSQL 17 docs, recovery_init_sync_method).
+        settings.put("recovery_init_sync_method", "syncfs");
         return settings;
     }
 
