@@ -84,13 +84,19 @@ public record Fault(String name, Set<String> killed, Action action) {
      * Redis hung ({@code SIGSTOP}: down for every client, and not restarted, since its process lives) while the
      * cdc-consumer is paused for {@code hold} and then catches up for another {@code hold}: the follower side must
      * go on converging without Redis. Notes, for the report (a benchmark result, never asserted): the rate of writes
-     * the fleet acknowledged that changed an edge while the consumer was paused, and the consumer's catch-up rate
+     * the fleet acknowledged that changed an edge over {@code hold} before the fault (everything up) and while the
+     * consumer was paused, and the consumer's catch-up rate
      * from its own counter ({@code graph_cdc_events_applied_total}) from its resumption until it has applied as many
      * events as the outbox relays published while it was paused ({@code graph_outbox_published_total}).
      */
     static void pauseConsumerWithRedisDown(Fleet fleet, Duration hold) throws IOException, InterruptedException {
         long redis = fleet.pid(PortPlan.REDIS).orElseThrow(() -> new IllegalStateException("Redis is not running"));
         long consumer = fleet.pid(PortPlan.CDC).orElseThrow(() -> new IllegalStateException("cdc is not running"));
+        // The write rate of the whole fleet first, Redis up: the rate the catch-up is compared with.
+        long before = System.nanoTime();
+        double writtenBefore = written(fleet);
+        Thread.sleep(hold);
+        double rateUp = (written(fleet) - writtenBefore) / ((System.nanoTime() - before) / 1e9);
         signal("STOP", redis);
         try {
             long t0 = System.nanoTime();
@@ -125,8 +131,8 @@ public record Fault(String name, Set<String> killed, Action action) {
             }
             double writeRate = (written1 - written0) / ((t1 - t0) / 1e9);
             double applied = fleet.metric(PortPlan.CDC, "graph_cdc_events_applied_total");
-            fleet.note("writes changing an edge while paused %.0f/s; backlog at resumption %.0f events; %s".formatted(
-                    writeRate, published1 - published0, caughtUp != null ? caughtUp
+            fleet.note(("writes changing an edge %.0f/s with Redis up, %.0f/s while paused without Redis; backlog at "
+                    + "resumption %.0f events; %s").formatted(rateUp, writeRate, published1 - published0, caughtUp != null ? caughtUp
                             : "not caught up within %d s without Redis (%.0f applied)".formatted(hold.toSeconds(),
                                     applied - applied1)));
         } finally {
