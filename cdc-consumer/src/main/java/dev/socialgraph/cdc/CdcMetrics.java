@@ -68,6 +68,19 @@ public class CdcMetrics {
                 .register(registry);
     }
 
+    /**
+     * Reports the cached sets the consumer owes a drop (their update failed while Redis was unreachable; one per
+     * follower and partition) as the gauge {@code graph.cdc.cache.updates.owed}. Their partitions' offsets are not
+     * committed past them.
+     *
+     * @param owed read on every scrape
+     */
+    public void owedCacheUpdates(java.util.function.Supplier<Number> owed) {
+        io.micrometer.core.instrument.Gauge.builder("graph.cdc.cache.updates.owed", owed)
+                .description("Cached sets owed a drop after their update failed (Redis unreachable)")
+                .register(registry);
+    }
+
     /** Counts an event applied (its followee's transaction committed). */
     public void applied(FollowEvent event) {
         if (event.relation() == Relation.FOLLOW) {

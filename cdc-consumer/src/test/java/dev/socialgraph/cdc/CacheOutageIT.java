@@ -31,8 +31,9 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Redis outages on the consumer's side: the follower side is still applied, but no event is acknowledged until its
- * cached set has been updated or dropped, so a Redis that kept its data never serves a set from before an event.
+ * Redis outages on the consumer's side: the follower side goes on being applied, batch after batch (a Redis outage
+ * is a cache outage), but no event is committed until its cached set has been updated or dropped, so a Redis that
+ * kept its data never serves a set from before an event for longer than the consumer's retry interval.
  */
 @SpringBootTest(classes = CdcConsumerApplication.class, webEnvironment = SpringBootTest.WebEnvironment.NONE)
 @DirtiesContext
@@ -62,11 +63,12 @@ class CacheOutageIT {
     MeterRegistry registry;
 
     @Test
-    void redisDown_followerSideApplied_offsetsHeldUntilCacheUpdatesSucceed() throws Exception {
+    void redisDown_followerSideKeepsBeingApplied_offsetsHeldUntilCacheUpdatesSucceed() throws Exception {
         long follower = 11;
         KAFKA.publish(FollowEvent.follow(follower, 500, T0, 1, T0)); // the consumer connects to Redis
         KAFKA.awaitCaughtUp();
         double errorsBefore = errors();
+        double batchFailuresBefore = batchFailures();
 
         REDIS.stop();
         try {
@@ -75,7 +77,13 @@ class CacheOutageIT {
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(CdcHarness.followers(dataSources, 501))
                     .first().isEqualTo(new long[] {follower, T0 + 1}));
             await().atMost(Duration.ofSeconds(30)).until(() -> errors() > errorsBefore);
+            // Before the fix the failed batch was retried until Redis answered: nothing after it was applied.
+            KAFKA.publish(FollowEvent.follow(13, 503, T0 + 4, 1, T0 + 4));
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(CdcHarness.followers(dataSources, 503))
+                    .containsExactly(new long[] {13, T0 + 4}));
             assertThat(KAFKA.lag()).as("events whose cache update failed are not committed").isPositive();
+            assertThat(batchFailures()).as("a cache failure fails no batch").isEqualTo(batchFailuresBefore);
+            assertThat(owed()).isPositive();
         } finally {
             REDIS.start(); // back, and empty
         }
@@ -150,6 +158,14 @@ class CacheOutageIT {
             commandArgs.add(arg);
         }
         assertThat(redis.dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8), commandArgs)).isEqualTo("OK");
+    }
+
+    private double batchFailures() {
+        return registry.get("graph.cdc.batch.failures").counter().count();
+    }
+
+    private double owed() {
+        return registry.get("graph.cdc.cache.updates.owed").gauge().value();
     }
 
     private double errors() {

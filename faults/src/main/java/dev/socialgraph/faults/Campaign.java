@@ -84,6 +84,29 @@ public final class Campaign {
         }
 
         /**
+         * These settings with another hold, e.g. 30 s to measure the consumer's catch-up after a long pause.
+         *
+         * @param newHold how long a pause, refusal or hang lasts, positive
+         * @return the settings
+         */
+        public Settings holding(Duration newHold) {
+            return new Settings(cycles, newHold, recovery, settle, convergence, actors, targets, writers, readers, pause,
+                    only);
+        }
+
+        /**
+         * These settings with another number of writer threads, each owning five actors (at least the usual 40), e.g.
+         * to load the fleet to its write throughput.
+         *
+         * @param newWriters writer threads, positive
+         * @return the settings
+         */
+        public Settings writing(int newWriters) {
+            return new Settings(cycles, hold, recovery, settle, convergence, Math.max(actors, 5 * newWriters), targets,
+                    newWriters, readers, pause, only);
+        }
+
+        /**
          * These settings running only some faults.
          *
          * @param words the faults whose names contain one of these run; empty runs all
@@ -219,6 +242,9 @@ public final class Campaign {
                     }
                     faultLog.add("cycle %d: %s at %d ms, over at %d ms, ready at %d ms".formatted(cycle, fault.name(),
                             start, injected, ready));
+                    for (String note : fleet.drainNotes()) {
+                        faultLog.add("cycle %d: %s: %s".formatted(cycle, fault.name(), note));
+                    }
                 }
             }
             workload.close();

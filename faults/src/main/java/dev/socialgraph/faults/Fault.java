@@ -49,6 +49,8 @@ public record Fault(String name, Set<String> killed, Action action) {
         faults.add(new Fault("Redis FLUSHALL", Set.of(), fleet -> fleet.redis().sync().flushall()));
         faults.add(new Fault("Redis paused (SIGSTOP)", Set.of(), fleet -> pause(fleet, PortPlan.REDIS, hold)));
         faults.add(new Fault("Redis clients disconnected, data kept", Set.of(), fleet -> disconnectRedisClients(fleet, hold)));
+        faults.add(new Fault("cdc-consumer paused, then Redis down (SIGSTOP) while it catches up", Set.of(),
+                fleet -> pauseConsumerWithRedisDown(fleet, hold)));
         faults.add(new Fault("following database refusing connections", Set.of(),
                 fleet -> refuseConnections(fleet, "graph_following_0", hold)));
         faults.add(new Fault("follower database refusing connections", Set.of(),
@@ -76,6 +78,71 @@ public record Fault(String name, Set<String> killed, Action action) {
         } finally {
             signal("CONT", pid);
         }
+    }
+
+    /**
+     * Redis hung ({@code SIGSTOP}: down for every client, and not restarted, since its process lives) while the
+     * cdc-consumer is paused for {@code hold} and then catches up for another {@code hold}: the follower side must
+     * go on converging without Redis. Notes, for the report (a benchmark result, never asserted): the rate of writes
+     * the fleet acknowledged that changed an edge over {@code hold} before the fault (everything up) and while the
+     * consumer was paused, and the consumer's catch-up rate
+     * from its own counter ({@code graph_cdc_events_applied_total}) from its resumption until it has applied as many
+     * events as the outbox relays published while it was paused ({@code graph_outbox_published_total}).
+     */
+    static void pauseConsumerWithRedisDown(Fleet fleet, Duration hold) throws IOException, InterruptedException {
+        long redis = fleet.pid(PortPlan.REDIS).orElseThrow(() -> new IllegalStateException("Redis is not running"));
+        long consumer = fleet.pid(PortPlan.CDC).orElseThrow(() -> new IllegalStateException("cdc is not running"));
+        // The write rate of the whole fleet first, Redis up: the rate the catch-up is compared with.
+        long before = System.nanoTime();
+        double writtenBefore = written(fleet);
+        Thread.sleep(hold);
+        double rateUp = (written(fleet) - writtenBefore) / ((System.nanoTime() - before) / 1e9);
+        signal("STOP", redis);
+        try {
+            long t0 = System.nanoTime();
+            double written0 = written(fleet);
+            // Scraped before the pause: a paused consumer applies nothing and cannot answer a scrape.
+            double applied1 = fleet.metric(PortPlan.CDC, "graph_cdc_events_applied_total");
+            // Counters start at a process' start, and the write service and the consumer start at different times:
+            // compare increments only.
+            double published0 = fleet.metric(PortPlan.WRITE, "graph_outbox_published_total");
+            signal("STOP", consumer);
+            double written1;
+            double published1;
+            long t1;
+            try {
+                Thread.sleep(hold);
+                t1 = System.nanoTime();
+                written1 = written(fleet);
+                published1 = fleet.metric(PortPlan.WRITE, "graph_outbox_published_total");
+            } finally {
+                signal("CONT", consumer);
+            }
+            long end = t1 + hold.toNanos();
+            String caughtUp = null;
+            while (System.nanoTime() < end) {
+                Thread.sleep(100);
+                double applied = fleet.metric(PortPlan.CDC, "graph_cdc_events_applied_total");
+                if (caughtUp == null && applied - applied1 >= published1 - published0) {
+                    double seconds = (System.nanoTime() - t1) / 1e9;
+                    caughtUp = "caught up %.0f events in %.1f s, %.0f events/s".formatted(applied - applied1, seconds,
+                            (applied - applied1) / seconds);
+                }
+            }
+            double writeRate = (written1 - written0) / ((t1 - t0) / 1e9);
+            double applied = fleet.metric(PortPlan.CDC, "graph_cdc_events_applied_total");
+            fleet.note(("writes changing an edge %.0f/s with Redis up, %.0f/s while paused without Redis; backlog at "
+                    + "resumption %.0f events; %s").formatted(rateUp, writeRate, published1 - published0, caughtUp != null ? caughtUp
+                            : "not caught up within %d s without Redis (%.0f applied)".formatted(hold.toSeconds(),
+                                    applied - applied1)));
+        } finally {
+            signal("CONT", redis);
+        }
+    }
+
+    private static double written(Fleet fleet) throws IOException, InterruptedException {
+        return fleet.metric(PortPlan.WRITE, "graph_write_results_total", "outcome=\"followed\"")
+                + fleet.metric(PortPlan.WRITE, "graph_write_results_total", "outcome=\"unfollowed\"");
     }
 
     static void disconnectRedisClients(Fleet fleet, Duration hold) throws InterruptedException {

@@ -5,15 +5,19 @@ import dev.socialgraph.launcher.FleetDir;
 import dev.socialgraph.launcher.LocalBroker;
 import dev.socialgraph.launcher.PortPlan;
 import dev.socialgraph.launcher.ServiceFleet;
+import dev.socialgraph.runtime.RedisProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.Statement;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -33,11 +37,11 @@ import java.util.concurrent.TimeUnit;
 public final class Fleet implements AutoCloseable {
 
     /**
-     * The processes {@code ./graph up} starts and its supervisor restarts, by their pid-file names: the five services
-     * and the local Kafka broker.
+     * The processes {@code ./graph up} starts and its supervisor restarts, by their pid-file names: the five services,
+     * the local Kafka broker, the PostgreSQL server and the Redis process.
      */
     public static final List<String> SUPERVISED = List.of(PortPlan.WRITE, PortPlan.CDC, PortPlan.CHECK,
-            PortPlan.RECONCILER, PortPlan.GATEWAY, LocalBroker.NAME);
+            PortPlan.RECONCILER, PortPlan.GATEWAY, LocalBroker.NAME, PortPlan.POSTGRES, PortPlan.REDIS);
 
     private final Path repo;
     private final FleetDir dir;
@@ -47,6 +51,7 @@ public final class Fleet implements AutoCloseable {
     private RedisClient redisClient;
     private StatefulRedisConnection<String, String> redis;
     private volatile String jwtSecret;
+    private final List<String> notes = new ArrayList<>();
 
     private Fleet(Path repo, FleetDir dir, PortPlan ports) {
         this.repo = repo;
@@ -108,11 +113,25 @@ public final class Fleet implements AutoCloseable {
 
     /**
      * Whether a supervised process is ready, as the launcher judges it: a service's readiness probe answers UP, the
-     * broker answers a Kafka client.
+     * broker answers a Kafka client, PostgreSQL a query, Redis a {@code PING}.
      */
     public boolean ready(String service) {
         if (service.equals(LocalBroker.NAME)) {
             return LocalBroker.ready("127.0.0.1:" + ports.port(PortPlan.KAFKA));
+        }
+        if (service.equals(PortPlan.POSTGRES)) {
+            try (Connection c = jdbc("postgres"); Statement s = c.createStatement()) {
+                return s.execute("SELECT 1");
+            } catch (SQLException e) {
+                return false;
+            }
+        }
+        if (service.equals(PortPlan.REDIS)) {
+            try {
+                return RedisProcess.command("127.0.0.1", ports.port(PortPlan.REDIS), "PING").startsWith("+PONG");
+            } catch (IOException e) {
+                return false;
+            }
         }
         return ServiceFleet.UP.equals(ServiceFleet.readiness(http, ports.managementPort(service)));
     }
@@ -141,6 +160,45 @@ public final class Fleet implements AutoCloseable {
             Thread.sleep(250);
         } while (System.nanoTime() < deadline);
         return notReady;
+    }
+
+    /**
+     * The sum of a Prometheus metric over its label sets, as a service's {@code /actuator/prometheus} reports it
+     * now (e.g. {@code graph_cdc_events_applied_total} over its {@code type}s).
+     *
+     * @param service a service name, e.g. {@link PortPlan#CDC}
+     * @param metric  the exported name
+     * @param labels  labels a sample must have to count, e.g. {@code outcome="followed"}
+     * @return the sum; 0 when the service exports no such sample
+     * @throws IOException when the service does not answer
+     */
+    public double metric(String service, String metric, String... labels) throws IOException, InterruptedException {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + ports.managementPort(service) + "/actuator/prometheus")).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException(service + " /actuator/prometheus answered " + response.statusCode());
+        }
+        double sum = 0;
+        for (String line : response.body().split("\n")) {
+            if ((line.startsWith(metric + "{") || line.startsWith(metric + " "))
+                    && java.util.Arrays.stream(labels).allMatch(line::contains)) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
+    /** Adds a line to the run's report (a fault's measurements). */
+    public synchronized void note(String line) {
+        notes.add(line);
+    }
+
+    /** The lines added by {@link #note} since the last call. */
+    public synchronized List<String> drainNotes() {
+        List<String> out = List.copyOf(notes);
+        notes.clear();
+        return out;
     }
 
     /**

@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The fault suite on a fleet started by {@code ./graph up}: one cycle of every fault by default (a few minutes,
  * part of {@code ./mvnw verify}); {@code -Dfaults.cycles=20} is the long run (docs/faults.md), and
- * {@code -Dfaults.only=Redis,database} runs only the faults whose names contain one of the words. The report and the
- * history go to {@code faults/target/faults-<time>/}.
+ * {@code -Dfaults.only=Redis,database} runs only the faults whose names contain one of the words,
+ * {@code -Dfaults.hold=30} holds pauses, refusals and hangs 30 s instead of 5 s, {@code -Dfaults.writers=64} runs 64
+ * writer threads instead of 8. The report and the history go to {@code faults/target/faults-<time>/}.
  */
 class FaultSuiteIT {
 
@@ -23,6 +24,14 @@ class FaultSuiteIT {
         String only = System.getProperty("faults.only", "");
         Campaign.Settings settings = (cycles == 1 ? Campaign.Settings.shortRun() : Campaign.Settings.longRun(cycles))
                 .only(only.isBlank() ? List.of() : List.of(only.split(",")));
+        Integer hold = Integer.getInteger("faults.hold");
+        if (hold != null) {
+            settings = settings.holding(java.time.Duration.ofSeconds(hold));
+        }
+        Integer writers = Integer.getInteger("faults.writers");
+        if (writers != null) {
+            settings = settings.writing(writers);
+        }
 
         Campaign.Result result;
         try (Fleet fleet = Fleet.start(repo, out.resolve("fleet"))) {

@@ -358,6 +358,22 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     /**
+     * The process of one node, e.g. for a supervisor that starts a killed node again ({@link RedisProcess#stop()},
+     * then {@link RedisProcess#start()}: it rejoins the cluster from the {@code nodes.conf} in its directory).
+     *
+     * @param port the node's port, one of {@link #ports()}
+     * @return its process
+     * @throws IllegalArgumentException for a port that is not a node's
+     */
+    public RedisProcess node(int port) {
+        RedisProcess node = nodes.get(port);
+        if (node == null) {
+            throw new IllegalArgumentException("no node of this cluster listens on port " + port);
+        }
+        return node;
+    }
+
+    /**
      * Kills every node ({@code SIGKILL}: nothing is persisted, so there is nothing to shut down in order) and deletes
      * their directories. Idempotent.
      */

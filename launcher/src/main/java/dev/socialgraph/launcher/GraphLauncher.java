@@ -343,7 +343,12 @@ public final class GraphLauncher {
                     portFile.setProperty(s.name() + PortPlan.MANAGEMENT_SUFFIX, Integer.toString(s.managementPort()));
                 }
                 endpoints.write(portFile);
-                stores.broker().ifPresent(b -> portFile.setProperty(LocalBroker.NAME, Integer.toString(b.spec().port())));
+                List<String> storeNames = new ArrayList<>();
+                for (SupervisedStore store : stores.supervised()) {
+                    portFile.setProperty(store.spec().name(), Integer.toString(store.spec().port()));
+                    storeNames.add(store.spec().name());
+                }
+                portFile.setProperty(SUPERVISED_STORES, String.join(",", storeNames));
                 dir.writePorts(portFile);
                 supervise();
                 double seconds = (System.nanoTime() - start) / 1e9;
@@ -365,8 +370,8 @@ public final class GraphLauncher {
         }
 
         /**
-         * Restarts services (and the local Kafka broker) whose process exits from now on, publishing their states to
-         * {@code run/}.
+         * Restarts services and embedded stores (each PostgreSQL server, Redis process or cluster node, the local Kafka
+         * broker) whose process exits from now on, publishing their states to {@code run/}.
          */
         private void supervise() {
             ClassLoader loader = GraphLauncher.class.getClassLoader();
@@ -378,26 +383,32 @@ public final class GraphLauncher {
                 t.setContextClassLoader(loader);
                 return t;
             });
-            Optional<LocalBroker> broker = stores.broker();
+            Map<String, SupervisedStore> storesByName = new LinkedHashMap<>();
+            stores.supervised().forEach(store -> storesByName.put(store.spec().name(), store));
             Supervisor.Services parts = new Supervisor.Services() {
                 @Override
                 public Supervisor.Child start(ServiceFleet.Spec spec) throws IOException {
-                    return isBroker(spec) ? broker.get().restart() : services.start(spec);
+                    SupervisedStore store = storesByName.get(spec.name());
+                    if (store == null) {
+                        return services.start(spec);
+                    }
+                    Supervisor.Child child = store.restart();
+                    dir.writePid(spec.name(), child.pid()); // run/<name>.pid always holds the current process
+                    return child;
                 }
 
                 @Override
                 public boolean ready(ServiceFleet.Spec spec) {
-                    return isBroker(spec) ? broker.get().ready() : services.ready(spec);
-                }
-
-                private boolean isBroker(ServiceFleet.Spec spec) {
-                    return broker.isPresent() && spec.name().equals(LocalBroker.NAME);
+                    SupervisedStore store = storesByName.get(spec.name());
+                    return store != null ? store.ready() : services.ready(spec);
                 }
             };
             supervisor = new Supervisor(parts,
                     (task, delay) -> supervision.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS),
                     Clock.systemUTC(), RestartPolicy::standard, this::publish);
-            broker.ifPresent(b -> supervisor.watch(b.spec(), b.child()));
+            for (SupervisedStore store : storesByName.values()) {
+                supervisor.watch(store.spec(), store.child());
+            }
             for (ServiceFleet.Running r : services.running()) {
                 supervisor.watch(r.spec(), Supervisor.Child.of(r.process()));
             }
@@ -550,6 +561,12 @@ public final class GraphLauncher {
 
     // ------------------------------------------------------------------------------------------------ status
 
+    /**
+     * The key of {@code run/ports.properties} listing the supervised stores' names in start order (each also a key
+     * with its port): {@code postgres[,postgres-1...],redis|redis-node-0...,kafka}.
+     */
+    static final String SUPERVISED_STORES = "supervised.stores";
+
     @Command(name = "status", mixinStandardHelpOptions = true,
             description = "Show whether the fleet runs and, per service, its state (starting, ready, restarting, "
                     + "crashed), pid, restarts, readiness and last exit. Exit code 3 when no fleet runs.")
@@ -571,28 +588,68 @@ public final class GraphLauncher {
             }
             Properties ports = dir.ports();
             Properties services = dir.services();
-            System.out.println("launcher pid " + launcher.get().pid() + (Files.exists(dir.ready()) ? ", ready" : ", starting"));
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-            System.out.println(HEADER);
             List<String> names = new ArrayList<>(PortPlan.services());
-            names.add(LocalBroker.NAME);
+            String storeNames = ports.getProperty(SUPERVISED_STORES);
+            names.addAll(storeNames != null ? List.of(storeNames.split(",")) : List.of(LocalBroker.NAME));
+            List<String> rows = new ArrayList<>();
+            List<String> notReady = new ArrayList<>();
             for (String name : names) {
                 String port = ports.getProperty(name);
-                if (port == null) {
+                if (port == null || name.isBlank()) {
                     continue;
                 }
                 Optional<Supervisor.ServiceState> state = Supervisor.ServiceState.read(services, name);
-                boolean alive = state.flatMap(s -> ProcessHandle.of(s.pid())).map(ProcessHandle::isAlive).orElse(false);
-                String readiness = name.equals(LocalBroker.NAME)
-                        ? (LocalBroker.ready("127.0.0.1:" + port) ? ServiceFleet.UP : "not answering")
-                        : ServiceFleet.readiness(http, Integer.parseInt(
-                                ports.getProperty(name + PortPlan.MANAGEMENT_SUFFIX, port)));
-                System.out.println(row(name, port, state, alive, readiness));
+                boolean alive = state.flatMap(s -> ProcessHandle.of(s.pid())).map(ProcessHandle::isAlive).orElse(false)
+                        && !state.map(s -> ProcessWatch.zombie(s.pid())).orElse(false);
+                String readiness = readiness(http, ports, name, port);
+                rows.add(row(name, port, state, alive, readiness));
+                boolean ready = state.map(s -> s.seen(alive)).orElse(null) == Supervisor.State.READY
+                        && ServiceFleet.UP.equals(readiness);
+                if (!ready) {
+                    notReady.add(name);
+                }
             }
+            System.out.println("launcher pid " + launcher.get().pid() + ", "
+                    + fleetState(Files.exists(dir.ready()), notReady));
+            System.out.println(HEADER);
+            rows.forEach(System.out::println);
             if (ports.getProperty("kafka.bootstrap") != null) { // written once the fleet is ready
                 System.out.println(stores(ports));
             }
             return 0;
+        }
+
+        /**
+         * The fleet's state on status' first line: {@code starting} until {@code up} finished, then {@code ready} only
+         * while every service and every supervised store is ready and answers its probe, else {@code degraded}
+         * naming those that are not.
+         *
+         * @param started  whether {@code up} finished ({@code run/ready} exists)
+         * @param notReady the services and stores that are not ready now
+         */
+        static String fleetState(boolean started, List<String> notReady) {
+            if (!started) {
+                return "starting";
+            }
+            return notReady.isEmpty() ? "ready" : "degraded (not ready: " + String.join(", ", notReady) + ")";
+        }
+
+        /** What a part's readiness probe answers now: a service's actuator, a store's client. */
+        private static String readiness(HttpClient http, Properties ports, String name, String port) {
+            int p = Integer.parseInt(port);
+            boolean up;
+            if (name.equals(LocalBroker.NAME)) {
+                up = LocalBroker.ready("127.0.0.1:" + port);
+            } else if (name.startsWith(PortPlan.POSTGRES)) {
+                up = LocalPostgres.ready("127.0.0.1", p);
+            } else if (name.startsWith(PortPlan.REDIS)) {
+                up = LocalRedis.ready("127.0.0.1", p);
+            } else {
+                return ServiceFleet.readiness(http, Integer.parseInt(ports.getProperty(name + PortPlan.MANAGEMENT_SUFFIX,
+                        port)));
+            }
+            return up ? ServiceFleet.UP : "not answering";
         }
 
         /**
@@ -631,7 +688,7 @@ public final class GraphLauncher {
             String pid = state.map(s -> Long.toString(s.pid())).orElse("-");
             String restarts = state.map(s -> Integer.toString(s.restarts())).orElse("-");
             String lastExit = state.filter(s -> s.lastExitCode() != null)
-                    .map(s -> s.lastExitCode() + " at " + s.lastExitAt().truncatedTo(ChronoUnit.SECONDS)
+                    .map(s -> (s.lastExitCode() == ProcessWatch.UNKNOWN_EXIT ? "exited" : s.lastExitCode()) + " at " + s.lastExitAt().truncatedTo(ChronoUnit.SECONDS)
                             + (s.restartAt() != null ? ", starts again at " + s.restartAt().truncatedTo(ChronoUnit.SECONDS) : ""))
                     .orElse("-");
             return String.format("%-24s %5s  %-10s %8s %8s  %-14s %s", name, port, stateText, pid, restarts, readiness,

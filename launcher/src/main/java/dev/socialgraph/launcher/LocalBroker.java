@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Its output goes to {@code logs/kafka.log}, its pid to {@code run/kafka.pid}. Thread-safe.
  */
-public final class LocalBroker implements AutoCloseable {
+public final class LocalBroker implements SupervisedStore {
 
     private static final Logger log = LoggerFactory.getLogger(LocalBroker.class);
 
@@ -90,12 +90,14 @@ public final class LocalBroker implements AutoCloseable {
     }
 
     /** How the {@link Supervisor} knows the broker: its name, port and heap (no Spring properties). */
-    ServiceFleet.Spec spec() {
+    @Override
+    public ServiceFleet.Spec spec() {
         return new ServiceFleet.Spec(NAME, "launcher", port, HEAP, Map.of());
     }
 
     /** The current process, for the {@link Supervisor} to watch. */
-    synchronized Supervisor.Child child() {
+    @Override
+    public synchronized Supervisor.Child child() {
         return Supervisor.Child.of(process);
     }
 
@@ -104,12 +106,14 @@ public final class LocalBroker implements AutoCloseable {
      *
      * @throws IOException when the process cannot be started
      */
-    synchronized Supervisor.Child restart() throws IOException {
+    @Override
+    public synchronized Supervisor.Child restart() throws IOException {
         return Supervisor.Child.of(launch());
     }
 
     /** Whether the broker answers a client now (see {@link #ready(String)}). */
-    boolean ready() {
+    @Override
+    public boolean ready() {
         return ready(bootstrapServers());
     }
 

@@ -266,7 +266,8 @@ final class Supervisor {
             w.state = State.STOPPED;
             return;
         }
-        scheduleRestart(w, now, "(pid " + child.pid() + ") exited with code " + code);
+        scheduleRestart(w, now, "(pid " + child.pid() + ") exited"
+                + (code == ProcessWatch.UNKNOWN_EXIT ? "" : " with code " + code));
     }
 
     private void scheduleRestart(Watched w, Instant now, String what) {

@@ -335,6 +335,29 @@ class LauncherIT {
 
     @Test
     @Order(9)
+    void killedStoresAreStartedAgain_andEveryAcknowledgedWriteIsThere() throws Exception {
+        long actor = 8_200_001L;
+        long target = 8_200_002L;
+        String token = DevTokens.mint(jwtSecret, actor, Duration.ofHours(1), Instant.now());
+        HttpResponse<String> put = send(HttpRequest.newBuilder(URI.create(gateway + "/v1/me/following/" + target))
+                .header("Authorization", "Bearer " + token).PUT(HttpRequest.BodyPublishers.noBody()));
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+
+        killAndAwaitFirstRestart(PortPlan.POSTGRES, "UP", "exited at ");
+        killAndAwaitFirstRestart(PortPlan.REDIS, "UP", "exited at ");
+
+        assertThat(statusRow(PortPlan.WRITE)[4]).as("the services ride out the stores' restarts").isEqualTo("0");
+        await().atMost(2, TimeUnit.MINUTES).untilAsserted(() -> {
+            assertThat(get("/v1/users/" + actor + "/following/" + target).path("following").asBoolean()).isTrue();
+            assertThat(longs(get("/v1/users/" + target + "/followers").path("items"), "userId"))
+                    .containsExactly(actor);
+        });
+        await().atMost(1, TimeUnit.MINUTES).untilAsserted(() ->
+                assertThat(graph("status").output()).startsWith("launcher pid ").contains(", ready\n"));
+    }
+
+    @Test
+    @Order(10)
     void shardsShow_printsTheConfiguredMapAsVersionOne_andEveryShardClientReadingIt() throws Exception {
         Result show = graph("shards", "show");
 
@@ -349,11 +372,11 @@ class LauncherIT {
     }
 
     @Test
-    @Order(10)
+    @Order(11)
     void downThenUpAgainServesTheSameData() throws Exception {
         List<Long> servicePids = new ArrayList<>();
         for (String name : List.of(PortPlan.GATEWAY, PortPlan.CHECK, PortPlan.WRITE, PortPlan.CDC, PortPlan.RECONCILER,
-                LocalBroker.NAME)) {
+                LocalBroker.NAME, PortPlan.POSTGRES, PortPlan.REDIS)) {
             servicePids.add(Long.parseLong(statusRow(name)[3]));
         }
         Result down = graph("down");

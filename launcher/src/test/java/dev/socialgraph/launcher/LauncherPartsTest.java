@@ -225,7 +225,8 @@ class LauncherPartsTest {
                 .containsEntry("synchronous_commit", "on")
                 .containsEntry("full_page_writes", "on")
                 .containsEntry("commit_delay", "50")
-                .containsEntry("commit_siblings", "5");
+                .containsEntry("commit_siblings", "5")
+                .containsEntry("recovery_init_sync_method", "syncfs");
     }
 
     @Test

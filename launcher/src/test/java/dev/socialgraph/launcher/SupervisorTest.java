@@ -210,6 +210,37 @@ class SupervisorTest {
                 .startsWith("gateway", "8080", "crashed", "7", "0");
     }
 
+    @Test
+    void statusRow_ofAStoreWhoseExitCodeIsUnknown_saysExited() {
+        ServiceState postgres = new ServiceState("postgres", State.RESTARTING, 515, 1, ProcessWatch.UNKNOWN_EXIT,
+                Instant.parse("2026-11-27T09:00:00Z"), Instant.parse("2026-11-27T09:00:01Z"));
+
+        String row = GraphLauncher.Status.row("postgres", "15432", Optional.of(postgres), false, "not answering");
+
+        assertThat(row.split("\\s+")).startsWith("postgres", "15432", "restarting", "515", "1", "not", "answering");
+        assertThat(row).endsWith("exited at 2026-11-27T09:00:00Z, starts again at 2026-11-27T09:00:01Z");
+    }
+
+    @Test
+    void fleetState_isReadyOnlyWhileEveryServiceAndStoreIs() {
+        assertThat(GraphLauncher.Status.fleetState(false, List.of("postgres"))).isEqualTo("starting");
+        assertThat(GraphLauncher.Status.fleetState(true, List.of())).isEqualTo("ready");
+        assertThat(GraphLauncher.Status.fleetState(true, List.of("postgres", "redis")))
+                .isEqualTo("degraded (not ready: postgres, redis)");
+    }
+
+    @Test
+    void processWatch_ofAProcessThatIsNotItsChild_completesOnceItIsGone() throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "30").start();
+        Child watched = ProcessWatch.of(sleeper.pid());
+        assertThat(watched.exit()).isNotDone();
+
+        sleeper.destroyForcibly().waitFor();
+
+        assertThat(watched.exit().get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(ProcessWatch.UNKNOWN_EXIT);
+        assertThat(ProcessWatch.of(sleeper.pid()).exit()).as("gone already").isCompletedWithValue(ProcessWatch.UNKNOWN_EXIT);
+    }
+
     private ServiceState state(ServiceFleet.Spec spec) {
         return supervisor.states().stream().filter(s -> s.name().equals(spec.name())).findFirst().orElseThrow();
     }

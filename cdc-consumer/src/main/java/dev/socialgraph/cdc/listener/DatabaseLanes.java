@@ -156,11 +156,14 @@ final class DatabaseLanes {
     }
 
     /**
-     * The offsets to commit now: per partition, the earliest record still in a lane, or the end of the finished
-     * records; only those that moved since the last call to {@link #committed}.
+     * The offsets to commit now: per partition, the earliest record still in a lane or held by the caller, or the
+     * end of the finished records; only those that moved since the last call to {@link #committed}.
+     *
+     * @param holds per partition, an offset the commit must not pass (the first event whose cache update is owed)
      */
-    Map<TopicPartition, OffsetAndMetadata> toCommit() {
+    Map<TopicPartition, OffsetAndMetadata> toCommit(Map<TopicPartition, Long> holds) {
         Map<TopicPartition, Long> firstParked = firstParked();
+        holds.forEach((partition, offset) -> firstParked.merge(partition, offset, Math::min));
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         finished.forEach((partition, end) -> {
             long offset = Math.min(end, firstParked.getOrDefault(partition, Long.MAX_VALUE));
@@ -181,9 +184,12 @@ final class DatabaseLanes {
      * again should it come back to this consumer ({@link #rewinds}): its first parked record or the end of its
      * finished ones. The consumer keeps its position for a partition that is revoked and assigned again in one
      * rebalance, which would skip the parked events.
+     *
+     * @param holds per partition, an offset it must be read from again at the latest (see {@link #toCommit})
      */
-    void forget(Collection<TopicPartition> partitions) {
+    void forget(Collection<TopicPartition> partitions, Map<TopicPartition, Long> holds) {
         Map<TopicPartition, Long> firstParked = firstParked();
+        holds.forEach((partition, offset) -> firstParked.merge(partition, offset, Math::min));
         for (TopicPartition partition : partitions) {
             Long end = finished.remove(partition);
             Long first = firstParked.get(partition);

@@ -42,11 +42,13 @@ import org.springframework.kafka.listener.MessageListenerContainer;
  * <p>A follower database that is down holds back only its own followees' events, in memory, retried with back-off
  * on every poll and every idle tick ({@link ListenerContainerIdleEvent}, every {@code retry-backoff} while no
  * records come); above {@code max-parked-events} the consumer's partitions are paused until half of them are in.
- * When a cached set could neither be updated nor dropped (Redis unreachable), a block could not be enforced (its
- * blocked user's following database unreachable) or the dead-letter topic fails, the listener throws before
- * committing: the container's error handler retries the whole batch after a growing pause,
- * for as long as it takes. The retry does not take the batch's events into the lanes again, and replaying cache
- * scripts is a no-op.
+ * A cached set that could neither be updated nor dropped (Redis down, hung or cut off) does not fail the batch: a
+ * Redis outage is a cache outage (DESIGN.md 7), so the follower side goes on and the consumer owes the set a drop
+ * ({@link CacheDebt}), retried every {@code retry-backoff} on batches and idle ticks; the partition's offsets are
+ * not committed past the first owed event until it is settled. When a block could not be enforced (its blocked
+ * user's following database unreachable) or the dead-letter topic fails, the listener throws before committing:
+ * the container's error handler retries the whole batch after a growing pause, for as long as it takes. The retry
+ * does not take the batch's events into the lanes again, and replaying cache scripts is a no-op.
  *
  * <p>Also the container's rebalance listener: partitions taken away drop their parked events, which the next owner
  * reads again from the committed offset.
@@ -73,6 +75,8 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
     private final EventTracing tracing;
     /** Per consumer (the container has {@code concurrency} of them, one thread each); Consumer has identity equality. */
     private final Map<Consumer<?, ?>, DatabaseLanes> lanes = new ConcurrentHashMap<>();
+    /** Per consumer, like the lanes: the cache updates it owes for its partitions. */
+    private final Map<Consumer<?, ?>, CacheDebt> debts = new ConcurrentHashMap<>();
 
     FollowEventListener(FollowerSide followerSide, CacheUpdates cache, BlockEnforcement blocks,
                         DeadLetterPublisher deadLetters, CdcMetrics metrics, CdcProperties properties,
@@ -86,6 +90,7 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
         this.registry = registry;
         this.tracing = tracing;
         metrics.parkedEvents(() -> this.lanes.values().stream().mapToInt(DatabaseLanes::parked).sum());
+        metrics.owedCacheUpdates(() -> this.debts.values().stream().mapToInt(CacheDebt::owed).sum());
     }
 
     @KafkaListener(id = ID, topics = "${graph.cdc.topic:follow-events}", groupId = "${graph.cdc.group-id:cdc-consumer}",
@@ -158,25 +163,29 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
         log.debug("Applying a batch of {} follow-events records", records.size());
         metrics.batch(records.size());
         DatabaseLanes ofConsumer = lanes(consumer);
+        CacheDebt debt = debt(consumer);
         List<DatabaseLanes.Pending> valid = new ArrayList<>(records.size());
         List<FollowEvent> events = new ArrayList<>(records.size());
+        List<CacheDebt.Owed> cacheUpdates = new ArrayList<>(records.size());
         List<DeadLetterPublisher.DeadLetter> poison = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             try {
                 FollowEvent event = FollowEventJson.fromJson(record.value());
                 valid.add(new DatabaseLanes.Pending(record, event, 0));
                 events.add(event);
+                cacheUpdates.add(new CacheDebt.Owed(new TopicPartition(record.topic(), record.partition()),
+                        record.offset(), event));
             } catch (MalformedEventException e) {
                 poison.add(new DeadLetterPublisher.DeadLetter(record, e));
             }
         }
         ofConsumer.take(valid);
         ofConsumer.applyDue();
+        // Before the commit: an event whose cached set was neither updated nor dropped is owed a drop, and its
+        // partition's commit waits for it, or the set could answer from before the event until its TTL. The cache
+        // does not wait for the follower side: it mirrors the following side, which the event already reports.
+        debt.apply(cacheUpdates);
         try {
-            // Before the commit: an event whose cached set was neither updated nor dropped must be retried, or the
-            // set would answer from before the event until its TTL. The cache does not wait for the follower side:
-            // it mirrors the following side, which the event already reports.
-            cache.apply(events);
             enforceBlocks(events);
             deadLetters.publish(poison);
         } catch (RuntimeException e) {
@@ -196,16 +205,21 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
         }
     }
 
-    /** Retries the lanes of a consumer that receives no records (its topic is quiet, or it is paused). */
+    /**
+     * Retries the lanes and the owed cache updates of a consumer that receives no records (its topic is quiet, or it
+     * is paused).
+     */
     @Override
     public void onApplicationEvent(ListenerContainerIdleEvent idle) {
         if (!ID.equals(idle.getListenerId()) && !idle.getListenerId().startsWith(ID + "-")) {
             return;
         }
         DatabaseLanes ofConsumer = lanes.get(idle.getConsumer());
-        if (ofConsumer == null || ofConsumer.parked() == 0) {
+        CacheDebt debt = debts.get(idle.getConsumer());
+        if (ofConsumer == null || debt == null || (ofConsumer.parked() == 0 && debt.owed() == 0)) {
             return;
         }
+        debt.settleIfDue();
         ofConsumer.applyDue();
         commitAndPace(idle.getConsumer(), ofConsumer);
     }
@@ -215,15 +229,29 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
         DatabaseLanes ofConsumer = lanes.get(consumer);
         if (ofConsumer != null) {
             commit(consumer, ofConsumer);
-            ofConsumer.forget(partitions);
+            ofConsumer.forget(partitions, holds(consumer));
         }
+        forgetDebt(consumer, partitions);
     }
 
     @Override
     public void onPartitionsLost(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
         DatabaseLanes ofConsumer = lanes.get(consumer);
         if (ofConsumer != null) {
-            ofConsumer.forget(partitions);
+            ofConsumer.forget(partitions, holds(consumer));
+        }
+        forgetDebt(consumer, partitions);
+    }
+
+    private Map<TopicPartition, Long> holds(Consumer<?, ?> consumer) {
+        CacheDebt debt = debts.get(consumer);
+        return debt == null ? Map.of() : debt.holds();
+    }
+
+    private void forgetDebt(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
+        CacheDebt debt = debts.get(consumer);
+        if (debt != null) {
+            debt.forget(partitions);
         }
     }
 
@@ -240,15 +268,30 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
                 c -> new DatabaseLanes(followerSide, deadLetters, metrics, properties, System::nanoTime));
     }
 
+    private CacheDebt debt(Consumer<?, ?> consumer) {
+        return debts.computeIfAbsent(consumer, c -> new CacheDebt(new CacheDebt.Cache() {
+            @Override
+            public List<FollowEvent> apply(List<FollowEvent> events) {
+                return cache.apply(events);
+            }
+
+            @Override
+            public List<FollowEvent> invalidate(List<FollowEvent> events) {
+                return cache.invalidate(events);
+            }
+        }, Math.max(1, properties.retryBackoff().toNanos()), System::nanoTime));
+    }
+
     private void commitAndPace(Consumer<?, ?> consumer, DatabaseLanes ofConsumer) {
         commit(consumer, ofConsumer);
-        int parked = ofConsumer.parked();
+        // Owed cache updates count like parked events: both are held in memory, and both hold the commit back.
+        int parked = ofConsumer.parked() + debts.get(consumer).owed();
         if (!ofConsumer.paused && parked > properties.maxParkedEvents()) {
-            log.warn("{} events wait for follower databases; pausing partitions {}", parked, consumer.assignment());
+            log.warn("{} events wait for follower databases or owe cache updates; pausing partitions {}", parked, consumer.assignment());
             setPaused(consumer, true);
             ofConsumer.paused = true;
         } else if (ofConsumer.paused && parked <= properties.maxParkedEvents() / 2) {
-            log.info("{} events wait for follower databases; resuming partitions {}", parked, consumer.assignment());
+            log.info("{} events wait for follower databases or owe cache updates; resuming partitions {}", parked, consumer.assignment());
             setPaused(consumer, false);
             ofConsumer.paused = false;
         }
@@ -269,9 +312,12 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
         }
     }
 
-    /** Commits what is finished; a failed commit is only logged, the next batch or idle tick commits it. */
-    private static void commit(Consumer<?, ?> consumer, DatabaseLanes ofConsumer) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = ofConsumer.toCommit();
+    /**
+     * Commits what is finished and owes no cache update; a failed commit is only logged, the next batch or idle tick
+     * commits it.
+     */
+    private void commit(Consumer<?, ?> consumer, DatabaseLanes ofConsumer) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = ofConsumer.toCommit(holds(consumer));
         if (offsets.isEmpty()) {
             return;
         }

@@ -52,7 +52,7 @@ class DatabaseLanesTest {
 
         assertThat(side.applied).containsExactly("2000:1");
         assertThat(lanes.parked()).isEqualTo(2);
-        assertThat(lanes.toCommit()).containsExactly(Map.entry(P0, new OffsetAndMetadata(10)));
+        assertThat(lanes.toCommit(Map.of())).containsExactly(Map.entry(P0, new OffsetAndMetadata(10)));
 
         side.down.clear();
         lanes.applyDue();
@@ -62,7 +62,7 @@ class DatabaseLanesTest {
 
         assertThat(side.applied).containsExactly("2000:1", "5:1,2");
         assertThat(lanes.parked()).isZero();
-        assertThat(lanes.toCommit()).containsExactly(Map.entry(P0, new OffsetAndMetadata(13)));
+        assertThat(lanes.toCommit(Map.of())).containsExactly(Map.entry(P0, new OffsetAndMetadata(13)));
     }
 
     @Test
@@ -72,7 +72,7 @@ class DatabaseLanesTest {
         lanes.take(List.of(pending(record, 5, 1)));
         lanes.take(List.of(pending(record, 5, 1)));
         assertThat(lanes.parked()).isEqualTo(1);
-        assertThat(lanes.toCommit()).as("not finished: its cache update failed").isEmpty();
+        assertThat(lanes.toCommit(Map.of())).as("not finished: its cache update failed").isEmpty();
     }
 
     @Test
@@ -83,10 +83,10 @@ class DatabaseLanesTest {
         lanes.applyDue();
         lanes.finish(batch);
 
-        lanes.forget(List.of(P1));
+        lanes.forget(List.of(P1), Map.of());
 
         assertThat(lanes.parked()).isEqualTo(1);
-        assertThat(lanes.toCommit()).containsOnlyKeys(P0);
+        assertThat(lanes.toCommit(Map.of())).containsOnlyKeys(P0);
         assertThat(lanes.rewinds(List.of(P0, P1))).containsExactly(Map.entry(P1, 8L));
         assertThat(lanes.rewinds(List.of(P1))).as("used once").isEmpty();
     }
@@ -110,7 +110,7 @@ class DatabaseLanesTest {
         assertThat(side.applied).as("A is still down, 5 lives on B now").containsExactly("5:1,2");
         assertThat(lanes.parked()).isEqualTo(1);
         lanes.finish(batch);
-        assertThat(lanes.toCommit()).containsExactly(Map.entry(P0, new OffsetAndMetadata(20)));
+        assertThat(lanes.toCommit(Map.of())).containsExactly(Map.entry(P0, new OffsetAndMetadata(20)));
     }
 
     @Test
