@@ -2,15 +2,11 @@ package dev.socialgraph.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
+import dev.socialgraph.testsupport.ShippedConfiguration;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.MutablePropertySources;
-import org.springframework.core.env.PropertySourcesPropertyResolver;
-import org.springframework.core.io.ClassPathResource;
 
 /**
  * No secret from the repository outside the explicit {@code local} profile: the shipped {@code application.yml}
@@ -30,19 +26,10 @@ class GatewaySecretsTest {
                     "graph.gateway.reads.replenish-rate=1", "graph.gateway.reads.burst-capacity=1",
                     "graph.gateway.writes.replenish-rate=1", "graph.gateway.writes.burst-capacity=1");
 
-    /** A property of the shipped configuration files, resolved with no environment variable set. */
-    private static String shipped(String key, String... files) throws IOException {
-        MutablePropertySources sources = new MutablePropertySources();
-        for (String file : files) { // later files win, as a profile's file wins over application.yml
-            new YamlPropertySourceLoader().load(file, new ClassPathResource(file)).forEach(sources::addFirst);
-        }
-        return new PropertySourcesPropertyResolver(sources).getProperty(key);
-    }
-
     @Test
-    void theShippedConfiguration_hasNoSecret_outsideTheLocalProfile() throws IOException {
-        assertThat(shipped("graph.gateway.jwt-secret", "application.yml")).isEmpty();
-        assertThat(shipped("graph.gateway.jwt-secret", "application.yml", "application-local.yml")).hasSizeGreaterThan(32);
+    void theShippedConfiguration_hasNoSecret_outsideTheLocalProfile() {
+        assertThat(ShippedConfiguration.property("graph.gateway.jwt-secret", "application.yml")).isEmpty();
+        assertThat(ShippedConfiguration.property("graph.gateway.jwt-secret", "application.yml", "application-local.yml")).hasSizeGreaterThan(32);
     }
 
     @Test
