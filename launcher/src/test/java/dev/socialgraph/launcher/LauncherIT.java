@@ -410,6 +410,9 @@ class LauncherIT {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("GRAPH_DATA_DIR", dataDir.toString());
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        // The C1 compiler only, as ServiceProcess's test services: these fleets live for one test class, and C2's
+        // compile threads would take the two cores from five starting JVMs. What is tested does not depend on it.
+        pb.environment().put("GRAPH_JAVA_OPTS", "-XX:TieredStopAtLevel=1");
         // Many reads from one test user: lift the gateway's per-user budgets (RateLimitIT tests them).
         pb.environment().put("GRAPH_GATEWAY_READS_REPLENISHRATE", "100000");
         pb.environment().put("GRAPH_GATEWAY_READS_BURSTCAPACITY", "200000");
