@@ -52,9 +52,12 @@ public final class ProblemWebExceptionHandler implements WebExceptionHandler, Or
         if (exchange.getResponse().isCommitted()) {
             return Mono.error(error); // half an answer is out: only closing the connection is left
         }
-        ResponseEntity<ProblemDetail> answer = ProblemMapping.of(error);
-        if (answer == null) {
-            answer = framework(error);
+        ResponseEntity<ProblemDetail> answer;
+        try (ExchangeLogContext ids = ExchangeLogContext.open(exchange)) { // what mapping logs names the request
+            answer = ProblemMapping.of(error);
+            if (answer == null) {
+                answer = framework(error);
+            }
         }
         return ReactiveProblems.write(exchange, answer.getBody(), answer.getHeaders());
     }
