@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.common.api.ApiHeaders;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
@@ -22,7 +23,7 @@ import reactor.core.publisher.Mono;
 @Component
 class RequestIds implements GlobalFilter, Ordered {
 
-    static final String HEADER = "X-Request-Id";
+    static final String HEADER = ApiHeaders.REQUEST_ID;
     /** Exchange attribute holding the request's id, for {@link ServiceHeaders}. */
     static final String ATTRIBUTE = RequestIds.class.getName() + ".id";
     private static final Logger log = LoggerFactory.getLogger(RequestIds.class);

@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
 import java.util.Map;
@@ -119,7 +120,7 @@ class RoutesConfiguration {
     }
 
     /** The header that tells the check service who asks, for the fields only some users may see. */
-    static final String VIEWER_HEADER = "X-Viewer-Id";
+    static final String VIEWER_HEADER = ApiHeaders.VIEWER_ID;
 
     /**
      * Rewrites {@code /v1/me/{following|blocking|muting}/{targetId}} to the token subject's internal path.

@@ -1,5 +1,6 @@
 package dev.socialgraph.client;
 
+import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardAffineRouter;
@@ -102,9 +103,9 @@ public final class FollowCheckClient implements AutoCloseable {
     /** The header carrying the service credential. */
     public static final String SERVICE_TOKEN_HEADER = ServiceCredential.HEADER;
     /** The header carrying a follow token (read-your-writes, see {@link #isFollowing(long, long, String)}). */
-    public static final String FOLLOW_TOKEN_HEADER = "X-Follow-Token";
+    public static final String FOLLOW_TOKEN_HEADER = ApiHeaders.FOLLOW_TOKEN;
     /** The header naming the user a relationship is shown to (see {@link #relationshipSeenBy}). */
-    public static final String VIEWER_HEADER = "X-Viewer-Id";
+    public static final String VIEWER_HEADER = ApiHeaders.VIEWER_ID;
 
     private static final String USERS = "/internal/v1/users/";
     private static final byte[] TRUE = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);

@@ -2,6 +2,7 @@ package dev.socialgraph.check.affinity;
 
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.common.shard.ShardAffinity;
+import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.store.ShardDataSources;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -73,7 +74,7 @@ public class ShardOwnership {
      * @return {@code true} when {@code floorMod(followerId, logicalShardCount)} is owned
      */
     public boolean owns(long followerId) {
-        return ownsAll || owned.get((int) Math.floorMod(followerId, (long) logicalShardCount));
+        return ownsAll || owned.get(ShardMap.logicalShard(followerId, logicalShardCount));
     }
 
     /**

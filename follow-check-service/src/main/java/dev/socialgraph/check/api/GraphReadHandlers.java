@@ -7,6 +7,7 @@ import dev.socialgraph.check.lists.FollowLists;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.check.suggest.Suggestions;
 import dev.socialgraph.common.adjacency.Page;
+import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.common.cursor.CursorCodec;
 import dev.socialgraph.common.cursor.CursorPosition;
 import dev.socialgraph.common.cursor.ListKind;
@@ -44,9 +45,9 @@ final class GraphReadHandlers {
     /** {@code {"following":true|false}}: the two possible bodies of the hot path, encoded once. */
     private static final byte[] FOLLOWING = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NOT_FOLLOWING = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
-    private static final String FOLLOW_TOKEN = "X-Follow-Token";
+    private static final String FOLLOW_TOKEN = ApiHeaders.FOLLOW_TOKEN;
     /** Who asks, when the gateway knows: the token's subject. */
-    static final String VIEWER = "X-Viewer-Id";
+    static final String VIEWER = ApiHeaders.VIEWER_ID;
 
     private final FollowChecker checker;
     private final FollowLists lists;

@@ -128,7 +128,7 @@ public class FollowChecker {
         /**
          * @param followerId positive
          * @return the row as stored (an empty row of version 0 for a user who never followed anyone)
-         * @throws dev.socialgraph.check.store.ShardUnavailableException when its database is down
+         * @throws dev.socialgraph.common.shard.ShardUnavailableException when its database is down
          */
         FollowingRow following(long followerId);
     }
@@ -227,7 +227,7 @@ public class FollowChecker {
      * @param followeeId  positive
      * @param followToken the {@code X-Follow-Token} header, or {@code null}
      * @return the answer, correct whatever the state of the caches
-     * @throws dev.socialgraph.check.store.ShardUnavailableException when the answer needs a shard that is down
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when the answer needs a shard that is down
      */
     public boolean isFollowing(long followerId, long followeeId, String followToken) {
         long start = System.nanoTime();
@@ -304,7 +304,7 @@ public class FollowChecker {
      * @param followToken the {@code X-Follow-Token} header, or {@code null}; a valid one of {@code followerId}
      *                    reads the shard (read-your-writes)
      * @return membership aligned with {@code followeeIds}
-     * @throws dev.socialgraph.check.store.ShardUnavailableException when the answer needs a shard that is down
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when the answer needs a shard that is down
      */
     public boolean[] areFollowing(long followerId, long[] followeeIds, String followToken) {
         long start = System.nanoTime();

@@ -69,7 +69,7 @@ public final class ShardAffineRouter {
      * @return {@code 0..logicalShardCount-1}
      */
     public int logicalShard(long userId) {
-        return (int) Math.floorMod(userId, (long) logicalShardCount);
+        return ShardMap.logicalShard(userId, logicalShardCount);
     }
 
     /**

@@ -95,6 +95,20 @@ public final class ShardMap {
      * @return the logical shard, {@code 0..logicalShardCount-1}
      */
     public int logicalShard(long userId) {
+        return logicalShard(userId, logicalShardCount);
+    }
+
+    /**
+     * The one definition of a user's logical shard, {@code floorMod(userId, logicalShardCount)} (DESIGN.md 2.1): the
+     * shard map, the shard-affine routing of the gateway and {@code graph-client}, and a check instance's ownership all
+     * compute it here.
+     *
+     * @param userId            any id; routing is total (also for ids the API would reject), validation is the
+     *                          caller's job
+     * @param logicalShardCount the deployment's {@code graph.shards.logical-shard-count}, at least 1
+     * @return the logical shard, {@code 0..logicalShardCount-1}
+     */
+    public static int logicalShard(long userId, int logicalShardCount) {
         return (int) Math.floorMod(userId, (long) logicalShardCount);
     }
 
