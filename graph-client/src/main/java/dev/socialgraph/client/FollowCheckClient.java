@@ -23,6 +23,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.IntUnaryOperator;
 import java.util.stream.Stream;
 import org.apache.hc.client5.http.classic.methods.HttpDelete;
@@ -423,16 +424,7 @@ public final class FollowCheckClient implements AutoCloseable {
     public Page<Long> commonFollowing(long a, long b, int limit, String cursor) {
         UserIds.requirePositive(a, "a");
         UserIds.requirePositive(b, "b");
-        requireLimit(limit);
-        String path = a + "/common-following/" + b + query(limit, cursor);
-        return read(a, instance -> {
-            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
-            List<Long> items = new ArrayList<>();
-            for (JsonNode item : items(body)) {
-                items.add(required(item, "userId").asLong());
-            }
-            return new Page<>(items, nextCursor(body));
-        });
+        return page(a, a + "/common-following/" + b, limit, cursor, item -> required(item, "userId").asLong());
     }
 
     /**
@@ -972,27 +964,31 @@ public final class FollowCheckClient implements AutoCloseable {
 
     private Page<Followed> followPage(long user, String list, int limit, String cursor) {
         UserIds.requirePositive(user, "user");
-        requireLimit(limit);
-        String path = user + "/" + list + query(limit, cursor);
-        return read(user, instance -> {
-            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
-            List<Followed> items = new ArrayList<>();
-            for (JsonNode item : items(body)) {
-                items.add(new Followed(required(item, "userId").asLong(), instant(item, "followedAt")));
-            }
-            return new Page<>(items, nextCursor(body));
-        });
+        return page(user, user + "/" + list, limit, cursor,
+                item -> new Followed(required(item, "userId").asLong(), instant(item, "followedAt")));
     }
 
     private Page<Related> relationPage(long user, String list, int limit, String cursor) {
         UserIds.requirePositive(user, "user");
+        return page(user, user + "/" + list, limit, cursor,
+                item -> new Related(required(item, "userId").asLong(), instant(item, "createdAt")));
+    }
+
+    /**
+     * One page of a list: {@code GET <users>/<path>?limit&cursor} on the owner's instance, each item read by
+     * {@code item}.
+     *
+     * @param owner the user whose shard's instance is asked (ids already checked by the caller)
+     * @param path  the list's path below {@code /internal/v1/users/}, without the query
+     */
+    private <T> Page<T> page(long owner, String path, int limit, String cursor, Function<JsonNode, T> item) {
         requireLimit(limit);
-        String path = user + "/" + list + query(limit, cursor);
-        return read(user, instance -> {
-            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
-            List<Related> items = new ArrayList<>();
-            for (JsonNode item : items(body)) {
-                items.add(new Related(required(item, "userId").asLong(), instant(item, "createdAt")));
+        String target = path + query(limit, cursor);
+        return read(owner, instance -> {
+            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + target))));
+            List<T> items = new ArrayList<>();
+            for (JsonNode node : items(body)) {
+                items.add(item.apply(node));
             }
             return new Page<>(items, nextCursor(body));
         });
