@@ -1,14 +1,13 @@
 package dev.socialgraph.gateway;
 
 import dev.socialgraph.common.api.ApiHeaders;
+import dev.socialgraph.web.ExchangeLogContext;
 import io.micrometer.tracing.Span;
-import io.micrometer.tracing.handler.TracingObservationHandler;
 import io.micrometer.tracing.propagation.Propagator;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.cloud.gateway.filter.headers.HttpHeadersFilter;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -73,14 +72,7 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
     }
 
     private void injectTraceContext(ServerWebExchange exchange, HttpHeaders out) {
-        ServerRequestObservationContext observation = ServerRequestObservationContext
-                .findCurrent(exchange.getAttributes()).orElse(null);
-        if (observation == null) {
-            return; // not observed (the observation is off or filtered out): nothing to continue
-        }
-        TracingObservationHandler.TracingContext tracing =
-                observation.get(TracingObservationHandler.TracingContext.class);
-        Span span = tracing == null ? null : tracing.getSpan();
+        Span span = ExchangeLogContext.serverSpan(exchange); // none when not observed: nothing to continue
         if (span != null) {
             propagator.inject(span.context(), out, HttpHeaders::set);
         }

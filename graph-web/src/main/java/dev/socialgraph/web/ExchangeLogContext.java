@@ -29,11 +29,7 @@ public final class ExchangeLogContext implements AutoCloseable {
      * @return the context to close after the log line
      */
     public static ExchangeLogContext open(ServerWebExchange exchange) {
-        ServerRequestObservationContext observation = ServerRequestObservationContext
-                .findCurrent(exchange.getAttributes()).orElse(null);
-        TracingObservationHandler.TracingContext tracing = observation == null ? null
-                : observation.get(TracingObservationHandler.TracingContext.class);
-        Span span = tracing == null ? null : tracing.getSpan();
+        Span span = serverSpan(exchange);
         if (span != null) {
             MDC.put(TRACE_ID, span.context().traceId());
             MDC.put(SPAN_ID, span.context().spanId());
@@ -43,6 +39,21 @@ public final class ExchangeLogContext implements AutoCloseable {
             MDC.put(ObservabilityDefaults.REQUEST_ID, requestId);
         }
         return new ExchangeLogContext();
+    }
+
+    /**
+     * The server span a reactive request's {@code http.server.requests} observation opened: what its log lines name
+     * and what the gateway continues in the request it passes on.
+     *
+     * @param exchange the request
+     * @return the span, or {@code null} when the request is not observed or not traced
+     */
+    public static Span serverSpan(ServerWebExchange exchange) {
+        ServerRequestObservationContext observation = ServerRequestObservationContext
+                .findCurrent(exchange.getAttributes()).orElse(null);
+        TracingObservationHandler.TracingContext tracing = observation == null ? null
+                : observation.get(TracingObservationHandler.TracingContext.class);
+        return tracing == null ? null : tracing.getSpan();
     }
 
     /** Removes the ids again. */
