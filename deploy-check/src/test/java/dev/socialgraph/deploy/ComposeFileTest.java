@@ -181,16 +181,12 @@ class ComposeFileTest {
 
     /**
      * {@code management.server.port} of the module's {@code application.yml}: the port of actuator (probes,
-     * {@code /actuator/prometheus}), apart from the API. Until a module's file sets it, the port decided for it in
-     * {@link #MANAGEMENT_PORTS}; once set, the two must agree (checked above).
+     * {@code /actuator/prometheus}), apart from the API; it must be the port decided for it in
+     * {@link #MANAGEMENT_PORTS} (checked above).
      */
     static int managementPort(String module) {
         Map<String, Object> config = Repo.yaml(Repo.path(module + "/src/main/resources/application.yml"));
-        if (config.get("management") instanceof Map<?, ?> management
-                && management.get("server") instanceof Map<?, ?> server && server.get("port") instanceof Integer port) {
-            return port;
-        }
-        return MANAGEMENT_PORTS.get(module);
+        return (Integer) map(map(config, "management"), "server").get("port");
     }
 
     private static int indexOf(List<String> lines, String prefix) {
