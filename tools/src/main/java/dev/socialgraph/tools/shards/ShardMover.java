@@ -43,7 +43,9 @@ public final class ShardMover {
     private static final Pattern DATABASE_NAME = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
     private static final String RANGE_BACKLOG = """
-            SELECT count(*) FROM follow_outbox WHERE published_at IS NULL AND mod(follower_id, ?) BETWEEN ? AND ?""";
+            SELECT count(*) FROM follow_outbox
+            WHERE published_at IS NULL AND mod(follower_id, ?) BETWEEN ? AND ? AND id <= ?""";
+    private static final String OUTBOX_MARK = "SELECT coalesce(max(id), 0) FROM follow_outbox";
 
     /**
      * How a move paces itself.
@@ -298,7 +300,9 @@ public final class ShardMover {
         }
         if (group == ShardGroup.FOLLOWING) {
             t = System.nanoTime();
-            long backlog = awaitBacklog(source, latest.map().logicalShardCount(), first, last,
+            // Writes go on here, so the range is rarely without an unpublished row at any one instant: wait for the
+            // rows written before this point, which proves the relay publishes and leaves step e a short drain.
+            long backlog = awaitBacklog(source, latest.map().logicalShardCount(), first, last, outboxMark(source),
                     settings.backlogWait());
             if (backlog > 0) {
                 throw new ShardMoveException("step b: " + backlog + " outbox rows of " + what + " in " + source
@@ -336,7 +340,7 @@ public final class ShardMover {
                 if (group == ShardGroup.FOLLOWING) {
                     t = System.nanoTime();
                     long backlog = awaitBacklog(source, latest.map().logicalShardCount(), first, last,
-                            settings.drainTimeout());
+                            Long.MAX_VALUE, settings.drainTimeout());
                     drainMillis = millisSince(t);
                     if (backlog > 0) {
                         throw new ShardMoveException("step e: " + backlog + " outbox rows of " + what + " in "
@@ -524,14 +528,27 @@ public final class ShardMover {
         }
     }
 
-    /** Waits until no outbox row of the range is unpublished; returns the count left at the deadline, 0 when none. */
-    private static long awaitBacklog(Database source, int logicalShards, int first, int last, Duration wait)
-            throws SQLException {
+    /** The highest outbox id written so far in {@code source}, 0 when its outbox is empty. */
+    private static long outboxMark(Database source) throws SQLException {
+        try (Connection c = source.connect(); PreparedStatement ps = c.prepareStatement(OUTBOX_MARK);
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /**
+     * Waits until no outbox row of the range with an id up to {@code upTo} is unpublished; returns the count left at
+     * the deadline, 0 when none.
+     */
+    private static long awaitBacklog(Database source, int logicalShards, int first, int last, long upTo,
+                                     Duration wait) throws SQLException {
         long deadline = System.nanoTime() + wait.toNanos();
         try (Connection c = source.connect(); PreparedStatement ps = c.prepareStatement(RANGE_BACKLOG)) {
             ps.setInt(1, logicalShards);
             ps.setInt(2, first);
             ps.setInt(3, last);
+            ps.setLong(4, upTo);
             while (true) {
                 long backlog;
                 try (ResultSet rs = ps.executeQuery()) {
