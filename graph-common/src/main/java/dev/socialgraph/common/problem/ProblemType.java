@@ -31,6 +31,8 @@ public enum ProblemType {
     BLOCKED("blocked", 403, "Forbidden"),
     /** 404: no such resource (an unknown path, scan or job). */
     NOT_FOUND("not-found", 404, "Not Found"),
+    /** 404: a follow, block or mute by or of a deactivated or erased user; {@code parameter} names that user's field. */
+    USER_INACTIVE("user-inactive", 404, "Not Found"),
     /** 405: the path exists, the method does not ({@code Allow} lists the methods). */
     METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method Not Allowed"),
     /** 406: no representation the caller accepts. */
@@ -118,6 +120,7 @@ public enum ProblemType {
         switch (status) {
             case 400: return INVALID_PARAMETER;
             case 403: return FORBIDDEN;
+            case 404: return NOT_FOUND;
             case 409: return CONFLICT;
             case 503: return SERVICE_UNAVAILABLE;
             default:
