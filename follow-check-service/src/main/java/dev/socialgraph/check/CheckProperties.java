@@ -48,6 +48,7 @@ import org.springframework.validation.annotation.Validated;
  * @param bloom               the L0 edge bloom filter and its event feed
  * @param feed                the feed-lag guard of the in-process layers
  * @param affinity            which logical shards this instance owns (shard-affine reads)
+ * @param accounts            the view of inactive accounts (docs/account-lifecycle.md)
  */
 @Validated
 @ConfigurationProperties("graph.check")
@@ -73,7 +74,24 @@ public record CheckProperties(
         @Min(1) @Max(1_000_000) @DefaultValue("10000") int blockingQueue,
         @Valid @NotNull @DefaultValue Bloom bloom,
         @Valid @NotNull @DefaultValue Feed feed,
-        @Valid @NotNull @DefaultValue Affinity affinity) {
+        @Valid @NotNull @DefaultValue Affinity affinity,
+        @Valid @NotNull @DefaultValue Accounts accounts) {
+
+    /**
+     * The in-process view of deactivated and erased accounts, {@code graph.check.accounts.*}
+     * ({@link dev.socialgraph.check.accounts.AccountStateFeed}).
+     *
+     * @param enabled      whether reads consult the view (default {@code true}); {@code false} only to measure the
+     *                     view's cost, since inactive users are then visible
+     * @param pollInterval time between polls of the state rows (250 ms): a state change is visible within about it
+     * @param overlap      how far a poll looks back past the previous one (5 s), longer than any state change's
+     *                     transaction
+     */
+    public record Accounts(
+            @DefaultValue("true") boolean enabled,
+            @NotNull @DefaultValue("250ms") Duration pollInterval,
+            @NotNull @DefaultValue("5s") Duration overlap) {
+    }
 
     /**
      * Shard-affine reads, {@code graph.check.affinity.*}: the gateway sends every request about follower

@@ -1,5 +1,9 @@
 package dev.socialgraph.check;
 
+import dev.socialgraph.check.accounts.AccountStateFeed;
+import dev.socialgraph.check.accounts.AccountStates;
+import dev.socialgraph.check.accounts.AccountVisibility;
+import dev.socialgraph.check.accounts.InactiveUsers;
 import dev.socialgraph.check.affinity.ShardOwnership;
 import dev.socialgraph.check.bloom.EdgeBloom;
 import dev.socialgraph.check.cache.LocalFollowingCache;
@@ -8,6 +12,7 @@ import dev.socialgraph.check.feed.FeedLag;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.token.FollowTokens;
+import dev.socialgraph.store.ShardDataSources;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -42,6 +47,38 @@ class ReadPathConfiguration {
                 .description("Fills refused because an event of the same stripe arrived during the read")
                 .register(registry);
         return cache;
+    }
+
+    @Bean
+    InactiveUsers inactiveUsers(LocalFollowingCache local, MeterRegistry registry) {
+        return new InactiveUsers(local::invalidate, registry);
+    }
+
+    @Bean
+    AccountStates accountStates(ShardDataSources dataSources) {
+        return new AccountStates(dataSources);
+    }
+
+    /**
+     * The view's feed, loaded before the context is up (so before the instance reports ready): an instance that
+     * answered before it knew the inactive users would show them.
+     */
+    @Bean(destroyMethod = "close")
+    AccountStateFeed accountStateFeed(ShardDataSources dataSources, InactiveUsers view, CheckProperties properties,
+                                      MeterRegistry registry) {
+        CheckProperties.Accounts settings = properties.accounts();
+        AccountStateFeed feed = new AccountStateFeed(dataSources, view, settings.pollInterval(), settings.overlap(),
+                registry);
+        if (settings.enabled()) {
+            feed.loadNow();
+        }
+        return feed;
+    }
+
+    @Bean
+    AccountVisibility accountVisibility(InactiveUsers view, AccountStates states, FollowChecker checker,
+                                        CheckProperties properties) {
+        return new AccountVisibility(view, states::state, checker, properties.accounts().enabled());
     }
 
     @Bean

@@ -315,6 +315,101 @@ class ReadPathIT {
         }
     }
 
+    /** Writes {@code account_states} as the write service does; the check service's view polls it. */
+    void setAccountState(long user, int state) throws Exception {
+        try (Connection c = dataSources.forUser(ShardGroup.FOLLOWING, user).getConnection();
+             java.sql.PreparedStatement ps = c.prepareStatement("""
+                     INSERT INTO account_states (user_id, state, version, changed_at, job_id) VALUES (?, ?, 1, 0, ?)
+                     ON CONFLICT (user_id) DO UPDATE SET state = excluded.state,
+                         version = account_states.version + 1, updated_at = now()""")) {
+            ps.setLong(1, user);
+            ps.setInt(2, state);
+            ps.setString(3, user + "-1");
+            ps.executeUpdate();
+        }
+    }
+
+    /** Takes {@code excluded} inactive users out of a count, as a state change's job does. */
+    void setCountOffset(long user, int counted, long excluded) throws Exception {
+        ShardGroup group = counted == 0 ? ShardGroup.FOLLOWING : ShardGroup.FOLLOWER;
+        try (Connection c = dataSources.forUser(group, user).getConnection();
+             java.sql.PreparedStatement ps = c.prepareStatement("""
+                     INSERT INTO count_offsets (user_id, counted, excluded) VALUES (?, ?, ?)
+                     ON CONFLICT (user_id, counted) DO UPDATE SET excluded = excluded.excluded""")) {
+            ps.setLong(1, user);
+            ps.setInt(2, counted);
+            ps.setLong(3, excluded);
+            ps.executeUpdate();
+        }
+    }
+
+    List<Long> ids(String path) throws Exception {
+        List<Long> out = new ArrayList<>();
+        for (List<Long> item : walk(path, 2)) {
+            out.add(item.get(0));
+        }
+        return out;
+    }
+
+    @Test
+    void inactiveAccount_isInvisibleInEveryRead_andEveryEdgeIsBackOnReactivation() throws Exception {
+        // Users of their own (the model's answers do not change): 7001..7004, and a celebrity 7100 with pages.
+        GraphWriter writer = new GraphWriter(dataSources);
+        long t = BASE_TIME;
+        writer.follow(7001, 7002, t + 1);
+        writer.follow(7001, 7003, t + 2);
+        writer.follow(7002, 7001, t + 3);
+        writer.follow(7002, 7003, t + 4);
+        writer.follow(7003, 7001, t + 5);
+        writer.follow(7004, 7002, t + 6);
+        writer.follow(7004, 7003, t + 7);
+        writer.writeCelebrity(7100, new long[] {7001, 7002, 7003, 7004}, new long[] {t + 1, t + 2, t + 3, t + 4}, 2);
+        List<List<Long>> suggestedBefore = suggestions(7004, 10);
+        assertThat(suggestedBefore).contains(List.of(7001L, 2L)); // through 7002 and 7003
+
+        setAccountState(7003, 1); // deactivated
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !check(7001, 7003));
+        assertThat(check(7003, 7001)).isFalse();
+        JsonNode batch = http.json(http.post("/internal/v1/users/7001/following/contains", "{\"ids\":[7002,7003]}"));
+        assertThat(batch.get("following").toString()).isEqualTo("[7002]");
+        assertThat(batch.get("notFollowing").toString()).isEqualTo("[7003]");
+        assertThat(ids("/internal/v1/users/7001/following")).containsExactly(7002L);
+        assertThat(ids("/internal/v1/users/7001/followers")).containsExactly(7002L);
+        assertThat(ids("/internal/v1/users/7100/followers")).containsExactly(7004L, 7002L, 7001L); // pages too
+        assertThat(ids("/internal/v1/users/7003/following")).isEmpty();
+        assertThat(ids("/internal/v1/users/7003/followers")).isEmpty();
+        JsonNode inactiveCounts = http.json(http.get("/internal/v1/users/7003/counts"));
+        assertThat(inactiveCounts.get("followers").longValue()).isZero();
+        assertThat(inactiveCounts.get("following").longValue()).isZero();
+        assertThat(http.json(http.get("/internal/v1/users/7001/common-following/7004")).get("items").toString())
+                .isEqualTo("[{\"userId\":7002}]");
+        JsonNode relationship = http.json(http.get("/internal/v1/users/7001/relationship/7003"));
+        assertThat(relationship.get("following").booleanValue()).isFalse();
+        assertThat(relationship.get("followedBy").booleanValue()).isFalse();
+        // 7003 is no longer the intermediate that made 7001 a suggestion for 7004, though the list was cached.
+        assertThat(suggestions(7004, 10)).contains(List.of(7001L, 1L));
+        assertThat(suggestions(7003, 10)).isEmpty();
+
+        // The job's count exclusions: 7001's followers and following counts each lose 7003.
+        setCountOffset(7001, 0, 1);
+        setCountOffset(7001, 1, 1);
+        JsonNode counts = http.json(http.get("/internal/v1/users/7001/counts"));
+        assertThat(counts.get("following").longValue()).isEqualTo(1);
+        assertThat(counts.get("followers").longValue()).isEqualTo(1);
+
+        setCountOffset(7001, 0, 0);
+        setCountOffset(7001, 1, 0);
+        setAccountState(7003, 0); // reactivated
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> check(7001, 7003));
+        assertThat(check(7003, 7001)).isTrue();
+        assertThat(ids("/internal/v1/users/7001/following")).containsExactly(7003L, 7002L);
+        assertThat(ids("/internal/v1/users/7100/followers")).containsExactly(7004L, 7003L, 7002L, 7001L);
+        assertThat(suggestions(7004, 10)).isEqualTo(suggestedBefore);
+        counts = http.json(http.get("/internal/v1/users/7001/counts"));
+        assertThat(counts.get("following").longValue()).isEqualTo(2);
+        assertThat(counts.get("followers").longValue()).isEqualTo(2);
+    }
+
     /** Depth 2 with the fan-out cut, skipping self and followed, by mutual count then id: {@code [id, count]}. */
     static List<List<Long>> expectedSuggestions(long a) {
         Map<Long, Long> counts = new HashMap<>();

@@ -2,6 +2,7 @@ package dev.socialgraph.check.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.lists.FollowLists;
 import dev.socialgraph.check.relations.RelationReads;
@@ -53,6 +54,7 @@ final class GraphReadHandlers {
     private final FollowLists lists;
     private final RelationReads relations;
     private final Suggestions suggestions;
+    private final AccountVisibility accounts;
     private final CheckProperties properties;
     private final CursorCodec cursors;
     private final Scheduler reads;
@@ -61,11 +63,12 @@ final class GraphReadHandlers {
      * @param reads where reads that may block run (bounded threads and queue)
      */
     GraphReadHandlers(FollowChecker checker, FollowLists lists, RelationReads relations, Suggestions suggestions,
-                      CheckProperties properties, Scheduler reads) {
+                      AccountVisibility accounts, CheckProperties properties, Scheduler reads) {
         this.checker = checker;
         this.lists = lists;
         this.relations = relations;
         this.suggestions = suggestions;
+        this.accounts = accounts;
         this.properties = properties;
         this.cursors = new CursorCodec(properties.cursorKey().getBytes(StandardCharsets.UTF_8));
         this.reads = reads;
@@ -152,6 +155,14 @@ final class GraphReadHandlers {
         if (request.uri().getRawQuery() != null) {
             UserIdJson.asStrings(param(request, UserIdJson.PARAMETER)); // no id in this answer; only refuse bad values
         }
+        int visibility = accounts.inProcess(follower, followee, token);
+        if (visibility == AccountVisibility.HIDDEN) {
+            return check(false); // a deactivated or erased user's edges are invisible
+        }
+        if (visibility == AccountVisibility.ASK_SHARD) {
+            return blocking(() -> !accounts.hides(follower, followee, token)
+                    && followsVisibly(follower, followee, token)).flatMap(GraphReadHandlers::check);
+        }
         int known = checker.answerInProcess(follower, followee, token);
         if (known == FollowChecker.NOT_FOLLOWING
                 || known == FollowChecker.FOLLOWING && !relations.followMayBeBlocked(follower, followee)) {
@@ -160,11 +171,25 @@ final class GraphReadHandlers {
         if (known == FollowChecker.FOLLOWING) {
             return blocking(() -> !relations.blocks(followee, follower)).flatMap(GraphReadHandlers::check);
         }
+        return blocking(() -> followsVisibly(follower, followee, token)).flatMap(GraphReadHandlers::check);
+    }
+
+    /** The check from Redis or the shard, a block of the follower by the followee hiding the follow; may block. */
+    private boolean followsVisibly(long follower, long followee, String token) {
         // The followee's token: it may have just blocked the follower, before the filter has the block.
-        return blocking(() -> checker.isFollowing(follower, followee, token)
+        return checker.isFollowing(follower, followee, token)
                 && !((checker.isOwnWrite(followee, token) || relations.followMayBeBlocked(follower, followee))
-                && relations.blocks(followee, follower)))
-                .flatMap(GraphReadHandlers::check);
+                && relations.blocks(followee, follower));
+    }
+
+    /** {@code answers} with every inactive followee's answer made {@code false}. */
+    private boolean[] visible(long[] ids, boolean[] answers) {
+        for (int i = 0; i < ids.length; i++) {
+            if (answers[i] && accounts.isInactive(ids[i])) {
+                answers[i] = false;
+            }
+        }
+        return answers;
     }
 
     private static Mono<ServerResponse> check(boolean following) {
@@ -184,11 +209,14 @@ final class GraphReadHandlers {
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
                     long[] ids = distinctSorted(parseIds(body));
-                    boolean[] known = checker.areFollowingInProcess(follower, ids, token);
-                    if (known != null) {
-                        return json(request, contained(ids, known));
+                    if (accounts.inProcess(follower, follower, token) == AccountVisibility.VISIBLE) {
+                        boolean[] known = checker.areFollowingInProcess(follower, ids, token);
+                        if (known != null) {
+                            return json(request, contained(ids, visible(ids, known)));
+                        }
                     }
-                    return blocking(() -> contained(ids, checker.areFollowing(follower, ids, token)))
+                    return blocking(() -> contained(ids, accounts.isInactive(follower, token) ? new boolean[ids.length]
+                            : visible(ids, checker.areFollowing(follower, ids, token))))
                             .flatMap(answer -> json(request, answer));
                 });
     }
@@ -211,12 +239,17 @@ final class GraphReadHandlers {
         long followedAt = at == null ? 0 : at.followedAt();
         long after = at == null ? Page.START : at.userId();
         return blocking(() -> {
+            if (accounts.isInactive(owner, null)) {
+                return new ListResponse(List.of(), null); // an inactive user's lists are empty
+            }
             Page page = kind == ListKind.FOLLOWING ? lists.following(owner, followedAt, after, size)
                     : lists.followers(owner, followedAt, after, size);
             long[] blocked = kind == ListKind.FOLLOWERS ? lists.blockedFollowers(owner, page) : new long[0];
             List<Item> items = new ArrayList<>(page.size());
             for (int i = 0; i < page.size(); i++) {
-                if (blocked.length == 0 || Arrays.binarySearch(blocked, page.ids()[i]) < 0) {
+                // Inactive users are left out; the cursor still goes on from the page's last position.
+                if ((blocked.length == 0 || Arrays.binarySearch(blocked, page.ids()[i]) < 0)
+                        && !accounts.isInactive(page.ids()[i])) {
                     items.add(new Item(page.ids()[i], page.followedAt()[i]));
                 }
             }
@@ -228,7 +261,8 @@ final class GraphReadHandlers {
     /** {@code GET /internal/v1/users/{id}/counts}: {@code {followers, following}} from the rows' count columns. */
     Mono<ServerResponse> counts(ServerRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
-        return blocking(() -> lists.counts(user)).flatMap(body -> json(request, body));
+        return blocking(() -> accounts.isInactive(user, null) ? FollowLists.Counts.NONE : lists.counts(user))
+                .flatMap(body -> json(request, body));
     }
 
     /** {@code GET /internal/v1/users/{id}/common-following/{otherId}?limit&cursor}: {@link CommonResponse}. */
@@ -239,10 +273,15 @@ final class GraphReadHandlers {
         String cursor = param(request, "cursor");
         long after = cursor == null ? 0 : cursors.decode(cursor, ListKind.COMMON, a).userId();
         return blocking(() -> {
+            if (accounts.hides(a, b, null)) {
+                return new CommonResponse(List.of(), null);
+            }
             FollowLists.CommonPage page = lists.commonFollowing(a, b, after, size);
             List<CommonItem> items = new ArrayList<>(page.ids().length);
             for (long userId : page.ids()) {
-                items.add(new CommonItem(userId));
+                if (!accounts.isInactive(userId)) {
+                    items.add(new CommonItem(userId));
+                }
             }
             String next = page.hasMore()
                     ? cursors.encode(ListKind.COMMON, a, 0, page.ids()[page.ids().length - 1]) : null;
@@ -261,6 +300,19 @@ final class GraphReadHandlers {
         long viewer = viewerHeader == null ? 0 : UserIds.parse(viewerHeader, VIEWER);
         boolean showBlocks = viewer == 0 || viewer == a || viewer == b;
         boolean showMute = viewer == 0 || viewer == a;
+        int visibility = accounts.inProcess(a, b, token);
+        if (visibility == AccountVisibility.HIDDEN) {
+            return json(request, RelationshipResponse.of(false, false, RelationReads.Between.NONE, showBlocks,
+                    showMute));
+        }
+        if (visibility == AccountVisibility.ASK_SHARD) {
+            return blocking(() -> accounts.hides(a, b, token)
+                    ? RelationshipResponse.of(false, false, RelationReads.Between.NONE, showBlocks, showMute)
+                    : RelationshipResponse.of(checker.isFollowing(a, b, token), checker.isFollowing(b, a, token),
+                            !showBlocks || a == b ? RelationReads.Between.NONE : relations.between(a, b), showBlocks,
+                            showMute))
+                    .flatMap(body -> json(request, body));
+        }
         int following = checker.answerInProcess(a, b, token);
         int followedBy = checker.answerInProcess(b, a, token);
         // A third party sees neither blocks nor mutes: the relations are not read for it at all.
@@ -298,10 +350,15 @@ final class GraphReadHandlers {
         long createdAt = at == null ? 0 : at.followedAt();
         long after = at == null ? Page.START : at.userId();
         return blocking(() -> {
+            if (accounts.isInactive(owner, null)) {
+                return new RelationListResponse(List.of(), null);
+            }
             Page page = relations.list(relation, owner, createdAt, after, size);
             List<RelationItem> items = new ArrayList<>(page.size());
             for (int i = 0; i < page.size(); i++) {
-                items.add(new RelationItem(page.ids()[i], page.followedAt()[i]));
+                if (!accounts.isInactive(page.ids()[i])) {
+                    items.add(new RelationItem(page.ids()[i], page.followedAt()[i]));
+                }
             }
             String next = page.hasMore() ? cursors.encode(kind, owner, page.lastFollowedAt(), page.lastId()) : null;
             return new RelationListResponse(items, next);
@@ -322,7 +379,12 @@ final class GraphReadHandlers {
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
                     long start = System.nanoTime();
-                    long[] candidates = relations.mayBeHidden(viewer, distinctSorted(parseIds(body)), ownWrite);
+                    long[] asked = distinctSorted(parseIds(body));
+                    if (accounts.isInactive(viewer)) {
+                        asked = new long[0]; // an inactive viewer has no blocks or mutes
+                    }
+                    // An inactive author is in no answer: no relation with them is shown.
+                    long[] candidates = relations.mayBeHidden(viewer, accounts.withoutInactive(asked), ownWrite);
                     if (candidates.length == 0) {
                         return json(request, HiddenResponse.of(relations.hidden(viewer, candidates, start)));
                     }
@@ -335,7 +397,8 @@ final class GraphReadHandlers {
     Mono<ServerResponse> suggestions(ServerRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
         int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.suggestionsMax());
-        return blocking(() -> new SuggestionsResponse(suggestions.suggest(user, size)))
+        return blocking(() -> new SuggestionsResponse(accounts.isInactive(user, null) ? List.of()
+                : suggestions.suggest(user, size)))
                 .flatMap(body -> json(request, body));
     }
 

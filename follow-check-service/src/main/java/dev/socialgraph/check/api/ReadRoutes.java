@@ -1,6 +1,7 @@
 package dev.socialgraph.check.api;
 
 import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.bloom.BloomHandlers;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.lists.FollowLists;
@@ -66,9 +67,9 @@ class ReadRoutes {
 
     @Bean
     GraphReadHandlers graphReadHandlers(FollowChecker checker, FollowLists lists, RelationReads relations,
-                                        Suggestions suggestions, CheckProperties properties,
-                                        Scheduler blockingReads) {
-        return new GraphReadHandlers(checker, lists, relations, suggestions, properties, blockingReads);
+                                        Suggestions suggestions, AccountVisibility accounts,
+                                        CheckProperties properties, Scheduler blockingReads) {
+        return new GraphReadHandlers(checker, lists, relations, suggestions, accounts, properties, blockingReads);
     }
 
     @Bean

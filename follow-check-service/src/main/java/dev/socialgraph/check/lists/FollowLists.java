@@ -89,8 +89,9 @@ public class FollowLists {
      * Follower and following counts.
      *
      * @param userId positive
-     * @return the counts from the rows' count columns: followers from the follower side (eventually consistent),
-     *         following from the following row
+     * @return the counts from the rows' count columns less the inactive users taken out of them
+     *         ({@code count_offsets}, docs/account-lifecycle.md): followers from the follower side (eventually
+     *         consistent), following from the following row
      */
     public Counts counts(long userId) {
         return new Counts(shards.followerCount(userId), shards.followingCount(userId));
@@ -120,6 +121,9 @@ public class FollowLists {
      * @param following how many the user follows
      */
     public record Counts(long followers, long following) {
+
+        /** The counts of a user with no edges (an inactive user's). */
+        public static final Counts NONE = new Counts(0, 0);
     }
 
     /**

@@ -20,6 +20,8 @@ import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.SqlErrors;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -44,6 +46,13 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
+
+    /** The inactive users taken out of a following count (docs/account-lifecycle.md), in its following shard. */
+    private static final String FOLLOWING_EXCLUDED =
+            "SELECT excluded FROM count_offsets WHERE user_id = ? AND counted = 0";
+    /** The inactive users taken out of a followers count, in its follower shard. */
+    private static final String FOLLOWERS_EXCLUDED =
+            "SELECT excluded FROM count_offsets WHERE user_id = ? AND counted = 1";
 
     /** Rows per query of a full scan. */
     private static final int SCAN_BATCH = 500;
@@ -220,25 +229,39 @@ public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
     }
 
     /**
-     * How many users {@code followerId} follows, from the count column of its following row.
+     * How many users {@code followerId} follows, from the count column of its following row, less the inactive
+     * users taken out of it.
      *
      * @param followerId positive user id
      * @return {@code 0..10000}
      * @throws ShardUnavailableException when its database is down
      */
     public int followingCount(long followerId) {
-        return read(ShardGroup.FOLLOWING, followerId, c -> following.count(c, followerId));
+        return read(ShardGroup.FOLLOWING, followerId, c -> (int) Math.max(0, following.count(c, followerId)
+                - excluded(c, FOLLOWING_EXCLUDED, followerId)));
     }
 
     /**
-     * How many users follow {@code followeeId}, from the count column of its follower row (eventually consistent).
+     * How many users follow {@code followeeId}, from the count column of its follower row (eventually consistent),
+     * less the inactive users taken out of it.
      *
      * @param followeeId positive user id
      * @return {@code >= 0}
      * @throws ShardUnavailableException when its database is down
      */
     public long followerCount(long followeeId) {
-        return read(ShardGroup.FOLLOWER, followeeId, c -> followers.count(c, followeeId));
+        return read(ShardGroup.FOLLOWER, followeeId, c -> Math.max(0, followers.count(c, followeeId)
+                - excluded(c, FOLLOWERS_EXCLUDED, followeeId)));
+    }
+
+    /** The offset of one count, 0 when no inactive user was taken out of it. */
+    private static long excluded(Connection c, String sql, long userId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setLong(1, userId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.socialgraph.check.suggest;
 
 import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.cache.RedisFollowingCache;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.store.ShardReader;
@@ -18,6 +19,11 @@ import tools.jackson.databind.annotation.JsonSerialize;
  * {@code suggestionsFanOut} follows per node, ranked by {@link SuggestionRanking}, at most {@code suggestionsMax}
  * kept in Redis {@code suggest:{id}} for {@code suggestionsTtl} (15 min). A cached list is filtered against the
  * user's current following (one batch check) so that an account followed since is not suggested again.
+ *
+ * <p>Inactive accounts (docs/account-lifecycle.md) are neither suggested nor counted as the intermediate that produced
+ * a suggestion. A cached list records which of the user's intermediates were inactive when it was computed (a hash of
+ * their ids); when that set has changed since, the list is computed again, so an account deactivated or reactivated
+ * after the list was cached changes the answer within the view's bound, not the cache's 15 minutes.
  */
 @Service
 public class Suggestions {
@@ -26,8 +32,11 @@ public class Suggestions {
     private final RedisFollowingCache redis;
     private final FollowChecker checker;
     private final CheckProperties properties;
+    private final AccountVisibility accounts;
 
-    Suggestions(ShardReader shards, RedisFollowingCache redis, FollowChecker checker, CheckProperties properties) {
+    Suggestions(ShardReader shards, RedisFollowingCache redis, FollowChecker checker, CheckProperties properties,
+                AccountVisibility accounts) {
+        this.accounts = accounts;
         this.shards = shards;
         this.redis = redis;
         this.checker = checker;
@@ -52,13 +61,26 @@ public class Suggestions {
      */
     public List<Suggestion> suggest(long userId, int limit) {
         String key = RedisKeys.suggestions(userId);
-        SuggestionRanking.Ranked ranked = decode(redis.get(key));
+        String cached = redis.get(key);
+        SuggestionRanking.Ranked ranked = decode(cached);
+        FollowingRow row = null;
+        if (ranked != null && (accounts.anyInactive() || inactiveHash(cached) != 0)) {
+            row = shards.following(userId);
+            if (inactiveHash(cached) != inactiveHops(hops(row))) {
+                ranked = null; // an intermediate was deactivated or reactivated since the list was computed
+            }
+        }
         if (ranked == null) {
-            ranked = compute(userId);
-            redis.put(key, encode(ranked), properties.suggestionsTtl());
+            if (row == null) {
+                row = shards.following(userId);
+            }
+            long[] hop = hops(row);
+            ranked = compute(userId, row, accounts.withoutInactive(hop));
+            redis.put(key, encode(ranked, inactiveHops(hop)), properties.suggestionsTtl());
         } else if (ranked.size() > 0) {
             ranked = withoutFollowed(userId, ranked);
         }
+        ranked = withoutInactive(ranked);
         ranked = ranked.first(limit);
         Suggestion[] out = new Suggestion[ranked.size()];
         for (int i = 0; i < out.length; i++) {
@@ -67,10 +89,52 @@ public class Suggestions {
         return List.of(out);
     }
 
-    private SuggestionRanking.Ranked compute(long userId) {
-        FollowingRow row = shards.following(userId);
+    /** The user's intermediates: the most recent {@code suggestionsFanOut} of its following. */
+    private long[] hops(FollowingRow row) {
+        return AdjacencyArray.mostRecent(row.followingIds(), row.followedAt(), properties.suggestionsFanOut());
+    }
+
+    /** A hash of the inactive ids among {@code hop}, 0 when none is inactive. */
+    private long inactiveHops(long[] hop) {
+        long[] active = accounts.withoutInactive(hop);
+        if (active.length == hop.length) {
+            return 0;
+        }
+        long[] inactive = new long[hop.length - active.length];
+        int n = 0;
+        for (long id : hop) {
+            if (accounts.isInactive(id)) {
+                inactive[n++] = id;
+            }
+        }
+        Arrays.sort(inactive, 0, n);
+        long h = 1;
+        for (int i = 0; i < n; i++) {
+            h = h * 0x9E3779B97F4A7C15L + inactive[i];
+        }
+        return h == 0 ? 1 : h;
+    }
+
+    /** {@code ranked} without inactive candidates. */
+    private SuggestionRanking.Ranked withoutInactive(SuggestionRanking.Ranked ranked) {
+        if (!accounts.anyInactive() || ranked.size() == 0) {
+            return ranked;
+        }
+        long[] ids = new long[ranked.size()];
+        int[] counts = new int[ranked.size()];
+        int n = 0;
+        for (int i = 0; i < ranked.size(); i++) {
+            if (!accounts.isInactive(ranked.ids()[i])) {
+                ids[n] = ranked.ids()[i];
+                counts[n++] = ranked.mutualCounts()[i];
+            }
+        }
+        return n == ids.length ? ranked
+                : new SuggestionRanking.Ranked(Arrays.copyOf(ids, n), Arrays.copyOf(counts, n));
+    }
+
+    private SuggestionRanking.Ranked compute(long userId, FollowingRow row, long[] hop) {
         int fanOut = properties.suggestionsFanOut();
-        long[] hop = AdjacencyArray.mostRecent(row.followingIds(), row.followedAt(), fanOut);
         if (hop.length == 0) {
             return SuggestionRanking.Ranked.EMPTY;
         }
@@ -108,10 +172,38 @@ public class Suggestions {
         return s.toString();
     }
 
+    /**
+     * {@link #encode(SuggestionRanking.Ranked)}, after {@code ~<inactiveHops>;} when some intermediates were
+     * inactive.
+     */
+    static String encode(SuggestionRanking.Ranked ranked, long inactiveHops) {
+        return inactiveHops == 0 ? encode(ranked) : "~" + inactiveHops + ";" + encode(ranked);
+    }
+
+    /** The hash of inactive intermediates a cached value was computed with; 0 for none or no value. */
+    static long inactiveHash(String value) {
+        if (value == null || !value.startsWith("~")) {
+            return 0;
+        }
+        int end = value.indexOf(';');
+        try {
+            return end < 0 ? 0 : Long.parseLong(value, 1, end, 10);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
     /** Inverse of {@link #encode}; {@code null} (not cached) for {@code null} or a value it did not write. */
     static SuggestionRanking.Ranked decode(String value) {
         if (value == null) {
             return null;
+        }
+        if (value.startsWith("~")) {
+            int end = value.indexOf(';');
+            if (end < 0) {
+                return null;
+            }
+            value = value.substring(end + 1);
         }
         if (value.isEmpty()) {
             return SuggestionRanking.Ranked.EMPTY;

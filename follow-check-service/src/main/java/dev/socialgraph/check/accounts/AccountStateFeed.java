@@ -1,0 +1,110 @@
+package dev.socialgraph.check.accounts;
+
+import dev.socialgraph.store.ShardDataSources;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Feeds {@link InactiveUsers} from the state rows themselves: every {@code interval} (250 ms), each shard database is
+ * asked for the {@code account_states} rows changed since its previous poll, by that database's clock. The first poll
+ * of a database reads all its rows (the view's load at start-up: {@link #loadNow} runs it before the service is
+ * ready). Each poll looks back {@code overlap} (5 s) past the previous one: a state change's transaction takes its
+ * {@code updated_at} when it starts and becomes visible when it commits, so a row may appear later than its time says;
+ * applying a row twice is harmless.
+ *
+ * <p>Why polling rather than a Kafka topic: a suspension must reach every reader even while the broker is down, and a
+ * state row is the truth the feed needs; the poll is one indexed range read per database per interval, usually empty.
+ * A database that fails its poll is retried at the next one from the same point, so nothing is skipped.
+ */
+public final class AccountStateFeed implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(AccountStateFeed.class);
+    private static final OffsetDateTime BEGINNING = OffsetDateTime.parse("1970-01-01T00:00:00Z");
+
+    private final ShardDataSources dataSources;
+    private final InactiveUsers view;
+    private final Duration overlap;
+    private final long intervalMillis;
+    private final Counter failures;
+    /** Per database, the time the next poll reads from; writer: the feed's thread (or {@link #loadNow} before it). */
+    private final Map<DataSource, OffsetDateTime> since = new HashMap<>();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "account-state-feed");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * @param dataSources the shard databases (every database of the map is polled: state rows live in the following
+     *                    group's, the others answer nothing)
+     * @param view        what the rows are applied to
+     * @param interval    time between polls, {@code > 0}
+     * @param overlap     how far each poll looks back past the previous one, {@code >= 0}
+     * @param registry    where {@code graph.check.accounts.poll.failures} is counted
+     */
+    public AccountStateFeed(ShardDataSources dataSources, InactiveUsers view, Duration interval, Duration overlap,
+                            MeterRegistry registry) {
+        this.dataSources = dataSources;
+        this.view = view;
+        this.overlap = overlap;
+        this.intervalMillis = interval.toMillis();
+        this.failures = Counter.builder("graph.check.accounts.poll.failures")
+                .description("Polls of a database's account states that failed (retried from the same point)")
+                .register(registry);
+    }
+
+    /**
+     * Loads every database's state rows now, on the caller's thread, then starts the periodic poll.
+     *
+     * @return whether every database answered (when not, the polls go on trying)
+     */
+    public synchronized boolean loadNow() {
+        boolean complete = pollAll();
+        timer.scheduleWithFixedDelay(this::poll, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+        return complete;
+    }
+
+    private synchronized void poll() {
+        try {
+            pollAll();
+        } catch (RuntimeException e) {
+            failures.increment();
+            log.warn("Account state poll failed", e);
+        }
+    }
+
+    /** One poll of every database; package-private for tests. */
+    synchronized boolean pollAll() {
+        boolean complete = true;
+        for (DataSource ds : dataSources.all().values()) {
+            OffsetDateTime from = since.getOrDefault(ds, BEGINNING);
+            try (Connection c = ds.getConnection()) {
+                OffsetDateTime now = AccountStates.now(c);
+                AccountStates.changedSince(c, from, (userId, state) -> view.apply(userId, state));
+                since.put(ds, now.minus(overlap));
+            } catch (SQLException e) {
+                complete = false;
+                failures.increment();
+                log.debug("Account state poll of a database failed; retried from the same point", e);
+            }
+        }
+        return complete;
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

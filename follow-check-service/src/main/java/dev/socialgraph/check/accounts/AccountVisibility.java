@@ -1,0 +1,127 @@
+package dev.socialgraph.check.accounts;
+
+import dev.socialgraph.check.follow.FollowChecker;
+
+/**
+ * The read path's one rule for inactive accounts (docs/account-lifecycle.md): an edge with a deactivated or erased
+ * user at either end is invisible, to every viewer. The {@link InactiveUsers} view answers, except for a read that
+ * carries a follow token of one of the two users: that caller may have just changed the user's state (an operator's
+ * deactivation answers with the user's token), so that user's state row is read instead of the view, which may be one
+ * poll behind.
+ */
+public final class AccountVisibility {
+
+    /** Reads one user's state row: {@link AccountStates#ACTIVE}, {@code DEACTIVATED} or {@code ERASED}. */
+    @FunctionalInterface
+    public interface StateReader {
+
+        /**
+         * @param userId positive user id
+         * @return the user's state
+         */
+        int state(long userId);
+    }
+
+    /** {@link #inProcess}: neither user is inactive. */
+    public static final int VISIBLE = 0;
+    /** {@link #inProcess}: a user is inactive; the edge is not shown. */
+    public static final int HIDDEN = 1;
+    /** {@link #inProcess}: a follow token asks for a state row; call {@link #hides} off the I/O thread. */
+    public static final int ASK_SHARD = 2;
+
+    private final InactiveUsers view;
+    private final StateReader states;
+    private final FollowChecker checker;
+    private final boolean enabled;
+
+    /**
+     * @param view    the inactive users
+     * @param states  reads a state row ({@link AccountStates#state}), for reads with a follow token
+     * @param checker verifies follow tokens
+     * @param enabled {@code false} turns the rule off (only to measure its cost: inactive users are then shown)
+     */
+    public AccountVisibility(InactiveUsers view, StateReader states, FollowChecker checker, boolean enabled) {
+        this.view = view;
+        this.states = states;
+        this.checker = checker;
+        this.enabled = enabled;
+    }
+
+    /**
+     * Whether an edge between {@code a} and {@code b} is visible, from memory only.
+     *
+     * @param a     positive user id
+     * @param b     positive user id
+     * @param token the {@code X-Follow-Token} header, or {@code null}
+     * @return {@link #VISIBLE}, {@link #HIDDEN} or {@link #ASK_SHARD}
+     */
+    public int inProcess(long a, long b, String token) {
+        if (!enabled) {
+            return VISIBLE;
+        }
+        if (token != null && (checker.isOwnWrite(a, token) || checker.isOwnWrite(b, token))) {
+            return ASK_SHARD;
+        }
+        return view.hidesEither(a, b) ? HIDDEN : VISIBLE;
+    }
+
+    /**
+     * Whether an edge between {@code a} and {@code b} is invisible; may read a state row, so never on an I/O thread.
+     *
+     * @param a     positive user id
+     * @param b     positive user id
+     * @param token the {@code X-Follow-Token} header, or {@code null}
+     * @return whether either user is inactive
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when a state row must be read and its database
+     *                                                                is down
+     */
+    public boolean hides(long a, long b, String token) {
+        return isInactive(a, token) || isInactive(b, token);
+    }
+
+    /**
+     * Whether {@code userId} is inactive; may read its state row (see {@link #hides}).
+     *
+     * @param userId positive user id
+     * @param token  the {@code X-Follow-Token} header, or {@code null}
+     * @return whether the user is deactivated or erased
+     */
+    public boolean isInactive(long userId, String token) {
+        if (!enabled) {
+            return false;
+        }
+        if (token != null && checker.isOwnWrite(userId, token)) {
+            return states.state(userId) != AccountStates.ACTIVE;
+        }
+        return view.isInactive(userId);
+    }
+
+    /**
+     * {@code ids} without the inactive users, by the view.
+     *
+     * @param ids any ids
+     * @return {@code ids} itself when none is inactive, otherwise a shorter copy in the same order
+     */
+    public long[] withoutInactive(long[] ids) {
+        return enabled ? view.withoutInactive(ids) : ids;
+    }
+
+    /**
+     * Whether {@code userId} is inactive by the view (no state row read).
+     *
+     * @param userId any value
+     * @return whether the view holds it
+     */
+    public boolean isInactive(long userId) {
+        return enabled && view.isInactive(userId);
+    }
+
+    /**
+     * Whether any user is inactive by the view: while none is, the per-id work can be skipped.
+     *
+     * @return whether the view holds an id
+     */
+    public boolean anyInactive() {
+        return enabled && !view.isEmpty();
+    }
+}
