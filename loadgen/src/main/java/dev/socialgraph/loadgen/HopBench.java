@@ -30,7 +30,9 @@ import picocli.CommandLine.Option;
  * the per-round values. With {@code --pid-dir}, CPU microseconds per answer of every process named there; the
  * summary's column is that of the process named like the target ({@code gateway.pid}, {@code baseline.pid}). With
  * {@code --baseline-url}, a second gateway (an untuned build, say) is a third target in the same rounds, so a tuning
- * is compared under the same background load as the tuned gateway. With {@code --client}, {@code graph-client}'s
+ * is compared under the same background load as the tuned gateway. With {@code --direct-baseline-url}, a second
+ * check instance (the same build with a feature off, say) is a target beside direct, its CPU from
+ * {@code direct-baseline.pid}: a feature's cost on the check path, measured in the same rounds. With {@code --client}, {@code graph-client}'s
  * backend client ({@link ClientTarget}: shard-affine, no gateway) is one more target, compared with direct like the
  * gateway; its CPU column is empty, as it runs inside this process.
  *
@@ -54,6 +56,10 @@ public final class HopBench implements Callable<Integer> {
 
     @Option(names = "--baseline-url", description = "a second gateway (e.g. an untuned build) run interleaved with the first (optional)")
     URI baselineUrl;
+
+    @Option(names = "--direct-baseline-url", description = "a second check instance (e.g. the same build with a feature "
+            + "off) run interleaved with direct; its CPU from <pid-dir>/direct-baseline.pid (optional)")
+    URI directBaselineUrl;
 
     @Option(names = "--client", description = "also measure graph-client's backend client, a path without the gateway (optional)")
     boolean client;
@@ -143,6 +149,10 @@ public final class HopBench implements Callable<Integer> {
             if (baselineUrl != null) {
                 targets.put("baseline", HttpTarget.gateway(baselineUrl, secret, graph, processes));
             }
+            if (directBaselineUrl != null) {
+                targets.put("direct-baseline", HttpTarget.direct(directBaselineUrl, directBaselineUrl, token,
+                        processes));
+            }
             if (hello) {
                 targets.put("hello", HttpTarget.fixed("hello", URI.create(HttpTarget.strip(checkUrl) + "/internal/v1/hello"),
                         token, processes));
@@ -219,6 +229,7 @@ public final class HopBench implements Callable<Integer> {
             case "gateway", "bare" -> "gateway";
             case "redis" -> "redis";
             case "baseline" -> "baseline";
+            case "direct-baseline" -> "direct-baseline";
             default -> "follow-check-service";
         };
     }

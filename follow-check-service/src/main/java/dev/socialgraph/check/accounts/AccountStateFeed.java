@@ -7,8 +7,12 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +28,10 @@ import org.slf4j.LoggerFactory;
  * {@code updated_at} when it starts and becomes visible when it commits, so a row may appear later than its time says;
  * applying a row twice is harmless.
  *
+ * <p>Each database is polled by a task of its own, on a virtual thread: a database that is down holds its task for a
+ * connection timeout and is skipped by the rounds until that task ends, while the others go on being polled every
+ * interval. The rows a task read are applied to the view under one lock ({@link InactiveUsers} has one writer).
+ *
  * <p>Why polling rather than a Kafka topic: a suspension must reach every reader even while the broker is down, and a
  * state row is the truth the feed needs; the poll is one indexed range read per database per interval, usually empty.
  * A database that fails its poll is retried at the next one from the same point, so nothing is skipped.
@@ -38,8 +46,11 @@ public final class AccountStateFeed implements AutoCloseable {
     private final Duration overlap;
     private final long intervalMillis;
     private final Counter failures;
-    /** Per database, the time the next poll reads from; writer: the feed's thread (or {@link #loadNow} before it). */
-    private final Map<DataSource, OffsetDateTime> since = new HashMap<>();
+    /** Per database, the time its next poll reads from. */
+    private final Map<DataSource, OffsetDateTime> since = new ConcurrentHashMap<>();
+    /** The databases whose poll is running. */
+    private final Set<DataSource> inFlight = ConcurrentHashMap.newKeySet();
+    private final ExecutorService polls = Executors.newVirtualThreadPerTaskExecutor();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "account-state-feed");
         t.setDaemon(true);
@@ -70,41 +81,60 @@ public final class AccountStateFeed implements AutoCloseable {
      *
      * @return whether every database answered (when not, the polls go on trying)
      */
-    public synchronized boolean loadNow() {
-        boolean complete = pollAll();
-        timer.scheduleWithFixedDelay(this::poll, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
-        return complete;
-    }
-
-    private synchronized void poll() {
-        try {
-            pollAll();
-        } catch (RuntimeException e) {
-            failures.increment();
-            log.warn("Account state poll failed", e);
-        }
-    }
-
-    /** One poll of every database; package-private for tests. */
-    synchronized boolean pollAll() {
+    public boolean loadNow() {
         boolean complete = true;
         for (DataSource ds : dataSources.all().values()) {
-            OffsetDateTime from = since.getOrDefault(ds, BEGINNING);
-            try (Connection c = ds.getConnection()) {
-                OffsetDateTime now = AccountStates.now(c);
-                AccountStates.changedSince(c, from, (userId, state) -> view.apply(userId, state));
-                since.put(ds, now.minus(overlap));
-            } catch (SQLException e) {
-                complete = false;
-                failures.increment();
-                log.debug("Account state poll of a database failed; retried from the same point", e);
+            complete &= poll(ds);
+        }
+        timer.scheduleWithFixedDelay(this::round, intervalMillis, intervalMillis, TimeUnit.MILLISECONDS);
+        return complete;
+    }
+
+    /** Starts a poll of every database whose previous poll has ended. */
+    private void round() {
+        try {
+            for (DataSource ds : dataSources.all().values()) {
+                if (inFlight.add(ds)) {
+                    polls.execute(() -> {
+                        try {
+                            poll(ds);
+                        } finally {
+                            inFlight.remove(ds);
+                        }
+                    });
+                }
+            }
+        } catch (RuntimeException e) {
+            failures.increment();
+            log.warn("Account state poll round failed", e);
+        }
+    }
+
+    /** One poll of one database: reads its rows changed since its last poll, then applies them; false on failure. */
+    boolean poll(DataSource ds) {
+        OffsetDateTime from = since.getOrDefault(ds, BEGINNING);
+        List<long[]> rows = new ArrayList<>();
+        OffsetDateTime now;
+        try (Connection c = ds.getConnection()) {
+            now = AccountStates.now(c);
+            AccountStates.changedSince(c, from, (userId, state) -> rows.add(new long[] {userId, state}));
+        } catch (SQLException | RuntimeException e) {
+            failures.increment();
+            log.debug("Account state poll of a database failed; retried from the same point", e);
+            return false;
+        }
+        synchronized (view) {
+            for (long[] row : rows) {
+                view.apply(row[0], (int) row[1]);
             }
         }
-        return complete;
+        since.put(ds, now.minus(overlap));
+        return true;
     }
 
     @Override
     public void close() {
         timer.shutdownNow();
+        polls.shutdownNow();
     }
 }
