@@ -105,22 +105,28 @@ public final class AccountStateRepository {
     }
 
     /**
-     * Locks the user's follow, block and mute rows for the rest of the transaction, creating absent ones empty
-     * (version 0): every write by the user locks one of them before it reads the user's state, so the two
-     * serialize. Always in relation order, as writes that lock two rows (a block) do.
+     * Locks the user's follow, block and mute rows for the rest of the transaction: every write by the user locks one
+     * of them before it reads the user's state, so the two serialize. Always in relation order, as writes that lock
+     * two rows (a block) do.
+     *
+     * @param createAbsent whether to create absent rows first (empty, version 0), so that a write that would create
+     *                     one waits for this transaction too; a state change does so only when it will write, so a
+     *                     repeated call writes nothing
      */
-    public void lockUserRows(Connection connection, long userId) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(CREATE_ROWS)) {
-            ps.setLong(1, userId);
-            ps.setLong(2, userId);
-            ps.setLong(3, userId);
-            ps.executeUpdate();
+    public void lockUserRows(Connection connection, long userId, boolean createAbsent) throws SQLException {
+        if (createAbsent) {
+            try (PreparedStatement ps = connection.prepareStatement(CREATE_ROWS)) {
+                ps.setLong(1, userId);
+                ps.setLong(2, userId);
+                ps.setLong(3, userId);
+                ps.executeUpdate();
+            }
         }
         try (PreparedStatement ps = connection.prepareStatement(LOCK_ROWS)) {
             ps.setLong(1, userId);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    // locked
+                    // each row returned is locked
                 }
             }
         }

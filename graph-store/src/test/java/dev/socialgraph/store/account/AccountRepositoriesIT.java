@@ -124,9 +124,15 @@ class AccountRepositoriesIT {
         FollowingRepository follows = new FollowingRepository();
         tx(following(user), c -> follows.writeNextVersion(c, follows.lockOrCreate(c, user), new long[] {9},
                 new long[] {1}));
+        tx(following(user), c -> {
+            states.lockUserRows(c, user, false);
+            return null;
+        });
+        var blockRowBefore = tx(following(user), c -> new FollowingRepository(Relation.BLOCK).find(c, user));
+        assertThat(blockRowBefore).as("not created without createAbsent").isEmpty();
 
         tx(following(user), c -> {
-            states.lockUserRows(c, user);
+            states.lockUserRows(c, user, true);
             return null;
         });
 
@@ -307,7 +313,7 @@ class AccountRepositoriesIT {
         long muter = 5001 + 256;
         FollowingRepository mutes = new FollowingRepository(Relation.MUTE);
         tx(following(user), c -> {
-            states.lockUserRows(c, user);
+            states.lockUserRows(c, user, true);
             mutes.writeNextVersion(c, mutes.lockOrCreate(c, muter), new long[] {user}, new long[] {1});
             return null;
         });
