@@ -9,7 +9,9 @@ import tools.jackson.databind.node.ObjectNode;
  * A job's counters, stored as JSON in {@code account_jobs.report} after every batch, so a resumed job goes on
  * counting where the killed one stopped: edges walked per relation and direction ({@code following}: X's own rows;
  * {@code followers}: rows of others naming X), count exclusions added and removed, rows changed on other users' sides,
- * rows of X's own deleted, and, once done, the job's milliseconds. Not thread-safe (one worker per job).
+ * rows of X's own deleted, and, once done, the job's milliseconds. The counters of changes are exact for a job that
+ * ran uninterrupted; after a crash they lack the changes of the one batch that was running (its redo finds them done
+ * and changes nothing), while the edge counters and {@code done} are exact. Not thread-safe (one worker per job).
  */
 final class JobReport {
 
