@@ -23,6 +23,7 @@ import org.springframework.validation.annotation.Validated;
  * @param topic        the Kafka topic the outbox relay publishes to ({@code follow-events})
  * @param redis        the L1 cache connection
  * @param relay        the outbox relay
+ * @param accounts     the account lifecycle's job runner (docs/account-lifecycle.md)
  */
 @Validated
 @ConfigurationProperties("graph.write")
@@ -32,7 +33,8 @@ public record WriteProperties(
         @Size(min = 32, message = "must be at least 32 bytes (GRAPH_TOKEN_SECRET)") String tokenSecret,
         @DefaultValue(Topics.FOLLOW_EVENTS) @NotBlank String topic,
         @DefaultValue @Valid Redis redis,
-        @DefaultValue @Valid Relay relay) {
+        @DefaultValue @Valid Relay relay,
+        @DefaultValue @Valid Accounts accounts) {
 
     /**
      * The Redis connection of the write-through to {@code following:{id}}.
@@ -67,5 +69,28 @@ public record WriteProperties(
             @DefaultValue("200ms") @NotNull Duration pollInterval,
             @DefaultValue("10s") @NotNull Duration sendTimeout,
             @DefaultValue("7d") @NotNull Duration retention) {
+    }
+
+    /**
+     * The runner of account jobs (deactivate, reactivate, erase: docs/account-lifecycle.md, "The jobs"): it leases the
+     * queued jobs of the following databases and walks the user's edges.
+     *
+     * @param enabled        whether this instance runs jobs (every instance may; leases keep one worker per job)
+     * @param edgesPerSecond how many edges all jobs of this instance walk per second at most, so live writes keep
+     *                       their latency; a batch is a quarter second of it (at most 500 edges)
+     * @param lease          how long a job's lease holds without renewal: a worker killed mid-job is replaced after
+     *                       this long; renewed after every batch
+     * @param pollInterval   pause after a round over every following database that found no job
+     */
+    public record Accounts(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("20000") @Min(1) @Max(1000000) int edgesPerSecond,
+            @DefaultValue("10s") @NotNull Duration lease,
+            @DefaultValue("500ms") @NotNull Duration pollInterval) {
+
+        /** Edges per batch: a quarter second at the rate limit, 1..500. */
+        public int batchSize() {
+            return Math.max(1, Math.min(500, edgesPerSecond / 4));
+        }
     }
 }

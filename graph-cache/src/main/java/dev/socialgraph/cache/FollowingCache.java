@@ -99,7 +99,7 @@ public final class FollowingCache {
     public interface FailureListener {
         /**
          * @param command the Redis command or script ({@code SMISMEMBER}, {@code FILL}, {@code APPLY},
-         *                {@code INVALIDATE}, {@code CONNECT})
+         *                {@code INVALIDATE}, {@code DEL}, {@code CONNECT})
          * @param error   what failed
          */
         void failed(String command, Throwable error);
@@ -201,6 +201,25 @@ public final class FollowingCache {
                     keys(followerId), args) == FollowingCacheScripts.FILLED;
         } catch (RuntimeException e) {
             failed("FILL", e);
+            return false;
+        }
+    }
+
+    /**
+     * Deletes every key of {@code userId}: {@code following:{id}}, its version floor, {@code counts:{id}} and
+     * {@code suggest:{id}}, in one {@code DEL} (one hash tag, so one slot in a cluster). For an erased user, whose rows
+     * are gone: nothing may be left that names them.
+     *
+     * @param userId positive
+     * @return whether Redis confirmed the deletion; {@code false} when it failed (the caller retries)
+     */
+    public boolean forget(long userId) {
+        try {
+            redis.sync().del(RedisKeys.following(userId), RedisKeys.followingVersion(userId),
+                    RedisKeys.counts(userId), RedisKeys.suggestions(userId));
+            return true;
+        } catch (RuntimeException e) {
+            failed("DEL", e);
             return false;
         }
     }

@@ -81,6 +81,25 @@ abstract class FollowingCacheContract {
     }
 
     @Test
+    void forget_deletesTheSetAndItsFloor_andLeavesOtherUsers() {
+        try (RedisConnector redis = connect()) {
+            FollowingCache cache = cache(redis);
+            long a = user();
+            long b = user();
+            cache.fill(a, new long[] {5}, 9);
+            cache.fill(b, new long[] {5}, 1);
+
+            assertThat(cache.forget(a)).isTrue();
+            assertThat(cache.forget(a)).as("nothing left to delete").isTrue();
+
+            assertThat(cache.isFollowing(a, 5)).isEqualTo(FollowingCache.MISS);
+            assertThat(cache.fill(a, new long[] {6}, 1)).as("the version floor is gone too").isTrue();
+            assertThat(cache.isFollowing(b, 5)).isEqualTo(FollowingCache.FOLLOWING);
+            assertThat(failures).isEmpty();
+        }
+    }
+
+    @Test
     void apply_toAnUncachedUser_recordsAFloor_thatRefusesAnOlderFill() {
         try (RedisConnector redis = connect()) {
             FollowingCache cache = cache(redis);

@@ -165,6 +165,19 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Kills the service at once (SIGKILL: no shutdown hook, no graceful stop, no lease given up), as a crash or an
+     * OOM killer would, and waits for it to exit.
+     */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Stops the service (SIGTERM, graceful shutdown; killed after 30 s). */
     @Override
     public void close() {

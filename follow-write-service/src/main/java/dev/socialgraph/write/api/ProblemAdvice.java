@@ -8,6 +8,9 @@ import dev.socialgraph.write.follow.FollowingLimitException;
 import dev.socialgraph.write.follow.RelationLimitException;
 import dev.socialgraph.write.follow.SelfFollowException;
 import dev.socialgraph.write.follow.SelfRelationException;
+import dev.socialgraph.write.follow.UserInactiveException;
+import dev.socialgraph.write.account.AccountConflictException;
+import dev.socialgraph.write.account.JobId;
 import dev.socialgraph.write.follow.WriteMetrics;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -19,7 +22,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * input in {@code parameter}, 503 with {@code Retry-After} for an unavailable shard, 500 without internals), plus the
  * write rules: 400 for a self-follow, self-block or self-mute, 409 at the following, block or mute cap ({@link ProblemType#LIMIT_REACHED}), 409 for a
  * follow of a user the follower blocks ({@link ProblemType#BLOCKING}) and 403 for a follow of a user who blocks the follower
- * ({@link ProblemType#BLOCKED}). Every 400 counts as a rejected write ({@code graph.write.results{outcome=rejected}}).
+ * ({@link ProblemType#BLOCKED}); for the account lifecycle, 404 {@link ProblemType#USER_INACTIVE} for a write by or of a
+ * deactivated or erased user (naming that user's field), 409 {@link ProblemType#CONFLICT} for a state change an erased
+ * user forbids and 404 {@link ProblemType#NOT_FOUND} for an unknown job. Every 400 counts as a rejected write ({@code graph.write.results{outcome=rejected}}).
  */
 @RestControllerAdvice
 class ProblemAdvice extends dev.socialgraph.web.ProblemAdvice {
@@ -80,6 +85,28 @@ class ProblemAdvice extends dev.socialgraph.web.ProblemAdvice {
     ProblemDetail blocking(BlockingException e) {
         ProblemDetail problem = problem(ProblemType.BLOCKING, e.getMessage(), "followeeId");
         problem.setTitle("You block this user; unblock first");
+        return problem;
+    }
+
+    @ExceptionHandler(UserInactiveException.class)
+    ProblemDetail userInactive(UserInactiveException e) {
+        metrics.rejected();
+        ProblemDetail problem = problem(ProblemType.USER_INACTIVE, e.getMessage(), e.field());
+        problem.setTitle("User deactivated or erased");
+        return problem;
+    }
+
+    @ExceptionHandler(AccountConflictException.class)
+    ProblemDetail accountConflict(AccountConflictException e) {
+        ProblemDetail problem = problem(ProblemType.CONFLICT, e.getMessage(), "id");
+        problem.setTitle("User erased");
+        return problem;
+    }
+
+    @ExceptionHandler(AccountController.JobNotFoundException.class)
+    ProblemDetail jobNotFound(AccountController.JobNotFoundException e) {
+        ProblemDetail problem = problem(ProblemType.NOT_FOUND, e.getMessage(), JobId.FIELD);
+        problem.setTitle("No such job");
         return problem;
     }
 }

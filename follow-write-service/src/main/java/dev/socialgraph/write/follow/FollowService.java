@@ -1,12 +1,14 @@
 package dev.socialgraph.write.follow;
 
 import dev.socialgraph.cache.FollowingCache;
+import dev.socialgraph.common.adjacency.Adjacency;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.RelationEdges;
+import dev.socialgraph.store.account.AccountStateRepository;
 import dev.socialgraph.write.WriteProperties;
 import java.time.Clock;
 import java.util.Arrays;
@@ -31,6 +33,11 @@ import org.springframework.stereotype.Service;
  * <p>After the commit the change is applied to Redis {@code following:{followerId}}; a Redis failure is counted
  * ({@code graph.write.cache.apply{result=failed}}) and does not fail the write, which is already durable: the
  * consumer applies the same change from the event stream.
+ *
+ * <p>A follow or unfollow by or of a deactivated or erased user is refused ({@link UserInactiveException},
+ * docs/account-lifecycle.md): the followee's state is read on its shard before the transaction (for a follow in the
+ * same statement as its block), the follower's inside the transaction after the row lock, which a state change takes
+ * too.
  *
  * <p>Thread-safe.
  */
@@ -65,18 +72,24 @@ public class FollowService {
      * @throws SelfFollowException        if the ids are equal
      * @throws BlockingException          if the follower blocks the followee
      * @throws BlockedException           if the followee blocks the follower
+     * @throws UserInactiveException      if the follower or the followee is deactivated or erased
      * @throws FollowingLimitException    if the follower already follows {@code graph.write.following-cap} users
      * @throws ShardUnavailableException  if the follower's or the followee's following database cannot be reached
      */
     public FollowResult follow(long followerId, long followeeId) {
         requireDistinct(followerId, followeeId);
-        if (shards.blocks(followeeId, followerId)) {
+        AccountStateRepository.TargetState followee = shards.followee(followeeId, followerId);
+        if (!followee.state().isActive()) {
+            throw new UserInactiveException(followeeId, "followeeId");
+        }
+        if (followee.blocks()) {
             refuseBlocked(followerId, followeeId);
         }
         FollowResult result;
         try {
             result = shards.inTransaction(followerId, connection -> {
                 FollowingRow row = follows.rows().lockOrCreate(connection, followerId);
+                shards.requireActive(connection, followerId, "followerId");
                 int at = Arrays.binarySearch(row.followingIds(), followeeId);
                 if (at >= 0) {
                     return new FollowResult(followerId, followeeId, true, row.followedAt()[at], row.version(), false);
@@ -108,12 +121,20 @@ public class FollowService {
      * @param followeeId the user to unfollow, positive
      * @return the edge's state after the call ({@code following == false}, {@code followedAt == null})
      * @throws SelfFollowException       if the ids are equal
+     * @throws UserInactiveException     if the follower or the followee is deactivated or erased
      * @throws ShardUnavailableException if the follower's database cannot be reached
      */
     public FollowResult unfollow(long followerId, long followeeId) {
         requireDistinct(followerId, followeeId);
-        FollowResult result = shards.inTransaction(followerId,
-                connection -> result(followerId, followeeId, follows.remove(connection, followerId, followeeId)));
+        shards.requireActiveTarget(followeeId, "followeeId");
+        FollowResult result = shards.inTransaction(followerId, connection -> {
+            FollowingRow row = follows.rows().lock(connection, followerId).orElse(null);
+            shards.requireActive(connection, followerId, "followerId");
+            RelationEdges.Edit edit = row == null
+                    ? new RelationEdges.Edit(FollowingRow.empty(followerId), false, Adjacency.NO_TIME, false)
+                    : follows.remove(connection, row, followeeId);
+            return result(followerId, followeeId, edit);
+        });
         afterCommit(result);
         return result;
     }

@@ -7,12 +7,14 @@ import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.SqlErrors;
 import dev.socialgraph.store.Transactions;
+import dev.socialgraph.store.account.AccountStateRepository;
+import java.sql.Connection;
 import java.sql.SQLException;
 import org.springframework.stereotype.Component;
 
 /**
- * Transactions on the following shard of one user, and the block lookups the write rules need, with one answer for
- * a database that cannot be reached ({@link ShardUnavailableException}, counted as {@code unavailable}).
+ * Transactions on the following shard of one user, and the block and account-state lookups the write rules need,
+ * with one answer for a database that cannot be reached ({@link ShardUnavailableException}, counted as {@code unavailable}).
  *
  * <p>Shards can move between databases while the service runs (docs/shard-moves.md). Every write goes through
  * {@link ShardDataSources#inUserTransaction}, which enters the shard's fence on the database the map names and
@@ -21,10 +23,11 @@ import org.springframework.stereotype.Component;
  * its fence. Thread-safe.
  */
 @Component
-class FollowingShards {
+public class FollowingShards {
 
     private final ShardDataSources dataSources;
     private final FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
+    private final AccountStateRepository states = new AccountStateRepository();
     private final WriteMetrics metrics;
 
     FollowingShards(ShardDataSources dataSources, WriteMetrics metrics) {
@@ -40,7 +43,7 @@ class FollowingShards {
      *                                   says where is not known yet
      * @throws IllegalStateException     on any other database error
      */
-    <T> T inTransaction(long userId, Transactions.Work<T> work) {
+    public <T> T inTransaction(long userId, Transactions.Work<T> work) {
         try {
             return dataSources.inUserTransaction(ShardGroup.FOLLOWING, userId, work);
         } catch (SQLException e) {
@@ -64,6 +67,57 @@ class FollowingShards {
                     connection -> blocks.contains(connection, blockerId, targetId));
         } catch (SQLException e) {
             throw failure(blockerId, e);
+        }
+    }
+
+    /**
+     * Runs {@code work} on a connection (auto-commit) to {@code userId}'s following database, following a shard move.
+     *
+     * @throws ShardUnavailableException when the database cannot be reached
+     * @throws IllegalStateException     on any other database error
+     */
+    public <T> T read(long userId, Transactions.Work<T> work) {
+        try {
+            return dataSources.readUser(ShardGroup.FOLLOWING, userId, work);
+        } catch (SQLException e) {
+            throw failure(userId, e);
+        }
+    }
+
+    /**
+     * Refuses a write of {@code targetId} unless the target is active: its state read on its following shard before
+     * the writer's transaction (docs/account-lifecycle.md), one primary-key lookup.
+     *
+     * @param field the request field naming the target
+     * @throws UserInactiveException     when the target is deactivated or erased
+     * @throws ShardUnavailableException when the target's database cannot be reached
+     */
+    void requireActiveTarget(long targetId, String field) {
+        if (!read(targetId, connection -> states.state(connection, targetId)).isActive()) {
+            throw new UserInactiveException(targetId, field);
+        }
+    }
+
+    /**
+     * What a follow checks of its followee before its own transaction, in one statement on the followee's following
+     * shard: the followee's state and whether the followee blocks the follower.
+     *
+     * @throws ShardUnavailableException when the followee's database cannot be reached
+     */
+    AccountStateRepository.TargetState followee(long followeeId, long followerId) {
+        return read(followeeId, connection -> states.stateAndBlock(connection, followeeId, followerId));
+    }
+
+    /**
+     * Refuses a write by {@code userId} unless the user is active, inside the write's transaction, after the write
+     * locked the user's row: a state change locks the same rows, so the two serialize.
+     *
+     * @param field the request field naming the user
+     * @throws UserInactiveException when the user is deactivated or erased; the caller's transaction rolls back
+     */
+    void requireActive(Connection connection, long userId, String field) throws SQLException {
+        if (!states.state(connection, userId).isActive()) {
+            throw new UserInactiveException(userId, field);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.socialgraph.write.follow;
 
 import dev.socialgraph.cache.FollowingCache;
+import dev.socialgraph.common.adjacency.Adjacency;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.FollowingRepository;
@@ -23,6 +24,10 @@ import org.springframework.stereotype.Service;
  * with their outbox rows. It locks the blocker's following row first, as a follow does, so a follow and a block by
  * the same user serialize. The blocked user's follow of the blocker may live on another database: the event
  * consumer removes it when the block's event arrives. Unblocking restores nothing. A mute changes no follow.
+ *
+ * <p>Every change by or of a deactivated or erased user is refused ({@link UserInactiveException}): the target's
+ * state is read on its shard before the transaction, the actor's inside it after the row lock, which a state change
+ * takes too (docs/account-lifecycle.md).
  *
  * <p>Thread-safe.
  */
@@ -56,14 +61,18 @@ public class RelationService {
      * @return the block's state after the call
      * @throws SelfRelationException     if the ids are equal
      * @throws RelationLimitException    at 50,000 blocks ({@link Relation#cap()})
+     * @throws UserInactiveException    if either user is deactivated or erased
      * @throws ShardUnavailableException if the blocker's following database cannot be reached
      */
     public RelationResult block(long userId, long targetId) {
         requireDistinct(Relation.BLOCK, userId, targetId);
+        shards.requireActiveTarget(targetId, "targetId");
         Block written = limited(() -> shards.inTransaction(userId, connection -> {
             FollowingRow following = follows.rows().lockOrCreate(connection, userId);
+            shards.requireActive(connection, userId, "userId");
             RelationEdges.Edit unfollow = follows.remove(connection, following, targetId);
-            return new Block(add(blocks, connection, userId, targetId), unfollow);
+            return new Block(add(blocks, connection, blocks.rows().lockOrCreate(connection, userId), userId, targetId),
+                    unfollow);
         }));
         metrics.relation(written.block());
         if (written.unfollow().changed()) {
@@ -102,8 +111,12 @@ public class RelationService {
      */
     public RelationResult mute(long userId, long targetId) {
         requireDistinct(Relation.MUTE, userId, targetId);
-        RelationResult result = limited(() -> shards.inTransaction(userId,
-                connection -> add(mutes, connection, userId, targetId)));
+        shards.requireActiveTarget(targetId, "targetId");
+        RelationResult result = limited(() -> shards.inTransaction(userId, connection -> {
+            FollowingRow row = mutes.rows().lockOrCreate(connection, userId);
+            shards.requireActive(connection, userId, "userId");
+            return add(mutes, connection, row, userId, targetId);
+        }));
         metrics.relation(result);
         return result;
     }
@@ -121,9 +134,8 @@ public class RelationService {
         return remove(mutes, userId, targetId);
     }
 
-    private RelationResult add(RelationEdges edges, Connection connection, long userId, long targetId)
-            throws SQLException {
-        FollowingRow row = edges.rows().lockOrCreate(connection, userId);
+    private RelationResult add(RelationEdges edges, Connection connection, FollowingRow row, long userId,
+                               long targetId) throws SQLException {
         boolean present = Arrays.binarySearch(row.followingIds(), targetId) >= 0;
         if (!present && row.followingCount() >= edges.relation().cap()) {
             throw new RelationLimitException(edges.relation(), row.followingCount());
@@ -133,8 +145,15 @@ public class RelationService {
 
     private RelationResult remove(RelationEdges edges, long userId, long targetId) {
         requireDistinct(edges.relation(), userId, targetId);
-        RelationResult result = shards.inTransaction(userId,
-                connection -> result(edges.relation(), userId, targetId, edges.remove(connection, userId, targetId)));
+        shards.requireActiveTarget(targetId, "targetId");
+        RelationResult result = shards.inTransaction(userId, connection -> {
+            FollowingRow row = edges.rows().lock(connection, userId).orElse(null);
+            shards.requireActive(connection, userId, "userId");
+            RelationEdges.Edit edit = row == null
+                    ? new RelationEdges.Edit(FollowingRow.empty(userId), false, Adjacency.NO_TIME, false)
+                    : edges.remove(connection, row, targetId);
+            return result(edges.relation(), userId, targetId, edit);
+        });
         metrics.relation(result);
         return result;
     }

@@ -1,0 +1,111 @@
+package dev.socialgraph.write.account;
+
+import dev.socialgraph.common.shard.ShardUnavailableException;
+import dev.socialgraph.store.account.AccountJob;
+import dev.socialgraph.store.account.AccountJobRepository;
+import dev.socialgraph.store.account.AccountStateRepository;
+import dev.socialgraph.store.account.AccountStatus;
+import dev.socialgraph.store.account.JobKind;
+import dev.socialgraph.write.follow.FollowingShards;
+import java.time.Clock;
+import java.util.Optional;
+import org.springframework.stereotype.Service;
+
+/**
+ * The account lifecycle's state changes and reads (docs/account-lifecycle.md). A change is one transaction in the
+ * user's FOLLOWING shard: it locks the user's follow, block and mute rows (so it serializes with the user's own
+ * writes, which lock one of them before they read the state; absent rows are created when the change will write),
+ * reads the state row, and, unless the request repeats the current state, writes the next state ({@code version + 1}, {@code changed_at}, {@code job_id =
+ * "<userId>-<version>"}) and queues the job ({@link AccountJobRunner} carries it out). Thread-safe.
+ */
+@Service
+public class AccountService {
+
+    private final FollowingShards shards;
+    private final AccountStateRepository states = new AccountStateRepository();
+    private final AccountJobRepository jobs = new AccountJobRepository();
+    private final Clock clock;
+
+    AccountService(FollowingShards shards, Clock clock) {
+        this.shards = shards;
+        this.clock = clock;
+    }
+
+    /**
+     * Deactivates {@code userId}; a deactivated user's call changes nothing.
+     *
+     * @return the state after the call
+     * @throws AccountConflictException  when the user is erased
+     * @throws ShardUnavailableException when the user's following database cannot be reached; nothing was written
+     */
+    public AccountStatus deactivate(long userId) {
+        return change(userId, JobKind.DEACTIVATE);
+    }
+
+    /**
+     * Reactivates {@code userId}; an active user's call changes nothing.
+     *
+     * @return the state after the call
+     * @throws AccountConflictException  when the user is erased
+     * @throws ShardUnavailableException when the user's following database cannot be reached; nothing was written
+     */
+    public AccountStatus reactivate(long userId) {
+        return change(userId, JobKind.REACTIVATE);
+    }
+
+    /**
+     * Erases {@code userId} for good; an erased user's call changes nothing.
+     *
+     * @return the state after the call
+     * @throws ShardUnavailableException when the user's following database cannot be reached; nothing was written
+     */
+    public AccountStatus erase(long userId) {
+        return change(userId, JobKind.ERASE);
+    }
+
+    /**
+     * The user's state: {@link AccountStatus#never} for a user no operator changed.
+     *
+     * @throws ShardUnavailableException when the user's following database cannot be reached
+     */
+    public AccountStatus state(long userId) {
+        return shards.read(userId, connection -> states.find(connection, userId));
+    }
+
+    /**
+     * A job, read in its user's following shard.
+     *
+     * @return the job, or empty when there is none of that id
+     * @throws ShardUnavailableException when the user's following database cannot be reached
+     */
+    public Optional<AccountJob> job(JobId id) {
+        return shards.read(id.userId(), connection -> jobs.find(connection, id.toString()));
+    }
+
+    private AccountStatus change(long userId, JobKind request) {
+        return shards.inTransaction(userId, connection -> {
+            states.lockUserRows(connection, userId, false);
+            AccountStatus current = states.find(connection, userId);
+            if (Transitions.of(current.state(), request) == Transitions.Outcome.CHANGE) {
+                // About to write: create the rows a first write of the user would create, and decide again, since a
+                // concurrent change may have held them meanwhile.
+                states.lockUserRows(connection, userId, true);
+                current = states.find(connection, userId);
+            }
+            switch (Transitions.of(current.state(), request)) {
+                case UNCHANGED:
+                    return current;
+                case CONFLICT:
+                    throw new AccountConflictException(userId, current.state(), request);
+                default:
+                    long version = current.version() + 1;
+                    String jobId = new JobId(userId, version).toString();
+                    long now = clock.millis();
+                    AccountStatus next = new AccountStatus(userId, Transitions.target(request), version, now, jobId);
+                    states.write(connection, next);
+                    jobs.insert(connection, jobId, userId, version, request, now);
+                    return next;
+            }
+        });
+    }
+}

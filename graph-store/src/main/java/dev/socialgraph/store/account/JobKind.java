@@ -1,0 +1,33 @@
+package dev.socialgraph.store.account;
+
+/** What a job of {@code account_jobs} carries out; {@link #wireName()} is the {@code kind} column and the API's. */
+public enum JobKind {
+
+    /** Hide the user's follows from other users' counts. */
+    DEACTIVATE("deactivate"),
+    /** Undo what a deactivation did to other users' counts. */
+    REACTIVATE("reactivate"),
+    /** Delete every row that names the user. */
+    ERASE("erase");
+
+    private final String wireName;
+
+    JobKind(String wireName) {
+        this.wireName = wireName;
+    }
+
+    /** {@code deactivate}, {@code reactivate} or {@code erase}. */
+    public String wireName() {
+        return wireName;
+    }
+
+    /** The kind a column value names; {@link IllegalArgumentException} for any other. */
+    public static JobKind of(String wireName) {
+        for (JobKind kind : values()) {
+            if (kind.wireName.equals(wireName)) {
+                return kind;
+            }
+        }
+        throw new IllegalArgumentException("unknown job kind " + wireName);
+    }
+}
