@@ -12,6 +12,7 @@ import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.account.InactiveUsers;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import io.lettuce.core.RedisClient;
@@ -21,6 +22,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -88,6 +90,35 @@ class FollowEventsIT {
 
     /** Following-row versions per follower, as the write service would number them. */
     private final Map<Long, AtomicLong> versions = new HashMap<>();
+
+    @Autowired
+    InactiveUsers accounts;
+
+    @Test
+    void eventsOfAnErasedUser_writeNothingOnTheFollowerSide_whileOthersApply() throws Exception {
+        long erased = 256L * 3100 + 9; // users of this test alone: the erasure is final
+        long followee = 256L * 3100 + 140;
+        long other = 256L * 3100 + 141;
+        try (Connection c = dataSources.forUser(ShardGroup.FOLLOWING, erased).getConnection();
+             PreparedStatement ps = c.prepareStatement("INSERT INTO account_states "
+                     + "(user_id, state, version, changed_at, job_id) VALUES (?, 2, 1, 0, ?)")) {
+            ps.setLong(1, erased);
+            ps.setString(2, erased + "-1");
+            ps.executeUpdate();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> accounts.isErased(erased));
+
+        // In flight when the erasure began: a follow by the erased user, a follow of them, an unfollow of them.
+        KAFKA.publish(FollowEvent.follow(erased, followee, T0, 1, T0));
+        KAFKA.publish(FollowEvent.follow(other, followee, T0 + 1, 1, T0));
+        KAFKA.publish(FollowEvent.follow(other, erased, T0 + 2, 2, T0));
+        KAFKA.publish(FollowEvent.of(FollowEvent.Type.UNFOLLOW, other, erased, T0 + 2, 3, T0));
+        KAFKA.awaitCaughtUp();
+
+        assertThat(CdcHarness.followers(dataSources, followee)).extracting(p -> p[0]).containsExactly(other);
+        assertThat(CdcHarness.row(dataSources, erased)).isEmpty(); // not even an empty row
+        assertThat(registry.counter("graph.cdc.events.skipped.erased").count()).isEqualTo(3);
+    }
 
     @Test
     void followUnfollowSequences_onBothDatabases_convergeToExpectedEdges() {

@@ -79,7 +79,7 @@ public record CheckProperties(
 
     /**
      * The in-process view of deactivated and erased accounts, {@code graph.check.accounts.*}
-     * ({@link dev.socialgraph.check.accounts.AccountStateFeed}).
+     * ({@link dev.socialgraph.store.account.AccountStateFeed}).
      *
      * @param enabled      whether reads consult the view (default {@code true}); {@code false} only to measure the
      *                     view's cost, since inactive users are then visible

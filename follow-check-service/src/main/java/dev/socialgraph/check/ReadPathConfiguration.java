@@ -1,9 +1,7 @@
 package dev.socialgraph.check;
 
-import dev.socialgraph.check.accounts.AccountStateFeed;
 import dev.socialgraph.check.accounts.AccountStates;
 import dev.socialgraph.check.accounts.AccountVisibility;
-import dev.socialgraph.check.accounts.InactiveUsers;
 import dev.socialgraph.check.affinity.ShardOwnership;
 import dev.socialgraph.check.bloom.EdgeBloom;
 import dev.socialgraph.check.cache.LocalFollowingCache;
@@ -13,6 +11,8 @@ import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.account.AccountStateFeed;
+import dev.socialgraph.store.account.InactiveUsers;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -51,7 +51,11 @@ class ReadPathConfiguration {
 
     @Bean
     InactiveUsers inactiveUsers(LocalFollowingCache local, MeterRegistry registry) {
-        return new InactiveUsers(local::invalidate, registry);
+        InactiveUsers view = new InactiveUsers(local::invalidate);
+        Gauge.builder("graph.check.accounts.inactive", view, InactiveUsers::size)
+                .description("Users whose account is deactivated or erased, as this instance's view holds them")
+                .register(registry);
+        return view;
     }
 
     @Bean
@@ -67,8 +71,10 @@ class ReadPathConfiguration {
     AccountStateFeed accountStateFeed(ShardDataSources dataSources, InactiveUsers view, CheckProperties properties,
                                       MeterRegistry registry) {
         CheckProperties.Accounts settings = properties.accounts();
-        AccountStateFeed feed = new AccountStateFeed(dataSources, view, settings.pollInterval(), settings.overlap(),
-                registry);
+        AccountStateFeed feed = new AccountStateFeed(dataSources, view, settings.pollInterval(), settings.overlap());
+        FunctionCounter.builder("graph.check.accounts.poll.failures", feed, AccountStateFeed::failures)
+                .description("Polls of a database's account states that failed (retried from the same point)")
+                .register(registry);
         if (settings.enabled()) {
             feed.loadNow();
         }

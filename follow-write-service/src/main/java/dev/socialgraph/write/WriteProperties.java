@@ -81,12 +81,16 @@ public record WriteProperties(
      * @param lease          how long a job's lease holds without renewal: a worker killed mid-job is replaced after
      *                       this long; renewed after every batch
      * @param pollInterval   pause after a round over every following database that found no job
+     * @param eraseDelay     how long an erase job waits after its state change (5 s): longer than the poll of the
+     *                       readers' views of inactive accounts, so the cdc-consumer knows the user is erased before
+     *                       the job removes their follower-side entries, and an event in flight cannot write one back
      */
     public record Accounts(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("20000") @Min(1) @Max(1000000) int edgesPerSecond,
             @DefaultValue("10s") @NotNull Duration lease,
-            @DefaultValue("500ms") @NotNull Duration pollInterval) {
+            @DefaultValue("500ms") @NotNull Duration pollInterval,
+            @DefaultValue("5s") @NotNull Duration eraseDelay) {
 
         /** Edges per batch: a quarter second at the rate limit, 1..500. */
         public int batchSize() {

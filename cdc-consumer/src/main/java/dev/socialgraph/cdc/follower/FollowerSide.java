@@ -13,6 +13,7 @@ import dev.socialgraph.store.FolloweeChanges;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.account.InactiveUsers;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -30,6 +31,10 @@ import org.springframework.stereotype.Component;
  * <p>Blocks have a follower side too, kept the same way in rows of their own: the blocked user's blocked-by row and
  * pages ({@link Relation#keepsReverse()}), which the follow guard's {@code blockedBy} answers read. Mutes have none;
  * their events are skipped here.
+ *
+ * <p>An event with an erased user at either end is not applied (docs/account-lifecycle.md): the erasure removes the
+ * user from every follower row and page, and an event still in flight must not write the user back, nor create an
+ * empty follower row for them.
  *
  * <p>Which followees wait for a database that is down, and which events are given up, is the caller's business
  * ({@code listener.DatabaseLanes}); this class only applies and reports errors as they are.
@@ -50,12 +55,14 @@ public class FollowerSide {
     private final FollowerRepository blockedByRows = new FollowerRepository(Relation.BLOCK);
     private final CelebrityPageRepository blockedByPages = new CelebrityPageRepository(Relation.BLOCK);
     private final CdcMetrics metrics;
+    private final InactiveUsers accounts;
     private final long celebrityThreshold;
     private final int pageSize;
 
     /** Wires the store; threshold and page size come from {@code properties}. */
     public FollowerSide(ShardDataSources dataSources, FollowerRepository rows, CelebrityPageRepository pages,
-                        CdcMetrics metrics, CdcProperties properties) {
+                        CdcMetrics metrics, CdcProperties properties, InactiveUsers accounts) {
+        this.accounts = accounts;
         this.dataSources = dataSources;
         this.rows = rows;
         this.pages = pages;
@@ -84,6 +91,14 @@ public class FollowerSide {
      * @throws RuntimeException when the row or an event is refused by the adjacency rules; nothing was committed
      */
     public void apply(long followeeId, List<FollowEvent> events) throws SQLException {
+        if (!accounts.isEmpty()) {
+            List<FollowEvent> kept = events.stream()
+                    .filter(e -> !accounts.isErased(e.followerId()) && !accounts.isErased(e.followeeId())).toList();
+            if (kept.size() < events.size()) {
+                events.stream().filter(e -> !kept.contains(e)).forEach(e -> metrics.skippedErased());
+                events = kept;
+            }
+        }
         List<FollowEvent> follows = events.stream().filter(e -> e.relation() == Relation.FOLLOW).toList();
         List<FollowEvent> blocks = events.stream().filter(e -> e.relation() == Relation.BLOCK).toList();
         if (follows.isEmpty() && blocks.isEmpty()) {

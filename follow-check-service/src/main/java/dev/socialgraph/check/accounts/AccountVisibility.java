@@ -1,6 +1,8 @@
 package dev.socialgraph.check.accounts;
 
 import dev.socialgraph.check.follow.FollowChecker;
+import dev.socialgraph.store.account.AccountState;
+import dev.socialgraph.store.account.InactiveUsers;
 
 /**
  * The read path's one rule for inactive accounts (docs/account-lifecycle.md): an edge with a deactivated or erased
@@ -11,7 +13,7 @@ import dev.socialgraph.check.follow.FollowChecker;
  */
 public final class AccountVisibility {
 
-    /** Reads one user's state row: {@link AccountStates#ACTIVE}, {@code DEACTIVATED} or {@code ERASED}. */
+    /** Reads one user's state row ({@link AccountStates#state}). */
     @FunctionalInterface
     public interface StateReader {
 
@@ -19,7 +21,7 @@ public final class AccountVisibility {
          * @param userId positive user id
          * @return the user's state
          */
-        int state(long userId);
+        AccountState state(long userId);
     }
 
     /** {@link #inProcess}: neither user is inactive. */
@@ -91,7 +93,7 @@ public final class AccountVisibility {
             return false;
         }
         if (token != null && checker.isOwnWrite(userId, token)) {
-            return states.state(userId) != AccountStates.ACTIVE;
+            return !states.state(userId).isActive();
         }
         return view.isInactive(userId);
     }

@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.socialgraph.check.CheckProperties;
-import dev.socialgraph.check.accounts.AccountStates;
 import dev.socialgraph.check.accounts.AccountVisibility;
-import dev.socialgraph.check.accounts.InactiveUsers;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.account.AccountState;
+import dev.socialgraph.store.account.InactiveUsers;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -155,11 +155,11 @@ class GraphReadHandlersTest {
         }
     }, new SimpleMeterRegistry());
 
-    final InactiveUsers inactive = new InactiveUsers(id -> { }, new SimpleMeterRegistry());
+    final InactiveUsers inactive = new InactiveUsers();
     /** The state rows, read with a follow token of their user; no row: active. */
-    final Map<Long, Integer> states = new HashMap<>();
+    final Map<Long, AccountState> states = new HashMap<>();
     final GraphReadHandlers handlers = new GraphReadHandlers(checker, null, relations, null,
-            new AccountVisibility(inactive, id -> states.getOrDefault(id, AccountStates.ACTIVE), checker, true),
+            new AccountVisibility(inactive, id -> states.getOrDefault(id, AccountState.ACTIVE), checker, true),
             properties, reads);
 
     GraphReadHandlersTest() {
@@ -202,22 +202,22 @@ class GraphReadHandlersTest {
     @Test
     void inactiveUser_atEitherEnd_isNotFollowed_withoutAHop() {
         local.put(A, new long[] {B});
-        inactive.apply(B, AccountStates.DEACTIVATED);
+        inactive.apply(B, AccountState.DEACTIVATED);
         assertThat(body(handlers.isFollowing(check(A, B)).block())).isEqualTo("{\"following\":false}");
         assertThat(relationship()).isEqualTo(relationshipOf(false, false, false, false, false));
-        inactive.apply(B, AccountStates.ACTIVE);
-        inactive.apply(A, AccountStates.ERASED);
+        inactive.apply(B, AccountState.ACTIVE);
+        inactive.apply(A, AccountState.ERASED);
         assertThat(body(handlers.isFollowing(check(A, B)).block())).isEqualTo("{\"following\":false}");
         assertThat(hops).hasValue(0);
 
-        inactive.apply(A, AccountStates.ACTIVE); // reactivated: the edge is back as it was
+        inactive.apply(A, AccountState.ACTIVE); // reactivated: the edge is back as it was
         assertThat(body(handlers.isFollowing(check(A, B)).block())).isEqualTo("{\"following\":true}");
     }
 
     @Test
     void aFollowTokenOfTheUser_readsItsStateRow_beforeTheViewHasIt() {
         local.put(A, new long[] {B});
-        states.put(B, AccountStates.DEACTIVATED); // just written; the view's poll has not run
+        states.put(B, AccountState.DEACTIVATED); // just written; the view's poll has not run
         MockServerRequest withToken = MockServerRequest.builder().pathVariable("id", String.valueOf(A))
                 .pathVariable("targetId", String.valueOf(B)).header("X-Follow-Token", tokens.issue(B)).build();
         assertThat(body(handlers.isFollowing(withToken).block())).isEqualTo("{\"following\":false}");

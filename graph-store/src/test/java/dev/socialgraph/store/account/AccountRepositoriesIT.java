@@ -147,6 +147,27 @@ class AccountRepositoriesIT {
     }
 
     @Test
+    void eraseJob_isNotDueUntilTheEraseDelayHasPassed_whileOtherKindsAreAtOnce() {
+        DataSource db = following(2003);
+        long a = 2003;
+        long b = 2003 + 256; // same database
+        tx(db, c -> {
+            jobs.insert(c, a + "-1", a, 1, JobKind.ERASE, 1_000);
+            jobs.insert(c, b + "-1", b, 1, JobKind.DEACTIVATE, 1_000);
+            return null;
+        });
+        Duration delay = Duration.ofSeconds(5);
+
+        Optional<AccountJob> deactivation = tx(db, c -> jobs.lease(c, "w1", Duration.ofSeconds(30), 1_001, delay));
+        Optional<AccountJob> tooEarly = tx(db, c -> jobs.lease(c, "w2", Duration.ofSeconds(30), 5_999, delay));
+        Optional<AccountJob> due = tx(db, c -> jobs.lease(c, "w2", Duration.ofSeconds(30), 6_000, delay));
+
+        assertThat(deactivation.orElseThrow().jobId()).isEqualTo(b + "-1");
+        assertThat(tooEarly).isEmpty();
+        assertThat(due.orElseThrow().jobId()).isEqualTo(a + "-1");
+    }
+
+    @Test
     void jobs_leaseInCreationOrder_oneUsersJobsInVersionOrder_andALeaseHoldsUntilItExpires() {
         DataSource db = following(2001);
         long a = 2001;
@@ -158,9 +179,9 @@ class AccountRepositoriesIT {
             return null;
         });
 
-        Optional<AccountJob> first = tx(db, c -> jobs.lease(c, "w1", Duration.ofSeconds(30), 500));
-        Optional<AccountJob> second = tx(db, c -> jobs.lease(c, "w2", Duration.ofSeconds(30), 501));
-        Optional<AccountJob> none = tx(db, c -> jobs.lease(c, "w3", Duration.ofSeconds(30), 502));
+        Optional<AccountJob> first = tx(db, c -> jobs.lease(c, "w1", Duration.ofSeconds(30), 500, Duration.ZERO));
+        Optional<AccountJob> second = tx(db, c -> jobs.lease(c, "w2", Duration.ofSeconds(30), 501, Duration.ZERO));
+        Optional<AccountJob> none = tx(db, c -> jobs.lease(c, "w3", Duration.ofSeconds(30), 502, Duration.ZERO));
 
         assertThat(first.orElseThrow().jobId()).isEqualTo(a + "-1");
         assertThat(first.orElseThrow().status()).isEqualTo(JobStatus.RUNNING);
@@ -181,7 +202,7 @@ class AccountRepositoriesIT {
         AccountJob done = tx(db, c -> jobs.find(c, a + "-1")).orElseThrow();
         assertThat(done).isEqualTo(new AccountJob(a + "-1", a, 1, JobKind.DEACTIVATE, JobStatus.DONE, 2, 0, 10, 10,
                 100, 500L, 900L, "{\"x\":2}"));
-        AccountJob next = tx(db, c -> jobs.lease(c, "w3", Duration.ofSeconds(30), 950)).orElseThrow();
+        AccountJob next = tx(db, c -> jobs.lease(c, "w3", Duration.ofSeconds(30), 950, Duration.ZERO)).orElseThrow();
         assertThat(next.jobId()).isEqualTo(a + "-2");
         var read14 = tx(db, c -> jobs.find(c, "9-9"));
         assertThat(read14).isEmpty();
@@ -195,13 +216,13 @@ class AccountRepositoriesIT {
             jobs.insert(c, user + "-1", user, 1, JobKind.ERASE, 100);
             return null;
         });
-        tx(db, c -> jobs.lease(c, "dead", Duration.ofSeconds(60), 200)).orElseThrow();
+        tx(db, c -> jobs.lease(c, "dead", Duration.ofSeconds(60), 200, Duration.ZERO)).orElseThrow();
         tx(db, c -> jobs.progress(c, user + "-1", "dead", Duration.ofSeconds(60), 3, 4242, 17, 40, "{}"));
-        var read15 = tx(db, c -> jobs.lease(c, "alive", Duration.ofSeconds(60), 300));
+        var read15 = tx(db, c -> jobs.lease(c, "alive", Duration.ofSeconds(60), 300, Duration.ZERO));
         assertThat(read15).isEmpty();
 
         tx(db, c -> jobs.release(c, user + "-1", "dead"));
-        AccountJob resumed = tx(db, c -> jobs.lease(c, "alive", Duration.ofSeconds(60), 300)).orElseThrow();
+        AccountJob resumed = tx(db, c -> jobs.lease(c, "alive", Duration.ofSeconds(60), 300, Duration.ZERO)).orElseThrow();
 
         assertThat(resumed.phase()).isEqualTo(3);
         assertThat(resumed.position()).isEqualTo(4242);

@@ -1,9 +1,9 @@
-package dev.socialgraph.check.accounts;
+package dev.socialgraph.store.account;
 
 import dev.socialgraph.store.ShardDataSources;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,12 +41,13 @@ public final class AccountStateFeed implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(AccountStateFeed.class);
     private static final OffsetDateTime BEGINNING = OffsetDateTime.parse("1970-01-01T00:00:00Z");
+    private static final String CHANGED_SINCE = "SELECT user_id, state FROM account_states WHERE updated_at >= ?";
 
     private final ShardDataSources dataSources;
     private final InactiveUsers view;
     private final Duration overlap;
     private final long intervalMillis;
-    private final Counter failures;
+    private final LongAdder failures = new LongAdder();
     /** Per database, the time its next poll reads from. */
     private final Map<DataSource, OffsetDateTime> since = new ConcurrentHashMap<>();
     /** The databases whose poll is running. */
@@ -63,17 +65,21 @@ public final class AccountStateFeed implements AutoCloseable {
      * @param view        what the rows are applied to
      * @param interval    time between polls, {@code > 0}
      * @param overlap     how far each poll looks back past the previous one, {@code >= 0}
-     * @param registry    where {@code graph.check.accounts.poll.failures} is counted
      */
-    public AccountStateFeed(ShardDataSources dataSources, InactiveUsers view, Duration interval, Duration overlap,
-                            MeterRegistry registry) {
+    public AccountStateFeed(ShardDataSources dataSources, InactiveUsers view, Duration interval, Duration overlap) {
         this.dataSources = dataSources;
         this.view = view;
         this.overlap = overlap;
         this.intervalMillis = interval.toMillis();
-        this.failures = Counter.builder("graph.check.accounts.poll.failures")
-                .description("Polls of a database's account states that failed (retried from the same point)")
-                .register(registry);
+    }
+
+    /**
+     * Polls of a database that failed so far (each is retried from the same point).
+     *
+     * @return {@code >= 0}
+     */
+    public long failures() {
+        return failures.sum();
     }
 
     /**
@@ -116,8 +122,18 @@ public final class AccountStateFeed implements AutoCloseable {
         List<long[]> rows = new ArrayList<>();
         OffsetDateTime now;
         try (Connection c = ds.getConnection()) {
-            now = AccountStates.now(c);
-            AccountStates.changedSince(c, from, (userId, state) -> rows.add(new long[] {userId, state}));
+            try (PreparedStatement ps = c.prepareStatement("SELECT now()"); ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                now = rs.getObject(1, OffsetDateTime.class);
+            }
+            try (PreparedStatement ps = c.prepareStatement(CHANGED_SINCE)) {
+                ps.setObject(1, from);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows.add(new long[] {rs.getLong(1), rs.getShort(2)});
+                    }
+                }
+            }
         } catch (SQLException | RuntimeException e) {
             failures.increment();
             log.debug("Account state poll of a database failed; retried from the same point", e);
@@ -125,7 +141,7 @@ public final class AccountStateFeed implements AutoCloseable {
         }
         synchronized (view) {
             for (long[] row : rows) {
-                view.apply(row[0], (int) row[1]);
+                view.apply(row[0], AccountState.ofCode((int) row[1]));
             }
         }
         since.put(ds, now.minus(overlap));

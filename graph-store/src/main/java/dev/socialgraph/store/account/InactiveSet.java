@@ -1,4 +1,4 @@
-package dev.socialgraph.check.accounts;
+package dev.socialgraph.store.account;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,4 +1,4 @@
-package dev.socialgraph.check.accounts;
+package dev.socialgraph.store.account;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
