@@ -23,7 +23,6 @@ public class CdcMetrics {
     private final Counter celebrityMigrations;
     private final Counter batchRetries;
     private final Counter refused;
-    private final Counter skippedErased;
     private final MeterRegistry registry;
 
     /** Registers the meters in {@code registry}. */
@@ -46,14 +45,6 @@ public class CdcMetrics {
         this.refused = Counter.builder("graph.cdc.events.refused")
                 .description("Valid events the follower side refused on every attempt (not an outage), "
                         + "sent to the dead-letter topic").register(registry);
-        this.skippedErased = Counter.builder("graph.cdc.events.skipped.erased")
-                .description("Events not applied to the follower side because a user of them is erased")
-                .register(registry);
-    }
-
-    /** Counts an event not applied to the follower side because a user of it is erased. */
-    public void skippedErased() {
-        skippedErased.increment();
     }
 
     /** Counts an event the follower side refused on every attempt; it is dead-lettered too. */

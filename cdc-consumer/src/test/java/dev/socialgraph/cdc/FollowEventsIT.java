@@ -12,7 +12,6 @@ import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.ShardDataSources;
-import dev.socialgraph.store.account.InactiveUsers;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import io.lettuce.core.RedisClient;
@@ -22,7 +21,6 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,33 +89,18 @@ class FollowEventsIT {
     /** Following-row versions per follower, as the write service would number them. */
     private final Map<Long, AtomicLong> versions = new HashMap<>();
 
-    @Autowired
-    InactiveUsers accounts;
-
     @Test
-    void eventsOfAnErasedUser_writeNothingOnTheFollowerSide_whileOthersApply() throws Exception {
-        long erased = 256L * 3100 + 9; // users of this test alone: the erasure is final
-        long followee = 256L * 3100 + 140;
-        long other = 256L * 3100 + 141;
-        try (Connection c = dataSources.forUser(ShardGroup.FOLLOWING, erased).getConnection();
-             PreparedStatement ps = c.prepareStatement("INSERT INTO account_states "
-                     + "(user_id, state, version, changed_at, job_id) VALUES (?, 2, 1, 0, ?)")) {
-            ps.setLong(1, erased);
-            ps.setString(2, erased + "-1");
-            ps.executeUpdate();
-        }
-        await().atMost(Duration.ofSeconds(10)).until(() -> accounts.isErased(erased));
-
-        // In flight when the erasure began: a follow by the erased user, a follow of them, an unfollow of them.
-        KAFKA.publish(FollowEvent.follow(erased, followee, T0, 1, T0));
-        KAFKA.publish(FollowEvent.follow(other, followee, T0 + 1, 1, T0));
-        KAFKA.publish(FollowEvent.follow(other, erased, T0 + 2, 2, T0));
-        KAFKA.publish(FollowEvent.of(FollowEvent.Type.UNFOLLOW, other, erased, T0 + 2, 3, T0));
+    void removalsOfAFolloweeWithoutARow_createNoRow_whileAFollowStillCreatesOne() {
+        long erased = 256L * 3100 + 9; // an erased user's rows are gone; the erasure's unfollows arrive after
+        long follower = 256L * 3100 + 141;
+        long other = 256L * 3100 + 142;
+        KAFKA.publish(FollowEvent.unfollow(follower, erased, T0, 2, T0));
+        KAFKA.publish(FollowEvent.of(FollowEvent.Type.UNBLOCK, other, erased, T0, 3, T0));
+        KAFKA.publish(FollowEvent.follow(follower, other, T0 + 1, 3, T0));
         KAFKA.awaitCaughtUp();
 
-        assertThat(CdcHarness.followers(dataSources, followee)).extracting(p -> p[0]).containsExactly(other);
-        assertThat(CdcHarness.row(dataSources, erased)).isEmpty(); // not even an empty row
-        assertThat(registry.counter("graph.cdc.events.skipped.erased").count()).isEqualTo(3);
+        assertThat(CdcHarness.row(dataSources, erased)).isEmpty();
+        assertThat(CdcHarness.followers(dataSources, other)).extracting(p -> p[0]).containsExactly(follower);
     }
 
     @Test

@@ -23,6 +23,7 @@ public final class WriteClient {
             .connectTimeout(Duration.ofSeconds(5))
             .build();
     private final String base;
+    private final String admin;
     private final String serviceToken;
 
     /**
@@ -32,6 +33,7 @@ public final class WriteClient {
      */
     public WriteClient(int port, String serviceToken) {
         this.base = "http://127.0.0.1:" + port + "/internal/v1/users/";
+        this.admin = "http://127.0.0.1:" + port + "/internal/v1/admin/";
         this.serviceToken = serviceToken;
     }
 
@@ -66,6 +68,58 @@ public final class WriteClient {
      */
     public int relation(String list, boolean on, long userId, long targetId) {
         return send(on ? "PUT" : "DELETE", userId, list, targetId).status();
+    }
+
+    /**
+     * An answer of the account lifecycle API (docs/account-lifecycle.md).
+     *
+     * @param status HTTP status
+     * @param body   the JSON body (a state, a job, or problem+json)
+     */
+    public record AccountReply(int status, JsonNode body) {
+
+        /** The state's {@code jobId}, or {@code null}. */
+        public String jobId() {
+            JsonNode id = body.get("jobId");
+            return id == null || id.isNull() ? null : id.asString();
+        }
+    }
+
+    /** PUT {@code admin/users/{id}/deactivation}. */
+    public AccountReply deactivate(long userId) {
+        return admin("PUT", "users/" + userId + "/deactivation");
+    }
+
+    /** DELETE {@code admin/users/{id}/deactivation}: reactivates. */
+    public AccountReply reactivate(long userId) {
+        return admin("DELETE", "users/" + userId + "/deactivation");
+    }
+
+    /** DELETE {@code admin/users/{id}}: erases. */
+    public AccountReply erase(long userId) {
+        return admin("DELETE", "users/" + userId);
+    }
+
+    /** GET {@code admin/jobs/{jobId}}. */
+    public AccountReply job(String jobId) {
+        return admin("GET", "jobs/" + jobId);
+    }
+
+    private AccountReply admin(String method, String path) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(admin + path))
+                .timeout(Duration.ofSeconds(30))
+                .header("X-Service-Token", serviceToken)
+                .method(method, HttpRequest.BodyPublishers.noBody())
+                .build();
+        try {
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+            return new AccountReply(response.statusCode(), JSON.readTree(response.body()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private Reply send(String method, long followerId, long followeeId) {

@@ -81,16 +81,17 @@ public record WriteProperties(
      * @param lease          how long a job's lease holds without renewal: a worker killed mid-job is replaced after
      *                       this long; renewed after every batch
      * @param pollInterval   pause after a round over every following database that found no job
-     * @param eraseDelay     how long an erase job waits after its state change (5 s): longer than the poll of the
-     *                       readers' views of inactive accounts, so the cdc-consumer knows the user is erased before
-     *                       the job removes their follower-side entries, and an event in flight cannot write one back
+     * @param startDelay     how long a job waits after its state change (5 s), longer than the propagation bound
+     *                       (2 s): the follows of the user committed before the change have reached the follower side
+     *                       the job walks, and every reader's view of inactive accounts knows of the change (the
+     *                       cdc-consumer then writes no event of an erased user back after the job removed it)
      */
     public record Accounts(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("20000") @Min(1) @Max(1000000) int edgesPerSecond,
             @DefaultValue("10s") @NotNull Duration lease,
             @DefaultValue("500ms") @NotNull Duration pollInterval,
-            @DefaultValue("5s") @NotNull Duration eraseDelay) {
+            @DefaultValue("5s") @NotNull Duration startDelay) {
 
         /** Edges per batch: a quarter second at the rate limit, 1..500. */
         public int batchSize() {

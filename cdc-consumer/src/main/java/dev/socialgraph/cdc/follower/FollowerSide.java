@@ -13,7 +13,6 @@ import dev.socialgraph.store.FolloweeChanges;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.ShardDataSources;
-import dev.socialgraph.store.account.InactiveUsers;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -32,9 +31,11 @@ import org.springframework.stereotype.Component;
  * pages ({@link Relation#keepsReverse()}), which the follow guard's {@code blockedBy} answers read. Mutes have none;
  * their events are skipped here.
  *
- * <p>An event with an erased user at either end is not applied (docs/account-lifecycle.md): the erasure removes the
- * user from every follower row and page, and an event still in flight must not write the user back, nor create an
- * empty follower row for them.
+ * <p>Removals never create a row: a batch of a followee without a follower row that only removes edges writes nothing.
+ * The erasure of a user (docs/account-lifecycle.md) deletes the user's follower rows and sends an unfollow, unblock or
+ * unmute of the user for each of their followers; applied after the deletion, those must not leave an empty row that
+ * names the erased user. Every other event is applied as usual, those of an erased user included: the erasure walks the
+ * follower side to find who follows the user, so a follow committed before the erasure must reach it.
  *
  * <p>Which followees wait for a database that is down, and which events are given up, is the caller's business
  * ({@code listener.DatabaseLanes}); this class only applies and reports errors as they are.
@@ -55,14 +56,12 @@ public class FollowerSide {
     private final FollowerRepository blockedByRows = new FollowerRepository(Relation.BLOCK);
     private final CelebrityPageRepository blockedByPages = new CelebrityPageRepository(Relation.BLOCK);
     private final CdcMetrics metrics;
-    private final InactiveUsers accounts;
     private final long celebrityThreshold;
     private final int pageSize;
 
     /** Wires the store; threshold and page size come from {@code properties}. */
     public FollowerSide(ShardDataSources dataSources, FollowerRepository rows, CelebrityPageRepository pages,
-                        CdcMetrics metrics, CdcProperties properties, InactiveUsers accounts) {
-        this.accounts = accounts;
+                        CdcMetrics metrics, CdcProperties properties) {
         this.dataSources = dataSources;
         this.rows = rows;
         this.pages = pages;
@@ -91,14 +90,6 @@ public class FollowerSide {
      * @throws RuntimeException when the row or an event is refused by the adjacency rules; nothing was committed
      */
     public void apply(long followeeId, List<FollowEvent> events) throws SQLException {
-        if (!accounts.isEmpty()) {
-            List<FollowEvent> kept = events.stream()
-                    .filter(e -> !accounts.isErased(e.followerId()) && !accounts.isErased(e.followeeId())).toList();
-            if (kept.size() < events.size()) {
-                events.stream().filter(e -> !kept.contains(e)).forEach(e -> metrics.skippedErased());
-                events = kept;
-            }
-        }
         List<FollowEvent> follows = events.stream().filter(e -> e.relation() == Relation.FOLLOW).toList();
         List<FollowEvent> blocks = events.stream().filter(e -> e.relation() == Relation.BLOCK).toList();
         if (follows.isEmpty() && blocks.isEmpty()) {
@@ -128,7 +119,13 @@ public class FollowerSide {
     private FolloweeChanges.Result applyToFollowee(Connection connection, FollowerRepository rows,
                                                    CelebrityPageRepository pages, long followeeId,
                                                    List<FollowEvent> events) throws SQLException {
-        FollowerRow row = rows.lockOrCreate(connection, followeeId);
+        boolean removalsOnly = events.stream().noneMatch(FollowEvent::adds);
+        FollowerRow row = removalsOnly ? rows.lock(connection, followeeId).orElse(null)
+                : rows.lockOrCreate(connection, followeeId);
+        if (row == null) {
+            // Nothing to remove, and no row to create for it.
+            return new FolloweeChanges.Result(false, new long[0], new long[0], 0, false, false, List.of(), List.of());
+        }
         TimeOrderedAdjacency.requireWellFormed(row.followerIds(), row.followedAt());
         int n = events.size();
         long[] ids = new long[n];

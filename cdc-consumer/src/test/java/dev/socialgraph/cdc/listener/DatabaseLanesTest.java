@@ -9,7 +9,6 @@ import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.ShardMovedException;
-import dev.socialgraph.store.account.InactiveUsers;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.reflect.Proxy;
 import java.sql.SQLException;
@@ -169,7 +168,7 @@ class DatabaseLanesTest {
         final List<String> applied = new ArrayList<>();
 
         FakeSide() {
-            super(null, null, null, null, properties(), new InactiveUsers());
+            super(null, null, null, null, properties());
         }
 
         @Override

@@ -124,7 +124,7 @@ class AccountJobRunner implements SmartLifecycle {
 
     private Optional<AccountJob> lease(DataSource database) throws SQLException {
         try (Connection c = database.getConnection()) {
-            return jobs.lease(c, owner, settings.lease(), clock.millis(), settings.eraseDelay());
+            return jobs.lease(c, owner, settings.lease(), clock.millis(), settings.startDelay());
         }
     }
 

@@ -36,7 +36,7 @@ public final class AccountJobRepository {
              WHERE job_id = (
                    SELECT j.job_id FROM account_jobs j
                     WHERE j.status <> 'done' AND (j.lease_until IS NULL OR j.lease_until < now())
-                      AND (j.kind <> 'erase' OR j.created_at <= ?)
+                      AND j.created_at <= ?
                       AND NOT EXISTS (SELECT 1 FROM account_jobs e
                                        WHERE e.user_id = j.user_id AND e.version < j.version AND e.status <> 'done')
                     ORDER BY j.created_at, j.job_id
@@ -96,17 +96,18 @@ public final class AccountJobRepository {
      * @param owner the worker's name, unique per process
      * @param lease how long the lease holds without renewal
      * @param now   epoch ms, {@code started_at} of a job leased the first time
-     * @param eraseDelay how long an erase job waits after its state change before it is due: every reader's view
-     *                   of inactive accounts must know of the erasure before its rows go (docs/account-lifecycle.md)
+     * @param startDelay how long a job waits after its state change before it is due (docs/account-lifecycle.md):
+     *                   every follow committed before the change has reached the follower side the job walks, and
+     *                   every reader's view of inactive accounts knows of the change
      * @return the job as leased, or empty when none is due
      */
     public Optional<AccountJob> lease(Connection connection, String owner, Duration lease, long now,
-                                      Duration eraseDelay) throws SQLException {
+                                      Duration startDelay) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(LEASE)) {
             ps.setString(1, owner);
             ps.setDouble(2, lease.toMillis() / 1000.0);
             ps.setLong(3, now);
-            ps.setLong(4, now - eraseDelay.toMillis());
+            ps.setLong(4, now - startDelay.toMillis());
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(map(rs)) : Optional.empty();
             }

@@ -6,9 +6,8 @@ import java.util.function.LongConsumer;
 /**
  * The in-process view of users whose account is deactivated or erased (docs/account-lifecycle.md), fed by
  * {@link AccountStateFeed}. The check service asks it before every answer, so an inactive user is invisible within
- * one poll (250 ms) without waiting for the state change's job; the cdc-consumer asks it whether a user is erased, so
- * an event still in flight when the erasure began never writes the erased user back. Two {@link InactiveSet}s: every
- * inactive id, and the erased ones among them. A lookup costs one volatile read while the set is empty and one probe
+ * one poll (250 ms) without waiting for the state change's job. Two {@link InactiveSet}s: every inactive id, and the
+ * erased ones among them. A lookup costs one volatile read while the set is empty and one probe
  * otherwise.
  *
  * <p>{@link #apply} is called by one thread at a time (the feed holds the view's monitor); every other method by any

@@ -147,24 +147,26 @@ class AccountRepositoriesIT {
     }
 
     @Test
-    void eraseJob_isNotDueUntilTheEraseDelayHasPassed_whileOtherKindsAreAtOnce() {
+    void job_isNotDueUntilTheStartDelayHasPassed() {
         DataSource db = following(2003);
         long a = 2003;
         long b = 2003 + 256; // same database
         tx(db, c -> {
             jobs.insert(c, a + "-1", a, 1, JobKind.ERASE, 1_000);
-            jobs.insert(c, b + "-1", b, 1, JobKind.DEACTIVATE, 1_000);
+            jobs.insert(c, b + "-1", b, 1, JobKind.DEACTIVATE, 2_000);
             return null;
         });
         Duration delay = Duration.ofSeconds(5);
 
-        Optional<AccountJob> deactivation = tx(db, c -> jobs.lease(c, "w1", Duration.ofSeconds(30), 1_001, delay));
-        Optional<AccountJob> tooEarly = tx(db, c -> jobs.lease(c, "w2", Duration.ofSeconds(30), 5_999, delay));
-        Optional<AccountJob> due = tx(db, c -> jobs.lease(c, "w2", Duration.ofSeconds(30), 6_000, delay));
+        Optional<AccountJob> tooEarly = tx(db, c -> jobs.lease(c, "w1", Duration.ofSeconds(30), 5_999, delay));
+        Optional<AccountJob> erase = tx(db, c -> jobs.lease(c, "w1", Duration.ofSeconds(30), 6_000, delay));
+        Optional<AccountJob> notYet = tx(db, c -> jobs.lease(c, "w2", Duration.ofSeconds(30), 6_999, delay));
+        Optional<AccountJob> deactivation = tx(db, c -> jobs.lease(c, "w2", Duration.ofSeconds(30), 7_000, delay));
 
-        assertThat(deactivation.orElseThrow().jobId()).isEqualTo(b + "-1");
         assertThat(tooEarly).isEmpty();
-        assertThat(due.orElseThrow().jobId()).isEqualTo(a + "-1");
+        assertThat(erase.orElseThrow().jobId()).isEqualTo(a + "-1");
+        assertThat(notYet).isEmpty();
+        assertThat(deactivation.orElseThrow().jobId()).isEqualTo(b + "-1");
     }
 
     @Test
