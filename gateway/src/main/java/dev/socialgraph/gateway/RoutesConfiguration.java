@@ -35,6 +35,11 @@ import reactor.core.publisher.Mono;
  *   <li>{@code GET /v1/users/{id}/relationship/{otherId}} → check service, with the subject as
  *       {@code X-Viewer-Id} (set here, whatever the client sent), which shows the blocks only to the two users and
  *       the mute only to {@code id};</li>
+ *   <li>{@code PUT|DELETE /v1/admin/users/{id}/deactivation}, {@code GET|DELETE /v1/admin/users/{id}} and
+ *       {@code GET /v1/admin/jobs/{jobId}} → write service {@code /internal/v1/admin/...} (the same path after
+ *       {@code /internal}), for tokens with the {@code graph:admin} scope only ({@link SecurityConfiguration});
+ *       {@code DELETE /v1/me} → write service {@code /internal/v1/admin/users/{sub}}: any user erases
+ *       themselves (docs/account-lifecycle.md);</li>
  *   <li>{@code GET /v1/users/**} and {@code POST /v1/users/{id}/following/contains} → check service
  *       {@code /internal/v1/users/**} ({@link InternalPath}); the single check {@code GET
  *       /v1/users/{id}/following/{targetId}} has the first route of its own, with the same filters.</li>
@@ -116,6 +121,34 @@ class RoutesConfiguration {
                         .and().method(HttpMethod.GET, HttpMethod.POST)
                         .filters(publicReads)
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE));
+        // The account lifecycle (docs/account-lifecycle.md) on the write service. SecurityConfiguration has already
+        // refused /v1/admin/** to tokens without the graph:admin scope. A state change spends the caller's write
+        // budget, as any write; reading a state or polling a job spends the read budget.
+        GatewayFilter writes = limits.filter(writeLimiter, "writes", properties.writes().replenishRate());
+        routes.route("admin-deactivation", r -> r.path("/v1/admin/users/{id}/deactivation")
+                        .and().method(HttpMethod.PUT, HttpMethod.DELETE)
+                        .filters(f -> f.filter(writes).filter(userIdVariable(problems, "id"))
+                                .filter(InternalPath.FILTER, InternalPath.ORDER))
+                        .uri("lb://" + LoadBalancing.WRITE_SERVICE))
+                .route("admin-erase", r -> r.path("/v1/admin/users/{id}")
+                        .and().method(HttpMethod.DELETE)
+                        .filters(f -> f.filter(writes).filter(userIdVariable(problems, "id"))
+                                .filter(InternalPath.FILTER, InternalPath.ORDER))
+                        .uri("lb://" + LoadBalancing.WRITE_SERVICE))
+                .route("admin-state", r -> r.path("/v1/admin/users/{id}")
+                        .and().method(HttpMethod.GET)
+                        .filters(f -> f.filter(reads).filter(userIdVariable(problems, "id"))
+                                .filter(InternalPath.FILTER, InternalPath.ORDER))
+                        .uri("lb://" + LoadBalancing.WRITE_SERVICE))
+                .route("admin-job", r -> r.path("/v1/admin/jobs/{jobId}")
+                        .and().method(HttpMethod.GET)
+                        .filters(f -> f.filter(reads).filter(jobIdVariable(problems))
+                                .filter(InternalPath.FILTER, InternalPath.ORDER))
+                        .uri("lb://" + LoadBalancing.WRITE_SERVICE))
+                .route("erase-me", r -> r.path("/v1/me")
+                        .and().method(HttpMethod.DELETE)
+                        .filters(f -> f.filter(writes).filter(eraseSubject()))
+                        .uri("lb://" + LoadBalancing.WRITE_SERVICE));
         return routes.build();
     }
 
@@ -157,6 +190,65 @@ class RoutesConfiguration {
         });
     }
 
+    /**
+     * 400 {@code invalid-parameter} naming {@code name} unless the path variable {@code name} is a user id in its
+     * canonical decimal form; the path then goes on unchanged. Checked here rather than left to the service so that
+     * the answer does not depend on which instance, or which version of it, gets the request.
+     */
+    static GatewayFilter userIdVariable(ProblemResponses problems, String name) {
+        return (exchange, chain) -> {
+            try {
+                UserIds.parse(ServerWebExchangeUtils.getUriTemplateVariables(exchange).getOrDefault(name, ""), name);
+            } catch (InvalidUserIdException e) {
+                return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", e.getMessage(), name);
+            }
+            return chain.filter(exchange);
+        };
+    }
+
+    /** 400 {@code invalid-parameter} naming {@code jobId} unless it is a job id ({@link #isJobId}). */
+    static GatewayFilter jobIdVariable(ProblemResponses problems) {
+        return (exchange, chain) -> {
+            String jobId = ServerWebExchangeUtils.getUriTemplateVariables(exchange).getOrDefault("jobId", "");
+            if (!isJobId(jobId)) {
+                String echo = jobId.length() > 32 ? jobId.substring(0, 32) + "..." : jobId;
+                return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request",
+                        "jobId must be '<userId>-<version>', both positive decimal integers, was '" + echo + "'",
+                        "jobId");
+            }
+            return chain.filter(exchange);
+        };
+    }
+
+    /**
+     * A job id as the write service makes them: {@code <userId>-<version>}, the user whose state change started
+     * the job and the state version it made (both positive 64-bit integers in canonical decimal, so that one job
+     * has one spelling), e.g. {@code 42-1}.
+     */
+    static boolean isJobId(String jobId) {
+        int dash = jobId.indexOf('-');
+        if (dash < 0) {
+            return false;
+        }
+        try {
+            UserIds.parse(jobId.substring(0, dash), "jobId");
+            UserIds.parse(jobId.substring(dash + 1), "jobId"); // a version: the same syntax and range
+            return true;
+        } catch (InvalidUserIdException e) {
+            return false;
+        }
+    }
+
+    /**
+     * {@code DELETE /v1/me}: erases the token's subject, {@code DELETE /internal/v1/admin/users/{sub}} on the write
+     * service. The id comes from the token alone, so a user can erase nobody but themselves; erasing others is the
+     * {@code graph:admin} scope's {@code DELETE /v1/admin/users/{id}}.
+     */
+    static GatewayFilter eraseSubject() {
+        return (exchange, chain) -> subject(exchange).flatMap(subject ->
+                withPath(exchange, chain, "/internal/v1/admin/users/" + subject));
+    }
+
     /** Sets {@value #VIEWER_HEADER} to the token's subject, replacing whatever the client sent. */
     static GatewayFilter viewerFromToken() {
         return (exchange, chain) -> subject(exchange).flatMap(subject -> chain.filter(
@@ -174,8 +266,15 @@ class RoutesConfiguration {
      */
     private static Mono<Void> asSubject(ServerWebExchange exchange, GatewayFilterChain chain, String subject,
                                         String rest) {
+        return withPath(exchange, chain, "/internal/v1/users/" + subject + "/" + rest);
+    }
+
+    /**
+     * Continues with the request's path replaced by {@code path}, keeping the path the caller sent as
+     * {@link ServiceHeaders#PUBLIC_PATH_ATTRIBUTE} for the service's problem answers.
+     */
+    private static Mono<Void> withPath(ServerWebExchange exchange, GatewayFilterChain chain, String path) {
         exchange.getAttributes().put(ServiceHeaders.PUBLIC_PATH_ATTRIBUTE, exchange.getRequest().getPath().value());
-        String path = "/internal/v1/users/" + subject + "/" + rest;
         return chain.filter(exchange.mutate().request(r -> r.path(path)).build());
     }
 }

@@ -42,11 +42,24 @@ import reactor.core.publisher.Mono;
  * an {@code exp} (required: a token without one would never expire), {@code nbf} when present, and a {@code sub}
  * that is a JSON string holding a positive 64-bit user id. Missing, malformed, expired, unexpiring or forged tokens,
  * and requests with more than one {@code Authorization} header, get 401 problem+json and reach no service.
+ * Authorization: {@code /v1/admin/**} (deactivate, reactivate, erase any user, read states and jobs) needs the
+ * {@value #ADMIN_SCOPE} scope in the token's {@code scope} (or {@code scp}) claim; a valid token without it gets 403
+ * {@code forbidden} naming the scope. Every other {@code /v1} operation needs only a valid token.
  * The public port serves nothing but {@code /v1} and the OpenAPI document: the actuator answers on the management port
  * ({@code management.server.port}), which the NetworkPolicy opens to monitoring alone, so it needs no token.
  */
 @Configuration(proxyBeanMethods = false)
 class SecurityConfiguration {
+
+    /** The OAuth 2.0 scope that the account lifecycle's operator API, {@code /v1/admin/**}, needs. */
+    static final String ADMIN_SCOPE = "graph:admin";
+
+    /**
+     * The authority Spring Security's default JWT converter ({@code JwtGrantedAuthoritiesConverter}) grants for
+     * {@link #ADMIN_SCOPE}: it reads the {@code scope} claim (a space-separated string, OAuth 2.0 style, or a JSON
+     * array), or {@code scp} when there is no {@code scope}, and prefixes each scope with {@code SCOPE_}.
+     */
+    static final String ADMIN_AUTHORITY = "SCOPE_" + ADMIN_SCOPE;
 
     /** Tolerance on {@code exp} and {@code nbf}: the one {@link JwtValidators#createDefault()} applies. */
     static final Duration CLOCK_SKEW = Duration.ofSeconds(60);
@@ -60,6 +73,7 @@ class SecurityConfiguration {
                 .logout(ServerHttpSecurity.LogoutSpec::disable)
                 .requestCache(ServerHttpSecurity.RequestCacheSpec::disable)
                 .authorizeExchange(ex -> ex
+                        .pathMatchers("/v1/admin/**").hasAuthority(ADMIN_AUTHORITY)
                         .pathMatchers("/v1/**").authenticated()
                         .anyExchange().permitAll())
                 .oauth2ResourceServer(rs -> rs
@@ -71,8 +85,16 @@ class SecurityConfiguration {
                         .authenticationEntryPoint((exchange, e) -> problems.write(exchange, HttpStatus.UNAUTHORIZED,
                                 "Unauthorized", "a valid bearer token is required", "Authorization"))
                         .accessDeniedHandler((exchange, e) -> problems.write(exchange, HttpStatus.FORBIDDEN,
-                                "Forbidden", e.getMessage(), "Authorization")))
+                                "Forbidden", deniedDetail(exchange.getRequest().getPath().value(), e.getMessage()),
+                                "Authorization")))
                 .build();
+    }
+
+    /** The 403's detail: for the operator API, the scope the token lacks; otherwise Spring Security's reason. */
+    static String deniedDetail(String path, String reason) {
+        return path.startsWith("/v1/admin/")
+                ? "this operation needs a bearer token whose scope includes " + ADMIN_SCOPE
+                : reason;
     }
 
     /**

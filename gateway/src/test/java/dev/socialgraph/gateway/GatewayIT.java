@@ -335,6 +335,7 @@ class GatewayIT {
                 "/v1/users/{id}/relationship/{otherId}", "/v1/users/{id}/suggestions",
                 "/v1/me/blocking/{targetId}", "/v1/me/muting/{targetId}", "/v1/me/blocking", "/v1/me/muting",
                 "/v1/me/hidden", "/v1/users/{id}/blocking", "/v1/users/{id}/muting", "/v1/users/{id}/hidden",
+                "/v1/me", "/v1/admin/users/{id}/deactivation", "/v1/admin/users/{id}", "/v1/admin/jobs/{jobId}",
                 "/openapi.yaml");
     }
 

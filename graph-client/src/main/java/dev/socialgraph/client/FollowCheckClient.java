@@ -68,6 +68,12 @@ import tools.jackson.databind.json.JsonMapper;
  * {@link Builder#followTokenTtl} and sends it as {@value #FOLLOW_TOKEN_HEADER} on that actor's next reads that take
  * one (check, batch check, relationship, hidden authors), so a backend sees its own writes at once.
  *
+ * <p><b>Accounts</b> (docs/account-lifecycle.md; the write service's {@code /internal/v1/admin/...}, on the write
+ * instances like the writes): {@link #deactivate}, {@link #reactivate} and {@link #erase} a user, each answering the
+ * {@link AccountState} after it, {@link #accountState} and the {@link AccountJob} of a state change
+ * ({@link #accountJob}). While a user is deactivated or erased, reads answer as if the user had no edges and writes by
+ * or of the user throw a {@link RequestRejectedException} of type {@code user-inactive}.
+ *
  * <p><b>Fail-over.</b> A connection failure, a timeout or HTTP 503 is retried (Resilience4j {@link Retry}) on the next
  * instance: for a read the next in rendezvous order for the user's shard, which is the instance that takes the shard
  * over when the owner leaves the list; for a write the next write instance. After {@link Builder#maxAttempts}
@@ -109,6 +115,7 @@ public final class FollowCheckClient implements AutoCloseable {
     public static final String VIEWER_HEADER = ApiHeaders.VIEWER_ID;
 
     private static final String USERS = "/internal/v1/users/";
+    private static final String ADMIN = "/internal/v1/admin/";
     private static final byte[] TRUE = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] FALSE = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -128,6 +135,8 @@ public final class FollowCheckClient implements AutoCloseable {
     private final String[] usersBase;
     /** The same of each write instance, in the builder's order. */
     private final String[] writeBase;
+    /** {@code <base URI>/internal/v1/admin/} of each write instance, in the builder's order. */
+    private final String[] adminBase;
     private final WriteBalancing writeBalancing;
     private final AtomicInteger nextWrite = new AtomicInteger();
     private final CloseableHttpClient http;
@@ -146,6 +155,7 @@ public final class FollowCheckClient implements AutoCloseable {
             usersBase[i] = usersBase(b.instances.get(ids.get(i)));
         }
         this.writeBase = b.writeInstances.stream().map(FollowCheckClient::usersBase).toArray(String[]::new);
+        this.adminBase = b.writeInstances.stream().map(u -> base(u) + ADMIN).toArray(String[]::new);
         this.writeBalancing = b.writeBalancing;
         int routes = usersBase.length + writeBase.length;
         PoolingHttpClientConnectionManager connections = PoolingHttpClientConnectionManagerBuilder.create()
@@ -185,8 +195,12 @@ public final class FollowCheckClient implements AutoCloseable {
     }
 
     private static String usersBase(URI uri) {
+        return base(uri) + USERS;
+    }
+
+    private static String base(URI uri) {
         String base = uri.toString();
-        return (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + USERS;
+        return base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
     }
 
     /**
@@ -700,22 +714,29 @@ public final class FollowCheckClient implements AutoCloseable {
         boolean follow = relation == Relation.FOLLOW;
         UserIds.requirePositive(actor, follow ? "follower" : "user");
         UserIds.requirePositive(target, follow ? "followee" : "target");
-        if (writeBase.length == 0) {
-            throw new IllegalStateException("no write instance: add one with Builder.writeInstance");
-        }
         String path = actor + (follow ? "/following/" : relation == Relation.BLOCK ? "/blocking/" : "/muting/") + target;
-        int start = writeBalancing == WriteBalancing.ROUND_ROBIN
-                ? Math.floorMod(nextWrite.getAndIncrement(), writeBase.length) : 0;
-        WriteResult result = execute(writeRetry, "write instance", attempt -> (start + attempt) % writeBase.length,
-                instance -> {
-                    String uri = writeBase[instance] + path;
-                    JsonNode body = parse(send(request(add ? new HttpPut(uri) : new HttpDelete(uri))));
-                    return follow ? followReply(body) : relationReply(relation, body);
-                });
+        WriteResult result = onWriteInstance(instance -> {
+            String uri = writeBase[instance] + path;
+            JsonNode body = parse(send(request(add ? new HttpPut(uri) : new HttpDelete(uri))));
+            return follow ? followReply(body) : relationReply(relation, body);
+        });
         if (tokens != null) {
             tokens.remember(actor, result.followToken());
         }
         return result;
+    }
+
+    /**
+     * Runs {@code attempt} on the write instances: first on the one {@code writeBalancing} picks, then on the next
+     * ones, as the retry policy allows.
+     */
+    private <T> T onWriteInstance(Attempt<T> attempt) {
+        if (writeBase.length == 0) {
+            throw new IllegalStateException("no write instance: add one with Builder.writeInstance");
+        }
+        int start = writeBalancing == WriteBalancing.ROUND_ROBIN
+                ? Math.floorMod(nextWrite.getAndIncrement(), writeBase.length) : 0;
+        return execute(writeRetry, "write instance", k -> (start + k) % writeBase.length, attempt);
     }
 
     private static WriteResult followReply(JsonNode body) {
@@ -728,6 +749,154 @@ public final class FollowCheckClient implements AutoCloseable {
         return new WriteResult(relation, required(body, "userId").asLong(), required(body, "targetId").asLong(),
                 required(body, "active").asBoolean(), instant(body, "createdAt"), required(body, "version").asLong(),
                 text(body, "followToken"));
+    }
+
+    // ---- accounts (docs/account-lifecycle.md) -------------------------------------------------------------------
+
+    /**
+     * Deactivates {@code user} ({@code PUT /internal/v1/admin/users/{user}/deactivation} on a write instance):
+     * reversibly hides the user; within the propagation bound every read answers as if the user had no edges and
+     * every write by or of the user is refused ({@code user-inactive}). Idempotent: deactivating a deactivated user
+     * answers its current state.
+     *
+     * @param user a user id, positive
+     * @return the state after the call, {@link AccountState.State#DEACTIVATED}, with the job that corrects other
+     *         users' counts; with {@link Builder#readYourWrites} its token goes with {@code user}'s next reads
+     * @throws IllegalArgumentException when {@code user} is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused: 409 {@code conflict} for an
+     *                                  erased user
+     */
+    public AccountState deactivate(long user) {
+        UserIds.requirePositive(user, "user");
+        return accountChange(user, true, "users/" + user + "/deactivation");
+    }
+
+    /**
+     * Reactivates {@code user} ({@code DELETE /internal/v1/admin/users/{user}/deactivation}): the user's edges are
+     * visible again exactly as they were. Idempotent: reactivating an active user answers its current state.
+     *
+     * @param user a user id, positive
+     * @return the state after the call, {@link AccountState.State#ACTIVE}
+     * @throws IllegalArgumentException when {@code user} is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused: 409 {@code conflict} for an
+     *                                  erased user
+     */
+    public AccountState reactivate(long user) {
+        UserIds.requirePositive(user, "user");
+        return accountChange(user, false, "users/" + user + "/deactivation");
+    }
+
+    /**
+     * Erases {@code user} ({@code DELETE /internal/v1/admin/users/{user}}), active or deactivated: irreversible
+     * (GDPR article 17). At once the user has no edges in any read and can neither write nor be written about; the
+     * job deletes every row that names the user, and the id can never be followed again. Idempotent: erasing an
+     * erased user answers its current state. This is also what a user's own erasure ({@code DELETE /v1/me} on the
+     * gateway) does for the token's subject: a backend names the user instead.
+     *
+     * @param user a user id, positive
+     * @return the state after the call, {@link AccountState.State#ERASED}
+     * @throws IllegalArgumentException when {@code user} is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused the request
+     */
+    public AccountState erase(long user) {
+        UserIds.requirePositive(user, "user");
+        return accountChange(user, false, "users/" + user);
+    }
+
+    /**
+     * {@code user}'s account state ({@code GET /internal/v1/admin/users/{user}} on a write instance). Every id has
+     * one: a user never changed is {@link AccountState.State#ACTIVE} with version 0.
+     *
+     * @param user a user id, positive
+     * @return the state
+     * @throws IllegalArgumentException when {@code user} is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused the request
+     */
+    public AccountState accountState(long user) {
+        UserIds.requirePositive(user, "user");
+        return onWriteInstance(instance -> accountStateReply(
+                parse(send(request(new HttpGet(adminBase[instance] + "users/" + user))))));
+    }
+
+    /**
+     * The job a state change started ({@code GET /internal/v1/admin/jobs/{jobId}} on a write instance).
+     *
+     * @param jobId an {@link AccountState#jobId()}: {@code <userId>-<version>}, both positive decimal integers
+     * @return the job
+     * @throws IllegalArgumentException when {@code jobId} is not of that form (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused: a
+     *                                  {@link RequestRejectedException} of 404 {@code not-found} for an unknown job
+     */
+    public AccountJob accountJob(String jobId) {
+        requireJobId(jobId);
+        return onWriteInstance(instance -> accountJobReply(
+                parse(send(request(new HttpGet(adminBase[instance] + "jobs/" + jobId))))));
+    }
+
+    /** A state change: {@code PUT} ({@code put}) or {@code DELETE} of {@code path} below the admin API. */
+    private AccountState accountChange(long user, boolean put, String path) {
+        AccountState state = onWriteInstance(instance -> {
+            String uri = adminBase[instance] + path;
+            return accountStateReply(parse(send(request(put ? new HttpPut(uri) : new HttpDelete(uri)))));
+        });
+        if (tokens != null && state.followToken() != null) {
+            tokens.remember(user, state.followToken());
+        }
+        return state;
+    }
+
+    private static AccountState accountStateReply(JsonNode body) {
+        String state = required(body, "state").asString();
+        long changedAt = required(body, "changedAt").asLong();
+        return new AccountState(required(body, "userId").asLong(),
+                AccountState.State.of(state).orElseThrow(
+                        () -> Problems.unreadable("unknown state '" + state + "'", null)),
+                required(body, "version").asLong(), changedAt == 0 ? null : Instant.ofEpochMilli(changedAt),
+                text(body, "jobId"), text(body, "followToken"));
+    }
+
+    private static AccountJob accountJobReply(JsonNode body) {
+        String kind = required(body, "kind").asString();
+        String status = required(body, "status").asString();
+        JsonNode report = body.get("report");
+        if (report != null && !report.isNull() && !report.isObject()) {
+            throw Problems.unreadable("'report' is not an object", null);
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, Object> reportMap = report == null || report.isNull() ? Map.of()
+                : JSON.convertValue(report, Map.class);
+        return new AccountJob(required(body, "jobId").asString(), required(body, "userId").asLong(),
+                AccountJob.Kind.of(kind).orElseThrow(() -> Problems.unreadable("unknown kind '" + kind + "'", null)),
+                AccountJob.Status.of(status).orElseThrow(
+                        () -> Problems.unreadable("unknown status '" + status + "'", null)),
+                required(body, "done").asLong(), required(body, "total").asLong(),
+                Instant.ofEpochMilli(required(body, "createdAt").asLong()), instant(body, "startedAt"),
+                instant(body, "finishedAt"), reportMap);
+    }
+
+    /**
+     * Refuses anything but {@code <userId>-<version>} in canonical decimal before it goes into a URL path: the
+     * service would refuse it too (400), and a job id holding {@code /} or {@code ?} must not reach another path.
+     */
+    static void requireJobId(String jobId) {
+        Objects.requireNonNull(jobId, "jobId");
+        int dash = jobId.indexOf('-');
+        try {
+            if (dash < 0) {
+                throw new IllegalArgumentException("no '-'");
+            }
+            UserIds.parse(jobId.substring(0, dash), "jobId");
+            UserIds.parse(jobId.substring(dash + 1), "jobId");
+        } catch (IllegalArgumentException e) {
+            String echo = jobId.length() > 32 ? jobId.substring(0, 32) + "..." : jobId;
+            throw new IllegalArgumentException(
+                    "jobId must be '<userId>-<version>', both positive decimal integers, was '" + echo + "'", e);
+        }
     }
 
     // ---- instances ----------------------------------------------------------------------------------------------

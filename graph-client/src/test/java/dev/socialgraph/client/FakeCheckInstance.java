@@ -10,6 +10,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,7 +26,9 @@ import java.util.regex.Pattern;
  * A stand-in for one follow-check-service instance: the internal API's check, batch check, relationship, counts and
  * following/followers pages over an in-memory edge set, on 127.0.0.1 at an ephemeral port (JDK {@link HttpServer}).
  * It also answers the write service's follow and unfollow (so one fake can stand for a write instance), replying with
- * a token in graph-common's layout (actor, issue time, no real MAC). It records every request, and can be told to
+ * a token in graph-common's layout (actor, issue time, no real MAC), and the write service's account operations
+ * (docs/account-lifecycle.md: states kept in memory; a deactivation's job stays queued, an erasure's is done at once
+ * with a report). It records every request, and can be told to
  * answer a fixed status (with a problem body and {@code Retry-After} of the test's choosing), to hold requests
  * without answering, or be killed.
  */
@@ -38,6 +41,8 @@ final class FakeCheckInstance implements AutoCloseable {
     private static final Pattern HIDDEN = Pattern.compile("/internal/v1/users/(\\d+)/hidden");
     private static final Pattern RELATION = Pattern.compile("/internal/v1/users/(\\d+)/(blocking|muting)/(\\d+)");
     private static final Pattern LIST = Pattern.compile("/internal/v1/users/(\\d+)/(following|followers)");
+    private static final Pattern ACCOUNT = Pattern.compile("/internal/v1/admin/users/(\\d+)(/deactivation)?");
+    private static final Pattern JOB = Pattern.compile("/internal/v1/admin/jobs/([^/]+)");
     private static final AtomicLong ISSUED = new AtomicLong(1_700_000_000_000L);
 
     /** One request as received, with the client's port (one per connection). */
@@ -50,6 +55,10 @@ final class FakeCheckInstance implements AutoCloseable {
     private final ExecutorService executor = Executors.newCachedThreadPool();
     private final CountDownLatch release = new CountDownLatch(1);
     private final List<Received> received = new CopyOnWriteArrayList<>();
+    /** user → {state (0 active, 1 deactivated, 2 erased), version, changedAt}. */
+    private final Map<Long, long[]> accounts = new ConcurrentHashMap<>();
+    /** jobId → its JSON. */
+    private final Map<String, String> jobs = new ConcurrentHashMap<>();
     private volatile int status = 200;
     private volatile String problemBody;
     private volatile String problemContentType = "application/json";
@@ -174,6 +183,20 @@ final class FakeCheckInstance implements AutoCloseable {
                     + token(user, ISSUED.incrementAndGet()) + "\"}");
             return;
         }
+        if ((m = ACCOUNT.matcher(path)).matches()) {
+            account(exchange, method, Long.parseLong(m.group(1)), m.group(2) != null);
+            return;
+        }
+        if ((m = JOB.matcher(path)).matches() && method.equals("GET")) {
+            String job = jobs.get(m.group(1));
+            if (job == null) {
+                respond(exchange, 404, "application/problem+json",
+                        "{\"type\":\"https://socialgraph.dev/problems/not-found\",\"status\":404}");
+            } else {
+                respond(exchange, 200, job);
+            }
+            return;
+        }
         if ((m = LIST.matcher(path)).matches() && method.equals("GET")) {
             // Pages over the edges ordered by the other user's id descending; the cursor is the offset.
             long user = Long.parseLong(m.group(1));
@@ -242,6 +265,46 @@ final class FakeCheckInstance implements AutoCloseable {
         } else {
             respond(exchange, 404, "{\"title\":\"no route\"}");
         }
+    }
+
+    /** The write service's account operations on one user, as docs/account-lifecycle.md has them. */
+    private void account(HttpExchange exchange, String method, long user, boolean deactivation) throws IOException {
+        long[] now = accounts.getOrDefault(user, new long[] {0, 0, 0});
+        int wanted;
+        if (deactivation && (method.equals("PUT") || method.equals("DELETE"))) {
+            wanted = method.equals("PUT") ? 1 : 0;
+            if (now[0] == 2) {
+                respond(exchange, 409, "application/problem+json",
+                        "{\"type\":\"https://socialgraph.dev/problems/conflict\",\"status\":409}");
+                return;
+            }
+        } else if (!deactivation && method.equals("DELETE")) {
+            wanted = 2;
+        } else if (!deactivation && method.equals("GET")) {
+            wanted = (int) now[0];
+        } else {
+            respond(exchange, 405, "{\"title\":\"method\"}");
+            return;
+        }
+        if (wanted != now[0]) {
+            long version = now[1] + 1;
+            long at = ISSUED.incrementAndGet();
+            now = new long[] {wanted, version, at};
+            accounts.put(user, now);
+            String kind = wanted == 1 ? "deactivate" : wanted == 0 ? "reactivate" : "erase";
+            boolean done = wanted == 2;
+            jobs.put(user + "-" + version, "{\"jobId\":\"" + user + "-" + version + "\",\"userId\":" + user
+                    + ",\"kind\":\"" + kind + "\",\"status\":\"" + (done ? "done" : "queued") + "\",\"done\":"
+                    + (done ? 3 : 0) + ",\"total\":3,\"createdAt\":" + at + ",\"startedAt\":"
+                    + (done ? at + 1 : "null") + ",\"finishedAt\":" + (done ? at + 2 : "null") + ",\"report\":"
+                    + (done ? "{\"follow\":{\"following\":2,\"followers\":1},\"rowsDeleted\":4,\"ms\":7}" : "null")
+                    + "}");
+        }
+        String state = now[0] == 0 ? "active" : now[0] == 1 ? "deactivated" : "erased";
+        respond(exchange, 200, "{\"userId\":" + user + ",\"state\":\"" + state + "\",\"version\":" + now[1]
+                + ",\"changedAt\":" + now[2] + ",\"jobId\":" + (now[1] == 0 ? "null" : "\"" + user + "-" + now[1] + "\"")
+                + (method.equals("GET") ? "" : ",\"followToken\":\"" + token(user, ISSUED.incrementAndGet()) + "\"")
+                + "}");
     }
 
     private boolean follows(long follower, long followee) {

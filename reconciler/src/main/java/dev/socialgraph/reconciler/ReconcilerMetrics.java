@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       and the blocked-by side count under the same kinds;</li>
  *   <li>{@code reconciler_in_flight_skipped_total}: follower (blocker) ids left alone because their event may be in
  *       flight;</li>
+ *   <li>{@code reconciler_inactive_skipped_total}: pairs left alone because one of the two users is deactivated or
+ *       erased (the account jobs own their edges, docs/account-lifecycle.md);</li>
  *   <li>{@code reconciler_scan_rows_total{group}}: shard rows read by full scans;</li>
  *   <li>{@code reconciler_scan_progress}: fraction 0..1 of the scan running last;</li>
  *   <li>{@code reconciler_sampled_total}: outbox rows checked by the sampler.</li>
@@ -28,6 +30,7 @@ public final class ReconcilerMetrics {
     private final Map<Divergence, Counter> repaired = new EnumMap<>(Divergence.class);
     private final Map<ShardGroup, Counter> rows = new EnumMap<>(ShardGroup.class);
     private final Counter skipped;
+    private final Counter inactiveSkipped;
     private final Counter sampled;
     /** Progress in millionths, so that a gauge can read it without locking. */
     private final AtomicLong progressMicros = new AtomicLong();
@@ -46,6 +49,9 @@ public final class ReconcilerMetrics {
         }
         skipped = Counter.builder("reconciler.in.flight.skipped")
                 .description("Follower ids left alone because their event may still be in flight").register(registry);
+        inactiveSkipped = Counter.builder("reconciler.inactive.skipped")
+                .description("Pairs left alone because one of the two users is deactivated or erased")
+                .register(registry);
         sampled = Counter.builder("reconciler.sampled")
                 .description("Outbox rows checked by recent-edge sampling").register(registry);
         Gauge.builder("reconciler.scan.progress", progressMicros, p -> p.get() / 1_000_000.0)
@@ -61,6 +67,7 @@ public final class ReconcilerMetrics {
             }
         });
         skipped.increment(result.skippedInFlight());
+        inactiveSkipped.increment(result.skippedInactive());
     }
 
     /** Counts rows read by a scan. */

@@ -112,6 +112,30 @@ public final class ShardFixture {
         });
     }
 
+    /**
+     * Sets {@code userId}'s account state in its following shard, as a state change of the write service leaves it
+     * (docs/account-lifecycle.md); its job is not run.
+     *
+     * @param state 0 active, 1 deactivated, 2 erased
+     */
+    public void accountState(long userId, int state) throws SQLException {
+        Transactions.inTransaction(sources.forUser(ShardGroup.FOLLOWING, userId), c -> {
+            try (PreparedStatement ps = c.prepareStatement("""
+                    INSERT INTO account_states (user_id, state, version, changed_at, job_id)
+                    VALUES (?, ?, 1, ?, ? || '-1')
+                    ON CONFLICT (user_id) DO UPDATE SET state = EXCLUDED.state,
+                           version = account_states.version + 1, changed_at = EXCLUDED.changed_at,
+                           job_id = ? || '-' || (account_states.version + 1), updated_at = now()""")) {
+                ps.setLong(1, userId);
+                ps.setShort(2, (short) state);
+                ps.setLong(3, System.currentTimeMillis());
+                ps.setString(4, Long.toString(userId));
+                ps.setString(5, Long.toString(userId));
+                return ps.executeUpdate();
+            }
+        });
+    }
+
     /** The following row of {@code follower}, or {@code null}. */
     public FollowingRow followingRow(long follower) throws SQLException {
         try (Connection c = sources.forUser(ShardGroup.FOLLOWING, follower).getConnection()) {

@@ -41,6 +41,10 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>lock the followee's follower row (it guards the celebrity pages as well), so the cdc-consumer cannot apply
  *       an event for this followee while we compare;</li>
+ *   <li>leave alone every pair with a deactivated or erased user ({@link AccountStates}): the whole row when the
+ *       followee is inactive, else the inactive followers of the scope. The account jobs own such edges
+ *       (docs/account-lifecycle.md): a repair must neither put a hidden edge back into a follower row nor bring an
+ *       erased one back;</li>
  *   <li>re-read, for every scope id, its following row: what the scan saw may be out of date;</li>
  *   <li>drop from the scope every follower whose edge may still be in flight (DESIGN.md 7): an edge younger than
  *       the repair threshold, or a pair with an unpublished or recent outbox row (a recent unfollow in
@@ -164,36 +168,67 @@ public final class FollowerRepairs {
 
     private RepairResult repairLocked(Connection connection, long followeeId, long[] scope) throws SQLException {
         Optional<FollowerRow> maybeRow = followers.lock(connection, followeeId);
-        Map<Long, Long> expected = followingEdges(followeeId, scope);
+        // Read under the row lock: a state change commits its state row before its job touches an edge, and a job's
+        // change of this row waits for the lock held here, so an erase job's removal that this repair could undo
+        // always comes with a state row this read sees.
+        long[] users = Arrays.copyOf(scope, scope.length + 1);
+        users[scope.length] = followeeId;
+        Set<Long> inactive = inactive(users);
         Set<Long> settled = new HashSet<>();
         for (long id : scope) {
             settled.add(id);
         }
-        Set<Long> skipped = inFlight(followeeId, scope, expected);
+        if (inactive.contains(followeeId)) {
+            // Every pair of this row has the inactive followee: not even its count is judged.
+            return RepairResult.skippedInactive(settled.size());
+        }
+        int judged = settled.size();
+        settled.removeAll(inactive);
+        int skippedInactive = judged - settled.size();
+        long[] active = settled.stream().mapToLong(Long::longValue).toArray();
+        Map<Long, Long> expected = followingEdges(followeeId, active);
+        Set<Long> skipped = inFlight(followeeId, active, expected);
         settled.removeAll(skipped);
 
         FollowerRow row = maybeRow.orElse(FollowerRow.empty(followeeId));
         FollowerDiff.Plan plan = plan(connection, row, settled, expected);
         if (!plan.changed()) {
-            return result(plan, false, skipped.size());
+            return result(plan, false, skipped.size(), skippedInactive);
         }
         if (maybeRow.isEmpty()) {
             row = followers.lockOrCreate(connection, followeeId); // the consumer may have created it meanwhile
             plan = plan(connection, row, settled, expected);
             if (!plan.changed()) {
-                return result(plan, false, skipped.size());
+                return result(plan, false, skipped.size(), skippedInactive);
             }
         }
         followers.writeNextVersion(connection, row, plan.rowIds(), plan.rowTimes(), plan.count(), row.celebrity());
         for (CelebrityPage page : plan.changedPages()) {
             pages.upsert(connection, page);
         }
-        return result(plan, true, skipped.size());
+        return result(plan, true, skipped.size(), skippedInactive);
     }
 
-    private static RepairResult result(FollowerDiff.Plan plan, boolean repaired, int skippedInFlight) {
+    private static RepairResult result(FollowerDiff.Plan plan, boolean repaired, int skippedInFlight,
+                                       int skippedInactive) {
         return new RepairResult(RepairResult.counts(plan.missing(), plan.stale(), plan.wrongCount(), plan.duplicate()),
-                repaired, skippedInFlight);
+                repaired, skippedInFlight, skippedInactive);
+    }
+
+    /**
+     * The users among {@code userIds} that are deactivated or erased, read now from {@code account_states} in each
+     * one's following shard ({@link AccountStates}), following shard moves as the following rows are read.
+     *
+     * @param userIds positive user ids, any shards
+     * @return the inactive ones; empty when all are active
+     * @throws SQLException when a database fails
+     */
+    public Set<Long> inactive(long[] userIds) throws SQLException {
+        Set<Long> out = new HashSet<>();
+        for (Set<Long> ids : perFollowingDatabase(userIds, AccountStates::inactive)) {
+            out.addAll(ids);
+        }
+        return out;
     }
 
     private FollowerDiff.Plan plan(Connection connection, FollowerRow row, Set<Long> scope, Map<Long, Long> expected)

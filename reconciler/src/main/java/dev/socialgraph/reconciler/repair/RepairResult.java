@@ -6,17 +6,37 @@ import java.util.Map;
 /**
  * What one repair did: of a followee's follower side, or of the follows under one block.
  *
- * @param found           divergences found under the row lock, by kind (in-flight edges left out)
+ * @param found           divergences found under the row lock, by kind (in-flight edges and pairs with an inactive
+ *                        user left out)
  * @param repaired        whether the fix was committed ({@code false} when nothing was found)
  * @param skippedInFlight follower ids left alone because their event may still be in flight
+ * @param skippedInactive pairs left alone because one of the two users is deactivated or erased
+ *                        ({@link AccountStates}): follower ids of a followee's repair (all of them when the followee
+ *                        is the inactive one), or blocks whose follows were not removed
  */
-public record RepairResult(Map<Divergence, Integer> found, boolean repaired, int skippedInFlight) {
+public record RepairResult(Map<Divergence, Integer> found, boolean repaired, int skippedInFlight,
+                           int skippedInactive) {
 
     /** Nothing found, nothing skipped. */
-    public static final RepairResult NONE = new RepairResult(Map.of(), false, 0);
+    public static final RepairResult NONE = new RepairResult(Map.of(), false, 0, 0);
 
     public RepairResult {
         found = Map.copyOf(found);
+    }
+
+    /** A result that skipped no pair of an inactive user. */
+    public RepairResult(Map<Divergence, Integer> found, boolean repaired, int skippedInFlight) {
+        this(found, repaired, skippedInFlight, 0);
+    }
+
+    /**
+     * Pairs left alone, nothing else: the followee or every pair was inactive.
+     *
+     * @param pairs pairs left alone, {@code >= 0}
+     * @return {@link #NONE} when {@code pairs} is 0
+     */
+    public static RepairResult skippedInactive(int pairs) {
+        return pairs == 0 ? NONE : new RepairResult(Map.of(), false, 0, pairs);
     }
 
     /** Number of divergences of {@code kind} found. */

@@ -59,7 +59,8 @@ import org.slf4j.LoggerFactory;
  * page, A's follow row and B's follow row are read (by key, batched per database) and a pair where either holds
  * the other goes to {@link BlockedFollows#enforce}, which decides again under the follow row's lock and removes the
  * follow as an unfollow with its outbox row. A block younger than the threshold is left to the cdc-consumer, which
- * enforces it when the block's event arrives.
+ * enforces it when the block's event arrives; a block between users of whom one is deactivated or erased is left to
+ * the account jobs (docs/account-lifecycle.md), as every repair of such a pair is ({@link FollowerRepairs}).
  *
  * <p><b>Shard moves</b> (docs/shard-moves.md) while a scan runs: each page reads the range of the map of now, without
  * a fence, so a page may read a shard on its old owner, whose rows are frozen since the move, and report a divergence
@@ -299,7 +300,22 @@ final class FullScan {
                 }
             }
         }
+        // A follow of a deactivated user is hidden with its count exclusion, which reactivation undoes; an erased
+        // user's follows are the erase job's to delete. Either way the pair is the account job's, not ours.
+        Set<Long> users = new HashSet<>();
         for (Block block : violated) {
+            users.add(block.blockerId());
+            users.add(block.blockedId());
+        }
+        Set<Long> inactive = violated.isEmpty() ? Set.of()
+                : blocks.repairs().inactive(users.stream().mapToLong(Long::longValue).toArray());
+        for (Block block : violated) {
+            if (inactive.contains(block.blockerId()) || inactive.contains(block.blockedId())) {
+                RepairResult skipped = RepairResult.skippedInactive(1);
+                metrics.recordRepair(skipped);
+                delta.add(skipped);
+                continue;
+            }
             int removed = blockedFollows.enforce(block.blockerId(), block.blockedId(), block.blockedAt());
             RepairResult result = RepairResult.followsUnderBlock(removed);
             metrics.recordRepair(result);

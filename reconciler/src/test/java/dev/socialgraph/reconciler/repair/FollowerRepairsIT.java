@@ -151,6 +151,69 @@ class FollowerRepairsIT {
         assertThat(fixture.followerRow(blocked)).as("the followers side").isNull();
     }
 
+    @Test
+    void repair_leavesThePairsOfInactiveFollowersAlone_andRepairsTheActiveOnes() throws Exception {
+        long erased = inShard(44, 0);        // the erase job took it off the follower row first
+        long deactivated = inShard(44, 1);   // its entry was lost while it was deactivated
+        long active = inShard(44, 2);        // its entry was lost too
+        long stale = inShard(44, 3);         // deactivated; its entry stays although its following row lost the edge
+        long followee = 44_001;
+        fixture.following(erased, a(followee), a(OLD));
+        fixture.following(deactivated, a(followee), a(OLD + 1));
+        fixture.following(active, a(followee), a(OLD + 2));
+        fixture.following(stale, a(), a());
+        fixture.followerRow(followee, a(stale), a(OLD + 3), 1);
+        fixture.accountState(erased, 2);
+        fixture.accountState(deactivated, 1);
+        fixture.accountState(stale, 1);
+
+        RepairResult result = repairs.repair(followee, a(erased, deactivated, active, stale));
+
+        assertThat(result.repaired()).isTrue();
+        assertThat(result.skippedInactive()).isEqualTo(3);
+        assertThat(result.found(Divergence.MISSING_FOLLOWER)).isEqualTo(1);
+        assertThat(result.found(Divergence.STALE_FOLLOWER)).isZero();
+        FollowerRow row = fixture.followerRow(followee);
+        assertThat(row.followerIds()).containsExactlyInAnyOrder(active, stale);
+        assertThat(row.followerCount()).isEqualTo(2);
+    }
+
+    @Test
+    void repair_ofAnInactiveFollowee_writesNothing_notEvenItsCount() throws Exception {
+        long follower = inShard(45, 0);
+        long followee = inShard(45, 1);
+        fixture.following(follower, a(followee), a(OLD));
+        fixture.followerRow(followee, a(), a(), 3); // the entry is missing and the count is off
+        fixture.accountState(followee, 1);
+        FollowerRow before = fixture.followerRow(followee);
+
+        assertThat(repairs.repair(followee, a(follower))).isEqualTo(RepairResult.skippedInactive(1));
+        assertThat(repairs.repair(followee, a())).isEqualTo(RepairResult.NONE);
+        assertThat(fixture.followerRow(followee)).isEqualTo(before);
+
+        fixture.accountState(followee, 0); // reactivated: repaired as any row
+        RepairResult result = repairs.repair(followee, a(follower));
+        assertThat(result.repaired()).isTrue();
+        assertThat(fixture.followerRow(followee).followerIds()).containsExactly(follower);
+        assertThat(fixture.followerRow(followee).followerCount()).isEqualTo(1);
+    }
+
+    @Test
+    void inactive_readsTheStateRowsInEachUsersFollowingShard() throws Exception {
+        long erasedHere = inShard(46, 0);    // following database 0
+        long deactivatedThere = inShard(200, 0); // following database 1
+        long reactivated = inShard(201, 0);
+        long neverChanged = inShard(46, 1);
+        fixture.accountState(erasedHere, 2);
+        fixture.accountState(deactivatedThere, 1);
+        fixture.accountState(reactivated, 1);
+        fixture.accountState(reactivated, 0);
+
+        assertThat(repairs.inactive(a(erasedHere, deactivatedThere, reactivated, neverChanged)))
+                .containsExactlyInAnyOrder(erasedHere, deactivatedThere);
+        assertThat(repairs.inactive(a())).isEmpty();
+    }
+
     private static int waitingForLocks(DataSource db) throws Exception {
         try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement("""
                 SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'

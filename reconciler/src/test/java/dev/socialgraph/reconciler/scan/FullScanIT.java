@@ -23,6 +23,7 @@ import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.TestShards;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,6 +81,9 @@ class FullScanIT {
 
     @Autowired
     ReconcilerMetrics metrics;
+
+    @Autowired
+    MeterRegistry meters;
 
     /** Follows' rows. */
     ShardFixture fixture;
@@ -401,6 +405,64 @@ class FullScanIT {
         assertThat(status.divergences()).containsEntry(Divergence.FOLLOW_UNDER_BLOCK, 0L)
                 .containsEntry(Divergence.STALE_FOLLOWER, 1L)
                 .containsEntry(Divergence.MISSING_FOLLOWER, 0L);
+    }
+
+    @Test
+    void scan_leavesEveryPairWithAnInactiveUserAlone_andStillRepairsTheActiveOnes() throws Exception {
+        long erased = inShard(26, 0);       // the erase job took its entry off the follower row first
+        long deactivated = inShard(26, 1);  // its entry was lost while it was deactivated
+        long active = inShard(26, 2);       // its entry was lost too
+        long followee = 26_001;
+        long inactiveFollowee = 26_002;     // deactivated; an entry is missing and its count is off
+        fixture.following(erased, a(followee), a(OLD));
+        fixture.following(deactivated, a(followee), a(OLD + 1));
+        fixture.following(active, a(followee, inactiveFollowee), a(OLD + 2, OLD + 3));
+        fixture.followerRow(followee, a(), a(), 0);
+        fixture.followerRow(inactiveFollowee, a(), a(), 5);
+        fixture.accountState(erased, 2);
+        fixture.accountState(deactivated, 1);
+        fixture.accountState(inactiveFollowee, 1);
+        Map<Long, List<Object>> before = fixture.followerSide();
+        double skippedBefore = inactiveSkipped();
+
+        ScanStatus status = scanToEnd(26);
+
+        FollowerRow row = fixture.followerRow(followee);
+        assertThat(row.followerIds()).containsExactly(active);
+        assertThat(row.followerCount()).isEqualTo(1);
+        assertThat(without(fixture.followerSide(), followee)).isEqualTo(without(before, followee));
+        assertThat(status.divergences()).containsEntry(Divergence.MISSING_FOLLOWER, 1L)
+                .containsEntry(Divergence.WRONG_COUNT, 0L);
+        assertThat(status.repairs()).isEqualTo(1);
+        // erased and deactivated of followee's repair, active of the inactive followee's
+        assertThat(inactiveSkipped() - skippedBefore).isEqualTo(3);
+    }
+
+    @Test
+    void scan_leavesAFollowUnderABlockAlone_whenOneOfTheUsersIsInactive() throws Exception {
+        long blocker = inShard(27, 0);
+        long deactivated = inShard(200, 0); // followed the blocker before the block, now deactivated
+        long active = inShard(200, 1);      // followed the blocker before the block
+        blocks.following(blocker, a(deactivated, active), a(OLD, OLD + 1));
+        blocks.followerRow(deactivated, a(blocker), a(OLD), 1);
+        blocks.followerRow(active, a(blocker), a(OLD + 1), 1);
+        fixture.following(deactivated, a(blocker), a(OLD - 2_000));
+        fixture.following(active, a(blocker), a(OLD - 1_000));
+        fixture.followerRow(blocker, a(deactivated, active), a(OLD - 2_000, OLD - 1_000), 2);
+        fixture.accountState(deactivated, 1);
+        double skippedBefore = inactiveSkipped();
+
+        ScanStatus status = scanToEnd(27);
+
+        assertThat(fixture.followingRow(deactivated).followingIds()).containsExactly(blocker);
+        assertThat(fixture.outboxOf(deactivated)).isEmpty();
+        assertThat(fixture.followingRow(active).followingIds()).isEmpty();
+        assertThat(status.divergences()).containsEntry(Divergence.FOLLOW_UNDER_BLOCK, 1L);
+        assertThat(inactiveSkipped() - skippedBefore).isEqualTo(1);
+    }
+
+    private double inactiveSkipped() {
+        return meters.counter("reconciler.inactive.skipped").count();
     }
 
     @Test
