@@ -381,6 +381,33 @@ class GraphClientIT {
         }
     }
 
+    /** The account lifecycle against the real services: the state, its job, and the check service's view. */
+    @Test
+    @Order(4)
+    void accountLifecycle_deactivateReactivateErase_throughTheClient() {
+        try (FollowCheckClient client = builder().readYourWrites(true).build()) {
+            long user = 4201;
+            long fan = 4202;
+            client.follow(fan, user);
+            AccountState off = client.deactivate(user);
+            assertThat(off.state()).isEqualTo(AccountState.State.DEACTIVATED);
+            assertThat(client.accountState(user).state()).isEqualTo(AccountState.State.DEACTIVATED);
+            await().atMost(Duration.ofSeconds(10)).until(() -> !client.isFollowing(fan, user));
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> client.accountJob(off.jobId()).status() == AccountJob.Status.DONE);
+            assertThat(client.accountJob(off.jobId()).kind()).isEqualTo(AccountJob.Kind.DEACTIVATE);
+
+            AccountState on = client.reactivate(user);
+            assertThat(on.state()).isEqualTo(AccountState.State.ACTIVE);
+            await().atMost(Duration.ofSeconds(10)).until(() -> client.isFollowing(fan, user));
+
+            AccountState erased = client.erase(user);
+            assertThat(erased.state()).isEqualTo(AccountState.State.ERASED);
+            assertThat(client.erase(user).jobId()).as("erasing twice changes nothing").isEqualTo(erased.jobId());
+            await().atMost(Duration.ofSeconds(10)).until(() -> !client.isFollowing(fan, user));
+        }
+    }
+
     /** Writes on a first write instance that refuses connections go to the next one, which answers. */
     @Test
     @Order(5)
