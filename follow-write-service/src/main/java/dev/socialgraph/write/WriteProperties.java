@@ -88,7 +88,7 @@ public record WriteProperties(
      */
     public record Accounts(
             @DefaultValue("true") boolean enabled,
-            @DefaultValue("20000") @Min(1) @Max(1000000) int edgesPerSecond,
+            @DefaultValue("1000") @Min(1) @Max(1000000) int edgesPerSecond,
             @DefaultValue("10s") @NotNull Duration lease,
             @DefaultValue("500ms") @NotNull Duration pollInterval,
             @DefaultValue("5s") @NotNull Duration startDelay) {

@@ -14,7 +14,8 @@ import java.util.Date;
 
 /**
  * Development bearer tokens for the gateway: compact HS256 JWTs (RFC 7519) signed with the gateway's shared
- * secret, {@code sub} = the user id, {@code iat} now and {@code exp} after the given lifetime. Made with
+ * secret, {@code sub} = the user id, {@code iat} now and {@code exp} after the given lifetime, and optionally an OAuth
+ * 2.0 {@code scope} claim (space-separated; {@code graph:admin} opens the operator API). Made with
  * Nimbus JOSE+JWT, the library Spring Security validates them with.
  */
 public final class DevTokens {
@@ -33,6 +34,17 @@ public final class DevTokens {
      * @throws IllegalArgumentException for a non-positive user id or lifetime, or a key shorter than 32 bytes
      */
     public static String mint(String secret, long userId, Duration lifetime, Instant now) {
+        return mint(secret, userId, lifetime, now, null);
+    }
+
+    /**
+     * Mints a token with a {@code scope} claim.
+     *
+     * @param scope space-separated scopes, e.g. {@code graph:admin}; {@code null} or blank for none
+     * @return the compact serialization
+     * @throws IllegalArgumentException as {@link #mint(String, long, Duration, Instant)}
+     */
+    public static String mint(String secret, long userId, Duration lifetime, Instant now, String scope) {
         UserIds.requirePositive(userId, "userId");
         if (lifetime.isZero() || lifetime.isNegative()) {
             throw new IllegalArgumentException("token lifetime must be positive, was " + lifetime);
@@ -42,6 +54,7 @@ public final class DevTokens {
                     .subject(Long.toString(userId))
                     .issueTime(Date.from(now))
                     .expirationTime(Date.from(now.plus(lifetime)))
+                    .claim("scope", scope == null || scope.isBlank() ? null : scope.strip())
                     .build();
             SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
             jwt.sign(new MACSigner(secret.getBytes(StandardCharsets.UTF_8)));

@@ -710,6 +710,10 @@ public final class GraphLauncher {
         @Option(names = "--ttl", defaultValue = "24h", description = "lifetime, e.g. 30m, 24h, 7d (default: ${DEFAULT-VALUE})")
         String ttl;
 
+        @Option(names = "--scope", description = "the token's OAuth 2.0 scope claim, space-separated; graph:admin opens "
+                + "the operator API (/v1/admin/**)")
+        String scope;
+
         @Override
         public Integer call() throws IOException {
             long id;
@@ -724,7 +728,7 @@ public final class GraphLauncher {
             FleetDir dir = root.fleetDir();
             Files.createDirectories(dir.root());
             Secrets secrets = Secrets.load(dir.root(), System.getenv());
-            System.out.println(DevTokens.mint(secrets.jwtSecret(), id, lifetime, Instant.now()));
+            System.out.println(DevTokens.mint(secrets.jwtSecret(), id, lifetime, Instant.now(), scope));
             return 0;
         }
     }

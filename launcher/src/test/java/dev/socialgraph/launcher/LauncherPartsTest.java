@@ -192,6 +192,9 @@ class LauncherPartsTest {
         assertThatThrownBy(() -> DevTokens.mint(secret, 0, Duration.ofHours(1), now))
                 .isInstanceOf(InvalidUserIdException.class);
         assertThatThrownBy(() -> DevTokens.mint(secret, 1, Duration.ZERO, now)).hasMessageContaining("lifetime");
+        assertThat(jwt.getJWTClaimsSet().getClaim("scope")).as("no scope unless asked").isNull();
+        SignedJWT admin = SignedJWT.parse(DevTokens.mint(secret, 7, Duration.ofHours(1), now, "graph:admin"));
+        assertThat(admin.getJWTClaimsSet().getStringClaim("scope")).isEqualTo("graph:admin");
     }
 
     @Test
