@@ -68,13 +68,19 @@ final class RangeCopier {
 
     /**
      * The tables whose rows a group's users own. The outbox is not among them: its rows are published history of the
-     * database they were written in (docs/shard-moves.md, step e).
+     * database they were written in (docs/shard-moves.md, step e). A user's account state and jobs live in their
+     * following shard, the exclusions from a count where that count lives (docs/account-lifecycle.md).
      */
     static List<Table> tables(ShardGroup group) {
+        Table exclusions = new Table("count_exclusions", List.of("user_id", "counted", "other_id"), false);
+        Table offsets = new Table("count_offsets", List.of("user_id", "counted"), false);
         return switch (group) {
-            case FOLLOWING -> List.of(new Table("following_adjacency", List.of("follower_id", "relation"), true));
+            case FOLLOWING -> List.of(new Table("following_adjacency", List.of("follower_id", "relation"), true),
+                    new Table("account_states", List.of("user_id"), true),
+                    new Table("account_jobs", List.of("user_id", "version"), false), exclusions, offsets);
             case FOLLOWER -> List.of(new Table("follower_adjacency", List.of("followee_id", "relation"), true),
-                    new Table("celebrity_followers_page", List.of("followee_id", "relation", "page_num"), false));
+                    new Table("celebrity_followers_page", List.of("followee_id", "relation", "page_num"), false),
+                    exclusions, offsets);
         };
     }
 
@@ -238,7 +244,8 @@ final class RangeCopier {
             }
         }
         String upsert = "INSERT INTO " + table.name() + " (" + quoted(names) + ") VALUES (" + values
-                + ") ON CONFLICT (" + quoted(table.keys()) + ") DO UPDATE SET " + updates;
+                + ") ON CONFLICT (" + quoted(table.keys()) + ")"
+                + (updates.length() == 0 ? " DO NOTHING" : " DO UPDATE SET " + updates); // a row of keys only
         long rows = 0;
         boolean autoCommit = targetWrite.getAutoCommit();
         targetWrite.setAutoCommit(false);

@@ -31,6 +31,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -302,6 +303,58 @@ class ShardMoverIT {
     }
 
     // ---------------------------------------------------------------------------------------------------------------
+
+    @Test
+    void move_followingRange_carriesAccountStatesJobsAndCountExclusions() throws Exception {
+        String third = database("mover_following_2");
+        ShardRange f1 = range(FOLLOWING, 1);
+        long moved = user(130, 1);
+        long stays = user(200, 1);
+        try (Connection c = postgres.dataSource(f1.database()).getConnection(); Statement st = c.createStatement()) {
+            for (long u : new long[] {moved, stays}) {
+                st.execute("INSERT INTO account_states (user_id, state, version, changed_at, job_id) VALUES (" + u
+                        + ", 1, 1, 5, '" + u + "-1')");
+                st.execute("INSERT INTO account_jobs (job_id, user_id, version, kind, status, created_at, done, total)"
+                        + " VALUES ('" + u + "-1', " + u + ", 1, 'deactivate', 'done', 5, 7, 7)");
+                st.execute("INSERT INTO count_exclusions (user_id, counted, other_id) VALUES (" + u + ", 0, 99)");
+                st.execute("INSERT INTO count_offsets (user_id, counted, excluded) VALUES (" + u + ", 0, 1)");
+            }
+        }
+
+        mover(ShardMover.Settings.defaults()).move(new ShardMover.Request(FOLLOWING, 128, 191, third,
+                postgres.jdbcUrl(third), false));
+
+        try (Connection c = postgres.dataSource(third).getConnection()) {
+            assertThat(rows(c, "SELECT user_id, state, version, job_id FROM account_states"))
+                    .containsExactly(moved + " 1 1 " + moved + "-1");
+            assertThat(rows(c, "SELECT job_id, status, done, total FROM account_jobs"))
+                    .containsExactly(moved + "-1 done 7 7");
+            assertThat(rows(c, "SELECT user_id, counted, other_id FROM count_exclusions"))
+                    .containsExactly(moved + " 0 99");
+            assertThat(rows(c, "SELECT user_id, counted, excluded FROM count_offsets")).containsExactly(moved + " 0 1");
+        }
+        try (Connection c = postgres.dataSource(f1.database()).getConnection()) {
+            assertThat(rows(c, "SELECT user_id FROM account_states")).as("the old owner keeps only its own")
+                    .containsExactly(Long.toString(stays));
+            assertThat(rows(c, "SELECT user_id FROM count_offsets")).containsExactly(Long.toString(stays));
+        }
+    }
+
+    /** Every row of {@code sql} as its columns joined by spaces. */
+    private static List<String> rows(Connection c, String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                StringBuilder row = new StringBuilder();
+                for (int i = 1; i <= n; i++) {
+                    row.append(i == 1 ? "" : " ").append(rs.getString(i));
+                }
+                out.add(row.toString());
+            }
+        }
+        return out;
+    }
 
     @Test
     void move_followerRange_withCelebrityPages_copiesRowsAndPagesExactly() throws Exception {
