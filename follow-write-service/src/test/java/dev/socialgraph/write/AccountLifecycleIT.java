@@ -19,6 +19,7 @@ import dev.socialgraph.store.account.Counted;
 import dev.socialgraph.testsupport.RedisServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -69,6 +70,9 @@ class AccountLifecycleIT {
 
     @Autowired
     FollowingCache cache;
+
+    @Autowired
+    MeterRegistry meters;
 
     WriteHttp http;
     ShardRows rows;
@@ -266,8 +270,12 @@ class AccountLifecycleIT {
         followerRow(Relation.FOLLOW, followee2, new long[] {user}, new long[] {1});
         followerRow(Relation.FOLLOW, user, new long[] {follower1, follower2}, new long[] {1, 2});
 
+        double edgesBefore = meters.counter("graph.write.accounts.edges", "kind", "deactivate").count();
         JsonNode deactivation = awaitDone(user + "-" + admin("PUT", "/users/" + user + "/deactivation").body()
                 .get("version").asLong());
+        assertThat(meters.counter("graph.write.accounts.edges", "kind", "deactivate").count() - edgesBefore)
+                .as("edges walked, by kind").isEqualTo(4);
+        assertThat(meters.counter("graph.write.accounts.jobs", "kind", "deactivate").count()).isPositive();
 
         assertThat(deactivation.get("kind").asString()).isEqualTo("deactivate");
         assertThat(deactivation.get("done").asLong()).isEqualTo(4);

@@ -6,8 +6,11 @@ import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.account.AccountJob;
 import dev.socialgraph.store.account.AccountJobRepository;
+import dev.socialgraph.store.account.JobKind;
 import dev.socialgraph.write.WriteProperties;
 import dev.socialgraph.write.account.JobPlan.Phase;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -40,6 +43,9 @@ import org.springframework.stereotype.Component;
  *
  * <p>A job that fails (a database or Redis outage) is left with its lease, which expires: it is retried after
  * {@code lease} from its recorded position.
+ *
+ * <p>Meters: {@code graph.write.accounts.edges} (edges walked, by {@code kind}), {@code graph.write.accounts.jobs}
+ * (jobs finished, by {@code kind}) and {@code graph.write.accounts.failures} (rounds that failed and will be retried).
  */
 @Component
 class AccountJobRunner implements SmartLifecycle {
@@ -53,10 +59,17 @@ class AccountJobRunner implements SmartLifecycle {
     private final AccountJobRepository jobs = new AccountJobRepository();
     private final RateLimiter limiter;
     private final String owner;
+    private final MeterRegistry registry;
+    private final Counter failures;
     private volatile boolean running;
     private Thread thread;
 
-    AccountJobRunner(ShardDataSources dataSources, JobSteps steps, WriteProperties properties, Clock clock) {
+    AccountJobRunner(ShardDataSources dataSources, JobSteps steps, WriteProperties properties, Clock clock,
+                     MeterRegistry registry) {
+        this.registry = registry;
+        this.failures = Counter.builder("graph.write.accounts.failures")
+                .description("Account job rounds that failed; a leased job is retried when its lease expires")
+                .register(registry);
         this.dataSources = dataSources;
         this.steps = steps;
         this.settings = properties.accounts();
@@ -112,6 +125,7 @@ class AccountJobRunner implements SmartLifecycle {
                         run(database, job.get());
                     }
                 } catch (SQLException | RuntimeException e) {
+                    failures.increment();
                     log.warn("Account job round failed; a leased job is retried when its lease expires: {}",
                             e.toString());
                 }
@@ -160,6 +174,7 @@ class AccountJobRunner implements SmartLifecycle {
                     }
                     at.position = left[to - 1];
                     at.done += to - from;
+                    edges(job.kind()).increment(to - from);
                     if (!record(database, job, at, report)) {
                         return;
                     }
@@ -179,9 +194,16 @@ class AccountJobRunner implements SmartLifecycle {
                     report.toJson(Math.max(0, now - started)), now);
         }
         if (finished) {
+            Counter.builder("graph.write.accounts.jobs").tag("kind", job.kind().wireName())
+                    .description("Account jobs finished").register(registry).increment();
             log.info("Account job {} ({}) done: {} edges, {} exclusions added, {} removed", job.jobId(),
                     job.kind().wireName(), at.done, report.exclusionsAdded(), report.exclusionsRemoved());
         }
+    }
+
+    private Counter edges(JobKind kind) {
+        return Counter.builder("graph.write.accounts.edges").tag("kind", kind.wireName())
+                .description("Edges walked by account jobs").register(registry);
     }
 
     private long total(List<Phase> phases, long userId) throws SQLException {
