@@ -1,5 +1,6 @@
 package dev.socialgraph.store;
 
+import dev.socialgraph.common.shard.ShardUnavailableException;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
@@ -49,6 +50,23 @@ public final class SqlErrors {
     private static final int MAX_VISITED = 64;
 
     private SqlErrors() {
+    }
+
+    /**
+     * The one translation of a failed shard read or write into what the services answer: a database that cannot be
+     * reached (or is shutting down, or timed out) is {@link ShardUnavailableException} (503 with {@code Retry-After},
+     * DESIGN.md 7); any other database error is a bug, {@link IllegalStateException} (500).
+     *
+     * @param e        the error
+     * @param database names the database in the message, e.g. {@code "shard database of user 12"}
+     * @param failed   names the operation in the message, e.g. {@code "shard read for user 12"}
+     * @return the exception to throw, with {@code e} as its cause
+     */
+    public static RuntimeException translate(SQLException e, String database, String failed) {
+        if (classify(e) == Kind.UNAVAILABLE) {
+            return new ShardUnavailableException(database + " is unavailable", e);
+        }
+        return new IllegalStateException(failed + " failed", e);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.socialgraph.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.socialgraph.common.shard.ShardUnavailableException;
 import java.io.EOFException;
 import java.net.SocketTimeoutException;
 import java.sql.SQLException;
@@ -14,6 +15,19 @@ import org.postgresql.util.PSQLState;
 import org.postgresql.util.ServerErrorMessage;
 
 class SqlErrorsTest {
+
+    @Test
+    void translate_anOutageIsShardUnavailable_andAnythingElseABug_bothWithTheCause() {
+        SQLException outage = new SQLTransientConnectionException("no connection within 2000ms");
+        RuntimeException down = SqlErrors.translate(outage, "shard database of user 12", "shard read for user 12");
+        assertThat(down).isInstanceOf(ShardUnavailableException.class)
+                .hasMessage("shard database of user 12 is unavailable").hasCause(outage);
+
+        SQLException bug = new SQLException("column \"nope\" does not exist", "42703");
+        RuntimeException failed = SqlErrors.translate(bug, "shard database of user 12", "shard read for user 12");
+        assertThat(failed).isInstanceOf(IllegalStateException.class).hasMessage("shard read for user 12 failed")
+                .hasCause(bug);
+    }
 
     @Test
     void classify_serializationFailureAndDeadlock_retryTheTransaction() {

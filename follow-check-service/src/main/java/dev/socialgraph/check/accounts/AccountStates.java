@@ -35,10 +35,7 @@ public final class AccountStates {
         try {
             return dataSources.readUser(ShardGroup.FOLLOWING, userId, c -> states.state(c, userId));
         } catch (SQLException e) {
-            if (SqlErrors.classify(e) == SqlErrors.Kind.UNAVAILABLE) {
-                throw new ShardUnavailableException("shard database of user " + userId + " is unavailable", e);
-            }
-            throw new IllegalStateException("account state read failed for user " + userId, e);
+            throw SqlErrors.translate(e, "shard database of user " + userId, "account state read for user " + userId);
         }
     }
 }

@@ -452,10 +452,7 @@ public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
     }
 
     private static RuntimeException failure(long userId, SQLException e) {
-        if (SqlErrors.classify(e) == SqlErrors.Kind.UNAVAILABLE) {
-            return new ShardUnavailableException("shard database of user " + userId + " is unavailable", e);
-        }
-        return new IllegalStateException("shard read failed for user " + userId, e);
+        return SqlErrors.translate(e, "shard database of user " + userId, "shard read for user " + userId);
     }
 
     @FunctionalInterface

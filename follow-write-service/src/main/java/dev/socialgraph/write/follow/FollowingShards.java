@@ -122,11 +122,12 @@ public class FollowingShards {
     }
 
     private RuntimeException failure(long userId, SQLException e) {
-        if (SqlErrors.classify(e) == SqlErrors.Kind.UNAVAILABLE) {
+        RuntimeException failure = SqlErrors.translate(e, "following database "
+                + dataSources.shardMap().route(ShardGroup.FOLLOWING, userId).database(),
+                "write of user " + userId + "'s following shard");
+        if (failure instanceof ShardUnavailableException) {
             metrics.unavailable();
-            String database = dataSources.shardMap().route(ShardGroup.FOLLOWING, userId).database();
-            return new ShardUnavailableException("following database " + database + " is unavailable", e);
         }
-        return new IllegalStateException("write of user " + userId + "'s following shard failed", e);
+        return failure;
     }
 }
