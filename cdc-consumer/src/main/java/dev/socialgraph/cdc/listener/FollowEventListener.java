@@ -8,6 +8,7 @@ import dev.socialgraph.cdc.follower.FollowerSide;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;
+import dev.socialgraph.common.keys.Topics;
 import dev.socialgraph.store.EventTracing;
 import io.micrometer.tracing.Span;
 import java.nio.charset.StandardCharsets;
@@ -93,7 +94,7 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
         metrics.owedCacheUpdates(() -> this.debts.values().stream().mapToInt(CacheDebt::owed).sum());
     }
 
-    @KafkaListener(id = ID, topics = "${graph.cdc.topic:follow-events}", groupId = "${graph.cdc.group-id:cdc-consumer}",
+    @KafkaListener(id = ID, topics = "${graph.cdc.topic:" + Topics.FOLLOW_EVENTS + "}", groupId = "${graph.cdc.group-id:cdc-consumer}",
             batch = "true", concurrency = "${graph.cdc.concurrency:1}",
             properties = "max.poll.records=${graph.cdc.max-poll-records:500}")
     void onBatch(List<ConsumerRecord<byte[], byte[]>> records, Consumer<?, ?> consumer) {
