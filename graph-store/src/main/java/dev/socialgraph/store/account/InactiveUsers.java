@@ -6,9 +6,8 @@ import java.util.function.LongConsumer;
 /**
  * The in-process view of users whose account is deactivated or erased (docs/account-lifecycle.md), fed by
  * {@link AccountStateFeed}. The check service asks it before every answer, so an inactive user is invisible within
- * one poll (250 ms) without waiting for the state change's job. Two {@link InactiveSet}s: every inactive id, and the
- * erased ones among them. A lookup costs one volatile read while the set is empty and one probe
- * otherwise.
+ * one poll (250 ms) without waiting for the state change's job. One {@link InactiveSet} of every inactive id; a lookup
+ * costs one volatile read while the set is empty and one probe otherwise.
  *
  * <p>{@link #apply} is called by one thread at a time (the feed holds the view's monitor); every other method by any
  * thread.
@@ -16,7 +15,6 @@ import java.util.function.LongConsumer;
 public final class InactiveUsers {
 
     private final InactiveSet inactive = new InactiveSet();
-    private final InactiveSet erased = new InactiveSet();
     private final LongConsumer onErased;
 
     /** A view with no callback. */
@@ -25,8 +23,9 @@ public final class InactiveUsers {
     }
 
     /**
-     * @param onErased called with each user the view learns was erased (the check service drops the user's entries
-     *                 from its in-process cache: the erasure deletes their rows, and nothing else would evict them)
+     * @param onErased called with a user each time the view reads their erased state row (the check service drops
+     *                 the user's entries from its in-process cache: the erasure deletes their rows, and nothing else
+     *                 would evict them); idempotent, since a poll's overlap reads a row more than once
      */
     public InactiveUsers(LongConsumer onErased) {
         this.onErased = onErased;
@@ -58,16 +57,6 @@ public final class InactiveUsers {
      */
     public boolean isInactive(long userId) {
         return !inactive.isEmpty() && inactive.contains(userId);
-    }
-
-    /**
-     * Whether {@code userId}'s account is erased, as far as this view knows.
-     *
-     * @param userId any value
-     * @return whether the user is erased
-     */
-    public boolean isErased(long userId) {
-        return !erased.isEmpty() && erased.contains(userId);
     }
 
     /**
@@ -114,11 +103,10 @@ public final class InactiveUsers {
     public void apply(long userId, AccountState state) {
         if (state == AccountState.ACTIVE) {
             inactive.remove(userId);
-            erased.remove(userId); // never happens (erasure is final); kept so the view mirrors any row it reads
             return;
         }
         inactive.add(userId);
-        if (state == AccountState.ERASED && erased.add(userId)) {
+        if (state == AccountState.ERASED) {
             onErased.accept(userId);
         }
     }
