@@ -19,9 +19,9 @@ import dev.socialgraph.store.FollowingSliceRepository;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.SqlErrors;
+import dev.socialgraph.store.account.CountExclusionRepository;
+import dev.socialgraph.store.account.Counted;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -47,13 +47,6 @@ import org.springframework.stereotype.Component;
 @Component
 public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
 
-    /** The inactive users taken out of a following count (docs/account-lifecycle.md), in its following shard. */
-    private static final String FOLLOWING_EXCLUDED =
-            "SELECT excluded FROM count_offsets WHERE user_id = ? AND counted = 0";
-    /** The inactive users taken out of a followers count, in its follower shard. */
-    private static final String FOLLOWERS_EXCLUDED =
-            "SELECT excluded FROM count_offsets WHERE user_id = ? AND counted = 1";
-
     /** Rows per query of a full scan. */
     private static final int SCAN_BATCH = 500;
 
@@ -68,6 +61,8 @@ public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
     private final FollowerRepository blockedBy = new FollowerRepository(Relation.BLOCK);
     private final CelebrityPageRepository blockedByPages = new CelebrityPageRepository(Relation.BLOCK);
     private final OutboxRepository outbox;
+    /** The inactive users taken out of a count (docs/account-lifecycle.md), where that count lives. */
+    private final CountExclusionRepository exclusions = new CountExclusionRepository();
 
     ShardReader(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
                 CelebrityPageRepository celebrityPages, OutboxRepository outbox) {
@@ -238,7 +233,7 @@ public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
      */
     public int followingCount(long followerId) {
         return read(ShardGroup.FOLLOWING, followerId, c -> (int) Math.max(0, following.count(c, followerId)
-                - excluded(c, FOLLOWING_EXCLUDED, followerId)));
+                - exclusions.offset(c, followerId, Counted.FOLLOWING)));
     }
 
     /**
@@ -251,17 +246,7 @@ public class ShardReader implements FollowChecker.Shards, RelationReads.Shards {
      */
     public long followerCount(long followeeId) {
         return read(ShardGroup.FOLLOWER, followeeId, c -> Math.max(0, followers.count(c, followeeId)
-                - excluded(c, FOLLOWERS_EXCLUDED, followeeId)));
-    }
-
-    /** The offset of one count, 0 when no inactive user was taken out of it. */
-    private static long excluded(Connection c, String sql, long userId) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setLong(1, userId);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getLong(1) : 0;
-            }
-        }
+                - exclusions.offset(c, followeeId, Counted.FOLLOWERS)));
     }
 
     /**
