@@ -2,10 +2,13 @@ package dev.socialgraph.store.account;
 
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.store.Sql;
+import dev.socialgraph.store.SqlArrays;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Set;
+import java.util.HashSet;
 
 /**
  * JDBC access to {@code account_states} (shard migration V6), in the user's FOLLOWING shard, on the caller's
@@ -23,6 +26,8 @@ public final class AccountStateRepository {
             """;
 
     private static final String STATE = "SELECT state FROM account_states WHERE user_id = ?";
+
+    private static final String INACTIVE = "SELECT user_id FROM account_states WHERE user_id = ANY (?) AND state <> 0";
 
     /** The target side of a follow: its state and whether it blocks the follower, in one round trip. */
     private static final String STATE_AND_BLOCK = Sql.forRelation("""
@@ -84,6 +89,31 @@ public final class AccountStateRepository {
                 return rs.next() ? AccountState.ofCode(rs.getShort(1)) : AccountState.ACTIVE;
             }
         }
+    }
+
+    /**
+     * The inactive users among {@code userIds}, by the rows of one database: the reconciler's check before it repairs a
+     * follower row (a pair with an inactive user is the account jobs' to change, not the reconciler's).
+     *
+     * @param connection a FOLLOWING database holding the state rows of {@code userIds} (other users' rows are not
+     *                   there, so they read as active: group the ids by their following shard)
+     * @param userIds    positive user ids
+     * @return the ids whose state is deactivated or erased; empty when none
+     */
+    public Set<Long> inactiveAmong(Connection connection, long[] userIds) throws SQLException {
+        Set<Long> out = new HashSet<>();
+        if (userIds.length == 0) {
+            return out;
+        }
+        try (PreparedStatement ps = connection.prepareStatement(INACTIVE)) {
+            ps.setArray(1, SqlArrays.bigintArray(connection, userIds));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+        }
+        return out;
     }
 
     /**

@@ -15,6 +15,7 @@ import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardFence;
+import dev.socialgraph.store.account.AccountStateRepository;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -41,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>lock the followee's follower row (it guards the celebrity pages as well), so the cdc-consumer cannot apply
  *       an event for this followee while we compare;</li>
- *   <li>leave alone every pair with a deactivated or erased user ({@link AccountStates}): the whole row when the
+ *   <li>leave alone every pair with a deactivated or erased user ({@link AccountStateRepository#inactiveAmong}): the whole row when the
  *       followee is inactive, else the inactive followers of the scope. The account jobs own such edges
  *       (docs/account-lifecycle.md): a repair must neither put a hidden edge back into a follower row nor bring an
  *       erased one back;</li>
@@ -78,6 +79,7 @@ public final class FollowerRepairs {
     private final FollowerRepository followers;
     private final CelebrityPageRepository pages;
     private final OutboxRepository outbox = new OutboxRepository();
+    private final AccountStateRepository accountStates = new AccountStateRepository();
     private final Relation relation;
     private final ReconcilerMetrics metrics;
     private final Duration threshold;
@@ -217,7 +219,14 @@ public final class FollowerRepairs {
 
     /**
      * The users among {@code userIds} that are deactivated or erased, read now from {@code account_states} in each
-     * one's following shard ({@link AccountStates}), following shard moves as the following rows are read.
+     * one's following shard ({@link AccountStateRepository#inactiveAmong}), following shard moves as the following rows
+     * are read.
+     *
+     * <p>Why the reconciler asks: while a user is inactive, the account jobs own that user's edges. A deactivated
+     * user's edges stay where they are, hidden at read time, with count exclusions that assume exactly those edges; an
+     * erased user's edges are being deleted, follower side first. A repair of such a pair from the following side
+     * would put a hidden edge back into a follower row (and off its exclusion) or bring an erased edge back, so every
+     * pair with an inactive user is left alone.
      *
      * @param userIds positive user ids, any shards
      * @return the inactive ones; empty when all are active
@@ -225,7 +234,7 @@ public final class FollowerRepairs {
      */
     public Set<Long> inactive(long[] userIds) throws SQLException {
         Set<Long> out = new HashSet<>();
-        for (Set<Long> ids : perFollowingDatabase(userIds, AccountStates::inactive)) {
+        for (Set<Long> ids : perFollowingDatabase(userIds, accountStates::inactiveAmong)) {
             out.addAll(ids);
         }
         return out;

@@ -11,7 +11,7 @@ import java.util.Map;
  * @param repaired        whether the fix was committed ({@code false} when nothing was found)
  * @param skippedInFlight follower ids left alone because their event may still be in flight
  * @param skippedInactive pairs left alone because one of the two users is deactivated or erased
- *                        ({@link AccountStates}): follower ids of a followee's repair (all of them when the followee
+ *                        ({@link dev.socialgraph.store.account.AccountStateRepository#inactiveAmong}): follower ids of a followee's repair (all of them when the followee
  *                        is the inactive one), or blocks whose follows were not removed
  */
 public record RepairResult(Map<Divergence, Integer> found, boolean repaired, int skippedInFlight,
