@@ -11,6 +11,7 @@ import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.web.UserIdJson;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.IntPredicate;
 import org.springframework.stereotype.Service;
 import tools.jackson.databind.annotation.JsonSerialize;
 
@@ -64,19 +65,24 @@ public class Suggestions {
         String cached = redis.get(key);
         SuggestionRanking.Ranked ranked = decode(cached);
         FollowingRow row = null;
+        long[] hop = null;
+        long inactiveHops = 0;
         if (ranked != null && (accounts.anyInactive() || inactiveHash(cached) != 0)) {
             row = shards.following(userId);
-            if (inactiveHash(cached) != inactiveHops(hops(row))) {
+            hop = hops(row);
+            inactiveHops = inactiveHops(hop);
+            if (inactiveHash(cached) != inactiveHops) {
                 ranked = null; // an intermediate was deactivated or reactivated since the list was computed
             }
         }
         if (ranked == null) {
             if (row == null) {
                 row = shards.following(userId);
+                hop = hops(row);
+                inactiveHops = inactiveHops(hop);
             }
-            long[] hop = hops(row);
             ranked = compute(userId, row, accounts.withoutInactive(hop));
-            redis.put(key, encode(ranked, inactiveHops(hop)), properties.suggestionsTtl());
+            redis.put(key, encode(ranked, inactiveHops), properties.suggestionsTtl());
         } else if (ranked.size() > 0) {
             ranked = withoutFollowed(userId, ranked);
         }
@@ -96,16 +102,18 @@ public class Suggestions {
 
     /** A hash of the inactive ids among {@code hop}, 0 when none is inactive. */
     private long inactiveHops(long[] hop) {
-        long[] active = accounts.withoutInactive(hop);
-        if (active.length == hop.length) {
+        if (!accounts.anyInactive()) {
             return 0;
         }
-        long[] inactive = new long[hop.length - active.length];
+        long[] inactive = new long[hop.length];
         int n = 0;
         for (long id : hop) {
             if (accounts.isInactive(id)) {
                 inactive[n++] = id;
             }
+        }
+        if (n == 0) {
+            return 0;
         }
         Arrays.sort(inactive, 0, n);
         long h = 1;
@@ -120,17 +128,7 @@ public class Suggestions {
         if (!accounts.anyInactive() || ranked.size() == 0) {
             return ranked;
         }
-        long[] ids = new long[ranked.size()];
-        int[] counts = new int[ranked.size()];
-        int n = 0;
-        for (int i = 0; i < ranked.size(); i++) {
-            if (!accounts.isInactive(ranked.ids()[i])) {
-                ids[n] = ranked.ids()[i];
-                counts[n++] = ranked.mutualCounts()[i];
-            }
-        }
-        return n == ids.length ? ranked
-                : new SuggestionRanking.Ranked(Arrays.copyOf(ids, n), Arrays.copyOf(counts, n));
+        return keep(ranked, i -> !accounts.isInactive(ranked.ids()[i]));
     }
 
     private SuggestionRanking.Ranked compute(long userId, FollowingRow row, long[] hop) {
@@ -150,11 +148,16 @@ public class Suggestions {
 
     private SuggestionRanking.Ranked withoutFollowed(long userId, SuggestionRanking.Ranked ranked) {
         boolean[] followed = checker.areFollowing(userId, ranked.ids(), null);
+        return keep(ranked, i -> !followed[i]);
+    }
+
+    /** The entries of {@code ranked} whose index {@code kept} accepts, in order; {@code ranked} itself when all are. */
+    private static SuggestionRanking.Ranked keep(SuggestionRanking.Ranked ranked, IntPredicate kept) {
         long[] ids = new long[ranked.size()];
         int[] counts = new int[ranked.size()];
         int n = 0;
-        for (int i = 0; i < followed.length; i++) {
-            if (!followed[i]) {
+        for (int i = 0; i < ranked.size(); i++) {
+            if (kept.test(i)) {
                 ids[n] = ranked.ids()[i];
                 counts[n++] = ranked.mutualCounts()[i];
             }
