@@ -111,9 +111,14 @@ public final class WriteClient {
                 .header("X-Service-Token", serviceToken)
                 .method(method, HttpRequest.BodyPublishers.noBody())
                 .build();
+        HttpResponse<String> response = exchange(request);
+        return new AccountReply(response.statusCode(), JSON.readTree(response.body()));
+    }
+
+    /** Sends {@code request}; I/O errors and interruption become unchecked. */
+    private HttpResponse<String> exchange(HttpRequest request) {
         try {
-            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
-            return new AccountReply(response.statusCode(), JSON.readTree(response.body()));
+            return client.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -132,26 +137,19 @@ public final class WriteClient {
                 .header("X-Service-Token", serviceToken)
                 .method(method, HttpRequest.BodyPublishers.noBody())
                 .build();
-        try {
-            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                return new Reply(response.statusCode(), false, -1, -1, null);
-            }
-            JsonNode body = JSON.readTree(response.body());
-            JsonNode token = body.get("followToken");
-            String followToken = token == null || token.isNull() ? null : token.asString();
-            if (!body.has("following")) {
-                return new Reply(200, false, -1, body.get("version").asLong(), followToken);
-            }
-            JsonNode followedAt = body.get("followedAt");
-            return new Reply(200, body.get("following").asBoolean(),
-                    followedAt == null || followedAt.isNull() ? -1 : followedAt.asLong(), body.get("version").asLong(),
-                    followToken);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+        HttpResponse<String> response = exchange(request);
+        if (response.statusCode() != 200) {
+            return new Reply(response.statusCode(), false, -1, -1, null);
         }
+        JsonNode body = JSON.readTree(response.body());
+        JsonNode token = body.get("followToken");
+        String followToken = token == null || token.isNull() ? null : token.asString();
+        if (!body.has("following")) {
+            return new Reply(200, false, -1, body.get("version").asLong(), followToken);
+        }
+        JsonNode followedAt = body.get("followedAt");
+        return new Reply(200, body.get("following").asBoolean(),
+                followedAt == null || followedAt.isNull() ? -1 : followedAt.asLong(), body.get("version").asLong(),
+                followToken);
     }
 }
