@@ -54,6 +54,9 @@ public final class HopBench implements Callable<Integer> {
     @Option(names = "--gateway-url", defaultValue = "http://127.0.0.1:8080", description = "gateway (default: ${DEFAULT-VALUE})")
     URI gatewayUrl;
 
+    @Option(names = "--no-gateway", description = "leave the gateway out, e.g. to compare two check instances alone")
+    boolean noGateway;
+
     @Option(names = "--baseline-url", description = "a second gateway (e.g. an untuned build) run interleaved with the first (optional)")
     URI baselineUrl;
 
@@ -145,7 +148,9 @@ public final class HopBench implements Callable<Integer> {
         try {
             String token = Loadgen.serviceToken(serviceToken);
             targets.put(DIRECT, HttpTarget.direct(checkUrl, checkUrl, token, processes));
-            targets.put("gateway", HttpTarget.gateway(gatewayUrl, secret, graph, processes));
+            if (!noGateway) {
+                targets.put("gateway", HttpTarget.gateway(gatewayUrl, secret, graph, processes));
+            }
             if (baselineUrl != null) {
                 targets.put("baseline", HttpTarget.gateway(baselineUrl, secret, graph, processes));
             }
