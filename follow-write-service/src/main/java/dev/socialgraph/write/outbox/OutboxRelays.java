@@ -34,7 +34,8 @@ import org.springframework.stereotype.Component;
  * newer map ({@link ShardDataSources#onChange}) gets its relay started then. A relay whose database left the map
  * keeps running until shutdown: its outbox may still hold rows written before the move that nobody else publishes
  * (the relays of the new owner read only the new owner's outbox). At most one relay per database (JDBC URL), none
- * after {@link #stop()}.
+ * after {@link #stop()}. Each relay is registered with {@link OutboxCommits}, so the writes of this instance wake the
+ * relay of the database they committed to.
  */
 @Component
 @ConditionalOnProperty(prefix = "graph.write.relay", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -48,18 +49,20 @@ public class OutboxRelays implements SmartLifecycle {
     private final MeterRegistry registry;
     private final EventTracing tracing;
     private final Clock clock;
+    private final OutboxCommits commits;
     /** By JDBC URL: ranges of one database share a relay, as they share a pool. Guarded by {@code this}. */
     private final Map<String, OutboxRelay> relays = new LinkedHashMap<>();
     private volatile boolean running;
 
     OutboxRelays(ShardDataSources dataSources, OutboxRepository outbox, WriteProperties properties,
-                 MeterRegistry registry, EventTracing tracing, Clock clock) {
+                 MeterRegistry registry, EventTracing tracing, Clock clock, OutboxCommits commits) {
         this.dataSources = dataSources;
         this.outbox = outbox;
         this.properties = properties;
         this.registry = registry;
         this.tracing = tracing;
         this.clock = clock;
+        this.commits = commits;
         // Registered once, here: start() and stop() may run more than once in a context's life.
         dataSources.onChange(map -> startNew(map).forEach(database ->
                 log.info("Outbox relay of following database {} started: it joined the shard map", database)));
@@ -101,6 +104,7 @@ public class OutboxRelays implements SmartLifecycle {
             OutboxRelay r = new OutboxRelay(range.database(), dataSources.forRange(range), outbox,
                     () -> producer(relay, range.database()), settings, registry, batch -> { }, tracing, clock);
             relays.put(range.jdbcUrl(), r);
+            commits.register(range.jdbcUrl(), r);
             r.start();
             started.add(range.database());
         }
@@ -110,6 +114,7 @@ public class OutboxRelays implements SmartLifecycle {
     @Override
     public synchronized void stop() {
         running = false;
+        commits.clear();
         // Signal all first, so that shutdown waits for the slowest relay, not for the sum of them.
         relays.values().forEach(OutboxRelay::requestStop);
         relays.values().forEach(OutboxRelay::awaitStop);
