@@ -130,11 +130,20 @@ public class OutboxRelays implements SmartLifecycle {
      * An idempotent producer with {@code acks=all} whose every wait is bounded by the send timeout: with the only
      * broker down a Kafka 4.2 {@code send()} blocks for {@code max.block.ms} (test-support README), so that is the
      * send timeout too, and a delivery gives up after it.
+     *
+     * <p>{@code linger.ms} 0, not Kafka 4's default of 5: a round hands the producer its whole batch at once and then
+     * waits for every acknowledgement, so lingering only delayed each round by 5 ms (each event, once rounds are
+     * nudged per commit). Records appended while a request is in flight still share the next one.
      */
     static Producer<String, byte[]> producer(WriteProperties.Relay relay, String database) {
+        return new KafkaProducer<>(producerConfig(relay, database), new StringSerializer(), new ByteArraySerializer());
+    }
+
+    /** The configuration of {@link #producer}. */
+    static Map<String, Object> producerConfig(WriteProperties.Relay relay, String database) {
         int timeoutMs = Math.toIntExact(relay.sendTimeout().toMillis());
         int requestTimeoutMs = Math.max(500, timeoutMs / 2);
-        int lingerMs = 5;
+        int lingerMs = 0;
         Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, relay.bootstrapServers());
         config.put(ProducerConfig.CLIENT_ID_CONFIG, "outbox-relay-" + database);
@@ -146,6 +155,6 @@ public class OutboxRelays implements SmartLifecycle {
         config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, requestTimeoutMs);
         // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms.
         config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Math.max(timeoutMs, requestTimeoutMs + lingerMs));
-        return new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
+        return config;
     }
 }
