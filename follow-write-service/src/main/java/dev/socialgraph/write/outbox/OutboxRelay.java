@@ -74,7 +74,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Published rows older than the retention are pruned. Gauges per database (tag {@code database}):
  * {@code graph.outbox.backlog} (unpublished rows) and {@code graph.outbox.oldest.age} (seconds since the oldest
- * unpublished row was committed), refreshed at most every {@link #BACKLOG_REFRESH}; counters
+ * unpublished row was committed), read at most every {@link #BACKLOG_REFRESH} and set to zero by a round that
+ * found less than a batch (it drained the outbox as it was when the round started); counters
  * {@code graph.outbox.published} and {@code graph.outbox.relay.failures}.
  */
 public final class OutboxRelay implements AutoCloseable {
@@ -236,7 +237,7 @@ public final class OutboxRelay implements AutoCloseable {
     private void run() {
         while (running) {
             try {
-                refreshBacklog(false);
+                refreshBacklog();
                 if (lockConnection == null && !tryAcquire()) {
                     pause(settings.pollInterval(), false);
                     continue;
@@ -245,8 +246,11 @@ public final class OutboxRelay implements AutoCloseable {
                 nudged.set(false);
                 int relayed = relayBatch();
                 consecutiveFailures = 0;
-                if (relayed > 0) {
-                    refreshBacklog(true); // so the gauges show a drained backlog without waiting
+                if (relayed < settings.batchSize()) {
+                    // The round read every row unpublished when it started and published them: the gauges show the
+                    // drained backlog at once, without a count query on every round (rounds run per commit now).
+                    backlog.set(0);
+                    oldestAgeSeconds.set(0);
                 }
                 pruneIfDue();
                 if (relayed < settings.batchSize()) {
@@ -354,10 +358,10 @@ public final class OutboxRelay implements AutoCloseable {
                 e.createdAt().toEpochMilli());
     }
 
-    /** Refreshes the gauges on a pooled connection, at most every {@link #BACKLOG_REFRESH} unless forced. */
-    private void refreshBacklog(boolean force) throws SQLException {
+    /** Refreshes the gauges on a pooled connection, at most every {@link #BACKLOG_REFRESH}. */
+    private void refreshBacklog() throws SQLException {
         long now = System.nanoTime();
-        if (!force && now - lastBacklogNanos < BACKLOG_REFRESH.toNanos()) {
+        if (now - lastBacklogNanos < BACKLOG_REFRESH.toNanos()) {
             return;
         }
         lastBacklogNanos = now;
