@@ -21,14 +21,18 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -351,6 +355,82 @@ class FollowEventsIT {
         assertThat(new String(header(dead.getFirst(), KafkaHeaders.DLT_EXCEPTION_MESSAGE), StandardCharsets.UTF_8))
                 .contains("refuse_follower_666");
         assertThat(parked()).isZero();
+    }
+
+    /**
+     * The followees of one database in one poll are applied in one transaction: one commit for all their rows, not
+     * one each. Their rows' {@code xmin} (the id of the transaction that wrote them) is therefore one.
+     */
+    @Test
+    void severalFolloweesOfOneDatabaseInOnePoll_areWrittenByOneTransaction() throws Exception {
+        long first = 256L * 8000 + 11; // shards 11 and 12, both on the first follower database
+        List<Long> followees = List.of(first, sharingPartitionWith(first, 256L * 8020 + 11),
+                sharingPartitionWith(first, 256L * 8040 + 12), sharingPartitionWith(first, 256L * 8060 + 12));
+        List<Map.Entry<String, byte[]>> records = new ArrayList<>();
+        for (int i = 0; i < followees.size(); i++) {
+            long followee = followees.get(i);
+            records.add(Map.entry(Long.toString(followee),
+                    FollowEventJson.toJson(FollowEvent.follow(10 + i, followee, T0 + i, 1, T0 + i))));
+        }
+
+        KAFKA.publishTogether(records);
+        KAFKA.awaitCaughtUp();
+
+        for (int i = 0; i < followees.size(); i++) {
+            assertThat(CdcHarness.followers(dataSources, followees.get(i))).containsExactly(new long[] {10 + i, T0 + i});
+        }
+        assertThat(writers(followees)).as("transactions that wrote the rows").hasSize(1);
+    }
+
+    /**
+     * A refused event in a poll with other followees of its database fails their common transaction; each followee is
+     * then applied alone, so only the refused event waits for its attempts and the dead-letter topic.
+     */
+    @Test
+    void aRefusedEventAmongOtherFolloweesOfItsDatabase_holdsBackOnlyItself() throws Exception {
+        long refusing = 256L * 8100 + 30;
+        long before = sharingPartitionWith(refusing, 256L * 8101 + 30);
+        long after = sharingPartitionWith(refusing, 256L * 8100 + 31);
+        String database = SHARDS.shardMap().route(ShardGroup.FOLLOWER, refusing).database();
+        DataSource admin = TestServers.postgres().dataSource(database);
+        try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("ALTER TABLE follower_adjacency ADD CONSTRAINT refuse_follower_667 "
+                    + "CHECK (NOT (667 = ANY (follower_ids)))");
+        }
+        try {
+            KAFKA.publishTogether(List.of(
+                    Map.entry(Long.toString(before), FollowEventJson.toJson(FollowEvent.follow(1, before, T0 + 1, 1, T0 + 1))),
+                    Map.entry(Long.toString(refusing), FollowEventJson.toJson(FollowEvent.follow(667, refusing, T0 + 2, 1, T0 + 2))),
+                    Map.entry(Long.toString(refusing), FollowEventJson.toJson(FollowEvent.follow(2, refusing, T0 + 3, 1, T0 + 3))),
+                    Map.entry(Long.toString(after), FollowEventJson.toJson(FollowEvent.follow(3, after, T0 + 4, 1, T0 + 4)))));
+            KAFKA.awaitCaughtUp();
+        } finally {
+            try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement()) {
+                statement.execute("ALTER TABLE follower_adjacency DROP CONSTRAINT refuse_follower_667");
+            }
+        }
+
+        assertThat(CdcHarness.followers(dataSources, before)).containsExactly(new long[] {1, T0 + 1});
+        assertThat(CdcHarness.followers(dataSources, after)).containsExactly(new long[] {3, T0 + 4});
+        assertThat(CdcHarness.followers(dataSources, refusing)).containsExactly(new long[] {2, T0 + 3});
+        assertThat(allDeadLetters("\"followerId\":667,")).hasSize(1);
+        assertThat(parked()).isZero();
+    }
+
+    /** The distinct ids of the transactions that last wrote the follow rows of {@code followees}. */
+    private Set<Long> writers(List<Long> followees) throws Exception {
+        DataSource database = dataSources.forUser(ShardGroup.FOLLOWER, followees.getFirst());
+        try (Connection connection = database.getConnection(); PreparedStatement ps = connection.prepareStatement(
+                "SELECT DISTINCT xmin::text::bigint FROM follower_adjacency WHERE followee_id = ANY (?) AND relation = 0")) {
+            ps.setArray(1, connection.createArrayOf("bigint", followees.toArray(Long[]::new)));
+            Set<Long> out = new HashSet<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+            return out;
+        }
     }
 
     private double parked() {

@@ -36,7 +36,10 @@ import org.HdrHistogram.Histogram;
  *   <li><b>ack → visible</b>: follows at a fixed rate, each to a fresh followee; the time from the write
  *       service's 200 to the edge being in the followee's follower row. One thread per follower database
  *       polls every pending followee in one query on a dedicated connection, pausing {@value #POLL_PAUSE_MICROS}
- *       µs between queries, so a sample is late by at most one query plus that pause.</li>
+ *       µs between queries, so a sample is late by at most one query plus that pause. With
+ *       {@code followee-followers} N above 0 each followee's follower row is written beforehand with N followers
+ *       of its own (straight into the follower database, no events), so that every follow rewrites a row of N + 1
+ *       entries as a follow of a popular ego-Twitter user does; the default 0 measures rows of one entry.</li>
  *   <li><b>sustained follows/s</b> of the one write-service instance: N closed-loop HTTP clients (one request
  *       in flight each) follow random pairs of 1..{@value #USERS} for a warm-up, then for the measured
  *       duration; throughput is the requests completed in the measured window over its length, latency is
@@ -45,7 +48,9 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Options ({@code --name=value}): {@code clients} (comma-separated, default {@code 8,32}), {@code warmup}
  * (seconds, 5), {@code duration} (seconds, 20), {@code rate} (follows/s of the latency phase, 50),
- * {@code samples} (measured latency samples, 500), {@code relay-poll-interval} (ms, 200: the service default).
+ * {@code samples} (measured latency samples, 500), {@code relay-poll-interval} (ms, 200: the service default),
+ * {@code followee-followers} (followers each followee has before its follow, 0; keep it below the celebrity
+ * threshold, 1,000,000 here).
  * The clients and, by default, the Kafka broker run in this JVM, the two services in theirs; all share the
  * machine's CPUs. Run it from the {@code e2e} directory, where {@link Pipeline} finds the services' jars
  * ({@code ../<module>/target}). Prints markdown tables on standard output.
@@ -74,6 +79,7 @@ public final class PipelineBenchmark {
         int rate = Integer.parseInt(options.getOrDefault("rate", "50"));
         int samples = Integer.parseInt(options.getOrDefault("samples", "500"));
         long relayPoll = Long.parseLong(options.getOrDefault("relay-poll-interval", "200"));
+        int followeeFollowers = Integer.parseInt(options.getOrDefault("followee-followers", "0"));
 
         if (!Files.isDirectory(Path.of("..", "follow-write-service", "target"))) {
             throw new IllegalStateException("run from the e2e directory after packaging the services (README): "
@@ -89,10 +95,11 @@ public final class PipelineBenchmark {
                     Runtime.getRuntime().availableProcessors(), relayPoll));
 
             // Latency first, while the consumer has no backlog; a short unmeasured run warms both services up.
-            visibility(pipeline, client, rate, Math.max(50, samples / 5), 0);
-            Histogram visible = visibility(pipeline, client, rate, samples, 1_000_000_000L);
+            visibility(pipeline, client, rate, Math.max(50, samples / 5), 0, followeeFollowers);
+            Histogram visible = visibility(pipeline, client, rate, samples, 1_000_000_000L, followeeFollowers);
             out.append("ack → visible on the follower side (follows at ").append(rate).append("/s, ")
-                    .append(samples).append(" samples, fresh followee each; ms):\n\n")
+                    .append(samples).append(" samples, fresh followee each with ").append(followeeFollowers)
+                    .append(" followers before; ms):\n\n")
                     .append("| p50 | p90 | p99 | max |\n|---:|---:|---:|---:|\n")
                     .append(String.format(Locale.ROOT, "| %.1f | %.1f | %.1f | %.1f |%n%n",
                             ms(visible.getValueAtPercentile(50)), ms(visible.getValueAtPercentile(90)),
@@ -176,12 +183,16 @@ public final class PipelineBenchmark {
     /**
      * Follows {@code count} fresh (follower, followee) pairs at {@code rate}/s and measures ack → visible.
      *
-     * @param idOffset keeps the ids of separate runs apart
+     * @param idOffset          keeps the ids of separate runs apart
+     * @param followeeFollowers followers each followee's row holds before its follow ({@link #seed})
      */
-    static Histogram visibility(Pipeline pipeline, WriteClient client, int rate, int count, long idOffset)
-            throws InterruptedException {
+    static Histogram visibility(Pipeline pipeline, WriteClient client, int rate, int count, long idOffset,
+                                int followeeFollowers) throws InterruptedException {
         Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(120), 3);
         long base = 2_000_000_000L + idOffset;
+        if (followeeFollowers > 0) {
+            seed(pipeline, base, count, followeeFollowers);
+        }
         Map<DataSource, ConcurrentHashMap<Long, Long>> pendingByDatabase = new HashMap<>();
         for (DataSource ds : pipeline.dataSources().all().values()) {
             pendingByDatabase.put(ds, new ConcurrentHashMap<>());
@@ -190,7 +201,7 @@ public final class PipelineBenchmark {
         List<Thread> pollers = new ArrayList<>();
         for (var entry : pendingByDatabase.entrySet()) {
             Thread poller = Thread.ofPlatform().name("visibility-poller").daemon(true).start(
-                    () -> poll(entry.getKey(), entry.getValue(), histogram, remaining));
+                    () -> poll(entry.getKey(), entry.getValue(), followeeFollowers, histogram, remaining));
             pollers.add(poller);
         }
         ExecutorService senders = Executors.newFixedThreadPool(8);
@@ -223,16 +234,59 @@ public final class PipelineBenchmark {
     }
 
     private static final String VISIBLE = """
-            SELECT followee_id FROM follower_adjacency WHERE followee_id = ANY(?) AND relation = 0 AND follower_count > 0
+            SELECT followee_id FROM follower_adjacency WHERE followee_id = ANY(?) AND relation = 0 AND follower_count > ?
             """;
 
     /**
-     * Polls {@code pending} (followee → ack time in ns) on one dedicated connection until every sample has been
-     * seen; each followee has exactly one follower, so a row with a follower is that edge.
+     * Rows of {@code followers} followers each, for the followees {@code base + 2i + 1} of {@code count} samples: ids
+     * {@code 10,000,000,000 + j * 9,973 + i} (distinct in a row, never one of the samples' followers) followed at
+     * ascending times years before now, so each sample's follow appends to its row. One statement per follower
+     * database and 1,000 followees; the followers' own following rows are left out (nothing here reads them).
      */
-    private static void poll(DataSource ds, ConcurrentHashMap<Long, Long> pending, Histogram histogram,
+    private static final String SEED = """
+            INSERT INTO follower_adjacency (followee_id, relation, follower_ids, followed_at, follower_count, version)
+            SELECT f, 0,
+                   ARRAY(SELECT 10000000000 + j::bigint * 9973 + (f - ?) / 2 FROM generate_series(1, ?) j),
+                   ARRAY(SELECT 1500000000000 + j::bigint * 1000 FROM generate_series(1, ?) j),
+                   ?, 1
+              FROM unnest(?::bigint[]) f
+            """;
+
+    private static void seed(Pipeline pipeline, long base, int count, int followers) {
+        Map<DataSource, List<Long>> byDatabase = new HashMap<>();
+        for (int i = 0; i < count; i++) {
+            long followee = base + 2L * i + 1;
+            byDatabase.computeIfAbsent(pipeline.dataSources().forUser(ShardGroup.FOLLOWER, followee),
+                    ds -> new ArrayList<>()).add(followee);
+        }
+        for (var entry : byDatabase.entrySet()) {
+            List<Long> followees = entry.getValue();
+            try (Connection c = entry.getKey().getConnection(); PreparedStatement ps = c.prepareStatement(SEED)) {
+                for (int from = 0; from < followees.size(); from += 1_000) {
+                    Array ids = c.createArrayOf("bigint",
+                            followees.subList(from, Math.min(followees.size(), from + 1_000)).toArray(Long[]::new));
+                    ps.setLong(1, base + 1);
+                    ps.setInt(2, followers);
+                    ps.setInt(3, followers);
+                    ps.setLong(4, followers);
+                    ps.setArray(5, ids);
+                    ps.executeUpdate();
+                    ids.free();
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /**
+     * Polls {@code pending} (followee → ack time in ns) on one dedicated connection until every sample has been
+     * seen; each followee gains exactly one follower, so a row with more than {@code seeded} followers has that edge.
+     */
+    private static void poll(DataSource ds, ConcurrentHashMap<Long, Long> pending, int seeded, Histogram histogram,
                              AtomicLong remaining) {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(VISIBLE)) {
+            ps.setLong(2, seeded);
             while (remaining.get() > 0) {
                 if (pending.isEmpty()) {
                     LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(POLL_PAUSE_MICROS));

@@ -58,7 +58,9 @@ public record WriteProperties(
      * @param enabled          whether this instance runs relays (every instance may; one per database is active)
      * @param bootstrapServers Kafka bootstrap servers
      * @param batchSize        outbox rows read and published per round
-     * @param pollInterval     pause after a round that found nothing, or while standing by for the lock
+     * @param pollInterval     pause after a round that found less than a batch, unless a commit of this instance
+     *                         nudges the relay sooner ({@code outbox.OutboxCommits}); and between attempts at the
+     *                         lock while standing by
      * @param sendTimeout      bound on one batch's publication (also the producer's {@code max.block.ms})
      * @param retention        how long published rows are kept before they are pruned
      */

@@ -6,6 +6,7 @@ import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageHeader;
 import dev.socialgraph.store.CelebrityPageRepository;
@@ -13,8 +14,13 @@ import dev.socialgraph.store.FolloweeChanges;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
 import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.ShardFence;
+import dev.socialgraph.store.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -23,9 +29,10 @@ import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * Applies follow events to the follower side (DESIGN.md 4): the events of one followee in one transaction on the
- * followee's follower database, with at most one write of its row (and of the pages it changes). Idempotent:
- * replaying any events already applied changes nothing and writes nothing.
+ * Applies follow events to the follower side (DESIGN.md 4): the events of one followee, or of several followees of
+ * one database ({@link #applyTogether}), in one transaction on the followee's follower database, with at most one
+ * write of each followee's row (and of the pages it changes). Idempotent: replaying any events already applied
+ * changes nothing and writes nothing.
  *
  * <p>Blocks have a follower side too, kept the same way in rows of their own: the blocked user's blocked-by row and
  * pages ({@link Relation#keepsReverse()}), which the follow guard's {@code blockedBy} answers read. Mutes have none;
@@ -90,18 +97,77 @@ public class FollowerSide {
      * @throws RuntimeException when the row or an event is refused by the adjacency rules; nothing was committed
      */
     public void apply(long followeeId, List<FollowEvent> events) throws SQLException {
-        List<FollowEvent> follows = events.stream().filter(e -> e.relation() == Relation.FOLLOW).toList();
-        List<FollowEvent> blocks = events.stream().filter(e -> e.relation() == Relation.BLOCK).toList();
-        if (follows.isEmpty() && blocks.isEmpty()) {
+        if (!keepsFollowerSide(events)) {
             events.forEach(metrics::applied); // mutes only: nothing to keep on the follower side
             return;
         }
-        FolloweeChanges.Result result = dataSources.inUserTransaction(ShardGroup.FOLLOWER, followeeId, connection -> {
-            if (!blocks.isEmpty()) {
-                applyToFollowee(connection, blockedByRows, blockedByPages, followeeId, blocks);
-            }
-            return follows.isEmpty() ? null : applyToFollowee(connection, rows, pages, followeeId, follows);
-        });
+        FolloweeChanges.Result result = dataSources.inUserTransaction(ShardGroup.FOLLOWER, followeeId,
+                connection -> applyToFollowee(connection, followeeId, events));
+        counted(followeeId, events, result);
+    }
+
+    /**
+     * Applies the events of several followees whose rows live in {@code database}, all in one transaction: for each
+     * followee what {@link #apply} does, and one commit (one WAL flush, one round trip) for all of them instead of one
+     * per followee. A batch of many followees, each with a row of thousands of followers, spent most of its time in
+     * those commits and in the round trips of one short transaction per followee. The shards' fences are entered in
+     * ascending shard order, each once, and the rows locked in ascending followee id within a shard: a shard move
+     * fences shards in ascending order too, and two consumers that briefly hold the same partition during a rebalance
+     * lock the same rows in the same order, so neither ever waits in a cycle.
+     *
+     * @param database   the follower database the shard map of now routes every followee to ({@link #database})
+     * @param byFollowee the events of each followee, valid and in stream order
+     * @throws SQLException        as the database reported it (classify with {@code SqlErrors}); nothing was committed
+     * @throws dev.socialgraph.store.ShardMovedException when a followee's shard moved away from {@code database};
+     *                             nothing was committed ({@link #apply}, one followee at a time, follows the move)
+     * @throws RuntimeException    when a row or an event is refused by the adjacency rules; nothing was committed
+     *                             ({@link #apply}, one followee at a time, finds which)
+     */
+    public void applyTogether(DataSource database, Map<Long, List<FollowEvent>> byFollowee) throws SQLException {
+        ShardMap map = dataSources.shardMap();
+        List<Long> order = byFollowee.entrySet().stream().filter(e -> keepsFollowerSide(e.getValue()))
+                .map(Map.Entry::getKey)
+                .sorted(Comparator.comparingInt((Long id) -> map.logicalShard(id)).thenComparing(Long::compare))
+                .toList();
+        List<FolloweeChanges.Result> results = order.isEmpty() ? List.of()
+                : Transactions.inTransaction(database, connection -> {
+                    List<FolloweeChanges.Result> applied = new ArrayList<>(order.size());
+                    int fenced = -1;
+                    for (long followeeId : order) {
+                        int shard = map.logicalShard(followeeId);
+                        if (shard != fenced) {
+                            ShardFence.enter(connection, ShardGroup.FOLLOWER, shard);
+                            fenced = shard;
+                        }
+                        applied.add(applyToFollowee(connection, followeeId, byFollowee.get(followeeId)));
+                    }
+                    return applied;
+                });
+        Map<Long, FolloweeChanges.Result> resultOf = new HashMap<>();
+        for (int i = 0; i < order.size(); i++) {
+            resultOf.put(order.get(i), results.get(i));
+        }
+        byFollowee.forEach((followeeId, events) -> counted(followeeId, events, resultOf.get(followeeId)));
+    }
+
+    /** Whether any of {@code events} changes the follower side: mutes keep none. */
+    private static boolean keepsFollowerSide(List<FollowEvent> events) {
+        return events.stream().anyMatch(e -> e.relation() == Relation.FOLLOW || e.relation() == Relation.BLOCK);
+    }
+
+    /** A followee's blocked-by row, then its follower row; the result of the follows, or null when it had none. */
+    private FolloweeChanges.Result applyToFollowee(Connection connection, long followeeId, List<FollowEvent> events)
+            throws SQLException {
+        List<FollowEvent> follows = events.stream().filter(e -> e.relation() == Relation.FOLLOW).toList();
+        List<FollowEvent> blocks = events.stream().filter(e -> e.relation() == Relation.BLOCK).toList();
+        if (!blocks.isEmpty()) {
+            applyToFollowee(connection, blockedByRows, blockedByPages, followeeId, blocks);
+        }
+        return follows.isEmpty() ? null : applyToFollowee(connection, rows, pages, followeeId, follows);
+    }
+
+    /** Counts a followee's events once their transaction committed. */
+    private void counted(long followeeId, List<FollowEvent> events, FolloweeChanges.Result result) {
         events.forEach(metrics::applied);
         if (result == null) {
             return;

@@ -55,6 +55,13 @@ final class DatabaseLanes {
 
     private static final Logger log = LoggerFactory.getLogger(DatabaseLanes.class);
 
+    /**
+     * The most followees applied in one transaction. One batch of {@code max-poll-records} (500) fits; a lane that
+     * collected more while its database was down is applied in several, so no transaction holds thousands of row
+     * locks or runs for long.
+     */
+    static final int MAX_FOLLOWEES_PER_TRANSACTION = 500;
+
     /** An event read from the topic and not applied yet; {@code refusals} counts deterministic failures. */
     record Pending(ConsumerRecord<byte[], byte[]> record, FollowEvent event, int refusals) {
 
@@ -236,39 +243,64 @@ final class DatabaseLanes {
     }
 
     /**
-     * Applies a lane followee by followee; once a database turns out to be unavailable, the followees the map routes
-     * to it now are not tried again in this pass. The events not applied stay in the lane, in order.
+     * Applies a lane: the followees the map of now routes to one database together, up to
+     * {@link #MAX_FOLLOWEES_PER_TRANSACTION} in one transaction ({@link FollowerSide#applyTogether}). When such a
+     * transaction fails because its database is unavailable, none of its followees is tried alone; when it fails for
+     * any other reason (an event or row refused, a shard that moved, a conflict that outlasted the retries), its
+     * followees are applied one transaction each, which finds the one to blame and follows a move. Once a database
+     * turns out to be unavailable, the followees the map routes to it now are not tried again in this pass. The
+     * events not applied stay in the lane, in order.
      */
     private void apply(Lane lane) {
         Map<Long, List<Pending>> byFollowee = new LinkedHashMap<>();
         for (Pending pending : lane.queue) {
             byFollowee.computeIfAbsent(pending.event().followeeId(), id -> new ArrayList<>()).add(pending);
         }
+        Map<DataSource, List<Long>> byDatabase = new LinkedHashMap<>();
+        for (Long followeeId : byFollowee.keySet()) {
+            byDatabase.computeIfAbsent(followerSide.database(followeeId), db -> new ArrayList<>()).add(followeeId);
+        }
         List<Pending> kept = new ArrayList<>();
         Map<DataSource, Boolean> down = new IdentityHashMap<>();
         boolean refused = false;
-        for (Map.Entry<Long, List<Pending>> entry : byFollowee.entrySet()) {
-            long followeeId = entry.getKey();
-            List<Pending> ofFollowee = entry.getValue();
-            DataSource database = followerSide.database(followeeId);
-            if (down.containsKey(database)) {
-                kept.addAll(ofFollowee);
-                continue;
-            }
-            try {
-                followerSide.apply(followeeId, ofFollowee.stream().map(Pending::event).toList());
-            } catch (SQLException | RuntimeException e) {
-                if (isOutage(e)) {
-                    down.put(database, Boolean.TRUE);
-                    kept.addAll(ofFollowee);
-                    log.warn("Follower database of followee {} unavailable, {} events wait: {}", followeeId,
-                            lane.queue.size(), e.toString());
+        for (Map.Entry<DataSource, List<Long>> ofDatabase : byDatabase.entrySet()) {
+            DataSource database = ofDatabase.getKey();
+            List<Long> followees = ofDatabase.getValue();
+            for (int from = 0; from < followees.size(); from += MAX_FOLLOWEES_PER_TRANSACTION) {
+                List<Long> group = followees.subList(from,
+                        Math.min(followees.size(), from + MAX_FOLLOWEES_PER_TRANSACTION));
+                if (down.containsKey(database)) {
+                    group.forEach(followeeId -> kept.addAll(byFollowee.get(followeeId)));
                     continue;
                 }
-                switch (applyOneByOne(followeeId, ofFollowee, kept)) {
-                    case UNAVAILABLE -> down.put(database, Boolean.TRUE);
-                    case REFUSED -> refused = true;
-                    case APPLIED -> { }
+                if (group.size() > 1) {
+                    Map<Long, List<FollowEvent>> events = new LinkedHashMap<>();
+                    group.forEach(followeeId -> events.put(followeeId,
+                            byFollowee.get(followeeId).stream().map(Pending::event).toList()));
+                    try {
+                        followerSide.applyTogether(database, events);
+                        continue;
+                    } catch (SQLException | RuntimeException e) {
+                        if (isDown(e)) {
+                            down.put(database, Boolean.TRUE);
+                            group.forEach(followeeId -> kept.addAll(byFollowee.get(followeeId)));
+                            log.warn("Follower database of followees {} unavailable, {} events wait: {}", group,
+                                    lane.queue.size(), e.toString());
+                            continue;
+                        }
+                        log.debug("Applying {} followees together failed; one transaction each now", group.size(), e);
+                    }
+                }
+                for (Long followeeId : group) {
+                    if (down.containsKey(followerSide.database(followeeId))) {
+                        kept.addAll(byFollowee.get(followeeId));
+                        continue;
+                    }
+                    switch (applyAlone(lane, followeeId, byFollowee.get(followeeId), kept)) {
+                        case UNAVAILABLE -> down.put(followerSide.database(followeeId), Boolean.TRUE);
+                        case REFUSED -> refused = true;
+                        case APPLIED -> { }
+                    }
                 }
             }
         }
@@ -292,6 +324,22 @@ final class DatabaseLanes {
     }
 
     private enum Outcome { APPLIED, REFUSED, UNAVAILABLE }
+
+    /** One followee's events in one transaction; on a refusal, one event at a time ({@link #applyOneByOne}). */
+    private Outcome applyAlone(Lane lane, long followeeId, List<Pending> ofFollowee, List<Pending> kept) {
+        try {
+            followerSide.apply(followeeId, ofFollowee.stream().map(Pending::event).toList());
+            return Outcome.APPLIED;
+        } catch (SQLException | RuntimeException e) {
+            if (isOutage(e)) {
+                kept.addAll(ofFollowee);
+                log.warn("Follower database of followee {} unavailable, {} events wait: {}", followeeId,
+                        lane.queue.size(), e.toString());
+                return Outcome.UNAVAILABLE;
+            }
+            return applyOneByOne(followeeId, ofFollowee, kept);
+        }
+    }
 
     /**
      * After a followee's transaction failed for a reason other than an outage: applies its events one at a time,
@@ -336,6 +384,28 @@ final class DatabaseLanes {
                         + "reconciler repairs the followee: {}", refused.event().eventId(), refused.event().followeeId(),
                 refused.refusals(), error.toString());
         return true;
+    }
+
+    /**
+     * Whether the database could not be used at all ({@link SqlErrors.Kind#UNAVAILABLE}, or it refuses our
+     * credentials): no followee of it can be applied now, alone or together. Narrower than {@link #isOutage}: a
+     * conflict that outlasted the retries, or a shard that moved, may well pass for each followee alone.
+     */
+    static boolean isDown(Exception e) {
+        SQLException sql = sqlCause(e);
+        return sql != null && switch (SqlErrors.classify(sql)) {
+            case UNAVAILABLE, FATAL -> true;
+            case RETRY_TRANSACTION, CONSTRAINT, OTHER -> false;
+        };
+    }
+
+    private static SQLException sqlCause(Exception e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException found) {
+                return found;
+            }
+        }
+        return null;
     }
 
     /**

@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -131,6 +132,81 @@ class DatabaseLanesTest {
     }
 
     @Test
+    void applyDue_ofSeveralFolloweesOfOneDatabase_appliesThemInOneTransaction() {
+        List<ConsumerRecord<byte[], byte[]>> batch = List.of(record(P0, 40), record(P1, 41), record(P0, 42),
+                record(P1, 43), record(P0, 44));
+        lanes.take(List.of(pending(batch.get(0), 7, 1), pending(batch.get(1), 2_000, 1), pending(batch.get(2), 5, 1),
+                pending(batch.get(3), 7, 2), pending(batch.get(4), 6, 1)));
+        lanes.applyDue();
+        lanes.finish(batch);
+
+        assertThat(side.transactions).containsExactlyInAnyOrder(List.of(7L, 5L, 6L), List.of(2_000L));
+        assertThat(side.applied).containsExactlyInAnyOrder("7:1,2", "5:1", "6:1", "2000:1");
+        assertThat(lanes.parked()).isZero();
+        assertThat(lanes.toCommit(Map.of())).containsOnly(Map.entry(P0, new OffsetAndMetadata(45)),
+                Map.entry(P1, new OffsetAndMetadata(44)));
+    }
+
+    @Test
+    void applyDue_whenTheTransactionOfSeveralIsRefused_appliesEachAlone_andHoldsBackOnlyTheRefusedFollowee() {
+        side.refusing.add(6L);
+        List<ConsumerRecord<byte[], byte[]>> batch = List.of(record(P0, 50), record(P0, 51), record(P0, 52),
+                record(P0, 53));
+        lanes.take(List.of(pending(batch.get(0), 5, 1), pending(batch.get(1), 6, 1), pending(batch.get(2), 7, 1),
+                pending(batch.get(3), 6, 2)));
+        lanes.applyDue();
+        lanes.finish(batch);
+
+        assertThat(side.transactions).containsExactly(List.of(5L), List.of(7L));
+        assertThat(lanes.parked()).as("both of 6's events, in order").isEqualTo(2);
+        assertThat(lanes.toCommit(Map.of())).containsExactly(Map.entry(P0, new OffsetAndMetadata(51)));
+
+        side.refusing.clear();
+        nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+        lanes.applyDue();
+
+        assertThat(side.applied).containsExactly("5:1", "7:1", "6:1,2");
+        assertThat(lanes.parked()).isZero();
+    }
+
+    @Test
+    void applyDue_whenTheTransactionOfSeveralFindsItsDatabaseDown_triesNoFolloweeAlone() {
+        side.down.add(A);
+        List<ConsumerRecord<byte[], byte[]>> batch = List.of(record(P0, 60), record(P0, 61), record(P0, 62));
+        lanes.take(List.of(pending(batch.get(0), 5, 1), pending(batch.get(1), 6, 1), pending(batch.get(2), 7, 1)));
+        lanes.applyDue();
+
+        assertThat(side.attemptsAlone).isZero();
+        assertThat(side.applied).isEmpty();
+        assertThat(lanes.parked()).isEqualTo(3);
+
+        side.down.clear();
+        nanos.addAndGet(Duration.ofSeconds(1).toNanos());
+        lanes.applyDue();
+        assertThat(side.transactions).containsExactly(List.of(5L, 6L, 7L));
+        assertThat(lanes.parked()).isZero();
+    }
+
+    @Test
+    void applyDue_whenAShardOfSeveralMovedAway_appliesEachAlone_whichFollowsTheMove() {
+        side.movedAway.add(6L);
+        List<ConsumerRecord<byte[], byte[]>> batch = List.of(record(P0, 70), record(P0, 71));
+        lanes.take(List.of(pending(batch.get(0), 5, 1), pending(batch.get(1), 6, 1)));
+        lanes.applyDue();
+
+        assertThat(side.transactions).containsExactly(List.of(5L), List.of(6L));
+        assertThat(lanes.parked()).isZero();
+    }
+
+    @Test
+    void isDown_ofAnUnreachableDatabase_isTrue_butNotOfAConflictOrAMove() {
+        assertThat(DatabaseLanes.isDown(new SQLTransientConnectionException("pool timeout", "08001"))).isTrue();
+        assertThat(DatabaseLanes.isDown(new SQLException("deadlock detected", "40P01"))).isFalse();
+        assertThat(DatabaseLanes.isDown(new ShardMovedException(ShardGroup.FOLLOWER, 5, 2, "elsewhere"))).isFalse();
+        assertThat(DatabaseLanes.isDown(new IllegalStateException("refused"))).isFalse();
+    }
+
+    @Test
     void isOutage_ofAShardThatMovedToAMapNotKnownYet_isTrue() {
         assertThat(DatabaseLanes.isOutage(new ShardUnavailableException("follower shard 5 moved",
                 new ShardMovedException(ShardGroup.FOLLOWER, 5, 2, "graph_follower_1")))).isTrue();
@@ -160,12 +236,21 @@ class DatabaseLanesTest {
                 Duration.ofMillis(100), Duration.ofHours(1), Duration.ofSeconds(1), Duration.ofSeconds(10), 3, 1000);
     }
 
-    /** Applies by recording "followee:followers"; a database in {@code down} fails as an unreachable one does. */
+    /**
+     * Applies by recording "followee:followers"; a database in {@code down} fails as an unreachable one does, a
+     * followee in {@code refusing} as a row the adjacency rules refuse, one in {@code movedAway} as a shard that
+     * moved (only when applied together: alone, the real side follows the move). {@code transactions} records the
+     * followees of each transaction that committed.
+     */
     private static final class FakeSide extends FollowerSide {
         final Set<DataSource> down = new HashSet<>();
         /** Followees a newer shard map routes elsewhere. */
         final Map<Long, DataSource> moved = new HashMap<>();
+        final Set<Long> refusing = new HashSet<>();
+        final Set<Long> movedAway = new HashSet<>();
         final List<String> applied = new ArrayList<>();
+        final List<List<Long>> transactions = new ArrayList<>();
+        int attemptsAlone;
 
         FakeSide() {
             super(null, null, null, null, properties());
@@ -178,9 +263,32 @@ class DatabaseLanesTest {
 
         @Override
         public void apply(long followeeId, List<FollowEvent> events) throws SQLException {
-            if (down.contains(database(followeeId))) {
+            attemptsAlone++;
+            refuseOrFail(database(followeeId), List.of(followeeId));
+            record(followeeId, events);
+            transactions.add(List.of(followeeId));
+        }
+
+        @Override
+        public void applyTogether(DataSource database, Map<Long, List<FollowEvent>> byFollowee) throws SQLException {
+            refuseOrFail(database, byFollowee.keySet());
+            if (byFollowee.keySet().stream().anyMatch(movedAway::contains)) {
+                throw new ShardMovedException(ShardGroup.FOLLOWER, 5, 2, "elsewhere");
+            }
+            byFollowee.forEach(this::record);
+            transactions.add(List.copyOf(byFollowee.keySet()));
+        }
+
+        private void refuseOrFail(DataSource database, Collection<Long> followees) throws SQLException {
+            if (down.contains(database)) {
                 throw new SQLTransientConnectionException("pool timeout", "08001");
             }
+            if (followees.stream().anyMatch(refusing::contains)) {
+                throw new IllegalStateException("follower row refused");
+            }
+        }
+
+        private void record(long followeeId, List<FollowEvent> events) {
             applied.add(followeeId + ":" + String.join(",",
                     events.stream().map(e -> Long.toString(e.followerId())).toList()));
         }

@@ -15,6 +15,7 @@ import dev.socialgraph.store.account.Counted;
 import dev.socialgraph.store.account.FollowerSideRemoval;
 import dev.socialgraph.store.account.JobKind;
 import dev.socialgraph.write.account.JobPlan.Phase;
+import dev.socialgraph.write.outbox.OutboxCommits;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Arrays;
@@ -39,14 +40,16 @@ class JobSteps {
 
     private final ShardDataSources dataSources;
     private final FollowingCache cache;
+    private final OutboxCommits commits;
     private final CountExclusionRepository exclusions = new CountExclusionRepository();
     private final AccountRowsRepository accountRows = new AccountRowsRepository();
     private final Map<Relation, RelationEdges> edges = new EnumMap<>(Relation.class);
     private final Map<Relation, FollowerSideRemoval> followerSides = new EnumMap<>(Relation.class);
 
-    JobSteps(ShardDataSources dataSources, OutboxRepository outbox, FollowingCache cache) {
+    JobSteps(ShardDataSources dataSources, OutboxRepository outbox, FollowingCache cache, OutboxCommits commits) {
         this.dataSources = dataSources;
         this.cache = cache;
+        this.commits = commits;
         for (Relation relation : Relation.values()) {
             edges.put(relation, new RelationEdges(new FollowingRepository(relation), outbox));
             if (relation.keepsReverse()) {
@@ -135,7 +138,7 @@ class JobSteps {
 
     /**
      * X leaves {@code sourceId}'s row as the source's own unfollow, unblock or unmute would: version + 1 and an outbox
-     * event, so every cache and the follower side learn it; then the source's cache.
+     * event, so every cache and the follower side learn it; then the relay is nudged and the source's cache updated.
      */
     private void eraseFromRow(Relation relation, long sourceId, long userId, JobReport report) throws SQLException {
         RelationEdges relationEdges = edges.get(relation);
@@ -148,6 +151,9 @@ class JobSteps {
             return removed;
         });
         count(changed, report);
+        if (changed[0]) {
+            commits.committed(sourceId);
+        }
         if (changed[0] && relation == Relation.FOLLOW) {
             // As a normal unfollow does; a failure is repaired by the consumer applying the event.
             cache.apply(new FollowingCache.Change(sourceId, edit.row().version(), false, userId));

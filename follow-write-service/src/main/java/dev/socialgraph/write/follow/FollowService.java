@@ -10,6 +10,7 @@ import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.RelationEdges;
 import dev.socialgraph.store.account.AccountStateRepository;
 import dev.socialgraph.write.WriteProperties;
+import dev.socialgraph.write.outbox.OutboxCommits;
 import java.time.Clock;
 import java.util.Arrays;
 import org.springframework.stereotype.Service;
@@ -29,6 +30,9 @@ import org.springframework.stereotype.Service;
  * {@link BlockedException}) and read again after the commit; a block that committed in between makes this call undo
  * its own follow and refuse. A block committed after that second read is the consumer's to enforce: its event
  * reaches the consumer after the follow committed, so the consumer sees the follow and removes it.
+ *
+ * <p>After the commit of a change the relay of the follower's database is nudged ({@link OutboxCommits}), so the
+ * event goes to Kafka now rather than after the relay's poll interval.
  *
  * <p>After the commit the change is applied to Redis {@code following:{followerId}}; a Redis failure is counted
  * ({@code graph.write.cache.apply{result=failed}}) and does not fail the write, which is already durable: the
@@ -51,11 +55,14 @@ public class FollowService {
     private final WriteMetrics metrics;
     private final Clock clock;
     private final int followingCap;
+    private final OutboxCommits commits;
 
     FollowService(FollowingShards shards, FollowingRepository following, OutboxRepository outbox,
-                  FollowingCache cache, WriteMetrics metrics, Clock clock, WriteProperties properties) {
+                  FollowingCache cache, WriteMetrics metrics, Clock clock, WriteProperties properties,
+                  OutboxCommits commits) {
         this.shards = shards;
         this.follows = new RelationEdges(following, outbox);
+        this.commits = commits;
         this.cache = cache;
         this.metrics = metrics;
         this.clock = clock;
@@ -162,6 +169,9 @@ public class FollowService {
     }
 
     private void afterCommit(FollowResult result) {
+        if (result.changed()) {
+            commits.committed(result.followerId()); // first: the relay publishes while the cache is updated
+        }
         metrics.result(result);
         if (result.changed()) {
             metrics.cacheApplied(cache.apply(new FollowingCache.Change(result.followerId(), result.version(),

@@ -8,6 +8,7 @@ import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.OutboxRepository;
 import dev.socialgraph.store.RelationEdges;
+import dev.socialgraph.write.outbox.OutboxCommits;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -25,6 +26,8 @@ import org.springframework.stereotype.Service;
  * the same user serialize. The blocked user's follow of the blocker may live on another database: the event
  * consumer removes it when the block's event arrives. Unblocking restores nothing. A mute changes no follow.
  *
+ * <p>After the commit of a change the relay of the actor's database is nudged ({@link OutboxCommits}).
+ *
  * <p>Every change by or of a deactivated or erased user is refused ({@link UserInactiveException}): the target's
  * state is read on its shard before the transaction, the actor's inside it after the row lock, which a state change
  * takes too (docs/account-lifecycle.md).
@@ -41,10 +44,12 @@ public class RelationService {
     private final FollowingCache cache;
     private final WriteMetrics metrics;
     private final Clock clock;
+    private final OutboxCommits commits;
 
     RelationService(FollowingShards shards, FollowingRepository following, OutboxRepository outbox,
-                    FollowingCache cache, WriteMetrics metrics, Clock clock) {
+                    FollowingCache cache, WriteMetrics metrics, Clock clock, OutboxCommits commits) {
         this.shards = shards;
+        this.commits = commits;
         this.follows = new RelationEdges(following, outbox);
         this.blocks = new RelationEdges(new FollowingRepository(Relation.BLOCK), outbox);
         this.mutes = new RelationEdges(new FollowingRepository(Relation.MUTE), outbox);
@@ -74,6 +79,9 @@ public class RelationService {
             return new Block(add(blocks, connection, blocks.rows().lockOrCreate(connection, userId), userId, targetId),
                     unfollow);
         }));
+        if (written.block().changed() || written.unfollow().changed()) {
+            commits.committed(userId);
+        }
         metrics.relation(written.block());
         if (written.unfollow().changed()) {
             metrics.cacheApplied(cache.apply(new FollowingCache.Change(userId, written.unfollow().row().version(),
@@ -117,6 +125,9 @@ public class RelationService {
             shards.requireActive(connection, userId, "userId");
             return add(mutes, connection, row, userId, targetId);
         }));
+        if (result.changed()) {
+            commits.committed(userId);
+        }
         metrics.relation(result);
         return result;
     }
@@ -154,6 +165,9 @@ public class RelationService {
                     : edges.remove(connection, row, targetId);
             return result(edges.relation(), userId, targetId, edit);
         });
+        if (result.changed()) {
+            commits.committed(userId);
+        }
         metrics.relation(result);
         return result;
     }

@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
@@ -59,9 +60,22 @@ import org.slf4j.LoggerFactory;
  * keeps each follow one trace to its consumers. Rows without a context are sent without these headers. Tracing
  * changes nothing of the order, the batch or the marking.
  *
+ * <p><b>When a round runs.</b> Right after a round that filled its batch; otherwise after a pause of the poll
+ * interval, cut short by a {@link #nudge()}: the write path of this process nudges the relay of the database it
+ * committed an outbox row to ({@link OutboxCommits}), so an event leaves for Kafka as soon as its transaction committed
+ * instead of up to a poll interval later. Nudges coalesce: however many arrive while a round runs or before the next
+ * one starts, they make one more round, which reads every row committed before it started. The flag is cleared before
+ * a round reads, so a row committed after that read always finds the flag cleared and sets it again: no row waits
+ * for the poll interval because its nudge came during a round. Nudges are ignored while the relay stands by (the
+ * active relay is another instance's, or nobody holds the lock and the poll interval decides when to try it) and
+ * during the back-off after a failure (a broker that is down must not be retried at the write rate). Rows committed
+ * by other instances, by the cdc-consumer and the reconciler (the unfollows they write for blocks) are found by the
+ * poll interval, the fallback.
+ *
  * <p>Published rows older than the retention are pruned. Gauges per database (tag {@code database}):
  * {@code graph.outbox.backlog} (unpublished rows) and {@code graph.outbox.oldest.age} (seconds since the oldest
- * unpublished row was committed), refreshed at most every {@link #BACKLOG_REFRESH}; counters
+ * unpublished row was committed), read at most every {@link #BACKLOG_REFRESH} and set to zero by a round that
+ * found less than a batch (it drained the outbox as it was when the round started); counters
  * {@code graph.outbox.published} and {@code graph.outbox.relay.failures}.
  */
 public final class OutboxRelay implements AutoCloseable {
@@ -108,7 +122,10 @@ public final class OutboxRelay implements AutoCloseable {
     private final Counter failures;
     private final AtomicLong backlog = new AtomicLong();
     private final AtomicLong oldestAgeSeconds = new AtomicLong();
+    /** Guards the pauses: {@link #requestStop()} and {@link #nudge()} notify it. */
     private final Object wakeUp = new Object();
+    /** Set by {@link #nudge()}, cleared before a round reads the outbox. */
+    private final AtomicBoolean nudged = new AtomicBoolean();
     private final Thread thread;
 
     private volatile boolean running = true;
@@ -170,6 +187,29 @@ public final class OutboxRelay implements AutoCloseable {
         return database;
     }
 
+    /**
+     * Asks for a round now because a transaction of this process committed an outbox row to this relay's database;
+     * call it after the commit (a row not yet committed is not read). Coalesced with every other nudge until the
+     * next round starts; ignored while the relay stands by or backs off after a failure (see the class comment).
+     * Never blocks on the relay's work: at most a brief monitor hand-off, and none while a nudge is already pending.
+     */
+    public void nudge() {
+        if (!nudged.get() && nudged.compareAndSet(false, true)) {
+            synchronized (wakeUp) {
+                wakeUp.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Whether the relay's thread still runs, for tests: false once it stopped after {@link #close()}.
+     *
+     * @return {@code true} from {@link #start()} until the thread has ended
+     */
+    boolean isRunning() {
+        return thread.isAlive();
+    }
+
     /** Stops after the current round (bounded by the send timeout), releasing the lock and the producer. */
     @Override
     public void close() {
@@ -197,30 +237,35 @@ public final class OutboxRelay implements AutoCloseable {
     private void run() {
         while (running) {
             try {
-                refreshBacklog(false);
+                refreshBacklog();
                 if (lockConnection == null && !tryAcquire()) {
-                    pause(settings.pollInterval());
+                    pause(settings.pollInterval(), false);
                     continue;
                 }
+                // Before the read: a commit after it nudges again, and that nudge is not lost (class comment).
+                nudged.set(false);
                 int relayed = relayBatch();
                 consecutiveFailures = 0;
-                if (relayed > 0) {
-                    refreshBacklog(true); // so the gauges show a drained backlog without waiting
+                if (relayed < settings.batchSize()) {
+                    // The round read every row unpublished when it started and published them: the gauges show the
+                    // drained backlog at once, without a count query on every round (rounds run per commit now).
+                    backlog.set(0);
+                    oldestAgeSeconds.set(0);
                 }
                 pruneIfDue();
                 if (relayed < settings.batchSize()) {
-                    pause(settings.pollInterval());
+                    pause(settings.pollInterval(), true);
                 }
             } catch (SQLException e) {
                 // The lock connection may be gone, and the lock with it: stand down and compete again.
                 failed(e);
                 release();
-                pause(failurePause());
+                pause(failurePause(), false);
             } catch (Exception e) {
                 // Kafka (or the hook) failed: keep the lock, start over with a fresh producer.
                 failed(e);
                 closeProducer();
-                pause(failurePause());
+                pause(failurePause(), false);
             }
         }
         release();
@@ -313,10 +358,10 @@ public final class OutboxRelay implements AutoCloseable {
                 e.createdAt().toEpochMilli());
     }
 
-    /** Refreshes the gauges on a pooled connection, at most every {@link #BACKLOG_REFRESH} unless forced. */
-    private void refreshBacklog(boolean force) throws SQLException {
+    /** Refreshes the gauges on a pooled connection, at most every {@link #BACKLOG_REFRESH}. */
+    private void refreshBacklog() throws SQLException {
         long now = System.nanoTime();
-        if (!force && now - lastBacklogNanos < BACKLOG_REFRESH.toNanos()) {
+        if (now - lastBacklogNanos < BACKLOG_REFRESH.toNanos()) {
             return;
         }
         lastBacklogNanos = now;
@@ -410,13 +455,22 @@ public final class OutboxRelay implements AutoCloseable {
         }
     }
 
-    private void pause(Duration duration) {
+    /**
+     * Waits {@code duration}, or less: until {@link #requestStop()}, or with {@code nudgeable} until a
+     * {@link #nudge()} (one that came before the pause ends it at once). The flag is read under the monitor that
+     * {@link #nudge()} notifies after setting it, so a nudge between the check and the wait still wakes the wait.
+     */
+    private void pause(Duration duration, boolean nudgeable) {
+        long deadline = System.nanoTime() + duration.toNanos();
         synchronized (wakeUp) {
-            if (!running) {
-                return;
-            }
             try {
-                wakeUp.wait(Math.max(1, duration.toMillis()));
+                while (running && !(nudgeable && nudged.get())) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return;
+                    }
+                    wakeUp.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 running = false;

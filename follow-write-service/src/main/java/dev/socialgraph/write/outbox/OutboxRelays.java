@@ -34,7 +34,8 @@ import org.springframework.stereotype.Component;
  * newer map ({@link ShardDataSources#onChange}) gets its relay started then. A relay whose database left the map
  * keeps running until shutdown: its outbox may still hold rows written before the move that nobody else publishes
  * (the relays of the new owner read only the new owner's outbox). At most one relay per database (JDBC URL), none
- * after {@link #stop()}.
+ * after {@link #stop()}. Each relay is registered with {@link OutboxCommits}, so the writes of this instance wake the
+ * relay of the database they committed to.
  */
 @Component
 @ConditionalOnProperty(prefix = "graph.write.relay", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -48,18 +49,20 @@ public class OutboxRelays implements SmartLifecycle {
     private final MeterRegistry registry;
     private final EventTracing tracing;
     private final Clock clock;
+    private final OutboxCommits commits;
     /** By JDBC URL: ranges of one database share a relay, as they share a pool. Guarded by {@code this}. */
     private final Map<String, OutboxRelay> relays = new LinkedHashMap<>();
     private volatile boolean running;
 
     OutboxRelays(ShardDataSources dataSources, OutboxRepository outbox, WriteProperties properties,
-                 MeterRegistry registry, EventTracing tracing, Clock clock) {
+                 MeterRegistry registry, EventTracing tracing, Clock clock, OutboxCommits commits) {
         this.dataSources = dataSources;
         this.outbox = outbox;
         this.properties = properties;
         this.registry = registry;
         this.tracing = tracing;
         this.clock = clock;
+        this.commits = commits;
         // Registered once, here: start() and stop() may run more than once in a context's life.
         dataSources.onChange(map -> startNew(map).forEach(database ->
                 log.info("Outbox relay of following database {} started: it joined the shard map", database)));
@@ -101,6 +104,7 @@ public class OutboxRelays implements SmartLifecycle {
             OutboxRelay r = new OutboxRelay(range.database(), dataSources.forRange(range), outbox,
                     () -> producer(relay, range.database()), settings, registry, batch -> { }, tracing, clock);
             relays.put(range.jdbcUrl(), r);
+            commits.register(range.jdbcUrl(), r);
             r.start();
             started.add(range.database());
         }
@@ -110,6 +114,7 @@ public class OutboxRelays implements SmartLifecycle {
     @Override
     public synchronized void stop() {
         running = false;
+        commits.clear();
         // Signal all first, so that shutdown waits for the slowest relay, not for the sum of them.
         relays.values().forEach(OutboxRelay::requestStop);
         relays.values().forEach(OutboxRelay::awaitStop);
@@ -125,11 +130,20 @@ public class OutboxRelays implements SmartLifecycle {
      * An idempotent producer with {@code acks=all} whose every wait is bounded by the send timeout: with the only
      * broker down a Kafka 4.2 {@code send()} blocks for {@code max.block.ms} (test-support README), so that is the
      * send timeout too, and a delivery gives up after it.
+     *
+     * <p>{@code linger.ms} 0, not Kafka 4's default of 5: a round hands the producer its whole batch at once and then
+     * waits for every acknowledgement, so lingering only delayed each round by 5 ms (each event, once rounds are
+     * nudged per commit). Records appended while a request is in flight still share the next one.
      */
     static Producer<String, byte[]> producer(WriteProperties.Relay relay, String database) {
+        return new KafkaProducer<>(producerConfig(relay, database), new StringSerializer(), new ByteArraySerializer());
+    }
+
+    /** The configuration of {@link #producer}. */
+    static Map<String, Object> producerConfig(WriteProperties.Relay relay, String database) {
         int timeoutMs = Math.toIntExact(relay.sendTimeout().toMillis());
         int requestTimeoutMs = Math.max(500, timeoutMs / 2);
-        int lingerMs = 5;
+        int lingerMs = 0;
         Map<String, Object> config = new HashMap<>();
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, relay.bootstrapServers());
         config.put(ProducerConfig.CLIENT_ID_CONFIG, "outbox-relay-" + database);
@@ -141,6 +155,6 @@ public class OutboxRelays implements SmartLifecycle {
         config.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, requestTimeoutMs);
         // Kafka requires delivery.timeout.ms >= linger.ms + request.timeout.ms.
         config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Math.max(timeoutMs, requestTimeoutMs + lingerMs));
-        return new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
+        return config;
     }
 }

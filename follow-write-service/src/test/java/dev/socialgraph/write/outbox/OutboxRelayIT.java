@@ -19,11 +19,18 @@ import dev.socialgraph.testsupport.TestShards;
 import dev.socialgraph.write.WriteProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -33,7 +40,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The outbox relay against real PostgreSQL and Kafka, without Spring: order and format of the events, one active
- * relay per database with hand-over, republication after a crash between publishing and marking, and Kafka outages.
+ * relay per database with hand-over, republication after a crash between publishing and marking, Kafka outages, and
+ * the nudges that wake it after a commit (tested with an hour's poll interval, so only a nudge explains a row
+ * published after the first round).
  * Each test uses its own database of the topology (rows are appended directly with the repository) and a fresh topic.
  */
 class OutboxRelayIT {
@@ -41,6 +50,8 @@ class OutboxRelayIT {
     private static final TestShards SHARDS = TestShards.create("write_relay");
     private static final KafkaServer KAFKA = TestServers.kafka();
     private static final OutboxRepository OUTBOX = new OutboxRepository();
+    /** A poll interval no test waits out: what a relay with it publishes after its first round, a nudge made it. */
+    private static final Duration AN_HOUR = Duration.ofHours(1);
     private static ShardDataSources dataSources;
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -249,6 +260,142 @@ class OutboxRelayIT {
         await().atMost(Duration.ofSeconds(10)).until(() -> outbox(db).isEmpty());
     }
 
+    @Test
+    void nudge_afterACommit_publishesTheRow_thoughThePollIntervalIsAnHour() {
+        ShardRange db = database(0);
+        String topic = KAFKA.createTopic("relay-nudge", 1);
+        markAllPublishedExcept(db, List.of());
+        OutboxEntry first = append(db, true);
+        MeterRegistry meters = new SimpleMeterRegistry();
+        OutboxRelay relay = relayPollingHourly(db, topic, meters);
+        TopicReader reader = reader(KAFKA.bootstrapServers(), topic);
+        // The first round publishes what was there at the start; marked means that round has read the outbox.
+        await().atMost(Duration.ofSeconds(30)).until(() -> outbox(db).stream()
+                .allMatch(e -> e.publishedAt() != null));
+
+        OutboxEntry second = append(db, false);
+        relay.nudge();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> reader.poll().size() >= 2);
+        assertThat(reader.poll()).extracting(r -> r.event().eventId()).containsExactly(eventId(first), eventId(second));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(outbox(db)).allSatisfy(e -> assertThat(e.publishedAt()).isNotNull()));
+        assertThat(published(meters, db)).isEqualTo(2);
+    }
+
+    @Test
+    void concurrentCommitsEachNudging_publishEveryRowOnce_inEachFollowersOrder() throws Exception {
+        ShardRange db = database(1);
+        String topic = KAFKA.createTopic("relay-nudges", 1);
+        markAllPublishedExcept(db, List.of());
+        MeterRegistry meters = new SimpleMeterRegistry();
+        OutboxRelay relay = relayPollingHourly(db, topic, meters);
+        await().atMost(Duration.ofSeconds(10)).until(relay::isActive);
+        TopicReader reader = reader(KAFKA.bootstrapServers(), topic);
+        int writers = 8;
+        int perWriter = 40; // batches of 7: full and partial rounds, with nudges arriving during each
+        ExecutorService pool = Executors.newFixedThreadPool(writers);
+        List<Future<List<String>>> written = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            long follower = 256L * (10_000 + w) + db.firstShard() + 1;
+            written.add(pool.submit(() -> {
+                List<String> ids = new ArrayList<>();
+                for (int v = 1; v <= perWriter; v++) {
+                    ids.add(eventId(append(db, follower, 77, v % 2 == 1, 1_700_000_000_000L + v, v)));
+                    relay.nudge();
+                }
+                return ids;
+            }));
+        }
+        List<List<String>> expected = new ArrayList<>();
+        for (Future<List<String>> f : written) {
+            expected.add(f.get(60, TimeUnit.SECONDS));
+        }
+        pool.shutdown();
+
+        // With an hour's poll interval, a nudge lost between two rounds would leave its row here for the hour.
+        await().atMost(Duration.ofSeconds(60)).until(() -> reader.poll().size() >= writers * perWriter);
+        List<String> received = reader.poll().stream().map(r -> r.event().eventId()).toList();
+        assertThat(received).hasSize(writers * perWriter).doesNotHaveDuplicates();
+        for (List<String> ofOneFollower : expected) {
+            assertThat(received.stream().filter(ofOneFollower::contains).toList())
+                    .containsExactlyElementsOf(ofOneFollower);
+        }
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(outbox(db)).allSatisfy(e -> assertThat(e.publishedAt()).isNotNull()));
+        assertThat(published(meters, db)).as("each row marked by one round").isEqualTo(writers * perWriter);
+        assertThat(meters.get("graph.outbox.relay.failures").tag("database", db.database()).counter().count())
+                .isZero();
+    }
+
+    @Test
+    void nudgesToAStandingByRelay_publishNothing_andItTakesOverOnceTheLockIsFree() throws Exception {
+        ShardRange db = database(0);
+        String topic = KAFKA.createTopic("relay-standby-nudge", 1);
+        markAllPublishedExcept(db, List.of());
+        MeterRegistry meters = new SimpleMeterRegistry();
+        List<OutboxEntry> appended = new ArrayList<>();
+        try (Connection holder = dataSources.forRange(db).getConnection()) {
+            assertThat(lock(holder, "pg_try_advisory_lock")).isTrue(); // as another instance's active relay
+            OutboxRelay relay = relay(db, KAFKA.bootstrapServers(), topic, meters, batch -> { }, Duration.ofDays(7),
+                    Duration.ofMillis(100));
+            for (int i = 0; i < 5; i++) {
+                appended.add(append(db, true));
+                for (int n = 0; n < 100; n++) {
+                    relay.nudge();
+                }
+            }
+
+            assertThat(relay.isActive()).isFalse();
+            assertThat(published(meters, db)).isZero();
+            assertThat(outbox(db)).allSatisfy(e -> assertThat(e.publishedAt()).isNull());
+            assertThat(lock(holder, "pg_advisory_unlock")).isTrue();
+        }
+
+        TopicReader reader = reader(KAFKA.bootstrapServers(), topic);
+        await().atMost(Duration.ofSeconds(30)).until(() -> reader.poll().size() >= appended.size());
+        assertThat(reader.poll()).extracting(r -> r.event().eventId())
+                .containsExactlyElementsOf(appended.stream().map(OutboxRelayIT::eventId).toList());
+        assertThat(meters.get("graph.outbox.relay.failures").tag("database", db.database()).counter().count())
+                .isZero();
+    }
+
+    @Test
+    void close_ofARelayPausingForAnHour_activeOrStandingBy_endsItsThread() throws Exception {
+        ShardRange db = database(1);
+        String topic = KAFKA.createTopic("relay-close", 1);
+        markAllPublishedExcept(db, List.of());
+        append(db, true);
+        OutboxRelay active = relayPollingHourly(db, topic, new SimpleMeterRegistry());
+        await().atMost(Duration.ofSeconds(30)).until(() -> outbox(db).stream()
+                .allMatch(e -> e.publishedAt() != null)); // its first round is over: it pauses for the hour
+        OutboxRelay standingBy = relayPollingHourly(db, topic, new SimpleMeterRegistry());
+        standingBy.nudge();
+
+        // close() waits at most the send timeout plus 5 s; a pause that stop did not end would outlast that.
+        standingBy.close();
+        active.nudge();
+        active.close();
+
+        assertThat(standingBy.isRunning()).isFalse();
+        assertThat(active.isRunning()).isFalse();
+        assertThat(active.isActive()).as("the lock was released").isFalse();
+        try (Connection c = dataSources.forRange(db).getConnection()) {
+            assertThat(lock(c, "pg_try_advisory_lock")).as("nobody holds the lock any more").isTrue();
+            assertThat(lock(c, "pg_advisory_unlock")).isTrue();
+        }
+    }
+
+    private static boolean lock(Connection c, String function) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + function + "(?)")) {
+            ps.setLong(1, OutboxRelay.LOCK_KEY);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
     private static double published(MeterRegistry meters, ShardRange db) {
         return meters.get("graph.outbox.published").tag("database", db.database()).counter().count();
     }
@@ -264,7 +411,17 @@ class OutboxRelayIT {
 
     private OutboxRelay relay(ShardRange db, String bootstrap, String topic, MeterRegistry meters,
                               OutboxRelay.AfterPublish afterPublish, Duration retention) {
-        WriteProperties.Relay settings = new WriteProperties.Relay(true, bootstrap, 7, Duration.ofMillis(50),
+        return relay(db, bootstrap, topic, meters, afterPublish, retention, Duration.ofMillis(50));
+    }
+
+    /** A relay that only a nudge can make publish a row committed after its first round. */
+    private OutboxRelay relayPollingHourly(ShardRange db, String topic, MeterRegistry meters) {
+        return relay(db, KAFKA.bootstrapServers(), topic, meters, batch -> { }, Duration.ofDays(7), AN_HOUR);
+    }
+
+    private OutboxRelay relay(ShardRange db, String bootstrap, String topic, MeterRegistry meters,
+                              OutboxRelay.AfterPublish afterPublish, Duration retention, Duration pollInterval) {
+        WriteProperties.Relay settings = new WriteProperties.Relay(true, bootstrap, 7, pollInterval,
                 Duration.ofSeconds(2), retention);
         OutboxRelay relay = new OutboxRelay(db.database(), dataSources.forRange(db), OUTBOX,
                 () -> OutboxRelays.producer(settings, db.database()),
@@ -286,10 +443,20 @@ class OutboxRelayIT {
         long follower = 256L * (nextFollower++) + db.firstShard() + 1;
         long followee = 900_000 + nextFollower % 5;
         long followedAt = 1_700_000_000_000L + nextFollower;
+        return append(db, follower, followee, follow, followedAt, 1);
+    }
+
+    /** Appends one outbox row in a transaction of its own and returns it as stored, once committed. */
+    private static OutboxEntry append(ShardRange db, long follower, long followee, boolean follow, long followedAt,
+                                      long version) {
         return tx(db, c -> {
-            long id = OUTBOX.append(c, follower, followee, follow, followedAt, 1);
+            long id = OUTBOX.append(c, follower, followee, follow, followedAt, version);
             return OUTBOX.after(c, id - 1, 1).getFirst();
         });
+    }
+
+    private static String eventId(OutboxEntry e) {
+        return e.followerId() + "-" + e.version();
     }
 
     private List<OutboxEntry> outbox(ShardRange db) {

@@ -9,7 +9,9 @@ import dev.socialgraph.write.WriteProperties;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,6 +28,21 @@ class OutboxRelaysTest {
         try (Producer<String, byte[]> producer = OutboxRelays.producer(relay, "db")) {
             assertThat(producer).isNotNull();
         }
+    }
+
+    @Test
+    void producerConfig_sendsAtOnce_andKeepsAcksAllIdempotentAndInOrder() {
+        WriteProperties.Relay relay = new WriteProperties.Relay(true, "127.0.0.1:1", 500, Duration.ofMillis(200),
+                Duration.ofSeconds(10), Duration.ofDays(7));
+
+        Map<String, Object> config = OutboxRelays.producerConfig(relay, "graph_following_0");
+
+        assertThat(config).containsEntry(ProducerConfig.LINGER_MS_CONFIG, 0)
+                .containsEntry(ProducerConfig.ACKS_CONFIG, "all")
+                .containsEntry(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)
+                .containsEntry(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5)
+                .containsEntry(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000L)
+                .containsEntry(ProducerConfig.CLIENT_ID_CONFIG, "outbox-relay-graph_following_0");
     }
 
     @Test
