@@ -5,6 +5,7 @@ import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.lists.FollowLists;
+import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.check.suggest.Suggestions;
 import dev.socialgraph.common.adjacency.Page;
@@ -38,7 +39,7 @@ import tools.jackson.databind.annotation.JsonSerialize;
  * <p><b>Threads.</b> A follow check (single, batch, or a direction of a relationship) that the in-process layers can
  * answer
  * ({@link FollowChecker#answerInProcess}) is answered on the server's I/O thread, with no hand-off; every other
- * read may wait for Redis or a shard database and runs on {@code reads}, a bounded scheduler of blocking threads,
+ * read may wait for Redis or a shard database and runs on {@code blockingReads}, a bounded scheduler of blocking threads,
  * so that no I/O thread ever waits.
  */
 final class GraphReadHandlers {
@@ -50,6 +51,7 @@ final class GraphReadHandlers {
     /** Who asks, when the gateway knows: the token's subject. */
     static final String VIEWER = ApiHeaders.VIEWER_ID;
 
+    private final GraphReads reads;
     private final FollowChecker checker;
     private final FollowLists lists;
     private final RelationReads relations;
@@ -57,13 +59,15 @@ final class GraphReadHandlers {
     private final AccountVisibility accounts;
     private final CheckProperties properties;
     private final CursorCodec cursors;
-    private final Scheduler reads;
+    private final Scheduler blockingReads;
 
     /**
-     * @param reads where reads that may block run (bounded threads and queue)
+     * @param blockingReads where reads that may block run (bounded threads and queue)
      */
-    GraphReadHandlers(FollowChecker checker, FollowLists lists, RelationReads relations, Suggestions suggestions,
-                      AccountVisibility accounts, CheckProperties properties, Scheduler reads) {
+    GraphReadHandlers(GraphReads reads, FollowChecker checker, FollowLists lists, RelationReads relations,
+                      Suggestions suggestions, AccountVisibility accounts, CheckProperties properties,
+                      Scheduler blockingReads) {
+        this.reads = reads;
         this.checker = checker;
         this.lists = lists;
         this.relations = relations;
@@ -71,7 +75,7 @@ final class GraphReadHandlers {
         this.accounts = accounts;
         this.properties = properties;
         this.cursors = new CursorCodec(properties.cursorKey().getBytes(StandardCharsets.UTF_8));
-        this.reads = reads;
+        this.blockingReads = blockingReads;
     }
 
     /** Batch answer; both arrays ascending, each id once. */
@@ -144,9 +148,9 @@ final class GraphReadHandlers {
     }
 
     /**
-     * {@code GET /internal/v1/users/{id}/following/{targetId}}: {@code {"following":true|false}}. A follow that the
-     * followee's block forbids (its removal by the block's event still on its way) is answered {@code false}: the
-     * filter of hidden pairs says when the followee's block row must be read, which is rare.
+     * {@code GET /internal/v1/users/{id}/following/{targetId}}: {@code {"following":true|false}}, as
+     * {@link GraphReads#isFollowingInProcess} and {@link GraphReads#isFollowing(long, long, String, int)} decide: on
+     * this (I/O) thread when memory holds the answer, else on a blocking thread.
      */
     Mono<ServerResponse> isFollowing(ServerRequest request) {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
@@ -155,31 +159,12 @@ final class GraphReadHandlers {
         if (request.uri().getRawQuery() != null) {
             UserIdJson.asStrings(param(request, UserIdJson.PARAMETER)); // no id in this answer; only refuse bad values
         }
-        int visibility = accounts.inProcess(follower, followee, token);
-        if (visibility == AccountVisibility.HIDDEN) {
-            return check(false); // a deactivated or erased user's edges are invisible
+        int known = reads.isFollowingInProcess(follower, followee, token);
+        if (GraphReads.isAnswer(known)) {
+            return check(known == GraphReads.FOLLOWING);
         }
-        if (visibility == AccountVisibility.ASK_SHARD) {
-            return blocking(() -> !accounts.hides(follower, followee, token)
-                    && followsVisibly(follower, followee, token)).flatMap(GraphReadHandlers::check);
-        }
-        int known = checker.answerInProcess(follower, followee, token);
-        if (known == FollowChecker.NOT_FOLLOWING
-                || known == FollowChecker.FOLLOWING && !relations.followMayBeBlocked(follower, followee)) {
-            return check(known == FollowChecker.FOLLOWING);
-        }
-        if (known == FollowChecker.FOLLOWING) {
-            return blocking(() -> !relations.blocks(followee, follower)).flatMap(GraphReadHandlers::check);
-        }
-        return blocking(() -> followsVisibly(follower, followee, token)).flatMap(GraphReadHandlers::check);
-    }
-
-    /** The check from Redis or the shard, a block of the follower by the followee hiding the follow; may block. */
-    private boolean followsVisibly(long follower, long followee, String token) {
-        // The followee's token: it may have just blocked the follower, before the filter has the block.
-        return checker.isFollowing(follower, followee, token)
-                && !((checker.isOwnWrite(followee, token) || relations.followMayBeBlocked(follower, followee))
-                && relations.blocks(followee, follower));
+        return blocking(() -> reads.isFollowing(follower, followee, token, known))
+                .flatMap(GraphReadHandlers::check);
     }
 
     /** {@code answers} with every inactive followee's answer made {@code false}. */
@@ -403,7 +388,7 @@ final class GraphReadHandlers {
     }
 
     private <T> Mono<T> blocking(Callable<T> read) {
-        return Mono.fromCallable(read).subscribeOn(reads);
+        return Mono.fromCallable(read).subscribeOn(blockingReads);
     }
 
     /**
@@ -455,15 +440,7 @@ final class GraphReadHandlers {
         }
         long[] out = new long[ids.size()];
         for (int i = 0; i < out.length; i++) {
-            JsonNode node = ids.get(i);
-            String field = "ids[" + i + "]";
-            if (node.isIntegralNumber() && node.canConvertToLong()) {
-                out[i] = UserIds.requirePositive(node.longValue(), field);
-            } else if (node.isString()) {
-                out[i] = UserIds.parse(node.stringValue(), field);
-            } else {
-                throw new BadParameterException(field, field + " must be a positive integer user id");
-            }
+            out[i] = Params.userId(ids.get(i), "ids[" + i + "]");
         }
         return out;
     }

@@ -5,6 +5,7 @@ import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.bloom.BloomHandlers;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.lists.FollowLists;
+import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.check.suggest.Suggestions;
 import io.micrometer.observation.ObservationPredicate;
@@ -66,10 +67,11 @@ class ReadRoutes {
     }
 
     @Bean
-    GraphReadHandlers graphReadHandlers(FollowChecker checker, FollowLists lists, RelationReads relations,
-                                        Suggestions suggestions, AccountVisibility accounts,
+    GraphReadHandlers graphReadHandlers(GraphReads graphReads, FollowChecker checker, FollowLists lists,
+                                        RelationReads relations, Suggestions suggestions, AccountVisibility accounts,
                                         CheckProperties properties, Scheduler blockingReads) {
-        return new GraphReadHandlers(checker, lists, relations, suggestions, accounts, properties, blockingReads);
+        return new GraphReadHandlers(graphReads, checker, lists, relations, suggestions, accounts, properties,
+                blockingReads);
     }
 
     @Bean
