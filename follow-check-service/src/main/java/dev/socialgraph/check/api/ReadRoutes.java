@@ -75,11 +75,18 @@ class ReadRoutes {
     }
 
     @Bean
-    RouterFunction<ServerResponse> checkServiceRoutes(GraphReadHandlers reads, BloomHandlers bloom,
-                                                      Scheduler blockingReads) {
+    FollowingPairsHandler followingPairsHandler(GraphReads graphReads, CheckProperties properties,
+                                                Scheduler blockingReads) {
+        return new FollowingPairsHandler(graphReads, properties.batchMax(), blockingReads);
+    }
+
+    @Bean
+    RouterFunction<ServerResponse> checkServiceRoutes(GraphReadHandlers reads, FollowingPairsHandler pairs,
+                                                      BloomHandlers bloom, Scheduler blockingReads) {
         Table table = new Table();
         table.add(HttpMethod.GET, USERS + "/following/{targetId}", reads::isFollowing);
         table.addJson(HttpMethod.POST, USERS + "/following/contains", reads::contains);
+        table.addJson(HttpMethod.POST, "/internal/v1/following/pairs", pairs::check);
         table.add(HttpMethod.GET, USERS + "/following", reads::following);
         table.add(HttpMethod.GET, USERS + "/followers", reads::followers);
         table.add(HttpMethod.GET, USERS + "/counts", reads::counts);
