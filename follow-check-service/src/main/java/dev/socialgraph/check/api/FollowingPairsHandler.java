@@ -55,8 +55,8 @@ final class FollowingPairsHandler {
     private static final byte[] OPEN = "{\"results\":[".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] CLOSE = "]}".getBytes(StandardCharsets.US_ASCII);
     /** The single check's two bodies, which are also the two answers a pair can have. */
-    private static final byte[] FOLLOWING = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] NOT_FOLLOWING = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] FOLLOWING = GraphReadHandlers.FOLLOWING;
+    private static final byte[] NOT_FOLLOWING = GraphReadHandlers.NOT_FOLLOWING;
 
     private final GraphReads reads;
     private final int batchMax;

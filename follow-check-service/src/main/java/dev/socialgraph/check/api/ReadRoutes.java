@@ -1,13 +1,8 @@
 package dev.socialgraph.check.api;
 
 import dev.socialgraph.check.CheckProperties;
-import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.bloom.BloomHandlers;
-import dev.socialgraph.check.follow.FollowChecker;
-import dev.socialgraph.check.lists.FollowLists;
 import dev.socialgraph.check.reads.GraphReads;
-import dev.socialgraph.check.relations.RelationReads;
-import dev.socialgraph.check.suggest.Suggestions;
 import io.micrometer.observation.ObservationPredicate;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -67,11 +62,8 @@ class ReadRoutes {
     }
 
     @Bean
-    GraphReadHandlers graphReadHandlers(GraphReads graphReads, FollowChecker checker, FollowLists lists,
-                                        RelationReads relations, Suggestions suggestions, AccountVisibility accounts,
-                                        CheckProperties properties, Scheduler blockingReads) {
-        return new GraphReadHandlers(graphReads, checker, lists, relations, suggestions, accounts, properties,
-                blockingReads);
+    GraphReadHandlers graphReadHandlers(GraphReads graphReads, CheckProperties properties, Scheduler blockingReads) {
+        return new GraphReadHandlers(graphReads, properties, blockingReads);
     }
 
     @Bean

@@ -3,8 +3,6 @@ package dev.socialgraph.check.lists;
 import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
-import dev.socialgraph.check.relations.RelationReads;
-import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.store.FollowingRow;
 import java.util.Arrays;
 import org.springframework.stereotype.Service;
@@ -19,11 +17,9 @@ import org.springframework.stereotype.Service;
 public class FollowLists {
 
     private final ShardReader shards;
-    private final RelationReads.Filter hiddenPairs;
 
-    FollowLists(ShardReader shards, RelationReads.Filter hiddenPairs) {
+    FollowLists(ShardReader shards) {
         this.shards = shards;
-        this.hiddenPairs = hiddenPairs;
     }
 
     /**
@@ -54,38 +50,6 @@ public class FollowLists {
     }
 
     /**
-     * The followers on a page of {@code owner}'s followers that the owner blocks, to leave out of the answer: a
-     * blocked user's follow is removed by the block's event, and until then the blocker must not see it. The page's
-     * cursor is unchanged (it continues after the page's last position either way). Asks the shard only when the
-     * in-process filter of hidden pairs cannot rule every follower out.
-     *
-     * @param owner positive, the followee whose page it is
-     * @param page  a page of {@link #followers}
-     * @return the blocked followers, ascending; usually empty
-     */
-    public long[] blockedFollowers(long owner, Page page) {
-        if (page.isEmpty() || hiddenPairs.trusted() && noneMayBeBlocked(owner, page.ids())) {
-            return new long[0];
-        }
-        long[] blocked = shards.relationRow(Relation.BLOCK, owner).followingIds();
-        if (blocked.length == 0) {
-            return blocked;
-        }
-        long[] ids = page.ids().clone();
-        Arrays.sort(ids);
-        return AdjacencyArray.intersect(blocked, ids, ids.length);
-    }
-
-    private boolean noneMayBeBlocked(long owner, long[] followers) {
-        for (long follower : followers) {
-            if (hiddenPairs.mayHide(owner, follower)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
      * Follower and following counts.
      *
      * @param userId positive
@@ -111,7 +75,7 @@ public class FollowLists {
         long[] second = a == b ? first : shards.following(b).followingIds();
         long[] found = AdjacencyArray.intersect(first, second, afterId, limit + 1);
         boolean hasMore = found.length > limit;
-        return new CommonPage(hasMore ? java.util.Arrays.copyOf(found, limit) : found, hasMore);
+        return new CommonPage(hasMore ? Arrays.copyOf(found, limit) : found, hasMore);
     }
 
     /**

@@ -127,6 +127,38 @@ public class RelationReads {
     }
 
     /**
+     * Which of {@code ids} {@code ownerId} blocks, reading the owner's block row only when the in-process filter
+     * cannot rule every one out (it has seen the pair, or it is not trusted). For a page of the owner's followers:
+     * the follows its blocks forbid, whose removal by the block's event is still on its way.
+     *
+     * @param ownerId positive
+     * @param ids     positive, any order
+     * @return the blocked ones, ascending; usually empty
+     * @throws ShardUnavailableException when the owner's following database must be read and is down
+     */
+    public long[] blockedAmong(long ownerId, long[] ids) {
+        if (ids.length == 0 || pairs.trusted() && noneMayHide(ownerId, ids)) {
+            return new long[0];
+        }
+        long[] blocked = shards.relationRow(Relation.BLOCK, ownerId).followingIds();
+        if (blocked.length == 0) {
+            return blocked;
+        }
+        long[] sorted = ids.clone();
+        Arrays.sort(sorted);
+        return AdjacencyArray.intersect(blocked, sorted, sorted.length);
+    }
+
+    private boolean noneMayHide(long viewerId, long[] authorIds) {
+        for (long author : authorIds) {
+            if (pairs.mayHide(viewerId, author)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Whether {@code blockerId} blocks {@code blockedId}, from the blocker's row.
      *
      * @throws ShardUnavailableException when the blocker's following database is down

@@ -94,8 +94,7 @@ class FollowingPairsHandlerTest {
                 "graph.check.token-secret", "following-pairs-handler-test-token-secret-0123456789",
                 "graph.check.cursor-key", "following-pairs-handler-test-cursor-key-0123456789")))
                 .bindOrCreate("graph.check", CheckProperties.class);
-        GraphReadHandlers single = new GraphReadHandlers(graph.reads, graph.checker, null, graph.relations, null,
-                graph.accounts, properties, blocking);
+        GraphReadHandlers single = new GraphReadHandlers(graph.reads, properties, blocking);
 
         long[][] asked = {{A, B}, {A, B}, {B, A}, {C, A}, {40, B}, {A, C}, {C, A}};
         String[] tokens = {null, ofA, null, null, null, ofB, ofA};
@@ -149,7 +148,7 @@ class FollowingPairsHandlerTest {
 
     @Test
     void aBug_isThe500Problem_withoutInternals() {
-        GraphReads broken = new GraphReads(graph.checker, graph.relations, graph.accounts) {
+        GraphReads broken = new GraphReads(graph.checker, graph.relations, graph.accounts, null, null) {
             @Override
             public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
                 throw new IllegalStateException("secret internals");

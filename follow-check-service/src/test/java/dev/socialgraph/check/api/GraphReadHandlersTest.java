@@ -161,8 +161,8 @@ class GraphReadHandlersTest {
     final Map<Long, AccountState> states = new HashMap<>();
     final AccountVisibility accounts = new AccountVisibility(inactive,
             id -> states.getOrDefault(id, AccountState.ACTIVE), checker, true);
-    final GraphReadHandlers handlers = new GraphReadHandlers(new GraphReads(checker, relations, accounts), checker,
-            null, relations, null, accounts, properties, reads);
+    final GraphReadHandlers handlers = new GraphReadHandlers(new GraphReads(checker, relations, accounts, null, null),
+            properties, reads);
 
     GraphReadHandlersTest() {
         shard.put(A, new long[] {B});

@@ -170,7 +170,8 @@ public final class FakeGraph {
         return states.getOrDefault(id, AccountState.ACTIVE);
     }, checker, true);
 
-    public final GraphReads reads = new GraphReads(checker, relations, accounts);
+    /** The facade; without lists and suggestions, which read shards through ports of their own. */
+    public final GraphReads reads = new GraphReads(checker, relations, accounts, null, null);
 
     /** {@code follower} follows each of {@code followees}, in the shard only. */
     public void follows(long follower, long... followees) {

@@ -24,6 +24,7 @@ class GraphReadsTest {
     GraphReadsTest() {
         graph.follows(A, B); // A follows B
         graph.bloom.add(List.of(A, B));
+        graph.bloom.add(List.of(B, A)); // a false positive: B's direction passes the filter
     }
 
     /** The two steps as a server runs them: memory, then the blocking call when memory cannot tell. */
@@ -169,5 +170,163 @@ class GraphReadsTest {
         assertThat(reads.isFollowing(A, B, null, GraphReads.NOT_FOLLOWING)).isFalse();
         assertThat(graph.shardReads).hasValue(0);
         assertThatThrownBy(() -> reads.isFollowing(A, B, null, 7)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    // ---------------------------------------------------------------- batch check
+
+    @Test
+    void areFollowingInProcess_answersFromTheCache_withAnInactiveFolloweeNotFollowed() {
+        graph.local.put(A, new long[] {B, 30});
+        graph.inactive.apply(30, AccountState.DEACTIVATED);
+        assertThat(reads.areFollowingInProcess(A, new long[] {B, 30, 99}, null)).containsExactly(true, false, false);
+        assertThat(graph.shardReads).hasValue(0);
+    }
+
+    @Test
+    void areFollowing_ofAnInactiveFollower_isNoneFollowed_andLeftToTheBlockingStep() {
+        graph.local.put(A, new long[] {B});
+        graph.inactive.apply(A, AccountState.DEACTIVATED);
+        assertThat(reads.areFollowingInProcess(A, new long[] {B}, null)).isNull();
+        assertThat(reads.areFollowing(A, new long[] {B}, null)).containsExactly(false);
+        assertThat(graph.shardReads).hasValue(0);
+    }
+
+    @Test
+    void areFollowing_whenMemoryCannotTell_readsTheShard_andAFollowersTokenItsStateRow() {
+        assertThat(reads.areFollowingInProcess(A, new long[] {B}, null)).as("local miss").isNull();
+        assertThat(reads.areFollowing(A, new long[] {B}, null)).containsExactly(true);
+        graph.states.put(A, AccountState.ERASED); // just written; the view's poll has not run
+        assertThat(reads.areFollowingInProcess(A, new long[] {B}, graph.tokens.issue(A))).isNull();
+        assertThat(reads.areFollowing(A, new long[] {B}, graph.tokens.issue(A))).containsExactly(false);
+        assertThat(graph.stateReads).hasValue(1);
+    }
+
+    // ---------------------------------------------------------------- relationship
+
+    GraphReads.Relationship relationship(long a, long b, String token, long viewer) {
+        GraphReads.RelationshipRead read = reads.relationshipInProcess(a, b, token, viewer);
+        return reads.relationship(read);
+    }
+
+    static GraphReads.Relationship seen(boolean following, boolean followedBy, Boolean blocking, Boolean blockedBy,
+                                        Boolean muting) {
+        return new GraphReads.Relationship(following, followedBy, blocking, blockedBy, muting);
+    }
+
+    @Test
+    void relationship_bothDirectionsInMemory_andTheFilterRulingOutEveryRelation_isAnsweredFromMemory() {
+        graph.local.put(A, new long[] {B});
+        graph.local.put(B, new long[0]);
+        assertThat(reads.relationshipInProcess(A, B, null, GraphReads.ANY_VIEWER))
+                .isEqualTo(seen(true, false, false, false, false));
+        assertThat(graph.shardReads.get() + graph.relationReads.get()).isZero();
+    }
+
+    @Test
+    void relationship_finishesOnlyWhatMemoryCouldNotAnswer() {
+        graph.local.put(A, new long[] {B}); // B's direction needs the shard
+        GraphReads.RelationshipRead read = reads.relationshipInProcess(A, B, null, GraphReads.ANY_VIEWER);
+        assertThat(read).isInstanceOf(GraphReads.UnansweredRelationship.class);
+        assertThat(reads.relationship(read)).isEqualTo(seen(true, false, false, false, false));
+        assertThat(graph.shardReads).as("only B's row").hasValue(1);
+        assertThat(graph.relationReads).as("the filter ruled out every relation").hasValue(0);
+    }
+
+    @Test
+    void relationship_underABlock_showsNoFollow_andTheRelationsOnlyToWhomTheyConcern() {
+        graph.local.put(A, new long[0]);
+        graph.local.put(B, new long[] {A}); // B's follow of A, which A's block has not removed yet
+        graph.relates(Relation.BLOCK, A, B);
+        graph.relates(Relation.MUTE, A, B);
+        graph.filterSawBlock(A, B);
+        assertThat(relationship(A, B, null, GraphReads.ANY_VIEWER)).isEqualTo(seen(false, false, true, false, true));
+        assertThat(relationship(A, B, null, A)).isEqualTo(seen(false, false, true, false, true));
+        assertThat(relationship(A, B, null, B)).as("the mute is A's own").isEqualTo(seen(false, false, true, false, null));
+        int before = graph.relationReads.get();
+        assertThat(reads.relationshipInProcess(A, B, null, 99))
+                .as("a third party: no relation is read, so the follow the block forbids is still shown to it")
+                .isEqualTo(seen(false, true, null, null, null));
+        assertThat(graph.relationReads).hasValue(before);
+    }
+
+    @Test
+    void relationship_withAnInactiveUser_isNothing_fromMemory() {
+        graph.local.put(A, new long[] {B});
+        graph.inactive.apply(B, AccountState.DEACTIVATED);
+        assertThat(reads.relationshipInProcess(A, B, null, GraphReads.ANY_VIEWER))
+                .isEqualTo(seen(false, false, false, false, false));
+        assertThat(graph.shardReads.get() + graph.relationReads.get()).isZero();
+    }
+
+    /** A token of either user: its state row, then both directions and the relations from the rows. */
+    @Test
+    void relationship_withAFollowTokenOfEitherUser_readsTheirRows_readYourWrites() {
+        graph.local.put(A, new long[] {B});
+        graph.local.put(B, new long[0]);
+        graph.relates(Relation.BLOCK, B, A); // just written: not in the filter yet
+        String ofB = graph.tokens.issue(B);
+        assertThat(reads.relationshipInProcess(A, B, ofB, GraphReads.ANY_VIEWER))
+                .isInstanceOf(GraphReads.UnansweredRelationship.class);
+        assertThat(relationship(A, B, ofB, GraphReads.ANY_VIEWER)).isEqualTo(seen(false, false, false, true, false));
+        assertThat(graph.stateReads).hasValue(1);
+
+        graph.states.put(B, AccountState.DEACTIVATED);
+        int relationReads = graph.relationReads.get();
+        assertThat(relationship(A, B, ofB, GraphReads.ANY_VIEWER)).isEqualTo(seen(false, false, false, false, false));
+        assertThat(graph.relationReads).as("an inactive user's relations are not read").hasValue(relationReads);
+        assertThat(relationship(A, B, null, GraphReads.ANY_VIEWER)).as("the view's answer without the token")
+                .isEqualTo(seen(true, false, false, false, false));
+    }
+
+    @Test
+    void relationship_withOneself_readsNoRelation() {
+        graph.filterTrusted = false;
+        graph.local.put(A, new long[] {B});
+        assertThat(reads.relationshipInProcess(A, A, null, GraphReads.ANY_VIEWER))
+                .isEqualTo(seen(false, false, false, false, false));
+        assertThat(graph.relationReads).hasValue(0);
+    }
+
+    // ---------------------------------------------------------------- hidden authors
+
+    @Test
+    void mayBeHidden_isNobody_whenTheFilterRulesEveryAuthorOut_andHiddenThenReadsNothing() {
+        graph.hiddenPairs.add(List.of(99L, 98L)); // another viewer's pair
+        long[] candidates = reads.mayBeHidden(A, new long[] {B, 30, 40}, null);
+        assertThat(candidates).isEmpty();
+        RelationReadsView hidden = RelationReadsView.of(reads.hidden(A, candidates, System.nanoTime()));
+        assertThat(hidden).isEqualTo(new RelationReadsView(List.of(), List.of(), List.of()));
+        assertThat(graph.relationReads).hasValue(0);
+    }
+
+    @Test
+    void mayBeHidden_leavesOutInactiveAuthors_andAnInactiveViewerHidesNobody() {
+        graph.filterTrusted = false; // every author is a candidate
+        graph.inactive.apply(30, AccountState.ERASED);
+        assertThat(reads.mayBeHidden(A, new long[] {B, 30, 40}, null)).containsExactly(B, 40);
+        graph.inactive.apply(A, AccountState.DEACTIVATED);
+        assertThat(reads.mayBeHidden(A, new long[] {B, 30, 40}, null)).isEmpty();
+    }
+
+    /** A block or mute just written may not be in the filter yet: the viewer's follow token skips the filter. */
+    @Test
+    void mayBeHidden_withTheViewersToken_asksAboutEveryAuthor_andHiddenReadsTheRows() {
+        graph.relates(Relation.BLOCK, B, A);
+        graph.relates(Relation.MUTE, B, 30);
+        graph.relates(Relation.BLOCK, 40, B);
+        assertThat(reads.mayBeHidden(B, new long[] {A, 30, 40}, null)).isEmpty();
+        long[] candidates = reads.mayBeHidden(B, new long[] {A, 30, 40}, graph.tokens.issue(B));
+        assertThat(candidates).containsExactly(A, 30, 40);
+        assertThat(RelationReadsView.of(reads.hidden(B, candidates, System.nanoTime())))
+                .isEqualTo(new RelationReadsView(List.of(A), List.of(40L), List.of(30L)));
+    }
+
+    /** {@link dev.socialgraph.check.relations.RelationReads.Hidden} with comparable lists. */
+    record RelationReadsView(List<Long> blocking, List<Long> blockedBy, List<Long> muting) {
+        static RelationReadsView of(dev.socialgraph.check.relations.RelationReads.Hidden hidden) {
+            return new RelationReadsView(java.util.Arrays.stream(hidden.blocking()).boxed().toList(),
+                    java.util.Arrays.stream(hidden.blockedBy()).boxed().toList(),
+                    java.util.Arrays.stream(hidden.muting()).boxed().toList());
+        }
     }
 }
