@@ -1,8 +1,8 @@
 package dev.socialgraph.check.lists;
 
-import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
+import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.FollowingRow;
 import java.util.Arrays;
 import org.springframework.stereotype.Service;
@@ -16,9 +16,58 @@ import org.springframework.stereotype.Service;
 @Service
 public class FollowLists {
 
-    private final ShardReader shards;
+    /** The shard reads of the lists: an adapter in {@code check.store} in production, a plain fake in tests. */
+    public interface Shards {
 
-    FollowLists(ShardReader shards) {
+        /**
+         * The following row of {@code followerId} (source of truth), read where its shard lives.
+         *
+         * @param followerId positive user id
+         * @return the row; an empty row of version 0 when the user never followed anyone
+         * @throws ShardUnavailableException when its database is down
+         */
+        FollowingRow following(long followerId);
+
+        /**
+         * One newest-first page of who follows {@code followeeId}, from the follower row or, for a celebrity, by
+         * walking its pages from the newest down (DESIGN.md 2.2); row and pages read in one transaction.
+         *
+         * @param followeeId       positive user id
+         * @param cursorFollowedAt position to continue after (ignored when {@code cursorId == Page.START})
+         * @param cursorId         position to continue after, or {@link Page#START}
+         * @param limit            page size, {@code >= 1}
+         * @return the page
+         * @throws ShardUnavailableException when its database is down
+         */
+        Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit);
+
+        /**
+         * How many users {@code followerId} follows: its following row's count column, less the inactive users
+         * taken out of it ({@code count_offsets}).
+         *
+         * @param followerId positive user id
+         * @return {@code 0..10000}
+         * @throws ShardUnavailableException when its database is down
+         */
+        int followingCount(long followerId);
+
+        /**
+         * How many users follow {@code followeeId}: its follower row's count column (eventually consistent), less
+         * the inactive users taken out of it.
+         *
+         * @param followeeId positive user id
+         * @return {@code >= 0}
+         * @throws ShardUnavailableException when its database is down
+         */
+        long followerCount(long followeeId);
+    }
+
+    private final Shards shards;
+
+    /**
+     * @param shards where the rows are read
+     */
+    public FollowLists(Shards shards) {
         this.shards = shards;
     }
 

@@ -1,6 +1,5 @@
 package dev.socialgraph.check.relations;
 
-import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.relation.Relation;
@@ -22,16 +21,36 @@ import org.springframework.stereotype.Service;
 @Service
 public class RelationReads {
 
-    /** The shard reads this class needs; {@link ShardReader} in production, a plain fake in unit tests. */
+    /** The shard reads this class needs: an adapter in {@code check.store} in production, a plain fake in tests. */
     public interface Shards {
 
-        /** The source's row of a relation; an empty row when absent. See {@link ShardReader#relationRow}. */
+        /**
+         * The source's row of a relation: whom {@code userId} blocks or mutes, sorted by id with aligned times, from
+         * its following database.
+         *
+         * @param relation {@link Relation#BLOCK} or {@link Relation#MUTE}
+         * @param userId   positive user id
+         * @return the row; an empty row of version 0 when the user never blocked (muted) anyone
+         * @throws ShardUnavailableException when its database is down
+         */
         FollowingRow relationRow(Relation relation, long userId);
 
-        /** Whether the source's row of a relation holds the target. See {@link ShardReader#holds}. */
+        /**
+         * Whether the source's row of a relation holds the target, answered inside the database.
+         *
+         * @throws ShardUnavailableException when the source's database is down
+         */
         boolean holds(Relation relation, long sourceId, long targetId);
 
-        /** Which of the ascending ids block the user, ascending. See {@link ShardReader#blockedByAmong}. */
+        /**
+         * Which of {@code ids} block {@code userId}, from the user's blocked-by row and pages on its follower database
+         * (the follower side of blocks, eventually consistent like followers).
+         *
+         * @param userId positive user id
+         * @param ids    positive user ids, ascending, distinct
+         * @return the blockers among {@code ids}, ascending
+         * @throws ShardUnavailableException when its database is down
+         */
         long[] blockedByAmong(long userId, long[] ids);
     }
 

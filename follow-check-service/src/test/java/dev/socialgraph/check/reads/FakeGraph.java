@@ -2,7 +2,10 @@ package dev.socialgraph.check.reads;
 
 import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.follow.FollowChecker;
+import dev.socialgraph.check.lists.FollowLists;
 import dev.socialgraph.check.relations.RelationReads;
+import dev.socialgraph.common.adjacency.AdjacencyArray;
+import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.common.token.FollowTokens;
@@ -170,8 +173,43 @@ public final class FakeGraph {
         return states.getOrDefault(id, AccountState.ACTIVE);
     }, checker, true);
 
-    /** The facade; without lists and suggestions, which read shards through ports of their own. */
-    public final GraphReads reads = new GraphReads(checker, relations, accounts, null, null);
+    /** The lists over the same rows: the followers of X are the users whose row holds X, all followed at time 0. */
+    public final FollowLists lists = new FollowLists(new FollowLists.Shards() {
+        @Override
+        public FollowingRow following(long followerId) {
+            available(followerId);
+            shardReads.incrementAndGet();
+            long[] ids = shard.getOrDefault(followerId, new long[0]);
+            return new FollowingRow(followerId, ids, new long[ids.length], ids.length);
+        }
+
+        @Override
+        public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit) {
+            available(followeeId);
+            shardReads.incrementAndGet();
+            long[] ids = followersOf(followeeId);
+            return AdjacencyArray.newestFirst(ids, new long[ids.length], cursorFollowedAt, cursorId, limit);
+        }
+
+        @Override
+        public int followingCount(long followerId) {
+            return shard.getOrDefault(followerId, new long[0]).length;
+        }
+
+        @Override
+        public long followerCount(long followeeId) {
+            return followersOf(followeeId).length;
+        }
+    });
+
+    /** The facade; without suggestions, whose cache is a Redis client. */
+    public final GraphReads reads = new GraphReads(checker, relations, accounts, lists, null);
+
+    /** The users whose row holds {@code followeeId}, ascending. */
+    public long[] followersOf(long followeeId) {
+        return shard.entrySet().stream().filter(e -> Arrays.binarySearch(e.getValue(), followeeId) >= 0)
+                .mapToLong(Map.Entry::getKey).sorted().toArray();
+    }
 
     /** {@code follower} follows each of {@code followees}, in the shard only. */
     public void follows(long follower, long... followees) {

@@ -329,4 +329,77 @@ class GraphReadsTest {
                     java.util.Arrays.stream(hidden.muting()).boxed().toList());
         }
     }
+
+    // ---------------------------------------------------------------- lists, counts, suggestions
+
+    static List<Long> ids(GraphReads.VisiblePage page) {
+        return java.util.Arrays.stream(page.ids()).boxed().toList();
+    }
+
+    @Test
+    void listsCountsAndSuggestions_ofAnInactiveUser_areEmpty_andReadNothing() {
+        graph.follows(B, A);
+        graph.relates(Relation.BLOCK, A, 30);
+        graph.inactive.apply(A, AccountState.DEACTIVATED);
+        assertThat(reads.following(A, null, 10)).isEqualTo(GraphReads.VisiblePage.EMPTY);
+        assertThat(reads.followers(A, null, 10)).isEqualTo(GraphReads.VisiblePage.EMPTY);
+        assertThat(reads.relationList(Relation.BLOCK, A, null, 10)).isEqualTo(GraphReads.VisiblePage.EMPTY);
+        assertThat(reads.commonFollowing(A, B, 0, 10)).isEqualTo(GraphReads.VisiblePage.EMPTY);
+        assertThat(reads.commonFollowing(B, A, 0, 10)).as("either user").isEqualTo(GraphReads.VisiblePage.EMPTY);
+        assertThat(reads.counts(A)).isEqualTo(dev.socialgraph.check.lists.FollowLists.Counts.NONE);
+        assertThat(reads.suggestions(A, 10)).as("the suggestions are not even computed").isEmpty();
+        assertThat(graph.shardReads.get() + graph.relationReads.get()).isZero();
+    }
+
+    /** An inactive user is left out after the page is cut: the cursor still moves on from the page's last item. */
+    @Test
+    void following_leavesOutInactiveUsers_andContinuesAfterThePagesLastPosition() {
+        graph.follows(A, 101, 102, 103, 104); // all at time 0: newest first is id descending
+        graph.inactive.apply(103, AccountState.ERASED);
+        GraphReads.VisiblePage first = reads.following(A, null, 2);
+        assertThat(ids(first)).containsExactly(104L);
+        assertThat(first.next()).isEqualTo(new dev.socialgraph.common.cursor.CursorPosition(0, 103));
+        GraphReads.VisiblePage second = reads.following(A, first.next(), 2);
+        assertThat(ids(second)).containsExactly(102L, 101L);
+        assertThat(second.next()).isNull();
+    }
+
+    /** A follower the owner blocks, whose follow the block's event has not removed yet, is not shown to the owner. */
+    @Test
+    void followers_leaveOutTheOnesTheOwnerBlocks_readingTheBlockRowOnlyWhenTheFilterMayHideOne() {
+        graph.follows(30, B);
+        graph.follows(40, B);
+        graph.relates(Relation.BLOCK, B, 30);
+        assertThat(ids(reads.followers(B, null, 10))).as("the filter has not seen the block")
+                .containsExactly(40L, 30L, A);
+        assertThat(graph.relationReads).hasValue(0);
+
+        graph.filterSawBlock(B, 30);
+        graph.inactive.apply(40, AccountState.DEACTIVATED);
+        assertThat(ids(reads.followers(B, null, 10))).containsExactly(A);
+        assertThat(graph.relationReads).hasValue(1);
+        assertThat(ids(reads.following(30, null, 10))).as("the blocked user's own list is as stored")
+                .containsExactly(B);
+    }
+
+    @Test
+    void commonFollowing_leavesOutInactiveUsers_andContinuesAfterThePageAsCut() {
+        graph.follows(A, B, 50, 60);
+        graph.follows(30, B, 50, 60);
+        graph.inactive.apply(50, AccountState.DEACTIVATED);
+        GraphReads.VisiblePage first = reads.commonFollowing(A, 30, 0, 2);
+        assertThat(ids(first)).containsExactly(B);
+        assertThat(first.next()).isEqualTo(new dev.socialgraph.common.cursor.CursorPosition(0, 50));
+        assertThat(ids(reads.commonFollowing(A, 30, first.next().userId(), 2))).containsExactly(60L);
+    }
+
+    @Test
+    void relationList_leavesOutInactiveTargets_andCounts_areTheStoredOnes() {
+        graph.relates(Relation.MUTE, A, B, 30);
+        graph.inactive.apply(30, AccountState.DEACTIVATED);
+        assertThat(ids(reads.relationList(Relation.MUTE, A, null, 10))).containsExactly(B);
+        graph.follows(30, A);
+        assertThat(reads.counts(A)).as("a count is corrected by its job, not here")
+                .isEqualTo(new dev.socialgraph.check.lists.FollowLists.Counts(1, 1));
+    }
 }
