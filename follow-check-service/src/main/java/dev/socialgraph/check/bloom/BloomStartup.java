@@ -41,13 +41,13 @@ class BloomStartup implements ApplicationRunner {
 
     private final CheckProperties.Bloom settings;
     private final EdgeBloom bloom;
-    private final FollowEventsListener listener;
+    private final EventFeed listener;
     private final ShardScans shards;
     private final BloomSnapshots snapshots;
     private final ShardOwnership ownership;
     private final HiddenPairs hidden;
 
-    BloomStartup(CheckProperties properties, EdgeBloom bloom, FollowEventsListener listener, ShardScans shards,
+    BloomStartup(CheckProperties properties, EdgeBloom bloom, EventFeed listener, ShardScans shards,
                  BloomSnapshots snapshots, ShardOwnership ownership, HiddenPairs hidden) {
         this.hidden = hidden;
         this.settings = properties.bloom();

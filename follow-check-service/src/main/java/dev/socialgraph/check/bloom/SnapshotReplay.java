@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Replays the follows of {@code follow-events} from a snapshot's offsets into a filter, up to the end offsets read
- * when the replay starts. The caller starts the live feed ({@link FollowEventsListener}, reading from the then
+ * when the replay starts. The caller starts the live feed ({@link EventFeed}, reading from the then
  * end) <em>before</em> calling this, so replay up to an end read afterwards and the live feed together miss no
  * event. A short-lived consumer without a group ({@code assign}, no commits), with
  * {@code auto.offset.reset=none}: an offset that retention already deleted fails the replay instead of silently
