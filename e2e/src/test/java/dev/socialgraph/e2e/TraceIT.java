@@ -64,7 +64,7 @@ class TraceIT {
         checkProps.put("graph.check.feed.max-lag", "60s");
         // The check service logs as containers do (JSON, ECS), and its listener's line per traced record.
         checkProps.put("logging.structured.format.console", "ecs");
-        checkProps.put("logging.level.dev.socialgraph.check.bloom.FollowEventsListener", "debug");
+        checkProps.put("logging.level.dev.socialgraph.check.feed.FollowEventsListener", "debug");
         check = ServiceProcess.start("follow-check-service", checkProps, STARTUP);
 
         RedisServer redis = TestServers.redis();

@@ -79,7 +79,7 @@ public class EdgeBloom implements FollowChecker.Bloom {
     }
 
     /** Checks stop consulting the filter: it no longer receives every follow (its event feed stopped). */
-    void markStale() {
+    public void markStale() {
         this.ready = false;
     }
 
@@ -132,7 +132,7 @@ public class EdgeBloom implements FollowChecker.Bloom {
      * @param follower positive
      * @param followee positive
      */
-    void recordFollow(long follower, long followee) {
+    public void recordFollow(long follower, long followee) {
         if (!ownership.owns(follower)) {
             return;
         }

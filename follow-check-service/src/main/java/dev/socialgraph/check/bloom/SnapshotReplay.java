@@ -2,7 +2,6 @@ package dev.socialgraph.check.bloom;
 
 import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.check.CheckProperties;
-import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;
@@ -25,7 +24,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Replays the follows of {@code follow-events} from a snapshot's offsets into a filter, up to the end offsets read
- * when the replay starts. The caller starts the live feed ({@link FollowEventsListener}, reading from the then
+ * when the replay starts. The caller starts the live feed ({@link EventFeed}, reading from the then
  * end) <em>before</em> calling this, so replay up to an end read afterwards and the live feed together miss no
  * event. A short-lived consumer without a group ({@code assign}, no commits), with
  * {@code auto.offset.reset=none}: an offset that retention already deleted fails the replay instead of silently
@@ -52,7 +51,7 @@ final class SnapshotReplay {
      * @return events replayed, or empty when the snapshot cannot be replayed (other topic, offsets no longer
      *         retained, broker unreachable, timeout); the reason is logged
      */
-    OptionalLong replay(BloomSnapshot snapshot, ShardReader.EdgeSink into, Duration timeout) {
+    OptionalLong replay(BloomSnapshot snapshot, EdgeSink into, Duration timeout) {
         if (!snapshot.topic().equals(settings.topic())) {
             log.warn("Bloom snapshot of topic {} cannot be replayed from {}", snapshot.topic(), settings.topic());
             return OptionalLong.empty();

@@ -2,7 +2,7 @@ package dev.socialgraph.check.relations;
 
 import dev.socialgraph.bloom.EdgeFilter;
 import dev.socialgraph.check.affinity.ShardOwnership;
-import dev.socialgraph.check.feed.FeedLag;
+import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.relation.Relation;
 import io.micrometer.core.instrument.Gauge;
@@ -19,7 +19,7 @@ import org.springframework.stereotype.Component;
  *
  * <p>Filled like the follow bloom filter: the events listener, positioned at the end of {@code follow-events}
  * before the start-up scan, adds every new block and mute, and the scan adds those committed before. It is trusted
- * only once that scan is done and while the feed is fresh ({@link FeedLag}): a block the stream has not delivered
+ * only once that scan is done and while the feed is fresh ({@link FollowChecker.Feed}): a block the stream has not delivered
  * yet must not be answered "not hidden". Sized for the stored relations × 2 × growth, at least
  * {@value #MINIMUM_EXPECTED_PAIRS} pairs, false-positive rate {@link EdgeFilter#DEFAULT_FPP} (about 1.8 MB at the
  * minimum).
@@ -36,12 +36,12 @@ public class HiddenPairs implements RelationReads.Filter {
     static final long MINIMUM_EXPECTED_PAIRS = 1_000_000;
     private static final double GROWTH = 2.0;
 
-    private final FeedLag feed;
+    private final FollowChecker.Feed feed;
     private final ShardOwnership ownership;
     private volatile EdgeFilter filter = EdgeFilter.create(MINIMUM_EXPECTED_PAIRS, EdgeFilter.DEFAULT_FPP);
     private volatile boolean ready;
 
-    HiddenPairs(FeedLag feed, ShardOwnership ownership, MeterRegistry registry) {
+    HiddenPairs(FollowChecker.Feed feed, ShardOwnership ownership, MeterRegistry registry) {
         this.feed = feed;
         this.ownership = ownership;
         Gauge.builder("graph.check.hidden.filter.pairs", this, h -> h.filter.approximateEdgeCount())

@@ -1,8 +1,9 @@
-package dev.socialgraph.check.bloom;
+package dev.socialgraph.check.feed;
 
 import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.bloom.EdgeBloom;
+import dev.socialgraph.check.bloom.EventFeed;
 import dev.socialgraph.check.cache.LocalFollowingCache;
-import dev.socialgraph.check.feed.FeedLag;
 import dev.socialgraph.check.relations.HiddenPairs;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
@@ -36,10 +37,11 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.stereotype.Component;
 
 /**
- * Consumes {@code follow-events} in this instance's own consumer group (DESIGN.md 2.4): every follow goes into
- * the {@link EdgeBloom}, and every change is applied to the exact {@link LocalFollowingCache} by its version (a
- * patch, or a drop on a gap); every new block and mute goes into {@link HiddenPairs}. Every partition is assigned directly and read from its end as of {@link #start}: the
- * start-up scan or snapshot replay covers everything before that position.
+ * The event feed: consumes {@code follow-events} in this instance's own consumer group (DESIGN.md 2.4) and keeps the
+ * in-process layers current. Every follow goes into the {@link EdgeBloom}, and every change is applied to the exact
+ * {@link LocalFollowingCache} by its version (a patch, or a drop on a gap); every new block and mute goes into
+ * {@link HiddenPairs}. Every partition is assigned directly and read from its end as of {@link #start}, which the
+ * bloom start-up calls ({@link EventFeed}): its scan or snapshot replay covers everything before that position.
  *
  * <p>It is also the consumer leg of the {@link FeedLag}: every {@code graph.check.feed.probe-interval} it takes the
  * latest outbox mark, reads the partitions' end offsets, and once its positions reach them reports the mark as
@@ -55,7 +57,7 @@ import org.springframework.stereotype.Component;
  * this consumer only maintains caches, and the cdc-consumer owns the dead-letter topic.
  */
 @Component
-class FollowEventsListener implements DisposableBean {
+class FollowEventsListener implements EventFeed, DisposableBean {
 
     private static final Logger log = LoggerFactory.getLogger(FollowEventsListener.class);
     private static final Duration POLL = Duration.ofMillis(100);
@@ -104,7 +106,8 @@ class FollowEventsListener implements DisposableBean {
      * @param timeout how long to wait for the broker
      * @return whether the consumer is positioned (events from now on will be applied)
      */
-    boolean start(Duration timeout) throws InterruptedException {
+    @Override
+    public boolean start(Duration timeout) throws InterruptedException {
         running = true;
         thread = new Thread(() -> run(timeout), "follow-events-listener");
         thread.setDaemon(true);
