@@ -1,5 +1,6 @@
 package dev.socialgraph.e2e;
 
+import dev.socialgraph.common.token.ServiceCredential;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -108,7 +109,7 @@ public final class WriteClient {
     private AccountReply admin(String method, String path) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(admin + path))
                 .timeout(Duration.ofSeconds(30))
-                .header("X-Service-Token", serviceToken)
+                .header(ServiceCredential.HEADER, serviceToken)
                 .method(method, HttpRequest.BodyPublishers.noBody())
                 .build();
         HttpResponse<String> response = exchange(request);
@@ -134,7 +135,7 @@ public final class WriteClient {
     private Reply send(String method, long followerId, String list, long followeeId) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(base + followerId + "/" + list + "/" + followeeId))
                 .timeout(Duration.ofSeconds(30))
-                .header("X-Service-Token", serviceToken)
+                .header(ServiceCredential.HEADER, serviceToken)
                 .method(method, HttpRequest.BodyPublishers.noBody())
                 .build();
         HttpResponse<String> response = exchange(request);
