@@ -121,7 +121,7 @@ public final class BulkImporter {
      *
      * @param file an edge list (see {@link EdgeListReader})
      * @return what the import did; no snapshot
-     * @throws dev.socialgraph.tools.edges.EdgeListFormatException on a malformed line; nothing was written
+     * @throws dev.socialgraph.common.edges.EdgeListFormatException on a malformed line; nothing was written
      * @throws ImportException when the graph breaks a rule (a user above a relation's cap); nothing was written
      * @throws SQLException    when a database fails; databases merged before it keep the new graph, the failing one
      *                         and those after it keep the old one (re-run the import to finish: it is idempotent)
@@ -138,7 +138,7 @@ public final class BulkImporter {
      * @param file     an edge list (see {@link EdgeListReader})
      * @param snapshot where and how to write the snapshot; {@code null}: no snapshot, as {@link #importFile(Path)}
      * @return what the import did, with the snapshot written
-     * @throws dev.socialgraph.tools.edges.EdgeListFormatException on a malformed line; nothing was written
+     * @throws dev.socialgraph.common.edges.EdgeListFormatException on a malformed line; nothing was written
      * @throws ImportException         when the graph breaks a rule, or the topic's offsets cannot be read (Kafka
      *                                 unreachable); nothing was written
      * @throws SQLException            when a database fails (see {@link #importFile(Path)}); no snapshot
