@@ -1,5 +1,6 @@
 package dev.socialgraph.e2e;
 
+import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.token.ServiceCredential;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,8 +34,8 @@ public final class WriteClient {
      * @param serviceToken the service's credential, sent as {@code X-Service-Token} on every request
      */
     public WriteClient(int port, String serviceToken) {
-        this.base = "http://127.0.0.1:" + port + "/internal/v1/users/";
-        this.admin = "http://127.0.0.1:" + port + "/internal/v1/admin/";
+        this.base = "http://127.0.0.1:" + port + ApiPaths.USERS + "/";
+        this.admin = "http://127.0.0.1:" + port + ApiPaths.ADMIN + "/";
         this.serviceToken = serviceToken;
     }
 

@@ -1,5 +1,6 @@
 package dev.socialgraph.launcher;
 
+import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.edges.EdgeListFormatException;
 import dev.socialgraph.common.edges.EdgeListParser;
 import dev.socialgraph.common.relation.Relation;
@@ -808,7 +809,7 @@ public final class GraphLauncher {
                     continue;
                 }
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                                + "/internal/v1/bloom/swap")).timeout(Duration.ofMinutes(5))
+                                + ApiPaths.BLOOM_SWAP)).timeout(Duration.ofMinutes(5))
                                 .header(ServiceCredential.HEADER, secrets.serviceToken())
                                 .POST(HttpRequest.BodyPublishers.noBody()).build(),
                         HttpResponse.BodyHandlers.ofString());
