@@ -1,6 +1,7 @@
 package dev.socialgraph.client;
 
 import dev.socialgraph.common.api.ApiHeaders;
+import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardAffineRouter;
@@ -114,8 +115,8 @@ public final class FollowCheckClient implements AutoCloseable {
     /** The header naming the user a relationship is shown to (see {@link #relationshipSeenBy}). */
     public static final String VIEWER_HEADER = ApiHeaders.VIEWER_ID;
 
-    private static final String USERS = "/internal/v1/users/";
-    private static final String ADMIN = "/internal/v1/admin/";
+    private static final String USERS = ApiPaths.USERS + "/";
+    private static final String ADMIN = ApiPaths.ADMIN + "/";
     private static final byte[] TRUE = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] FALSE = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
     private static final JsonMapper JSON = JsonMapper.builder().build();

@@ -21,6 +21,9 @@ import java.util.List;
  * <p><b>Where the writers differ</b>, deliberately, this class offers each behaviour as its own operation and the
  * caller picks:
  * <ul>
+ *   <li>A followee whose followers pass the threshold ({@link #reachesThreshold}): the cdc-consumer cuts its row
+ *       ({@link #cut}) when a batch brings it there and keeps the pages if it drops below again; the bulk importer
+ *       cuts every followee at or above it and writes no page for one below.</li>
  *   <li>An entry with no non-empty page to go on: {@link #targetPage} answers {@code -1} and the cdc-consumer starts
  *       a new page after the highest number; {@link #targetOrLastPage} answers the last (empty) page, which the
  *       reconciler fills, so that a repair never numbers pages.</li>
@@ -41,9 +44,21 @@ public final class CelebrityPageLayout {
     }
 
     /**
+     * Whether a followee with {@code followerCount} followers keeps them in celebrity pages: the count has reached the
+     * threshold. The cdc-consumer moves a plain row into pages when a batch brings it there (and never moves it back);
+     * the bulk importer writes pages for every followee of the file at or above it.
+     *
+     * @param followerCount followers of the followee, {@code >= 0}
+     * @param threshold     the celebrity threshold, {@code >= 1}
+     * @return {@code followerCount >= threshold}
+     */
+    public static boolean reachesThreshold(long followerCount, long threshold) {
+        return followerCount >= threshold;
+    }
+
+    /**
      * Where {@code entries} time-ordered followers are cut into pages of {@code pageSize}: page {@code p} of the cut
      * holds entries {@code [bounds[p], bounds[p + 1])}, every page but the last exactly {@code pageSize} entries.
-     * For writers that cut without copying into arrays first (the bulk importer).
      *
      * @param entries  followers to cut, {@code >= 0}
      * @param pageSize entries per page, {@code >= 1}
@@ -51,7 +66,7 @@ public final class CelebrityPageLayout {
      *         when {@code entries == 0}
      * @throws IllegalArgumentException if {@code entries < 0} or {@code pageSize < 1}
      */
-    public static int[] pageBounds(int entries, int pageSize) {
+    static int[] pageBounds(int entries, int pageSize) {
         requirePageSize(pageSize);
         if (entries < 0) {
             throw new IllegalArgumentException("entries must be >= 0, was " + entries);

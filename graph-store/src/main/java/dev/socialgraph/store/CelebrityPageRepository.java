@@ -1,10 +1,13 @@
 package dev.socialgraph.store;
 
 import dev.socialgraph.common.relation.Relation;
+import java.io.IOException;
+import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,6 +24,9 @@ import org.postgresql.PGConnection;
  * 100,000) reads {@link #headers} and then in full only the pages it touches ({@link #byNumberOrFollower}), not
  * {@link #all}. The overlap test {@code follower_ids && ?} there still reads every page of the followee inside
  * PostgreSQL (there is no GIN index on {@code follower_ids}), but ships and parses only the matching pages.
+ *
+ * <p>A writer that rebuilds a whole database's pages at once (the bulk importer) stages them with {@link #replaceAll}
+ * and merges them in one statement, writing only the pages that changed, in the layout {@link #upsert} writes.
  *
  * <p>One instance reads and writes one {@link Relation}'s pages; the no-argument constructor gives follows.
  */
@@ -75,6 +81,37 @@ public final class CelebrityPageRepository {
             DELETE FROM celebrity_followers_page WHERE followee_id = ? AND relation = :relation AND page_num = ?
             """;
 
+    // The bulk replacement of every page of one relation in a database (the importer's), through a staging table.
+    // The table is not per relation: one transaction may replace several relations' pages one after the other.
+
+    private static final String STAGE = """
+            CREATE TEMP TABLE IF NOT EXISTS staging_pages (
+                followee_id BIGINT NOT NULL, page_num INT NOT NULL, follower_ids BIGINT[] NOT NULL,
+                followed_at BIGINT[] NOT NULL, min_followed_at BIGINT, max_followed_at BIGINT,
+                PRIMARY KEY (followee_id, page_num)) ON COMMIT DROP
+            """;
+
+    private static final String CLEAR_STAGED = "TRUNCATE staging_pages";
+
+    private static final String COPY_STAGED = "COPY staging_pages FROM STDIN";
+
+    private static final String DELETE_UNSTAGED = """
+            DELETE FROM celebrity_followers_page p
+             WHERE p.relation = :relation AND NOT EXISTS (SELECT 1 FROM staging_pages s
+                                WHERE s.followee_id = p.followee_id AND s.page_num = p.page_num)
+            """;
+
+    private static final String MERGE_STAGED = """
+            INSERT INTO celebrity_followers_page AS t
+                   (followee_id, relation, page_num, follower_ids, followed_at, min_followed_at, max_followed_at)
+            SELECT followee_id, :relation, page_num, follower_ids, followed_at, min_followed_at, max_followed_at
+              FROM staging_pages
+            ON CONFLICT (followee_id, relation, page_num) DO UPDATE
+               SET follower_ids = EXCLUDED.follower_ids, followed_at = EXCLUDED.followed_at,
+                   min_followed_at = EXCLUDED.min_followed_at, max_followed_at = EXCLUDED.max_followed_at
+             WHERE (t.follower_ids, t.followed_at) IS DISTINCT FROM (EXCLUDED.follower_ids, EXCLUDED.followed_at)
+            """;
+
     private final Relation relation;
     private final String allSql;
     private final String lastSql;
@@ -84,6 +121,8 @@ public final class CelebrityPageRepository {
     private final String byNumberOrFollowerSql;
     private final String upsertSql;
     private final String deleteSql;
+    private final String deleteUnstagedSql;
+    private final String mergeStagedSql;
 
     /** Follows' pages. */
     public CelebrityPageRepository() {
@@ -105,6 +144,8 @@ public final class CelebrityPageRepository {
         this.byNumberOrFollowerSql = Sql.forRelation(BY_NUMBER_OR_FOLLOWER, relation);
         this.upsertSql = Sql.forRelation(UPSERT, relation);
         this.deleteSql = Sql.forRelation(DELETE, relation);
+        this.deleteUnstagedSql = Sql.forRelation(DELETE_UNSTAGED, relation);
+        this.mergeStagedSql = Sql.forRelation(MERGE_STAGED, relation);
     }
 
     /** The relation this repository's pages belong to. */
@@ -228,6 +269,97 @@ public final class CelebrityPageRepository {
             ps.setInt(2, pageNum);
             return ps.executeUpdate() == 1;
         }
+    }
+
+    /**
+     * Starts replacing every page of this relation in the connection's database, for a writer that rebuilds the whole
+     * follower side at once (the bulk importer): the pages {@link Replacement#add}ed are the database's pages of this
+     * relation after {@link Replacement#finish()}, in the same row layout {@link #upsert} writes. On the caller's
+     * transaction, which must not have a {@code COPY} in progress now; pages may be added while one is (they are held
+     * in memory until {@code finish}). The caller holds whatever keeps the followees' pages from changing meanwhile (the
+     * importer: nothing else writes during an import).
+     *
+     * @return the replacement, to be finished in the same transaction
+     */
+    public Replacement replaceAll(Connection connection) throws SQLException {
+        try (Statement st = connection.createStatement()) {
+            st.execute(STAGE);
+            st.execute(CLEAR_STAGED);
+        }
+        return new Replacement(connection);
+    }
+
+    /**
+     * A replacement of every page of one relation in one database, started by {@link #replaceAll}. Not thread-safe.
+     */
+    public final class Replacement {
+
+        private final Connection connection;
+        private final StringBuilder lines = new StringBuilder();
+        private long pages;
+
+        private Replacement(Connection connection) {
+            this.connection = connection;
+        }
+
+        /**
+         * Adds a page of the new state (at most one page per followee and number). Pages of a followee come from
+         * {@link CelebrityPageLayout}, as for every other writer.
+         *
+         * @param page a page of this relation, with at least one entry
+         * @throws IllegalArgumentException for an empty page (a replacement writes no empty page)
+         */
+        public void add(CelebrityPage page) {
+            long[] ids = page.followerIds();
+            if (ids.length == 0) {
+                throw new IllegalArgumentException("page " + page.pageNum() + " of " + page.followeeId()
+                        + " is empty: a replacement writes no empty page");
+            }
+            lines.append(page.followeeId()).append('\t').append(page.pageNum()).append('\t');
+            appendArray(lines, ids);
+            lines.append('\t');
+            appendArray(lines, page.followedAt());
+            lines.append('\t').append(page.minFollowedAt()).append('\t').append(page.maxFollowedAt()).append('\n');
+            pages++;
+        }
+
+        /** Pages added so far. */
+        public long pages() {
+            return pages;
+        }
+
+        /**
+         * Makes the added pages this relation's pages in the database: a stored page that was not added is deleted, an
+         * added page is inserted or, when its entries differ from the stored page's, rewritten; an unchanged page is
+         * not written.
+         *
+         * @return pages deleted, inserted or rewritten
+         */
+        public long finish() throws SQLException {
+            if (!lines.isEmpty()) {
+                try {
+                    connection.unwrap(PGConnection.class).getCopyAPI().copyIn(COPY_STAGED,
+                            new StringReader(lines.toString()));
+                } catch (IOException e) {
+                    throw new SQLException("the staged pages could not be read", e); // only the reader fails so: never
+                }
+                lines.setLength(0);
+            }
+            try (Statement st = connection.createStatement()) {
+                return st.executeUpdate(deleteUnstagedSql) + (long) st.executeUpdate(mergeStagedSql);
+            }
+        }
+    }
+
+    private static void appendArray(StringBuilder sb, long[] values) {
+        sb.append('{');
+        for (int i = 0; i < values.length; i++) {
+            if (i > 0) {
+                sb.append(',');
+            }
+            sb.append(values[i]);
+        }
+        sb.append('}');
     }
 
     private static CelebrityPage map(ResultSet rs) throws SQLException {

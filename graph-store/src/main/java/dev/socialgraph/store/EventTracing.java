@@ -1,5 +1,6 @@
 package dev.socialgraph.store;
 
+import dev.socialgraph.common.api.ApiHeaders;
 import io.micrometer.tracing.Baggage;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.TraceContext;
@@ -34,8 +35,11 @@ public final class EventTracing {
     /** The W3C Trace Context header of an event record: {@code 00-<trace id>-<span id>-<flags>}. */
     public static final String TRACEPARENT = "traceparent";
 
-    /** The request id header of an event record, as the gateway issues it for the request that wrote the event. */
-    public static final String REQUEST_ID = "X-Request-Id";
+    /**
+     * The request id header of an event record, as the gateway issues it for the request that wrote the event: the
+     * HTTP header's name ({@link ApiHeaders#REQUEST_ID}), so a record and a request carry the id under one name.
+     */
+    public static final String REQUEST_ID = ApiHeaders.REQUEST_ID;
 
     /** No tracer: rows carry no context and no span is ever started. */
     public static final EventTracing NONE = new EventTracing(Tracer.NOOP);

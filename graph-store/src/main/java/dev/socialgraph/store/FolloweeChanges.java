@@ -90,7 +90,7 @@ public final class FolloweeChanges {
         if (!row.celebrity()) {
             Adjacency next = TimeOrderedAdjacency.apply(row.followerIds(), row.followedAt(), opIds, opTimes, opIsFollow);
             long count = next.size();
-            if (count >= threshold) {
+            if (CelebrityPageLayout.reachesThreshold(count, threshold)) {
                 return new Result(true, EMPTY, EMPTY, count, true, true,
                         CelebrityPageLayout.cut(row.followeeId(), 0, next.ids(), next.followedAt(), pageSize),
                         List.of());

@@ -32,6 +32,14 @@ class CelebrityPageLayoutTest {
     }
 
     @Test
+    void reachesThreshold_atTheThresholdAndAbove_notBelow() {
+        assertThat(CelebrityPageLayout.reachesThreshold(4, 5)).isFalse();
+        assertThat(CelebrityPageLayout.reachesThreshold(5, 5)).isTrue();
+        assertThat(CelebrityPageLayout.reachesThreshold(6, 5)).isTrue();
+        assertThat(CelebrityPageLayout.reachesThreshold(0, 1)).isFalse();
+    }
+
+    @Test
     void pageBounds_cutsIntoFullPagesAndARemainder() {
         assertThat(CelebrityPageLayout.pageBounds(7, 3)).containsExactly(0, 3, 6, 7);
         assertThat(CelebrityPageLayout.pageBounds(6, 3)).containsExactly(0, 3, 6);

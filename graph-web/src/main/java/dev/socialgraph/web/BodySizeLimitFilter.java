@@ -1,6 +1,5 @@
 package dev.socialgraph.web;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
@@ -15,6 +14,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -29,46 +29,33 @@ import org.springframework.web.filter.OncePerRequestFilter;
  */
 final class BodySizeLimitFilter extends OncePerRequestFilter {
 
-    private final long maxBytes;
-    private final Problems tooLarge;
-    private final Counter rejected;
+    private final BodyLimit limit;
+    private final Supplier<Problems> tooLarge;
 
     /**
      * @param maxBytes largest accepted body, 1 byte to 1 GB
      * @param meters   where the rejections are counted
      */
     BodySizeLimitFilter(long maxBytes, MeterRegistry meters) {
-        if (maxBytes < 1 || maxBytes > ServiceGuardProperties.Web.CEILING.toBytes()) {
-            throw new IllegalArgumentException("maxBytes must be between 1 and 1 GB, was " + maxBytes);
-        }
-        this.maxBytes = maxBytes;
-        this.tooLarge = Problems.bodyTooLarge(maxBytes);
-        this.rejected = Rejections.counter(meters, "body-too-large");
+        this.limit = new BodyLimit(maxBytes);
+        this.tooLarge = BodyLimit.guardRefusal(maxBytes, meters);
     }
 
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        long length = request.getContentLengthLong();
-        if (length > maxBytes) {
-            reject(response);
-            return;
-        }
-        if (length < 0 && request.getHeader("Transfer-Encoding") != null) {
-            byte[] body = request.getInputStream().readNBytes((int) maxBytes + 1);
-            if (body.length > maxBytes) {
-                reject(response);
-                return;
+        switch (limit.judge(request.getContentLengthLong(), request.getHeader("Transfer-Encoding") != null)) {
+            case REFUSE -> tooLarge.get().write(response);
+            case READ -> {
+                byte[] body = request.getInputStream().readNBytes((int) limit.maxBytes() + 1);
+                if (body.length > limit.maxBytes()) {
+                    tooLarge.get().write(response);
+                } else {
+                    chain.doFilter(new BufferedBody(request, body), response);
+                }
             }
-            chain.doFilter(new BufferedBody(request, body), response);
-            return;
+            case PASS -> chain.doFilter(request, response);
         }
-        chain.doFilter(request, response);
-    }
-
-    private void reject(HttpServletResponse response) throws IOException {
-        rejected.increment();
-        tooLarge.write(response);
     }
 
     /** A chunked request whose body was read completely, within the limit, by the filter. */

@@ -50,6 +50,18 @@ final class CredentialRule {
     }
 
     /**
+     * Whether a request for {@code path} needs no credential: the actuator's path with no dot segment ({@code ..}) and
+     * no path parameter ({@code ;}), which an actuator path never needs and which could lead a server's matching
+     * elsewhere ({@code /actuator/../internal/...}). A stack whose matching sees more forms of the path judges those
+     * too.
+     *
+     * @param path the request's path, as the stack matches it
+     */
+    boolean isExempt(String path) {
+        return isActuator(path) && !path.contains("..") && !path.contains(";");
+    }
+
+    /**
      * Judges a request's header and counts a refusal.
      *
      * @param presented the {@code X-Service-Token} header, or {@code null}

@@ -22,7 +22,6 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
-import tools.jackson.core.JacksonException;
 
 /**
  * The one mapping of errors to RFC 9457 {@code application/problem+json} for every service (DESIGN.md 6: every error
@@ -40,6 +39,8 @@ import tools.jackson.core.JacksonException;
  *       of the wrong type naming it;</li>
  *   <li>any other exception: a bug, logged with its stack trace and answered 500 without internals.</li>
  * </ul>
+ * What each answer says is decided once, in {@link ProblemMapping}, for the reactive services too; this class adapts it
+ * to Spring MVC's handler methods.
  */
 public abstract class ProblemAdvice extends ResponseEntityExceptionHandler {
 
@@ -76,6 +77,20 @@ public abstract class ProblemAdvice extends ResponseEntityExceptionHandler {
     }
 
     /**
+     * A problem of a given type with a title of its own, naming the bad input
+     * ({@link ProblemMapping#problem(ProblemType, String, String, String)}).
+     *
+     * @param type      what happened, from the fleet's one vocabulary
+     * @param title     a short summary of the case, in place of the type's
+     * @param detail    what is wrong, for a person
+     * @param parameter the input's name, {@code null} for none
+     * @return the body
+     */
+    public static ProblemDetail problem(ProblemType type, String title, String detail, String parameter) {
+        return ProblemMapping.problem(type, title, detail, parameter);
+    }
+
+    /**
      * Called for every 400 this class answers, before the body is made; for a service's rejection counter.
      *
      * @param e what was rejected
@@ -93,39 +108,23 @@ public abstract class ProblemAdvice extends ResponseEntityExceptionHandler {
         return ProblemMapping.of(e);
     }
 
-    /** A bug: logged with its stack trace, answered without internals. */
+    /** A bug: logged with its stack trace, answered without internals ({@link ProblemMapping#unexpected}). */
     @ExceptionHandler(RuntimeException.class)
-    ProblemDetail unexpected(RuntimeException e) {
-        log.error("Unexpected error", e);
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
-                "An unexpected error occurred.");
-        problem.setTitle("Internal error");
-        return problem;
+    ResponseEntity<ProblemDetail> unexpected(RuntimeException e) {
+        return ProblemMapping.unexpected(e, log);
     }
 
     @Override
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
             HttpHeaders headers, HttpStatusCode status, WebRequest request) {
         rejected(ex);
-        // A value of the wrong type names its property in Jackson's path; malformed JSON names none.
-        for (Throwable t = ex; t != null; t = t.getCause()) {
-            if (t instanceof JacksonException j && !j.getPath().isEmpty()
-                    && j.getPath().getLast().getPropertyName() != null) {
-                String property = j.getPath().getLast().getPropertyName();
-                return ResponseEntity.badRequest().body(problem(HttpStatus.BAD_REQUEST,
-                        property + ": has the wrong type", property));
-            }
-        }
-        return ResponseEntity.badRequest().body(problem(HttpStatus.BAD_REQUEST,
-                "request body is missing or not valid JSON", "body"));
+        return untyped(ProblemMapping.unreadableBody(ex), HttpHeaders.EMPTY);
     }
 
     @Override
     protected ResponseEntity<Object> handleHttpMediaTypeNotSupported(HttpMediaTypeNotSupportedException ex,
             HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-        ProblemDetail problem = problem(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json",
-                "Content-Type");
-        return ResponseEntity.status(HttpStatus.UNSUPPORTED_MEDIA_TYPE).headers(headers).body(problem);
+        return untyped(ProblemMapping.unsupportedMediaType(), headers); // Spring's headers: Accept, what it reads
     }
 
     @Override
@@ -152,5 +151,11 @@ public abstract class ProblemAdvice extends ResponseEntityExceptionHandler {
                 : ex.getRequiredType().getSimpleName().toLowerCase(Locale.ROOT);
         return ResponseEntity.badRequest().body(problem(HttpStatus.BAD_REQUEST,
                 name + ": must be a " + type, name));
+    }
+
+    /** The same answer as Spring's handler methods declare it, with {@code headers} added. */
+    private static ResponseEntity<Object> untyped(ResponseEntity<ProblemDetail> answer, HttpHeaders headers) {
+        return ResponseEntity.status(answer.getStatusCode()).headers(answer.getHeaders()).headers(headers)
+                .body(answer.getBody());
     }
 }

@@ -12,16 +12,26 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import tools.jackson.core.JacksonException;
 
 /**
- * The one mapping of the graph's own exceptions to RFC 9457 problems, shared by the servlet services'
- * {@link ProblemAdvice} and the reactive services' {@link ProblemWebExceptionHandler}:
+ * The one decision of what a problem answer says, shared by the servlet services' {@link ProblemAdvice} and the
+ * reactive services' {@link ProblemWebExceptionHandler}, which only adapt it to their stack: for each kind of error its
+ * status, type, title, the input it names and its headers.
  * <ul>
  *   <li>{@link BadParameterException}, {@link InvalidUserIdException}: 400 naming the input in {@code parameter};</li>
  *   <li>{@link InvalidCursorException}: 400 naming {@code cursor}, with {@code reason} ({@code malformed},
  *       {@code tampered}, ...);</li>
- *   <li>{@link ShardUnavailableException}: 503 with {@code Retry-After: 1}, the outage answer clients retry on.</li>
+ *   <li>{@link ShardUnavailableException}: 503 with {@code Retry-After: 1}, the outage answer clients retry on
+ *       ({@link #retryLater});</li>
+ *   <li>a body that cannot be read ({@link #unreadableBody}): 400 naming the property of a value of the wrong type, else
+ *       {@code body};</li>
+ *   <li>a body that is not JSON ({@link #unsupportedMediaType}): 415 naming {@code Content-Type};</li>
+ *   <li>a bug ({@link #unexpected}): 500 without internals, logged with its stack trace under the adapter's
+ *       logger.</li>
  * </ul>
+ * The body's JSON is Spring's rendering of a {@link ProblemDetail} on a servlet service and {@link ProblemJson} below
+ * the codecs; both complete it with {@link ProblemTypes}.
  */
 public final class ProblemMapping {
 
@@ -72,6 +82,80 @@ public final class ProblemMapping {
     }
 
     /**
+     * A problem of a given type and status, with a title of its own (the case within the type, e.g. "Following limit
+     * reached" for {@link ProblemType#LIMIT_REACHED}), naming the bad input.
+     *
+     * @param type      what happened
+     * @param title     a short summary, in place of the type's
+     * @param detail    what is wrong, for a person
+     * @param parameter the input's name, {@code null} for none
+     * @return the body
+     */
+    public static ProblemDetail problem(ProblemType type, String title, String detail, String parameter) {
+        ProblemDetail problem = problem(type, detail, parameter);
+        problem.setTitle(title);
+        return problem;
+    }
+
+    /**
+     * The answer to an outage the client should retry: the problem's own status (503) with {@code Retry-After:}
+     * {@value #RETRY_AFTER_SECONDS}.
+     *
+     * @param problem a 503 problem
+     * @return status, header and body
+     */
+    public static ResponseEntity<ProblemDetail> retryLater(ProblemDetail problem) {
+        return ResponseEntity.status(problem.getStatus()).header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
+                .body(problem);
+    }
+
+    /**
+     * The answer to a request body that cannot be read: 400 naming the property whose value has the wrong type when
+     * Jackson's path in {@code e}'s causes names one, else naming {@code body} (missing or not JSON).
+     *
+     * @param e the stack's read failure (Spring MVC's or WebFlux's), with Jackson's exception among its causes if any
+     * @return status and body
+     */
+    public static ResponseEntity<ProblemDetail> unreadableBody(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof JacksonException j && !j.getPath().isEmpty()
+                    && j.getPath().getLast().getPropertyName() != null) {
+                String property = j.getPath().getLast().getPropertyName();
+                return ResponseEntity.badRequest().body(problem(HttpStatus.BAD_REQUEST,
+                        property + ": has the wrong type", property));
+            }
+        }
+        return ResponseEntity.badRequest().body(problem(HttpStatus.BAD_REQUEST,
+                "request body is missing or not valid JSON", "body"));
+    }
+
+    /**
+     * The answer to a body of a media type the endpoint does not read: 415 naming {@code Content-Type}.
+     *
+     * @return status and body
+     */
+    public static ResponseEntity<ProblemDetail> unsupportedMediaType() {
+        return ResponseEntity.status(HttpStatus.UNSUPPORTED_MEDIA_TYPE).body(problem(HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+                "Content-Type must be application/json", "Content-Type"));
+    }
+
+    /**
+     * The answer to a bug: logged at error level with its stack trace, answered 500 without internals.
+     *
+     * @param e      what was thrown
+     * @param logger the adapter's logger: the line keeps the category operators know it by ({@link ProblemAdvice},
+     *               {@link ProblemWebExceptionHandler})
+     * @return status and body
+     */
+    public static ResponseEntity<ProblemDetail> unexpected(Throwable e, Logger logger) {
+        logger.error("Unexpected error", e);
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
+                "An unexpected error occurred.");
+        problem.setTitle("Internal error");
+        return ResponseEntity.internalServerError().body(problem);
+    }
+
+    /**
      * Whether {@code e} is bad input of the graph's own kinds (answered 400).
      *
      * @param e any exception
@@ -102,11 +186,8 @@ public final class ProblemMapping {
             }
             case ShardUnavailableException s -> {
                 log.debug("Shard unavailable: {}", s.getMessage(), s);
-                ProblemDetail problem = problem(ProblemType.SHARD_UNAVAILABLE,
-                        "the shard database holding this user is unavailable; retry later", null);
-                problem.setTitle("Shard unavailable");
-                yield ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                        .header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS).body(problem);
+                yield retryLater(problem(ProblemType.SHARD_UNAVAILABLE, "Shard unavailable",
+                        "the shard database holding this user is unavailable; retry later", null));
             }
             default -> null;
         };

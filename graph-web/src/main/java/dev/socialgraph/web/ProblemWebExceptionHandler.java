@@ -5,7 +5,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBufferLimitException;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
@@ -17,11 +16,12 @@ import org.springframework.web.server.ServerWebInputException;
 import org.springframework.web.server.UnsupportedMediaTypeStatusException;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Mono;
-import tools.jackson.core.JacksonException;
 
 /**
  * The reactive services' counterpart of {@link ProblemAdvice}: every error a handler or WebFlux raises becomes
- * {@code application/problem+json}, for annotated controllers and functional endpoints alike.
+ * {@code application/problem+json}, for annotated controllers and functional endpoints alike. What an answer says is
+ * {@link ProblemMapping}'s wherever the servlet services answer the same error; this class adds WebFlux's own cases
+ * and writes the answer below the codecs ({@link ReactiveProblems}).
  * <ul>
  *   <li>the graph's own exceptions as {@link ProblemMapping} maps them (bad input 400 naming it, an unavailable
  *       shard 503 with {@code Retry-After: 1});</li>
@@ -71,10 +71,8 @@ public final class ProblemWebExceptionHandler implements WebExceptionHandler, Or
             }
         }
         return switch (error) {
-            case UnsupportedMediaTypeStatusException e -> ResponseEntity.status(HttpStatus.UNSUPPORTED_MEDIA_TYPE)
-                    .body(ProblemMapping.problem(HttpStatus.UNSUPPORTED_MEDIA_TYPE,
-                            "Content-Type must be application/json", "Content-Type"));
-            case ServerWebInputException e when e.getStatusCode().value() == 400 -> badBody(e);
+            case UnsupportedMediaTypeStatusException e -> ProblemMapping.unsupportedMediaType();
+            case ServerWebInputException e when e.getStatusCode().value() == 400 -> ProblemMapping.unreadableBody(e);
             case MethodNotAllowedException e -> ResponseEntity.status(HttpStatus.METHOD_NOT_ALLOWED)
                     .allow(e.getSupportedMethods().toArray(new org.springframework.http.HttpMethod[0]))
                     .body(ProblemMapping.problem(HttpStatus.METHOD_NOT_ALLOWED,
@@ -85,31 +83,10 @@ public final class ProblemWebExceptionHandler implements WebExceptionHandler, Or
                 ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
                         "too many requests are waiting for a thread; retry later");
                 problem.setTitle("Overloaded");
-                yield ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                        .header(HttpHeaders.RETRY_AFTER, ProblemMapping.RETRY_AFTER_SECONDS).body(problem);
+                yield ProblemMapping.retryLater(problem);
             }
-            default -> {
-                log.error("Unexpected error", error);
-                ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
-                        "An unexpected error occurred.");
-                problem.setTitle("Internal error");
-                yield ResponseEntity.internalServerError().body(problem);
-            }
+            default -> ProblemMapping.unexpected(error, log);
         };
-    }
-
-    /** A body that is missing or not JSON names {@code body}; a value of the wrong type names its property. */
-    private static ResponseEntity<ProblemDetail> badBody(ServerWebInputException e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof JacksonException j && !j.getPath().isEmpty()
-                    && j.getPath().getLast().getPropertyName() != null) {
-                String property = j.getPath().getLast().getPropertyName();
-                return ResponseEntity.badRequest().body(ProblemMapping.problem(HttpStatus.BAD_REQUEST,
-                        property + ": has the wrong type", property));
-            }
-        }
-        return ResponseEntity.badRequest().body(ProblemMapping.problem(HttpStatus.BAD_REQUEST,
-                "request body is missing or not valid JSON", "body"));
     }
 
     private static ResponseEntity<ProblemDetail> statusOnly(HttpStatusCode status, String reason) {

@@ -1,6 +1,5 @@
 package dev.socialgraph.web;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.core.Ordered;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -13,6 +12,7 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -33,12 +33,12 @@ import reactor.core.publisher.Mono;
  */
 public final class RequestBodyLimitWebFilter implements WebFilter, Ordered {
 
-    private final int maxBytes;
+    private final BodyLimit limit;
     private final int order;
     private final Function<ServerWebExchange, Mono<Void>> refusal;
 
     /**
-     * The service guard's limit: its 413 problem ({@code urn:socialgraph:problem:body-too-large}), counted.
+     * The service guard's limit: its 413 problem ({@link Problems#bodyTooLarge}), counted.
      *
      * @param maxBytes largest accepted body, 1 byte to 1 GB
      * @param meters   where the rejections are counted
@@ -55,20 +55,16 @@ public final class RequestBodyLimitWebFilter implements WebFilter, Ordered {
      * @param refusal  completes an exchange whose body is too large with a 413
      */
     public RequestBodyLimitWebFilter(long maxBytes, int order, Function<ServerWebExchange, Mono<Void>> refusal) {
-        if (maxBytes < 1 || maxBytes > ServiceGuardProperties.Web.CEILING.toBytes()) {
-            throw new IllegalArgumentException("maxBytes must be between 1 and 1 GB, was " + maxBytes);
-        }
-        this.maxBytes = (int) maxBytes;
+        this.limit = new BodyLimit(maxBytes);
         this.order = order;
         this.refusal = refusal;
     }
 
     private static Function<ServerWebExchange, Mono<Void>> guardRefusal(long maxBytes, MeterRegistry meters) {
-        Problems tooLarge = Problems.bodyTooLarge(maxBytes);
-        Counter rejected = Rejections.counter(meters, "body-too-large");
+        Supplier<Problems> tooLarge = BodyLimit.guardRefusal(maxBytes, meters);
         return exchange -> {
-            rejected.increment();
-            return ReactiveProblems.write(exchange, tooLarge.status(), tooLarge.body());
+            Problems problem = tooLarge.get();
+            return ReactiveProblems.write(exchange, problem.status(), problem.body());
         };
     }
 
@@ -80,14 +76,15 @@ public final class RequestBodyLimitWebFilter implements WebFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         HttpHeaders headers = exchange.getRequest().getHeaders();
-        long declared = headers.getContentLength();
-        if (declared > maxBytes) {
+        BodyLimit.Verdict verdict = limit.judge(headers.getContentLength(),
+                headers.containsHeader(HttpHeaders.TRANSFER_ENCODING));
+        if (verdict == BodyLimit.Verdict.REFUSE) {
             return reject(exchange);
         }
-        if (declared >= 0 || !headers.containsHeader(HttpHeaders.TRANSFER_ENCODING)) {
+        if (verdict == BodyLimit.Verdict.PASS) {
             return chain.filter(exchange); // no body, or one Netty's decoder holds to its declared length
         }
-        return DataBufferUtils.join(exchange.getRequest().getBody(), maxBytes)
+        return DataBufferUtils.join(exchange.getRequest().getBody(), (int) limit.maxBytes())
                 .map(joined -> exchange.mutate().request(withBody(exchange.getRequest(), copy(joined))).build())
                 .defaultIfEmpty(exchange)
                 .onErrorResume(DataBufferLimitException.class, e -> reject(exchange).then(Mono.empty()))

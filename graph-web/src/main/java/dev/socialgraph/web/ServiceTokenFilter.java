@@ -41,7 +41,7 @@ final class ServiceTokenFilter extends OncePerRequestFilter {
         // dot segments and path parameters) must be the actuator's: "/actuator/../internal/..." is not exempt.
         String raw = request.getRequestURI().substring(request.getContextPath().length());
         String normalised = request.getServletPath() + (request.getPathInfo() == null ? "" : request.getPathInfo());
-        return rule.isActuator(raw) && rule.isActuator(normalised) && !raw.contains("..") && !raw.contains(";");
+        return rule.isExempt(raw) && rule.isActuator(normalised);
     }
 
     @Override

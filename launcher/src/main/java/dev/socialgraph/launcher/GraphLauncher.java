@@ -1,17 +1,18 @@
 package dev.socialgraph.launcher;
 
+import dev.socialgraph.common.api.ApiPaths;
+import dev.socialgraph.common.edges.EdgeListFormatException;
+import dev.socialgraph.common.edges.EdgeListParser;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.token.ServiceCredential;
 import dev.socialgraph.runtime.KraftBroker;
 import dev.socialgraph.runtime.RedisCluster;
 import dev.socialgraph.tools.GraphTool;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -32,7 +33,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.zip.GZIPInputStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -809,7 +809,7 @@ public final class GraphLauncher {
                     continue;
                 }
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                                + "/internal/v1/bloom/swap")).timeout(Duration.ofMinutes(5))
+                                + ApiPaths.BLOOM_SWAP)).timeout(Duration.ofMinutes(5))
                                 .header(ServiceCredential.HEADER, secrets.serviceToken())
                                 .POST(HttpRequest.BodyPublishers.noBody()).build(),
                         HttpResponse.BodyHandlers.ofString());
@@ -914,25 +914,19 @@ public final class GraphLauncher {
             imported.setProperty("imported-at", Instant.now().toString());
         }
 
-        /** The first edge line of an edge list, {@code [follower, followee]}; empty when there is none. */
+        /**
+         * The first follow of an edge list that is not a self-loop, read with graph-common's {@link EdgeListParser}:
+         * {@code [follower, followee]}; empty when there is none, or the file cannot be read or parsed up to it (the
+         * sample is a nicety of the banner, never a reason to fail).
+         */
         static Optional<long[]> firstEdge(Path file) {
-            try (var raw = Files.newInputStream(file);
-                 var in = file.toString().endsWith(".gz") ? new GZIPInputStream(raw) : raw;
-                 BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.US_ASCII))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    String t = line.strip();
-                    if (t.isEmpty() || t.startsWith("#") || t.startsWith("%")) {
-                        continue;
-                    }
-                    String[] parts = t.split("\\s+");
-                    long a = Long.parseLong(parts[0]);
-                    long b = Long.parseLong(parts[1]);
-                    if (a != b) {
-                        return Optional.of(new long[] {a, b});
+            try (EdgeListParser edges = EdgeListParser.open(file)) {
+                while (edges.next()) {
+                    if (edges.relation() == Relation.FOLLOW && edges.source() != edges.target()) {
+                        return Optional.of(new long[] {edges.source(), edges.target()});
                     }
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | EdgeListFormatException e) {
                 return Optional.empty();
             }
             return Optional.empty();

@@ -220,6 +220,21 @@ class LauncherPartsTest {
     }
 
     @Test
+    void firstEdge_isTheFirstFollowThatIsNoSelfLoop_andEmptyForAFileItCannotRead() throws Exception {
+        Path mixed = Files.writeString(dir.resolve("mixed.tsv"), "% konect\n  \n3\t4\tblock\n6 6\n8\t2\tfollow\n9\t1\n");
+        assertThat(GraphLauncher.Datasets.firstEdge(mixed)).hasValueSatisfying(e -> assertThat(e).containsExactly(8, 2));
+        Path gzip = dir.resolve("g.txt.gz");
+        try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gzip))) {
+            out.write("# c\n12\t13\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        }
+        assertThat(GraphLauncher.Datasets.firstEdge(gzip)).hasValueSatisfying(e -> assertThat(e).containsExactly(12, 13));
+        assertThat(GraphLauncher.Datasets.firstEdge(Files.writeString(dir.resolve("bad.tsv"), "5\tfive\n7 9\n")))
+                .isEmpty();
+        assertThat(GraphLauncher.Datasets.firstEdge(Files.writeString(dir.resolve("loops.tsv"), "5\t5\n"))).isEmpty();
+        assertThat(GraphLauncher.Datasets.firstEdge(dir.resolve("absent.tsv"))).isEmpty();
+    }
+
+    @Test
     void embeddedPostgresCommitsDurably_overridingZonkysTestDefaults() {
         // zonky's builder starts PostgreSQL with -F (fsync off) and synchronous_commit=off; the launcher's -c options
         // come after and must say on. LauncherIT asks the running server.

@@ -1,5 +1,7 @@
 package dev.socialgraph.loadgen;
 
+import dev.socialgraph.common.api.ApiPaths;
+import dev.socialgraph.common.token.ServiceCredential;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -191,8 +193,8 @@ public final class AccountLifecycleBench implements Callable<Integer> {
 
     private boolean check(long a, long b) {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(checkUrl + "/internal/v1/users/" + a
-                            + "/following/" + b)).header("X-Service-Token", token).GET().build(),
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(checkUrl + ApiPaths.USERS + "/" + a
+                            + "/following/" + b)).header(ServiceCredential.HEADER, token).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             return JSON.readTree(r.body()).get("following").asBoolean();
         } catch (IOException e) {
@@ -204,8 +206,8 @@ public final class AccountLifecycleBench implements Callable<Integer> {
     }
 
     private JsonNode admin(String method, String path) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(writeUrl + "/internal/v1/admin/" + path))
-                .header("X-Service-Token", token).method(method, HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(writeUrl + ApiPaths.ADMIN + "/" + path))
+                .header(ServiceCredential.HEADER, token).method(method, HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IllegalStateException(method + " " + path + ": " + r.statusCode() + " " + r.body());

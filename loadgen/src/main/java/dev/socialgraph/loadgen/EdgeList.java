@@ -1,15 +1,12 @@
 package dev.socialgraph.loadgen;
 
-import java.io.BufferedReader;
+import dev.socialgraph.common.edges.EdgeListFormatException;
+import dev.socialgraph.common.edges.EdgeListParser;
+import dev.socialgraph.common.relation.Relation;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.zip.GZIPInputStream;
 
 /**
  * The benchmark's graph in memory, in compressed sparse row form: {@code users} holds every distinct id (as follower
@@ -30,51 +27,30 @@ final class EdgeList {
     }
 
     /**
-     * Reads an edge list file: {@code follower<TAB>followee} or space-separated, lines starting with {@code #} or
-     * {@code %} skipped, gzip when the name ends in {@code .gz}.
+     * Reads an edge list file of follows through graph-common's {@link EdgeListParser} (the datasets' format: plain
+     * or gzip, {@code #} and {@code %} comments, {@code follower<TAB>followee}, an optional {@code follow} column).
      *
-     * @throws IllegalArgumentException naming the line when a line is not two positive decimal ids
+     * @throws EdgeListFormatException  naming the file and line when a line is malformed
+     * @throws IllegalArgumentException naming the file and line of a block or mute: the importer would drop the
+     *                                  follows such a line forbids, and the peers would hold edges the fleet does not
+     * @throws UncheckedIOException     when the file cannot be read
      */
     static EdgeList read(Path file) {
-        try (InputStream raw = Files.newInputStream(file);
-             InputStream in = file.getFileName().toString().endsWith(".gz") ? new GZIPInputStream(raw, 1 << 16) : raw;
-             BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.US_ASCII), 1 << 16)) {
+        try (EdgeListParser edges = EdgeListParser.open(file)) {
             LongBuffer from = new LongBuffer();
             LongBuffer to = new LongBuffer();
-            String line;
-            long number = 0;
-            while ((line = reader.readLine()) != null) {
-                number++;
-                if (line.isEmpty() || line.charAt(0) == '#' || line.charAt(0) == '%') {
-                    continue;
+            while (edges.next()) {
+                if (edges.relation() != Relation.FOLLOW) {
+                    throw new IllegalArgumentException(file + ":" + edges.lineNumber() + ": a "
+                            + edges.relation().wireName() + " line; the benchmark's graph holds follows only");
                 }
-                int split = indexOfBlank(line);
-                try {
-                    long follower = Long.parseLong(line.substring(0, split).trim());
-                    long followee = Long.parseLong(line.substring(split + 1).trim());
-                    if (follower <= 0 || followee <= 0) {
-                        throw new NumberFormatException("ids must be positive");
-                    }
-                    from.add(follower);
-                    to.add(followee);
-                } catch (RuntimeException e) {
-                    throw new IllegalArgumentException(file + " line " + number + ": not two positive ids: " + line, e);
-                }
+                from.add(edges.source());
+                to.add(edges.target());
             }
             return of(from.toArray(), to.toArray());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);
         }
-    }
-
-    private static int indexOfBlank(String line) {
-        for (int i = 0; i < line.length(); i++) {
-            char c = line.charAt(i);
-            if (c == '\t' || c == ' ') {
-                return i;
-            }
-        }
-        return -1; // substring(0, -1) throws: reported as a malformed line
     }
 
     /** Builds the graph from aligned arrays of (follower, followee); drops self-loops and duplicates. */

@@ -1,5 +1,6 @@
 package dev.socialgraph.loadgen;
 
+import dev.socialgraph.common.api.ApiPaths;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -159,7 +160,7 @@ public final class HopBench implements Callable<Integer> {
                         processes));
             }
             if (hello) {
-                targets.put("hello", HttpTarget.fixed("hello", URI.create(HttpTarget.strip(checkUrl) + "/internal/v1/hello"),
+                targets.put("hello", HttpTarget.fixed("hello", URI.create(HttpTarget.strip(checkUrl) + ApiPaths.HELLO),
                         token, processes));
             }
             if (bare) {

@@ -7,6 +7,7 @@ import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.socialgraph.client.FollowCheckClient;
+import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.loadgen.Operation.Kind;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -62,11 +63,15 @@ final class HttpTarget implements Target {
     /** The services' credential header (graph-client's {@code FollowCheckClient.SERVICE_TOKEN_HEADER}). */
     static final String SERVICE_TOKEN_HEADER = FollowCheckClient.SERVICE_TOKEN_HEADER;
 
+    /** Where every per-user path of a service starts, below its base URI. */
+    private static final String USERS = ApiPaths.USERS + "/";
+
     private final String name;
     private final String readBase;
     private final String writeBase;
     private final boolean viaGateway;
     private final MACSigner signer;
+
     /** Sent as {@code X-Service-Token} on direct requests; {@code null} for none. */
     private final String serviceToken;
     private final List<ServerProcess> processes;
@@ -116,7 +121,7 @@ final class HttpTarget implements Target {
      * {@code X-Service-Token: serviceToken} ({@code null}: none, and the services answer 401).
      */
     static HttpTarget direct(URI checkUri, URI writeUri, String serviceToken, List<ServerProcess> fleet) {
-        return new HttpTarget("fleet", strip(checkUri) + "/internal/v1/users/", strip(writeUri) + "/internal/v1/users/",
+        return new HttpTarget("fleet", strip(checkUri) + USERS, strip(writeUri) + USERS,
                 null, null, serviceToken, fleet);
     }
 
@@ -126,7 +131,7 @@ final class HttpTarget implements Target {
      * the service credential itself).
      */
     static HttpTarget named(String name, URI checkUri, List<ServerProcess> fleet) {
-        return new HttpTarget(name, strip(checkUri) + "/internal/v1/users/", strip(checkUri) + "/internal/v1/users/",
+        return new HttpTarget(name, strip(checkUri) + USERS, strip(checkUri) + USERS,
                 null, null, null, fleet);
     }
 

@@ -50,7 +50,23 @@ class EdgeListTest {
 
         assertThatThrownBy(() -> EdgeList.read(file))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("bad.txt line 2")
-                .hasMessageContaining("1 x");
+                .hasMessageContaining("bad.txt:2:")
+                .hasMessageContaining("'1 x'");
+    }
+
+    @Test
+    void read_aBlockOrMuteLine_namesFileAndLine_andAnExplicitFollowIsAFollow() throws IOException {
+        Path file = dir.resolve("relations.txt");
+        Files.writeString(file, "1\t2\n3\t1\tfollow\n1\t3\tblock\n");
+
+        assertThatThrownBy(() -> EdgeList.read(file))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("relations.txt:3:")
+                .hasMessageContaining("block");
+
+        Files.writeString(file, "1\t2\n3\t1\tfollow\n");
+        EdgeList graph = EdgeList.read(file);
+        assertThat(graph.edgeCount()).isEqualTo(2);
+        assertThat(graph.contains(3, 1)).isTrue();
     }
 }

@@ -1,6 +1,7 @@
 package dev.socialgraph.tools;
 
 import dev.socialgraph.bloom.SnapshotStore;
+import dev.socialgraph.common.edges.EdgeListFormatException;
 import dev.socialgraph.common.keys.Topics;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
@@ -9,7 +10,6 @@ import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardDatabases;
 import dev.socialgraph.store.ShardMigrations;
 import dev.socialgraph.tools.edges.EdgeList;
-import dev.socialgraph.tools.edges.EdgeListFormatException;
 import dev.socialgraph.tools.edges.EdgeListReader;
 import dev.socialgraph.tools.generate.RmatGenerator;
 import dev.socialgraph.tools.importer.BulkImporter;

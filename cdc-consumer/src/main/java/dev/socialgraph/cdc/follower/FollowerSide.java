@@ -2,17 +2,14 @@ package dev.socialgraph.cdc.follower;
 
 import dev.socialgraph.cdc.CdcMetrics;
 import dev.socialgraph.cdc.CdcProperties;
-import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
-import dev.socialgraph.store.CelebrityPage;
-import dev.socialgraph.store.CelebrityPageHeader;
 import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FolloweeChanges;
 import dev.socialgraph.store.FollowerRepository;
-import dev.socialgraph.store.FollowerRow;
+import dev.socialgraph.store.FollowerSideWriter;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardFence;
 import dev.socialgraph.store.Transactions;
@@ -58,10 +55,8 @@ public class FollowerSide {
     private static final Logger log = LoggerFactory.getLogger(FollowerSide.class);
 
     private final ShardDataSources dataSources;
-    private final FollowerRepository rows;
-    private final CelebrityPageRepository pages;
-    private final FollowerRepository blockedByRows = new FollowerRepository(Relation.BLOCK);
-    private final CelebrityPageRepository blockedByPages = new CelebrityPageRepository(Relation.BLOCK);
+    private final FollowerSideWriter followers;
+    private final FollowerSideWriter blockedBy = new FollowerSideWriter(Relation.BLOCK);
     private final CdcMetrics metrics;
     private final long celebrityThreshold;
     private final int pageSize;
@@ -70,8 +65,7 @@ public class FollowerSide {
     public FollowerSide(ShardDataSources dataSources, FollowerRepository rows, CelebrityPageRepository pages,
                         CdcMetrics metrics, CdcProperties properties) {
         this.dataSources = dataSources;
-        this.rows = rows;
-        this.pages = pages;
+        this.followers = new FollowerSideWriter(rows, pages);
         this.metrics = metrics;
         this.celebrityThreshold = properties.celebrityThreshold();
         this.pageSize = properties.pageSize();
@@ -161,9 +155,9 @@ public class FollowerSide {
         List<FollowEvent> follows = events.stream().filter(e -> e.relation() == Relation.FOLLOW).toList();
         List<FollowEvent> blocks = events.stream().filter(e -> e.relation() == Relation.BLOCK).toList();
         if (!blocks.isEmpty()) {
-            applyToFollowee(connection, blockedByRows, blockedByPages, followeeId, blocks);
+            applyToFollowee(connection, blockedBy, followeeId, blocks);
         }
-        return follows.isEmpty() ? null : applyToFollowee(connection, rows, pages, followeeId, follows);
+        return follows.isEmpty() ? null : applyToFollowee(connection, followers, followeeId, follows);
     }
 
     /** Counts a followee's events once their transaction committed. */
@@ -182,17 +176,8 @@ public class FollowerSide {
         }
     }
 
-    private FolloweeChanges.Result applyToFollowee(Connection connection, FollowerRepository rows,
-                                                   CelebrityPageRepository pages, long followeeId,
+    private FolloweeChanges.Result applyToFollowee(Connection connection, FollowerSideWriter side, long followeeId,
                                                    List<FollowEvent> events) throws SQLException {
-        boolean removalsOnly = events.stream().noneMatch(FollowEvent::adds);
-        FollowerRow row = removalsOnly ? rows.lock(connection, followeeId).orElse(null)
-                : rows.lockOrCreate(connection, followeeId);
-        if (row == null) {
-            // Nothing to remove, and no row to create for it.
-            return new FolloweeChanges.Result(false, new long[0], new long[0], 0, false, false, List.of(), List.of());
-        }
-        TimeOrderedAdjacency.requireWellFormed(row.followerIds(), row.followedAt());
         int n = events.size();
         long[] ids = new long[n];
         long[] times = new long[n];
@@ -203,27 +188,6 @@ public class FollowerSide {
             times[i] = event.followedAt();
             follows[i] = event.adds();
         }
-        List<CelebrityPageHeader> headers = List.of();
-        Map<Integer, CelebrityPage> loaded = Map.of();
-        if (row.celebrity()) {
-            // Only the pages this batch can touch, not all of a celebrity's pages.
-            headers = pages.headers(connection, followeeId);
-            loaded = pages.byNumberOrFollower(connection, followeeId,
-                    FolloweeChanges.pagesToLoad(headers, ids, times, follows), ids);
-        }
-        FolloweeChanges.Result result = FolloweeChanges.apply(row, headers, loaded, ids, times, follows,
-                celebrityThreshold, pageSize);
-        if (!result.changed()) {
-            return result;
-        }
-        for (int pageNum : result.pageDeletes()) {
-            pages.delete(connection, followeeId, pageNum);
-        }
-        for (CelebrityPage page : result.pageUpserts()) {
-            pages.upsert(connection, page);
-        }
-        rows.writeNextVersion(connection, row, result.followerIds(), result.followedAt(), result.followerCount(),
-                result.celebrity());
-        return result;
+        return side.apply(connection, followeeId, ids, times, follows, celebrityThreshold, pageSize);
     }
 }

@@ -1,6 +1,7 @@
 package dev.socialgraph.write.api;
 
 import dev.socialgraph.common.api.ApiHeaders;
+import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.account.AccountJob;
@@ -32,7 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code conflict}.
  */
 @RestController
-@RequestMapping(path = "/internal/v1/admin", produces = MediaType.APPLICATION_JSON_VALUE)
+@RequestMapping(path = ApiPaths.ADMIN, produces = MediaType.APPLICATION_JSON_VALUE)
 class AccountController {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();

@@ -1,5 +1,6 @@
 package dev.socialgraph.write.api;
 
+import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.web.UserIdJson;
@@ -21,7 +22,7 @@ import org.springframework.web.bind.annotation.RestController;
  * are {@code application/problem+json} from {@link ProblemAdvice}.
  */
 @RestController
-@RequestMapping(path = "/internal/v1/users/{followerId}/following/{followeeId}",
+@RequestMapping(path = ApiPaths.USERS + "/{followerId}/following/{followeeId}",
         produces = MediaType.APPLICATION_JSON_VALUE)
 class FollowController {
 

@@ -12,7 +12,6 @@ import dev.socialgraph.write.follow.UserInactiveException;
 import dev.socialgraph.write.account.AccountConflictException;
 import dev.socialgraph.write.account.JobId;
 import dev.socialgraph.write.follow.WriteMetrics;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
@@ -42,15 +41,13 @@ class ProblemAdvice extends dev.socialgraph.web.ProblemAdvice {
 
     @ExceptionHandler(SelfFollowException.class)
     ProblemDetail selfFollow(SelfFollowException e) {
-        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, e.getMessage(), "followeeId");
-        problem.setTitle("Cannot follow oneself");
-        return problem;
+        return problem(ProblemType.INVALID_PARAMETER, "Cannot follow oneself", e.getMessage(), "followeeId");
     }
 
     @ExceptionHandler(FollowingLimitException.class)
     ProblemDetail followingLimit(FollowingLimitException e) {
-        ProblemDetail problem = problem(ProblemType.LIMIT_REACHED, e.getMessage(), "followerId");
-        problem.setTitle("Following limit reached");
+        ProblemDetail problem = problem(ProblemType.LIMIT_REACHED, "Following limit reached", e.getMessage(),
+                "followerId");
         problem.setProperty("limit", e.limit());
         problem.setProperty("followingCount", e.followingCount());
         return problem;
@@ -58,16 +55,13 @@ class ProblemAdvice extends dev.socialgraph.web.ProblemAdvice {
 
     @ExceptionHandler(SelfRelationException.class)
     ProblemDetail selfRelation(SelfRelationException e) {
-        ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, e.getMessage(), "targetId");
-        problem.setTitle("Cannot block or mute oneself");
-        return problem;
+        return problem(ProblemType.INVALID_PARAMETER, "Cannot block or mute oneself", e.getMessage(), "targetId");
     }
 
     @ExceptionHandler(RelationLimitException.class)
     ProblemDetail relationLimit(RelationLimitException e) {
-        ProblemDetail problem = problem(ProblemType.LIMIT_REACHED, e.getMessage(), "userId");
-        problem.setTitle(e.relation() == Relation.BLOCK ? "Block limit reached"
-                : "Mute limit reached");
+        ProblemDetail problem = problem(ProblemType.LIMIT_REACHED,
+                e.relation() == Relation.BLOCK ? "Block limit reached" : "Mute limit reached", e.getMessage(), "userId");
         problem.setProperty("limit", e.relation().cap());
         problem.setProperty("count", e.count());
         return problem;
@@ -75,38 +69,28 @@ class ProblemAdvice extends dev.socialgraph.web.ProblemAdvice {
 
     @ExceptionHandler(BlockedException.class)
     ProblemDetail blocked(BlockedException e) {
-        ProblemDetail problem = problem(ProblemType.BLOCKED, "this user blocks you; you cannot follow them",
+        return problem(ProblemType.BLOCKED, "Blocked by this user", "this user blocks you; you cannot follow them",
                 "followeeId");
-        problem.setTitle("Blocked by this user");
-        return problem;
     }
 
     @ExceptionHandler(BlockingException.class)
     ProblemDetail blocking(BlockingException e) {
-        ProblemDetail problem = problem(ProblemType.BLOCKING, e.getMessage(), "followeeId");
-        problem.setTitle("You block this user; unblock first");
-        return problem;
+        return problem(ProblemType.BLOCKING, "You block this user; unblock first", e.getMessage(), "followeeId");
     }
 
     @ExceptionHandler(UserInactiveException.class)
     ProblemDetail userInactive(UserInactiveException e) {
         metrics.rejected();
-        ProblemDetail problem = problem(ProblemType.USER_INACTIVE, e.getMessage(), e.field());
-        problem.setTitle("User deactivated or erased");
-        return problem;
+        return problem(ProblemType.USER_INACTIVE, "User deactivated or erased", e.getMessage(), e.field());
     }
 
     @ExceptionHandler(AccountConflictException.class)
     ProblemDetail accountConflict(AccountConflictException e) {
-        ProblemDetail problem = problem(ProblemType.CONFLICT, e.getMessage(), "id");
-        problem.setTitle("User erased");
-        return problem;
+        return problem(ProblemType.CONFLICT, "User erased", e.getMessage(), "id");
     }
 
     @ExceptionHandler(AccountController.JobNotFoundException.class)
     ProblemDetail jobNotFound(AccountController.JobNotFoundException e) {
-        ProblemDetail problem = problem(ProblemType.NOT_FOUND, e.getMessage(), JobId.FIELD);
-        problem.setTitle("No such job");
-        return problem;
+        return problem(ProblemType.NOT_FOUND, "No such job", e.getMessage(), JobId.FIELD);
     }
 }

@@ -1,19 +1,22 @@
 package dev.socialgraph.write.api;
 
-import dev.socialgraph.common.problem.ProblemType;
+import dev.socialgraph.web.ProblemJson;
 import java.io.IOException;
 import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ErrorReportValve;
 import org.apache.coyote.ActionCode;
 import org.apache.tomcat.util.res.StringManager;
+import org.springframework.http.ProblemDetail;
 
 /**
  * Tomcat's last-resort error page as problem+json instead of HTML: Tomcat answers some requests itself before
- * Spring sees them, e.g. a 400 for a path with an encoded NUL or slash ({@code /users/%00/...}). Installed on the
- * host by {@link TomcatProblemCustomizer}.
+ * Spring sees them, e.g. a 400 for a path with an encoded NUL or slash ({@code /users/%00/...}). The body is
+ * {@code {type, title, status}} (the status' default type, Tomcat's reason phrase), encoded by graph-web's
+ * {@link ProblemJson}. Installed on the host by {@link TomcatProblemCustomizer}.
  */
 public class ProblemErrorReportValve extends ErrorReportValve {
 
@@ -30,13 +33,15 @@ public class ProblemErrorReportValve extends ErrorReportValve {
         }
         String title = StringManager.getManager(ErrorReportValve.class)
                 .getString("http." + status + ".reason", "Error");
+        ProblemDetail problem = ProblemDetail.forStatus(status);
+        problem.setTitle(title);
         try {
             response.setContentType("application/problem+json");
             response.setCharacterEncoding("UTF-8");
             Writer writer = response.getReporter();
             if (writer != null) {
-                writer.write("{\"type\":\"" + ProblemType.forStatus(status).uriText() + "\",\"title\":\"" + title.replace("\"", "'")
-                        + "\",\"status\":" + status + "}");
+                // graph-web's encoder: the status' default type, the title, the status; nothing of the request.
+                writer.write(new String(ProblemJson.of(problem), StandardCharsets.UTF_8));
                 response.finishResponse();
             }
         } catch (IOException | IllegalStateException e) {

@@ -1,5 +1,6 @@
 package dev.socialgraph.write.api;
 
+import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.web.UserIdJson;
@@ -23,7 +24,7 @@ import tools.jackson.databind.annotation.JsonSerialize;
  * {@code application/problem+json} from {@link ProblemAdvice}.
  */
 @RestController
-@RequestMapping(path = "/internal/v1/users/{userId}", produces = MediaType.APPLICATION_JSON_VALUE)
+@RequestMapping(path = ApiPaths.USERS + "/{userId}", produces = MediaType.APPLICATION_JSON_VALUE)
 class RelationController {
 
     private final RelationService relations;

@@ -7,6 +7,7 @@ import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FolloweeChanges;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
+import dev.socialgraph.store.FollowerSideWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Arrays;
@@ -16,8 +17,9 @@ import java.util.Map;
 /**
  * The follower side of one relation as the account jobs use it, on the caller's transaction in the followee's
  * FOLLOWER shard: every follower of a user (row or celebrity pages), and the removal of one follower under the
- * follower row's lock, the way the event consumer removes one ({@link FolloweeChanges}), without an event: an erased
- * user's entries leave other users' follower sides directly. Stateless and thread-safe.
+ * follower row's lock, the way the event consumer removes one ({@link FolloweeChanges}, written by
+ * {@link FollowerSideWriter#write}), without an event: an erased user's entries leave other users' follower sides
+ * directly. Stateless and thread-safe.
  */
 public final class FollowerSideRemoval {
 
@@ -25,6 +27,7 @@ public final class FollowerSideRemoval {
 
     private final FollowerRepository rows;
     private final CelebrityPageRepository pages;
+    private final FollowerSideWriter writer;
 
     /** @param relation follows or blocks (mutes keep no follower side) */
     public FollowerSideRemoval(Relation relation) {
@@ -33,6 +36,7 @@ public final class FollowerSideRemoval {
         }
         this.rows = new FollowerRepository(relation);
         this.pages = new CelebrityPageRepository(relation);
+        this.writer = new FollowerSideWriter(rows, pages);
     }
 
     /**
@@ -93,18 +97,8 @@ public final class FollowerSideRemoval {
         // A removal never grows a row past the celebrity threshold nor a page past its size: no limits apply.
         FolloweeChanges.Result result = FolloweeChanges.apply(row, headers, loaded, ids, new long[] {time},
                 new boolean[] {false}, Long.MAX_VALUE, Integer.MAX_VALUE);
-        if (!result.changed()) {
-            return false;
-        }
-        for (int pageNum : result.pageDeletes()) {
-            pages.delete(connection, followeeId, pageNum);
-        }
-        for (CelebrityPage page : result.pageUpserts()) {
-            pages.upsert(connection, page);
-        }
-        rows.writeNextVersion(connection, row, result.followerIds(), result.followedAt(), result.followerCount(),
-                result.celebrity());
-        return true;
+        writer.write(connection, row, result);
+        return result.changed();
     }
 
     private static long timeOf(Iterable<CelebrityPage> pages, long followerId) {

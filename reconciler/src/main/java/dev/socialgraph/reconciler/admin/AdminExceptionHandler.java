@@ -1,10 +1,11 @@
 package dev.socialgraph.reconciler.admin;
 
+import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.web.ProblemAdvice;
+import dev.socialgraph.web.ProblemMapping;
 import java.sql.SQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -35,7 +36,7 @@ class AdminExceptionHandler extends ProblemAdvice {
     @ExceptionHandler(SQLException.class)
     ResponseEntity<ProblemDetail> database(SQLException e) {
         log.warn("Database error on an admin request", e);
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, RETRY_AFTER_SECONDS)
-                .body(ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "reconciler database unavailable"));
+        return ProblemMapping.retryLater(problem(ProblemType.SERVICE_UNAVAILABLE, "reconciler database unavailable",
+                null));
     }
 }

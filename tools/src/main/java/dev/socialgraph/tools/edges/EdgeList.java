@@ -62,6 +62,16 @@ public final class EdgeList {
         return followedAt[i];
     }
 
+    /** Followers of edges {@code [from, to)}, a copy: after {@link #sortByFollowee()}, a followee's in arrival order. */
+    public long[] followers(int from, int to) {
+        return Arrays.copyOfRange(followers, from, to);
+    }
+
+    /** Follow times of edges {@code [from, to)}, epoch ms, a copy aligned with {@link #followers(int, int)}. */
+    public long[] followedAt(int from, int to) {
+        return Arrays.copyOfRange(followedAt, from, to);
+    }
+
     /** Sorts by (follower, followee): each follower's run is its following row, ids ascending. */
     public void sortByFollower() {
         RadixSort.sort(followers, followees, followedAt, size);

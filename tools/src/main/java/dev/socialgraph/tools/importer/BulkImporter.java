@@ -6,7 +6,9 @@ import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
+import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageLayout;
+import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.ShardDataSources;
@@ -14,8 +16,6 @@ import dev.socialgraph.store.Sql;
 import dev.socialgraph.tools.edges.EdgeList;
 import dev.socialgraph.tools.edges.EdgeListReader;
 import java.io.IOException;
-import java.io.Reader;
-import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -121,7 +121,7 @@ public final class BulkImporter {
      *
      * @param file an edge list (see {@link EdgeListReader})
      * @return what the import did; no snapshot
-     * @throws dev.socialgraph.tools.edges.EdgeListFormatException on a malformed line; nothing was written
+     * @throws dev.socialgraph.common.edges.EdgeListFormatException on a malformed line; nothing was written
      * @throws ImportException when the graph breaks a rule (a user above a relation's cap); nothing was written
      * @throws SQLException    when a database fails; databases merged before it keep the new graph, the failing one
      *                         and those after it keep the old one (re-run the import to finish: it is idempotent)
@@ -138,7 +138,7 @@ public final class BulkImporter {
      * @param file     an edge list (see {@link EdgeListReader})
      * @param snapshot where and how to write the snapshot; {@code null}: no snapshot, as {@link #importFile(Path)}
      * @return what the import did, with the snapshot written
-     * @throws dev.socialgraph.tools.edges.EdgeListFormatException on a malformed line; nothing was written
+     * @throws dev.socialgraph.common.edges.EdgeListFormatException on a malformed line; nothing was written
      * @throws ImportException         when the graph breaks a rule, or the topic's offsets cannot be read (Kafka
      *                                 unreachable); nothing was written
      * @throws SQLException            when a database fails (see {@link #importFile(Path)}); no snapshot
@@ -456,13 +456,6 @@ public final class BulkImporter {
                 follower_count BIGINT NOT NULL, celebrity BOOLEAN NOT NULL) ON COMMIT DROP
             """;
 
-    private static final String STAGE_PAGES = """
-            CREATE TEMP TABLE staging_pages (
-                followee_id BIGINT NOT NULL, page_num INT NOT NULL, follower_ids BIGINT[] NOT NULL,
-                followed_at BIGINT[] NOT NULL, min_followed_at BIGINT, max_followed_at BIGINT,
-                PRIMARY KEY (followee_id, page_num)) ON COMMIT DROP
-            """;
-
     private static final String MERGE_FOLLOWER = """
             INSERT INTO follower_adjacency AS t
                    (followee_id, relation, follower_ids, followed_at, follower_count, celebrity, version)
@@ -483,30 +476,13 @@ public final class BulkImporter {
                AND NOT EXISTS (SELECT 1 FROM staging_follower s WHERE s.followee_id = t.followee_id)
             """;
 
-    private static final String DELETE_STALE_PAGES = """
-            DELETE FROM celebrity_followers_page p
-             WHERE p.relation = :relation AND NOT EXISTS (SELECT 1 FROM staging_pages s
-                                WHERE s.followee_id = p.followee_id AND s.page_num = p.page_num)
-            """;
-
-    private static final String MERGE_PAGES = """
-            INSERT INTO celebrity_followers_page AS t
-                   (followee_id, relation, page_num, follower_ids, followed_at, min_followed_at, max_followed_at)
-            SELECT followee_id, :relation, page_num, follower_ids, followed_at, min_followed_at, max_followed_at
-              FROM staging_pages
-            ON CONFLICT (followee_id, relation, page_num) DO UPDATE
-               SET follower_ids = EXCLUDED.follower_ids, followed_at = EXCLUDED.followed_at,
-                   min_followed_at = EXCLUDED.min_followed_at, max_followed_at = EXCLUDED.max_followed_at
-             WHERE (t.follower_ids, t.followed_at) IS DISTINCT FROM (EXCLUDED.follower_ids, EXCLUDED.followed_at)
-            """;
-
     /**
      * Per follower database, one transaction: for each relation of {@code relations} (those keeping a reverse
      * side, each sorted by target), stage its rows and celebrity pages (the staging tables emptied between
      * relations) and merge them. Adds rows written and changed, celebrities and pages to the tallies.
      */
     private void writeFollower(Map<Relation, EdgeList> edges, Set<Relation> relations,
-                               Map<Relation, Tally> tallies) throws SQLException, IOException {
+                               Map<Relation, Tally> tallies) throws SQLException {
         ShardMap map = dataSources.shardMap();
         for (ShardRange range : map.ranges(ShardGroup.FOLLOWER)) {
             listener.phase("follower " + range.database(), -1);
@@ -514,25 +490,25 @@ public final class BulkImporter {
                 c.setAutoCommit(false);
                 try {
                     execute(c, STAGE_FOLLOWER);
-                    execute(c, STAGE_PAGES);
                     long done = 0;
                     boolean first = true;
                     for (Relation relation : relations) {
                         if (!first) {
-                            execute(c, "TRUNCATE staging_follower, staging_pages");
+                            execute(c, "TRUNCATE staging_follower");
                         }
                         first = false;
                         Tally tally = tallies.get(relation);
-                        long here = copyFollower(c, range, edges.get(relation), tally, done);
+                        // graph-store's replacement of the relation's pages: its staging, merge and page layout.
+                        CelebrityPageRepository.Replacement pages = new CelebrityPageRepository(relation).replaceAll(c);
+                        long here = copyFollower(c, range, edges.get(relation), tally, pages, done);
                         done += here;
                         tally.followerRows += here;
                         tally.followerChanged += executeUpdate(c, Sql.forRelation(MERGE_FOLLOWER, relation))
                                 + executeUpdate(c, Sql.forRelation(EMPTY_ABSENT_FOLLOWER, relation));
-                        executeUpdate(c, Sql.forRelation(DELETE_STALE_PAGES, relation));
-                        executeUpdate(c, Sql.forRelation(MERGE_PAGES, relation));
+                        pages.finish();
                     }
                     c.commit();
-                } catch (SQLException | IOException | RuntimeException e) {
+                } catch (SQLException | RuntimeException e) {
                     rollback(c, e);
                     throw e;
                 }
@@ -541,14 +517,14 @@ public final class BulkImporter {
     }
 
     /**
-     * COPYs the target rows of {@code edges} (sorted by target) in {@code range}, and the celebrity pages of the
-     * targets at or above the threshold; returns how many rows, and counts celebrities and pages in {@code tally}.
+     * COPYs the target rows of {@code edges} (sorted by target) in {@code range}, and adds to {@code pages} the
+     * celebrity pages of the targets that reach the threshold, cut as the cdc-consumer cuts a row reaching it
+     * ({@link CelebrityPageLayout}); returns how many rows, and counts celebrities and pages in {@code tally}.
      */
-    private long copyFollower(Connection c, ShardRange range, EdgeList edges, Tally tally, long done)
-            throws SQLException, IOException {
+    private long copyFollower(Connection c, ShardRange range, EdgeList edges, Tally tally,
+                              CelebrityPageRepository.Replacement pages, long done) throws SQLException {
         ShardMap map = dataSources.shardMap();
         CopyIn rowCopy = c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY staging_follower FROM STDIN");
-        StringBuilder pageLines = new StringBuilder();
         StringBuilder line = new StringBuilder(256);
         int n = edges.size();
         long here = 0;
@@ -560,23 +536,15 @@ public final class BulkImporter {
             }
             if (range.contains(map.logicalShard(followee))) {
                 int count = j - i;
-                boolean celebrity = count >= settings.celebrityThreshold(); // same rule as the cdc-consumer: reaching it moves the row
+                boolean celebrity = CelebrityPageLayout.reachesThreshold(count, settings.celebrityThreshold());
                 line.setLength(0);
                 line.append(followee).append('\t');
                 if (celebrity) {
                     line.append("{}\t{}");
                     tally.celebrities++;
-                    // Cut as the cdc-consumer cuts a row reaching the threshold (no array copies).
-                    int[] bounds = CelebrityPageLayout.pageBounds(count, settings.pageSize());
-                    for (int p = 0; p + 1 < bounds.length; p++) {
-                        int from = i + bounds[p];
-                        int to = i + bounds[p + 1];
-                        pageLines.append(followee).append('\t').append(p).append('\t');
-                        appendArray(pageLines, edges, from, to, false);
-                        pageLines.append('\t');
-                        appendTimes(pageLines, edges, from, to);
-                        pageLines.append('\t').append(edges.followedAt(from)).append('\t')
-                                .append(edges.followedAt(to - 1)).append('\n');
+                    for (CelebrityPage page : CelebrityPageLayout.cut(followee, 0, edges.followers(i, j),
+                            edges.followedAt(i, j), settings.pageSize())) {
+                        pages.add(page);
                         tally.pages++;
                     }
                 } else {
@@ -593,10 +561,6 @@ public final class BulkImporter {
             i = j;
         }
         rowCopy.endCopy();
-        if (!pageLines.isEmpty()) {
-            Reader reader = new StringReader(pageLines.toString());
-            c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY staging_pages FROM STDIN", reader);
-        }
         return here;
     }
 

@@ -6,22 +6,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 
+import dev.socialgraph.bloom.BloomSnapshot;
+import dev.socialgraph.bloom.SnapshotStore;
+import dev.socialgraph.common.edges.EdgeListFormatException;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowerRow;
+import dev.socialgraph.store.FollowerSideWriter;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardMigrations;
 import dev.socialgraph.store.Transactions;
-import dev.socialgraph.bloom.BloomSnapshot;
-import dev.socialgraph.bloom.SnapshotStore;
 import dev.socialgraph.testsupport.KafkaServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
-import dev.socialgraph.tools.edges.EdgeListFormatException;
 import dev.socialgraph.tools.edges.EdgeListReader;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -217,6 +218,97 @@ class BulkImporterIT {
         List<CelebrityPage> after = Transactions.inTransaction(dataSources.forUser(FOLLOWER, celebrity),
                 c -> pages.all(c, celebrity));
         assertThat(after).isEmpty();
+    }
+
+    @Test
+    void importFile_writesTheCelebrityPagesTheLivePathWritesForTheSameEdges_byteForByte() throws Exception {
+        // The importer and the cdc-consumer must leave a celebrity's pages in one layout: the check service's walk and
+        // every later event read them alike. Both relations that keep pages, at threshold 5 in pages of 6.
+        long celebrity = 1000;
+        long blocked = 2000;
+        StringBuilder sb = new StringBuilder();
+        for (long follower = 20; follower >= 1; follower--) { // edge index 0..19: arrival order is descending ids
+            sb.append(follower).append('\t').append(celebrity).append('\n');
+        }
+        for (long blocker = 101; blocker <= 114; blocker++) { // edge index 20..33
+            sb.append(blocker).append('\t').append(blocked).append("\tblock\n");
+        }
+        importer(5, 6).importFile(file(sb.toString()));
+
+        // The live path: the same edges, at the times the importer gave them, as events through graph-store's
+        // FollowerSideWriter (the cdc-consumer's write), one event per batch and all in one batch, for followees the
+        // file does not name.
+        long[] followers = new long[20];
+        long[] followTimes = new long[20];
+        for (int i = 0; i < 20; i++) {
+            followers[i] = 20 - i;
+            followTimes[i] = T0 + i;
+        }
+        long[] blockers = new long[14];
+        long[] blockTimes = new long[14];
+        for (int i = 0; i < 14; i++) {
+            blockers[i] = 101 + i;
+            blockTimes[i] = T0 + 20 + i;
+        }
+        applyLive(Relation.FOLLOW, 1001, followers, followTimes, 1);
+        applyLive(Relation.FOLLOW, 1002, followers, followTimes, followers.length);
+        applyLive(Relation.BLOCK, 2001, blockers, blockTimes, 1);
+        applyLive(Relation.BLOCK, 2002, blockers, blockTimes, blockers.length);
+
+        List<String> imported = storedFollowerSide(Relation.FOLLOW, celebrity);
+        assertThat(imported).hasSize(5).first().isEqualTo("20|true|{}|{}"); // the row, then 4 pages
+        assertThat(imported.get(1)).isEqualTo("0|{20,19,18,17,16,15}|{" + (T0) + "," + (T0 + 1) + "," + (T0 + 2)
+                + "," + (T0 + 3) + "," + (T0 + 4) + "," + (T0 + 5) + "}|" + T0 + "|" + (T0 + 5));
+        assertThat(storedFollowerSide(Relation.FOLLOW, 1001)).isEqualTo(imported);
+        assertThat(storedFollowerSide(Relation.FOLLOW, 1002)).isEqualTo(imported);
+        List<String> importedBlocks = storedFollowerSide(Relation.BLOCK, blocked);
+        assertThat(importedBlocks).hasSize(4).first().isEqualTo("14|true|{}|{}"); // pages of 6, 6 and 2
+        assertThat(storedFollowerSide(Relation.BLOCK, 2001)).isEqualTo(importedBlocks);
+        assertThat(storedFollowerSide(Relation.BLOCK, 2002)).isEqualTo(importedBlocks);
+    }
+
+    /** Applies follows of {@code followee} as the cdc-consumer does, {@code batch} events per transaction. */
+    private void applyLive(Relation relation, long followee, long[] ids, long[] times, int batch) throws SQLException {
+        FollowerSideWriter writer = new FollowerSideWriter(relation);
+        for (int from = 0; from < ids.length; from += batch) {
+            int to = Math.min(ids.length, from + batch);
+            boolean[] adds = new boolean[to - from];
+            java.util.Arrays.fill(adds, true);
+            long[] batchIds = java.util.Arrays.copyOfRange(ids, from, to);
+            long[] batchTimes = java.util.Arrays.copyOfRange(times, from, to);
+            Transactions.inTransaction(dataSources.forUser(FOLLOWER, followee),
+                    c -> writer.apply(c, followee, batchIds, batchTimes, adds, 5, 6));
+        }
+    }
+
+    /**
+     * A followee's follower side as PostgreSQL prints it, without its id: the row ({@code count|celebrity|ids|times}),
+     * then each page ({@code page_num|ids|times|min|max}) in page order.
+     */
+    private List<String> storedFollowerSide(Relation relation, long followee) throws SQLException {
+        return Transactions.inTransaction(dataSources.forUser(FOLLOWER, followee), c -> {
+            List<String> lines = new ArrayList<>();
+            try (var row = c.prepareStatement("""
+                    SELECT follower_count || '|' || celebrity || '|' || follower_ids::text || '|' || followed_at::text
+                      FROM follower_adjacency WHERE followee_id = ? AND relation = ?
+                    """);
+                 var pageRows = c.prepareStatement("""
+                    SELECT page_num || '|' || follower_ids::text || '|' || followed_at::text || '|'
+                           || min_followed_at || '|' || max_followed_at
+                      FROM celebrity_followers_page WHERE followee_id = ? AND relation = ? ORDER BY page_num
+                    """)) {
+                for (var ps : List.of(row, pageRows)) {
+                    ps.setLong(1, followee);
+                    ps.setShort(2, relation.code());
+                    try (var rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            lines.add(rs.getString(1));
+                        }
+                    }
+                }
+            }
+            return lines;
+        });
     }
 
     @Test

@@ -1,12 +1,14 @@
-package dev.socialgraph.tools.edges;
+package dev.socialgraph.common.edges;
 
 /**
  * A line of an edge list that is not {@code source<sep>target[<sep>relation]} with two positive 64-bit ids and, if
  * present, a relation's wire name ({@code follow}, {@code block} or {@code mute}). The message names the file, the
  * 1-based line number, the reason (for a bad relation column, the accepted names) and the line itself, so the user
- * can fix the file.
+ * can fix the file: {@code <file>:<line>: <reason>: '<line, at most 200 characters>'}.
+ *
+ * <p>An {@link IllegalArgumentException}: the file given is the bad argument.
  */
-public final class EdgeListFormatException extends RuntimeException {
+public final class EdgeListFormatException extends IllegalArgumentException {
 
     private static final long serialVersionUID = 1L;
 
@@ -21,7 +23,7 @@ public final class EdgeListFormatException extends RuntimeException {
         this.line = line;
     }
 
-    /** The file the line came from. */
+    /** The file the line came from, as it was named to the parser. */
     public String file() {
         return file;
     }
