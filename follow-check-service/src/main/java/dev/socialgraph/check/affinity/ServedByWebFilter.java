@@ -1,5 +1,6 @@
 package dev.socialgraph.check.affinity;
 
+import dev.socialgraph.common.api.ApiPaths;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
@@ -19,8 +20,8 @@ class ServedByWebFilter implements WebFilter, Ordered {
     /** Response header naming the instance that answered. */
     static final String HEADER = "X-Served-By";
 
-    private static final String READ_API = "/internal/v1/users/";
-    private static final String PAIRS_API = "/internal/v1/following/";
+    private static final String READ_API = ApiPaths.USERS + "/";
+    private static final String PAIRS_API = ApiPaths.INTERNAL + "/following/";
 
     private final String instanceId;
 

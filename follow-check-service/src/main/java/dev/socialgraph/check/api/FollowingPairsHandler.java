@@ -1,5 +1,6 @@
 package dev.socialgraph.check.api;
 
+import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.web.BadParameterException;
 import dev.socialgraph.web.ProblemJson;
@@ -159,7 +160,7 @@ final class FollowingPairsHandler {
     }
 
     private static byte[] document(ProblemDetail problem, long follower, long followee) {
-        ProblemTypes.complete(problem, null, "/internal/v1/users/" + follower + "/following/" + followee);
+        ProblemTypes.complete(problem, null, ApiPaths.USERS + "/" + follower + "/following/" + followee);
         return ProblemJson.of(problem);
     }
 

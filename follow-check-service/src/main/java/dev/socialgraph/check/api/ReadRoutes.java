@@ -1,5 +1,6 @@
 package dev.socialgraph.check.api;
 
+import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.bloom.BloomHandlers;
 import dev.socialgraph.check.reads.GraphReads;
@@ -35,7 +36,7 @@ import reactor.core.scheduler.Schedulers;
 @Configuration(proxyBeanMethods = false)
 class ReadRoutes {
 
-    private static final String USERS = "/internal/v1/users/{id}";
+    private static final String USERS = ApiPaths.USERS + "/{id}";
 
     /**
      * {@code GET /internal/v1/hello}: a constant pre-encoded body through the same server, filters and routing as
@@ -78,7 +79,7 @@ class ReadRoutes {
         Table table = new Table();
         table.add(HttpMethod.GET, USERS + "/following/{targetId}", reads::isFollowing);
         table.addJson(HttpMethod.POST, USERS + "/following/contains", reads::contains);
-        table.addJson(HttpMethod.POST, "/internal/v1/following/pairs", pairs::check);
+        table.addJson(HttpMethod.POST, ApiPaths.FOLLOWING_PAIRS, pairs::check);
         table.add(HttpMethod.GET, USERS + "/following", reads::following);
         table.add(HttpMethod.GET, USERS + "/followers", reads::followers);
         table.add(HttpMethod.GET, USERS + "/counts", reads::counts);
@@ -88,10 +89,10 @@ class ReadRoutes {
         table.add(HttpMethod.GET, USERS + "/blocking", reads::blocking);
         table.add(HttpMethod.GET, USERS + "/muting", reads::muting);
         table.addJson(HttpMethod.POST, USERS + "/hidden", reads::hidden);
-        table.add(HttpMethod.GET, "/internal/v1/hello",
+        table.add(HttpMethod.GET, ApiPaths.HELLO,
                 request -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(HELLO));
-        table.add(HttpMethod.GET, "/internal/v1/bloom", bloom::state);
-        table.add(HttpMethod.POST, "/internal/v1/bloom/swap", request -> bloom.swap(request, blockingReads));
+        table.add(HttpMethod.GET, ApiPaths.BLOOM, bloom::state);
+        table.add(HttpMethod.POST, ApiPaths.BLOOM_SWAP, request -> bloom.swap(request, blockingReads));
         return table.routes();
     }
 

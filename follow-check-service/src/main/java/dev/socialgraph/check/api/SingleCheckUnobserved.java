@@ -1,5 +1,6 @@
 package dev.socialgraph.check.api;
 
+import dev.socialgraph.common.api.ApiPaths;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationPredicate;
 import org.springframework.http.HttpMethod;
@@ -21,7 +22,7 @@ import org.springframework.http.server.reactive.observation.ServerRequestObserva
  */
 final class SingleCheckUnobserved implements ObservationPredicate {
 
-    private static final String PREFIX = "/internal/v1/users/";
+    private static final String PREFIX = ApiPaths.USERS + "/";
     private static final String FOLLOWING = "/following/";
 
     @Override

@@ -21,6 +21,12 @@ public final class ApiPaths {
     /** The operator API of the account lifecycle on the write service, {@code /internal/v1/admin}: users and jobs. */
     public static final String ADMIN = INTERNAL + "/admin";
 
+    /**
+     * The check service's many single checks in one request, {@code /internal/v1/following/pairs} (POST): what a
+     * gateway that coalesces concurrent single checks sends.
+     */
+    public static final String FOLLOWING_PAIRS = INTERNAL + "/following/pairs";
+
     /** The check service's minimal answer, {@code /internal/v1/hello}: the floor of its HTTP path, for benchmarks. */
     public static final String HELLO = INTERNAL + "/hello";
 
