@@ -8,7 +8,6 @@ import dev.socialgraph.check.cache.LocalFollowingCache;
 import dev.socialgraph.check.cache.RedisFollowingCache;
 import dev.socialgraph.check.feed.FeedLag;
 import dev.socialgraph.check.follow.FollowChecker;
-import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.account.AccountStateFeed;
@@ -105,7 +104,7 @@ class ReadPathConfiguration {
 
     @Bean
     FollowChecker followChecker(EdgeBloom bloom, LocalFollowingCache local, RedisFollowingCache redis,
-                                ShardReader shards, FeedLag feed, ShardOwnership ownership,
+                                FollowChecker.Shards shards, FeedLag feed, ShardOwnership ownership,
                                 ThreadPoolExecutor localAdmissions, CheckProperties properties,
                                 MeterRegistry registry) {
         FollowTokens tokens = new FollowTokens(properties.tokenSecret().getBytes(StandardCharsets.UTF_8),

@@ -3,6 +3,7 @@ package dev.socialgraph.check;
 import dev.socialgraph.common.adjacency.Adjacency;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageRepository;
@@ -71,6 +72,19 @@ final class GraphWriter {
             });
         }
         return version;
+    }
+
+    /**
+     * Adds {@code blocked} to {@code blocker}'s block row, as the write service writes a block; the follows the block
+     * forbids are left as they are, as they stand until the block's event removes them.
+     */
+    void block(long blocker, long blocked, long createdAt) throws SQLException {
+        FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
+        Transactions.inTransaction(dataSources.forUser(ShardGroup.FOLLOWING, blocker), c -> {
+            FollowingRow row = blocks.lockOrCreate(c, blocker);
+            Adjacency next = AdjacencyArray.insert(row.followingIds(), row.followedAt(), blocked, createdAt);
+            return next.changed() ? blocks.writeNextVersion(c, row, next.ids(), next.followedAt()) : row;
+        });
     }
 
     /** Writes a whole following row at once (ids ascending, times aligned). */

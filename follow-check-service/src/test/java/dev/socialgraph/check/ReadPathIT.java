@@ -675,6 +675,145 @@ class ReadPathIT {
                 400, "id");
     }
 
+    static final String PAIRS = "/internal/v1/following/pairs";
+
+    /** One pair of a pairs request: {@code {"followerId":…,"followeeId":…[,"followToken":…]}}. */
+    static String pair(Object follower, Object followee, String token) {
+        return "{\"followerId\":" + follower + ",\"followeeId\":" + followee
+                + (token == null ? "" : ",\"followToken\":\"" + token + "\"") + "}";
+    }
+
+    /** The single check's body, {@code {"following":…}}, with {@code X-Follow-Token} when {@code token} is set. */
+    String single(long follower, long followee, String token) throws Exception {
+        String path = "/internal/v1/users/" + follower + "/following/" + followee;
+        return http.json(token == null ? http.get(path) : http.get(path, "X-Follow-Token", token)).toString();
+    }
+
+    /**
+     * Each pair answered as its single check, in order: follows and non-follows, read-your-writes with a pair's own
+     * token, an inactive user, a follow under the followee's block, ids as strings.
+     */
+    @Test
+    void pairs_answerEachPairAsItsSingleCheckWouldNow() throws Exception {
+        GraphWriter writer = new GraphWriter(dataSources);
+        long t = BASE_TIME;
+        long before = writer.follow(8001, 8002, t + 1);
+        // The follow commits and reaches neither the in-process cache nor Redis yet (no event, a failed write-through).
+        writer.follow(8001, 8007, t + 5);
+        Runnable stale = () -> { // 8001's array in process as it was before: what the feed has not patched yet
+            localCache.invalidate(8001);
+            assertThat(localCache.put(8001, new long[] {8002}, before, localCache.ticket(8001))).isTrue();
+        };
+        writer.follow(8003, 8004, t + 2);
+        writer.block(8004, 8003, t + 6); // 8003's follow of its blocker stands until the block's event
+        writer.follow(8005, 8001, t + 3);
+        writer.follow(8006, 8005, t + 4);
+        setAccountState(8005, 1); // deactivated
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !check(8006, 8005));
+        FollowTokens tokens = new FollowTokens(TOKEN_SECRET.getBytes(StandardCharsets.UTF_8), Clock.systemUTC());
+        String of8001 = tokens.issue(8001);
+        String of8004 = tokens.issue(8004);
+        Object[][] asked = {
+                {8001L, 8002L, null}, {8002L, 8001L, null}, {8001L, 8007L, null}, {8001L, 8007L, of8001},
+                {8005L, 8001L, null}, {8006L, 8005L, null}, {8003L, 8004L, null}, {8003L, 8004L, of8004}};
+        StringBuilder body = new StringBuilder("{\"pairs\":[");
+        for (int i = 0; i < asked.length; i++) {
+            Object[] p = asked[i];
+            body.append(i == 0 ? "" : ",").append(pair(p[0], "\"" + p[1] + "\"", (String) p[2])); // ids as strings too
+        }
+
+        stale.run();
+        HttpResponse<String> response = http.post(PAIRS, body.append("]}").toString());
+        assertThat(response.headers().firstValue("X-Served-By")).isPresent();
+        List<String> results = new ArrayList<>();
+        http.json(response).get("results").forEach(r -> results.add(r.toString()));
+        assertThat(results).containsExactly("{\"following\":true}", "{\"following\":false}",
+                "{\"following\":false}", // the in-process cache has not seen the follow yet
+                "{\"following\":true}", // 8001's token reads its row: read-your-writes
+                "{\"following\":false}", "{\"following\":false}", // 8005 is deactivated
+                "{\"following\":true}", // the filter of hidden pairs is off here: the block is not read
+                "{\"following\":false}"); // the blocker's token reads its block
+
+        stale.run(); // the token's read refreshed the cache: the single checks start from the same state
+        List<String> singles = new ArrayList<>();
+        for (Object[] p : asked) {
+            singles.add(single((Long) p[0], (Long) p[1], (String) p[2]));
+        }
+        assertThat(results).isEqualTo(singles);
+
+        List<String> requests = new ArrayList<>();
+        for (String line : ActuatorProbe.get(managementPort, "/actuator/prometheus").body().split("\n")) {
+            if (line.startsWith("http_server_requests_seconds_count{") && line.contains("uri=\"" + PAIRS + "\"")) {
+                requests.add(line);
+            }
+        }
+        assertThat(requests).as("timed like the batch check").anyMatch(line -> line.contains("status=\"200\""));
+    }
+
+    @Test
+    void pairs_badInput_is400NamingTheField_andAnswersNothing() throws Exception {
+        Map<String, String> cases = new LinkedHashMap<>();
+        cases.put("{\"pairs\": [", "body");
+        cases.put("", "body");
+        cases.put("[]", "body");
+        cases.put("{\"ids\":[1]}", "pairs");
+        cases.put("{\"pairs\":[]}", "pairs");
+        cases.put("{\"pairs\":" + "[" + (pair(1, 2, null) + ",").repeat(1000) + pair(1, 2, null) + "]}", "pairs");
+        cases.put("{\"pairs\":[" + pair(1, 2, null) + ",\"1:2\"]}", "pairs[1]");
+        cases.put("{\"pairs\":[" + pair(1, 2, null) + "," + pair(1, 2, null) + ",{\"followeeId\":2}]}",
+                "pairs[2].followerId");
+        cases.put("{\"pairs\":[" + pair(-1, 2, null) + "]}", "pairs[0].followerId");
+        cases.put("{\"pairs\":[" + pair(1, "\"007\"", null) + "]}", "pairs[0].followeeId");
+        cases.put("{\"pairs\":[" + pair(1, 2, null) + ",{\"followerId\":1,\"followeeId\":2,\"followToken\":[]}]}",
+                "pairs[1].followToken");
+        for (Map.Entry<String, String> c : cases.entrySet()) {
+            assertProblem(http.post(PAIRS, c.getKey()), 400, c.getValue());
+        }
+        assertProblem(http.post(PAIRS + "?stringify_ids=1", "{\"pairs\":[" + pair(1, 2, null) + "]}"), 400,
+                "stringify_ids");
+        assertProblem(http.post(PAIRS, "text/plain", "{\"pairs\":[" + pair(1, 2, null) + "]}"), 415, "Content-Type");
+        HttpResponse<String> get = http.get(PAIRS);
+        assertThat(get.statusCode()).isEqualTo(405);
+        assertThat(get.headers().firstValue("Allow")).hasValue("POST");
+    }
+
+    /** A pair whose follower's database is down gets that check's 503 problem; the other pairs are answered. */
+    @Test
+    void pairs_aPairOnADatabaseThatIsDown_isA503Problem_andTheOthersAreAnswered() throws Exception {
+        writeGraph();
+        String database = followingDatabaseOf128To255();
+        long neverRead = FIRST_USER + 256 * 33; // shard 232, in no cache
+        long routedElsewhere = allUsers().stream() // shards 0..35, the other database
+                .filter(u -> u >= FIRST_USER + 24 && u != CELEBRITY && !MODEL.get(u).isEmpty()).findFirst()
+                .orElseThrow();
+        long followee = MODEL.get(routedElsewhere).firstKey();
+        refuseConnections(database);
+        try {
+            JsonNode results = http.json(http.post(PAIRS, "{\"pairs\":[" + pair(routedElsewhere, followee, null) + ","
+                    + pair(neverRead, followee, null) + "," + pair(routedElsewhere, neverRead, null) + "]}"))
+                    .get("results");
+            assertThat(results.get(0).toString()).isEqualTo("{\"following\":true}");
+            assertThat(results.get(2).toString()).isEqualTo("{\"following\":false}");
+            JsonNode problem = results.get(1);
+            assertThat(problem.get("status").intValue()).as(problem.toString()).isEqualTo(503);
+            assertThat(problem.get("type").stringValue())
+                    .isEqualTo("https://socialgraph.dev/problems/shard-unavailable");
+            assertThat(problem.get("instance").stringValue())
+                    .isEqualTo("/internal/v1/users/" + neverRead + "/following/" + followee);
+            HttpResponse<String> singleCheck = http.get("/internal/v1/users/" + neverRead + "/following/" + followee);
+            assertThat(singleCheck.statusCode()).isEqualTo(503);
+            JsonNode singleProblem = JSON.readTree(singleCheck.body());
+            for (String member : new String[] {"type", "title", "status", "detail", "instance"}) {
+                assertThat(problem.get(member)).as(member).isEqualTo(singleProblem.get(member));
+            }
+        } finally {
+            allowConnections(database);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(http.post(PAIRS,
+                "{\"pairs\":[" + pair(neverRead, followee, null) + "]}").body()).isEqualTo(
+                "{\"results\":[{\"following\":false}]}"));
+    }
+
     @Test
     void wrongMethodOrUnknownPath_isProblemJson() throws Exception {
         HttpResponse<String> put = HTTP.send(HttpRequest.newBuilder(
@@ -701,17 +840,34 @@ class ReadPathIT {
         assertThat(problem.get("status").intValue()).isEqualTo(status);
     }
 
-    @Test
-    void shardDatabaseDown_is503ForItsUsersOnly() throws Exception {
-        writeGraph();
-        String database = SHARDS.shardMap().ranges(ShardGroup.FOLLOWING).get(1).database(); // shards 128..255
-        long routedThere = FIRST_USER;      // shard 232
-        long routedElsewhere = FIRST_USER + 40; // shard 16
-        javax.sql.DataSource admin = TestServers.postgres().dataSource("postgres");
-        try (Connection c = admin.getConnection(); Statement st = c.createStatement()) {
+    /** The following database of shards 128..255 (user {@code FIRST_USER}'s, shard 232). */
+    static String followingDatabaseOf128To255() {
+        return SHARDS.shardMap().ranges(ShardGroup.FOLLOWING).get(1).database();
+    }
+
+    /** Refuses every connection to {@code database} and ends the open ones, until {@link #allowConnections}. */
+    static void refuseConnections(String database) throws Exception {
+        try (Connection c = TestServers.postgres().dataSource("postgres").getConnection();
+             Statement st = c.createStatement()) {
             st.execute("ALTER DATABASE \"" + database + "\" ALLOW_CONNECTIONS false");
             st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '" + database + "'");
         }
+    }
+
+    static void allowConnections(String database) throws Exception {
+        try (Connection c = TestServers.postgres().dataSource("postgres").getConnection();
+             Statement st = c.createStatement()) {
+            st.execute("ALTER DATABASE \"" + database + "\" ALLOW_CONNECTIONS true");
+        }
+    }
+
+    @Test
+    void shardDatabaseDown_is503ForItsUsersOnly() throws Exception {
+        writeGraph();
+        String database = followingDatabaseOf128To255();
+        long routedThere = FIRST_USER;      // shard 232
+        long routedElsewhere = FIRST_USER + 40; // shard 16
+        refuseConnections(database);
         try {
             HttpResponse<String> down = http.get("/internal/v1/users/" + routedThere + "/following");
             assertThat(down.statusCode()).as(down.body()).isEqualTo(503);
@@ -720,9 +876,7 @@ class ReadPathIT {
             assertThat(walk("/internal/v1/users/" + routedElsewhere + "/following", 1000))
                     .isEqualTo(newestFirst(MODEL.get(routedElsewhere)));
         } finally {
-            try (Connection c = admin.getConnection(); Statement st = c.createStatement()) {
-                st.execute("ALTER DATABASE \"" + database + "\" ALLOW_CONNECTIONS true");
-            }
+            allowConnections(database);
         }
         Awaitility.await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                 assertThat(http.get("/internal/v1/users/" + routedThere + "/following").statusCode()).isEqualTo(200));

@@ -48,6 +48,7 @@ class ServiceProbesIT {
     void internalApi_needsTheServiceCredential_theManagementPortDoesNot() {
         GuardProbe.assertRefusedWithoutCredential(port, "GET", "/internal/v1/users/1/following/2");
         GuardProbe.assertRefusedWithoutCredential(port, "POST", "/internal/v1/users/1/following/contains");
+        GuardProbe.assertRefusedWithoutCredential(port, "POST", "/internal/v1/following/pairs");
         GuardProbe.assertRefusedWithoutCredential(port, "GET", "/internal/v1/hello");
         GuardProbe.assertRefusedWithoutCredential(port, "POST", "/internal/v1/bloom/swap");
 
@@ -59,9 +60,11 @@ class ServiceProbesIT {
     }
 
     @Test
-    void batchCheck_withABodyOverOneMegabyte_gets413() {
+    void batchAndPairsChecks_withABodyOverOneMegabyte_get413() {
         // A 60 MB batch once exhausted the heap; the guard refuses the body before it is read.
         GuardProbe.assertOversizedBodyRefused(port, "POST", "/internal/v1/users/1/following/contains",
+                ServiceProcess.SERVICE_TOKEN);
+        GuardProbe.assertOversizedBodyRefused(port, "POST", "/internal/v1/following/pairs",
                 ServiceProcess.SERVICE_TOKEN);
     }
 }

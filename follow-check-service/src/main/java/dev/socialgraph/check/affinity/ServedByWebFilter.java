@@ -9,8 +9,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * Adds {@code X-Served-By: <graph.check.affinity.instance-id>} to every answer of the read API
- * ({@code /internal/v1/users/**}), errors included, so that operators and tests can see which instance the
- * gateway's shard-affine routing picked. The gateway passes it through.
+ * ({@code /internal/v1/users/**}, and {@code /internal/v1/following/**}, the pairs check), errors included, so that
+ * operators and tests can see which instance the gateway's shard-affine routing picked. The gateway passes it
+ * through.
  */
 @Component
 class ServedByWebFilter implements WebFilter, Ordered {
@@ -19,6 +20,7 @@ class ServedByWebFilter implements WebFilter, Ordered {
     static final String HEADER = "X-Served-By";
 
     private static final String READ_API = "/internal/v1/users/";
+    private static final String PAIRS_API = "/internal/v1/following/";
 
     private final String instanceId;
 
@@ -33,7 +35,8 @@ class ServedByWebFilter implements WebFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        if (exchange.getRequest().getPath().value().startsWith(READ_API)) {
+        String path = exchange.getRequest().getPath().value();
+        if (path.startsWith(READ_API) || path.startsWith(PAIRS_API)) {
             exchange.getResponse().getHeaders().set(HEADER, instanceId); // before the body commits the response
         }
         return chain.filter(exchange);

@@ -2,12 +2,9 @@ package dev.socialgraph.check.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.socialgraph.check.CheckProperties;
-import dev.socialgraph.check.accounts.AccountVisibility;
-import dev.socialgraph.check.follow.FollowChecker;
-import dev.socialgraph.check.lists.FollowLists;
+import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.check.suggest.Suggestions;
-import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.common.cursor.CursorCodec;
 import dev.socialgraph.common.cursor.CursorPosition;
@@ -31,47 +28,41 @@ import tools.jackson.databind.annotation.JsonSerialize;
 
 /**
  * The internal read API of DESIGN.md 6 ({@code /internal/v1/users/...}, explicit ids; the gateway maps the public
- * paths here), as WebFlux handler functions routed by {@link ReadRoutes}. Path variables and parameters are taken
- * as text and parsed here so that every error names its parameter ({@link BadParameterException},
- * {@link dev.socialgraph.common.id.InvalidUserIdException}, answered by graph-web's problem mapping).
+ * paths here), as WebFlux handler functions routed by {@link ReadRoutes}. They only translate HTTP: path variables,
+ * parameters and bodies are taken as text and parsed here so that every error names its parameter
+ * ({@link BadParameterException}, {@link dev.socialgraph.common.id.InvalidUserIdException}, answered by graph-web's
+ * problem mapping), each question is one call of {@link GraphReads}, which owns every rule of what is visible, and
+ * its answer is written as JSON.
  *
- * <p><b>Threads.</b> A follow check (single, batch, or a direction of a relationship) that the in-process layers can
- * answer
- * ({@link FollowChecker#answerInProcess}) is answered on the server's I/O thread, with no hand-off; every other
- * read may wait for Redis or a shard database and runs on {@code reads}, a bounded scheduler of blocking threads,
- * so that no I/O thread ever waits.
+ * <p><b>Threads.</b> A question with an in-process step in {@link GraphReads} (the single and batch checks, the
+ * relationship, hidden authors) that memory answers is answered on the server's I/O thread, with no hand-off; every
+ * other read may wait for Redis or a shard database and runs on {@code blockingReads}, a bounded scheduler of
+ * blocking threads, so that no I/O thread ever waits.
  */
 final class GraphReadHandlers {
 
     /** {@code {"following":true|false}}: the two possible bodies of the hot path, encoded once. */
-    private static final byte[] FOLLOWING = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] NOT_FOLLOWING = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] FOLLOWING = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] NOT_FOLLOWING = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
     private static final String FOLLOW_TOKEN = ApiHeaders.FOLLOW_TOKEN;
     /** Who asks, when the gateway knows: the token's subject. */
     static final String VIEWER = ApiHeaders.VIEWER_ID;
 
-    private final FollowChecker checker;
-    private final FollowLists lists;
-    private final RelationReads relations;
-    private final Suggestions suggestions;
-    private final AccountVisibility accounts;
+    private final GraphReads reads;
     private final CheckProperties properties;
     private final CursorCodec cursors;
-    private final Scheduler reads;
+    private final Scheduler blockingReads;
 
     /**
-     * @param reads where reads that may block run (bounded threads and queue)
+     * @param reads         every read, with its visibility rules
+     * @param properties    page sizes, the batch bound and the cursor key
+     * @param blockingReads where reads that may block run (bounded threads and queue)
      */
-    GraphReadHandlers(FollowChecker checker, FollowLists lists, RelationReads relations, Suggestions suggestions,
-                      AccountVisibility accounts, CheckProperties properties, Scheduler reads) {
-        this.checker = checker;
-        this.lists = lists;
-        this.relations = relations;
-        this.suggestions = suggestions;
-        this.accounts = accounts;
+    GraphReadHandlers(GraphReads reads, CheckProperties properties, Scheduler blockingReads) {
+        this.reads = reads;
         this.properties = properties;
         this.cursors = new CursorCodec(properties.cursorKey().getBytes(StandardCharsets.UTF_8));
-        this.reads = reads;
+        this.blockingReads = blockingReads;
     }
 
     /** Batch answer; both arrays ascending, each id once. */
@@ -113,11 +104,9 @@ final class GraphReadHandlers {
     record RelationshipResponse(boolean following, boolean followedBy, Boolean blocking, Boolean blockedBy,
                                 Boolean muting) {
 
-        static RelationshipResponse of(boolean following, boolean followedBy, RelationReads.Between between,
-                                       boolean showBlocks, boolean showMute) {
-            return new RelationshipResponse(following && !between.blocked(), followedBy && !between.blocked(),
-                    showBlocks ? between.blocking() : null, showBlocks ? between.blockedBy() : null,
-                    showMute ? between.muting() : null);
+        static RelationshipResponse of(GraphReads.Relationship relationship) {
+            return new RelationshipResponse(relationship.following(), relationship.followedBy(),
+                    relationship.blocking(), relationship.blockedBy(), relationship.muting());
         }
     }
 
@@ -144,9 +133,9 @@ final class GraphReadHandlers {
     }
 
     /**
-     * {@code GET /internal/v1/users/{id}/following/{targetId}}: {@code {"following":true|false}}. A follow that the
-     * followee's block forbids (its removal by the block's event still on its way) is answered {@code false}: the
-     * filter of hidden pairs says when the followee's block row must be read, which is rare.
+     * {@code GET /internal/v1/users/{id}/following/{targetId}}: {@code {"following":true|false}}, as
+     * {@link GraphReads#isFollowingInProcess} and {@link GraphReads#isFollowing(long, long, String, int)} decide: on
+     * this (I/O) thread when memory holds the answer, else on a blocking thread.
      */
     Mono<ServerResponse> isFollowing(ServerRequest request) {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
@@ -155,41 +144,12 @@ final class GraphReadHandlers {
         if (request.uri().getRawQuery() != null) {
             UserIdJson.asStrings(param(request, UserIdJson.PARAMETER)); // no id in this answer; only refuse bad values
         }
-        int visibility = accounts.inProcess(follower, followee, token);
-        if (visibility == AccountVisibility.HIDDEN) {
-            return check(false); // a deactivated or erased user's edges are invisible
+        int known = reads.isFollowingInProcess(follower, followee, token);
+        if (GraphReads.isAnswer(known)) {
+            return check(known == GraphReads.FOLLOWING);
         }
-        if (visibility == AccountVisibility.ASK_SHARD) {
-            return blocking(() -> !accounts.hides(follower, followee, token)
-                    && followsVisibly(follower, followee, token)).flatMap(GraphReadHandlers::check);
-        }
-        int known = checker.answerInProcess(follower, followee, token);
-        if (known == FollowChecker.NOT_FOLLOWING
-                || known == FollowChecker.FOLLOWING && !relations.followMayBeBlocked(follower, followee)) {
-            return check(known == FollowChecker.FOLLOWING);
-        }
-        if (known == FollowChecker.FOLLOWING) {
-            return blocking(() -> !relations.blocks(followee, follower)).flatMap(GraphReadHandlers::check);
-        }
-        return blocking(() -> followsVisibly(follower, followee, token)).flatMap(GraphReadHandlers::check);
-    }
-
-    /** The check from Redis or the shard, a block of the follower by the followee hiding the follow; may block. */
-    private boolean followsVisibly(long follower, long followee, String token) {
-        // The followee's token: it may have just blocked the follower, before the filter has the block.
-        return checker.isFollowing(follower, followee, token)
-                && !((checker.isOwnWrite(followee, token) || relations.followMayBeBlocked(follower, followee))
-                && relations.blocks(followee, follower));
-    }
-
-    /** {@code answers} with every inactive followee's answer made {@code false}. */
-    private boolean[] visible(long[] ids, boolean[] answers) {
-        for (int i = 0; i < ids.length; i++) {
-            if (answers[i] && accounts.isInactive(ids[i])) {
-                answers[i] = false;
-            }
-        }
-        return answers;
+        return blocking(() -> reads.isFollowing(follower, followee, token, known))
+                .flatMap(GraphReadHandlers::check);
     }
 
     private static Mono<ServerResponse> check(boolean following) {
@@ -209,14 +169,11 @@ final class GraphReadHandlers {
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
                     long[] ids = distinctSorted(parseIds(body));
-                    if (accounts.inProcess(follower, follower, token) == AccountVisibility.VISIBLE) {
-                        boolean[] known = checker.areFollowingInProcess(follower, ids, token);
-                        if (known != null) {
-                            return json(request, contained(ids, visible(ids, known)));
-                        }
+                    boolean[] known = reads.areFollowingInProcess(follower, ids, token);
+                    if (known != null) {
+                        return json(request, contained(ids, known));
                     }
-                    return blocking(() -> contained(ids, accounts.isInactive(follower, token) ? new boolean[ids.length]
-                            : visible(ids, checker.areFollowing(follower, ids, token))))
+                    return blocking(() -> contained(ids, reads.areFollowing(follower, ids, token)))
                             .flatMap(answer -> json(request, answer));
                 });
     }
@@ -234,35 +191,33 @@ final class GraphReadHandlers {
     private Mono<ServerResponse> page(ServerRequest request, ListKind kind) {
         long owner = UserIds.parse(request.pathVariable("id"), "id");
         int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.maxLimit());
-        String cursor = param(request, "cursor");
-        CursorPosition at = cursor == null ? null : cursors.decode(cursor, kind, owner);
-        long followedAt = at == null ? 0 : at.followedAt();
-        long after = at == null ? Page.START : at.userId();
+        CursorPosition after = position(request, kind, owner);
         return blocking(() -> {
-            if (accounts.isInactive(owner, null)) {
-                return new ListResponse(List.of(), null); // an inactive user's lists are empty
+            GraphReads.VisiblePage page = kind == ListKind.FOLLOWING ? reads.following(owner, after, size)
+                    : reads.followers(owner, after, size);
+            List<Item> items = new ArrayList<>(page.ids().length);
+            for (int i = 0; i < page.ids().length; i++) {
+                items.add(new Item(page.ids()[i], page.times()[i]));
             }
-            Page page = kind == ListKind.FOLLOWING ? lists.following(owner, followedAt, after, size)
-                    : lists.followers(owner, followedAt, after, size);
-            long[] blocked = kind == ListKind.FOLLOWERS ? lists.blockedFollowers(owner, page) : new long[0];
-            List<Item> items = new ArrayList<>(page.size());
-            for (int i = 0; i < page.size(); i++) {
-                // Inactive users are left out; the cursor still goes on from the page's last position.
-                if ((blocked.length == 0 || Arrays.binarySearch(blocked, page.ids()[i]) < 0)
-                        && !accounts.isInactive(page.ids()[i])) {
-                    items.add(new Item(page.ids()[i], page.followedAt()[i]));
-                }
-            }
-            String next = page.hasMore() ? cursors.encode(kind, owner, page.lastFollowedAt(), page.lastId()) : null;
-            return new ListResponse(items, next);
+            return new ListResponse(items, next(page, kind, owner));
         }).flatMap(body -> json(request, body));
+    }
+
+    /** The position the request's {@code cursor} carries, or {@code null} for the first page. */
+    private CursorPosition position(ServerRequest request, ListKind kind, long owner) {
+        String cursor = param(request, "cursor");
+        return cursor == null ? null : cursors.decode(cursor, kind, owner);
+    }
+
+    /** The page's {@code nextCursor}, {@code null} on the last page. */
+    private String next(GraphReads.VisiblePage page, ListKind kind, long owner) {
+        return page.next() == null ? null : cursors.encode(kind, owner, page.next());
     }
 
     /** {@code GET /internal/v1/users/{id}/counts}: {@code {followers, following}} from the rows' count columns. */
     Mono<ServerResponse> counts(ServerRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
-        return blocking(() -> accounts.isInactive(user, null) ? FollowLists.Counts.NONE : lists.counts(user))
-                .flatMap(body -> json(request, body));
+        return blocking(() -> reads.counts(user)).flatMap(body -> json(request, body));
     }
 
     /** {@code GET /internal/v1/users/{id}/common-following/{otherId}?limit&cursor}: {@link CommonResponse}. */
@@ -273,63 +228,31 @@ final class GraphReadHandlers {
         String cursor = param(request, "cursor");
         long after = cursor == null ? 0 : cursors.decode(cursor, ListKind.COMMON, a).userId();
         return blocking(() -> {
-            if (accounts.hides(a, b, null)) {
-                return new CommonResponse(List.of(), null);
-            }
-            FollowLists.CommonPage page = lists.commonFollowing(a, b, after, size);
+            GraphReads.VisiblePage page = reads.commonFollowing(a, b, after, size);
             List<CommonItem> items = new ArrayList<>(page.ids().length);
             for (long userId : page.ids()) {
-                if (!accounts.isInactive(userId)) {
-                    items.add(new CommonItem(userId));
-                }
+                items.add(new CommonItem(userId));
             }
-            String next = page.hasMore()
-                    ? cursors.encode(ListKind.COMMON, a, 0, page.ids()[page.ids().length - 1]) : null;
-            return new CommonResponse(items, next);
+            return new CommonResponse(items, next(page, ListKind.COMMON, a));
         }).flatMap(body -> json(request, body));
     }
 
-    /** {@code GET /internal/v1/users/{id}/relationship/{otherId}}: {@link RelationshipResponse}. */
+    /**
+     * {@code GET /internal/v1/users/{id}/relationship/{otherId}}: {@link RelationshipResponse}, as
+     * {@link GraphReads#relationshipInProcess} and {@link GraphReads#relationship} decide: on this (I/O) thread when
+     * memory holds it, else on a blocking thread.
+     */
     Mono<ServerResponse> relationship(ServerRequest request) {
         long a = UserIds.parse(request.pathVariable("id"), "id");
         long b = UserIds.parse(request.pathVariable("otherId"), "otherId");
         String token = request.headers().firstHeader(FOLLOW_TOKEN);
-        // A follow token proves only its own actor's writes: it is verified against each direction's follower.
-        // Each direction the in-process layers answer is answered here; only the others wait on a blocking thread.
         String viewerHeader = request.headers().firstHeader(VIEWER);
-        long viewer = viewerHeader == null ? 0 : UserIds.parse(viewerHeader, VIEWER);
-        boolean showBlocks = viewer == 0 || viewer == a || viewer == b;
-        boolean showMute = viewer == 0 || viewer == a;
-        int visibility = accounts.inProcess(a, b, token);
-        if (visibility == AccountVisibility.HIDDEN) {
-            return json(request, RelationshipResponse.of(false, false, RelationReads.Between.NONE, showBlocks,
-                    showMute));
+        long viewer = viewerHeader == null ? GraphReads.ANY_VIEWER : UserIds.parse(viewerHeader, VIEWER);
+        GraphReads.RelationshipRead read = reads.relationshipInProcess(a, b, token, viewer);
+        if (read instanceof GraphReads.Relationship answered) {
+            return json(request, RelationshipResponse.of(answered));
         }
-        if (visibility == AccountVisibility.ASK_SHARD) {
-            return blocking(() -> accounts.hides(a, b, token)
-                    ? RelationshipResponse.of(false, false, RelationReads.Between.NONE, showBlocks, showMute)
-                    : RelationshipResponse.of(checker.isFollowing(a, b, token), checker.isFollowing(b, a, token),
-                            !showBlocks || a == b ? RelationReads.Between.NONE : relations.between(a, b), showBlocks,
-                            showMute))
-                    .flatMap(body -> json(request, body));
-        }
-        int following = checker.answerInProcess(a, b, token);
-        int followedBy = checker.answerInProcess(b, a, token);
-        // A third party sees neither blocks nor mutes: the relations are not read for it at all.
-        // A follow token of either user: its block or mute may not be in the in-process filter yet.
-        boolean ownWrite = token != null && (checker.isOwnWrite(a, token) || checker.isOwnWrite(b, token));
-        boolean noRelations = !showBlocks || a == b || !ownWrite && relations.surelyNone(a, b);
-        if (following != FollowChecker.UNKNOWN && followedBy != FollowChecker.UNKNOWN && noRelations) {
-            return json(request, RelationshipResponse.of(following == FollowChecker.FOLLOWING,
-                    followedBy == FollowChecker.FOLLOWING, RelationReads.Between.NONE, showBlocks, showMute));
-        }
-        return blocking(() -> RelationshipResponse.of(
-                following != FollowChecker.UNKNOWN ? following == FollowChecker.FOLLOWING
-                        : checker.isFollowing(a, b, token),
-                followedBy != FollowChecker.UNKNOWN ? followedBy == FollowChecker.FOLLOWING
-                        : checker.isFollowing(b, a, token),
-                noRelations ? RelationReads.Between.NONE : relations.between(a, b), showBlocks, showMute))
-                .flatMap(body -> json(request, body));
+        return blocking(() -> RelationshipResponse.of(reads.relationship(read))).flatMap(body -> json(request, body));
     }
 
     /** {@code GET /internal/v1/users/{id}/blocking?limit&cursor}: {@link RelationListResponse}, newest first. */
@@ -345,23 +268,14 @@ final class GraphReadHandlers {
     private Mono<ServerResponse> relationPage(ServerRequest request, Relation relation, ListKind kind) {
         long owner = UserIds.parse(request.pathVariable("id"), "id");
         int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.maxLimit());
-        String cursor = param(request, "cursor");
-        CursorPosition at = cursor == null ? null : cursors.decode(cursor, kind, owner);
-        long createdAt = at == null ? 0 : at.followedAt();
-        long after = at == null ? Page.START : at.userId();
+        CursorPosition after = position(request, kind, owner);
         return blocking(() -> {
-            if (accounts.isInactive(owner, null)) {
-                return new RelationListResponse(List.of(), null);
+            GraphReads.VisiblePage page = reads.relationList(relation, owner, after, size);
+            List<RelationItem> items = new ArrayList<>(page.ids().length);
+            for (int i = 0; i < page.ids().length; i++) {
+                items.add(new RelationItem(page.ids()[i], page.times()[i]));
             }
-            Page page = relations.list(relation, owner, createdAt, after, size);
-            List<RelationItem> items = new ArrayList<>(page.size());
-            for (int i = 0; i < page.size(); i++) {
-                if (!accounts.isInactive(page.ids()[i])) {
-                    items.add(new RelationItem(page.ids()[i], page.followedAt()[i]));
-                }
-            }
-            String next = page.hasMore() ? cursors.encode(kind, owner, page.lastFollowedAt(), page.lastId()) : null;
-            return new RelationListResponse(items, next);
+            return new RelationListResponse(items, next(page, kind, owner));
         }).flatMap(body -> json(request, body));
     }
 
@@ -373,22 +287,17 @@ final class GraphReadHandlers {
      */
     Mono<ServerResponse> hidden(ServerRequest request) {
         long viewer = UserIds.parse(request.pathVariable("id"), "id");
-        boolean ownWrite = checker.isOwnWrite(viewer, request.headers().firstHeader(FOLLOW_TOKEN));
+        String token = request.headers().firstHeader(FOLLOW_TOKEN);
         return request.bodyToMono(JsonNode.class)
                 .switchIfEmpty(Mono.error(() -> new BadParameterException("body",
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
                     long start = System.nanoTime();
-                    long[] asked = distinctSorted(parseIds(body));
-                    if (accounts.isInactive(viewer)) {
-                        asked = new long[0]; // an inactive viewer has no blocks or mutes
+                    long[] candidates = reads.mayBeHidden(viewer, distinctSorted(parseIds(body)), token);
+                    if (candidates.length == 0) { // nothing to read
+                        return json(request, HiddenResponse.of(reads.hidden(viewer, candidates, start)));
                     }
-                    // An inactive author is in no answer: no relation with them is shown.
-                    long[] candidates = relations.mayBeHidden(viewer, accounts.withoutInactive(asked), ownWrite);
-                    if (candidates.length == 0) {
-                        return json(request, HiddenResponse.of(relations.hidden(viewer, candidates, start)));
-                    }
-                    return blocking(() -> HiddenResponse.of(relations.hidden(viewer, candidates, start)))
+                    return blocking(() -> HiddenResponse.of(reads.hidden(viewer, candidates, start)))
                             .flatMap(answer -> json(request, answer));
                 });
     }
@@ -397,13 +306,12 @@ final class GraphReadHandlers {
     Mono<ServerResponse> suggestions(ServerRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
         int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.suggestionsMax());
-        return blocking(() -> new SuggestionsResponse(accounts.isInactive(user, null) ? List.of()
-                : suggestions.suggest(user, size)))
+        return blocking(() -> new SuggestionsResponse(reads.suggestions(user, size)))
                 .flatMap(body -> json(request, body));
     }
 
     private <T> Mono<T> blocking(Callable<T> read) {
-        return Mono.fromCallable(read).subscribeOn(reads);
+        return Mono.fromCallable(read).subscribeOn(blockingReads);
     }
 
     /**
@@ -455,15 +363,7 @@ final class GraphReadHandlers {
         }
         long[] out = new long[ids.size()];
         for (int i = 0; i < out.length; i++) {
-            JsonNode node = ids.get(i);
-            String field = "ids[" + i + "]";
-            if (node.isIntegralNumber() && node.canConvertToLong()) {
-                out[i] = UserIds.requirePositive(node.longValue(), field);
-            } else if (node.isString()) {
-                out[i] = UserIds.parse(node.stringValue(), field);
-            } else {
-                throw new BadParameterException(field, field + " must be a positive integer user id");
-            }
+            out[i] = Params.userId(ids.get(i), "ids[" + i + "]");
         }
         return out;
     }

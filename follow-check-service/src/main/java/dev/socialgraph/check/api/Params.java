@@ -1,8 +1,10 @@
 package dev.socialgraph.check.api;
 
+import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.web.BadParameterException;
+import tools.jackson.databind.JsonNode;
 
-/** Parsing of query parameters whose errors must name the parameter. */
+/** Parsing of query parameters and body members whose errors must name them. */
 final class Params {
 
     private static final int MAX_ECHO = 32;
@@ -40,6 +42,27 @@ final class Params {
     private static BadParameterException outOfRange(String text, int max) {
         return new BadParameterException("limit",
                 "limit must be an integer between 1 and " + max + ", was '" + echo(text) + "'");
+    }
+
+    /**
+     * A user id in a JSON body: a number, or a string of its canonical decimal digits (ids past 2^53 do not survive
+     * JavaScript's numbers; see graph-web's {@code UserIdJson}).
+     *
+     * @param node  the member's value, or {@code null} when it is absent
+     * @param field the member's name as the client sent it, e.g. {@code ids[3]} or {@code pairs[3].followerId}
+     * @return the id, positive
+     * @throws BadParameterException naming {@code field} when the value is absent or not a number or string
+     * @throws dev.socialgraph.common.id.InvalidUserIdException naming {@code field} when it is not a positive
+     *                                                         64-bit id
+     */
+    static long userId(JsonNode node, String field) {
+        if (node != null && node.isIntegralNumber() && node.canConvertToLong()) {
+            return UserIds.requirePositive(node.longValue(), field);
+        }
+        if (node != null && node.isString()) {
+            return UserIds.parse(node.stringValue(), field);
+        }
+        throw new BadParameterException(field, field + " must be a positive integer user id");
     }
 
     static String echo(String text) {

@@ -1,12 +1,8 @@
 package dev.socialgraph.check.api;
 
 import dev.socialgraph.check.CheckProperties;
-import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.bloom.BloomHandlers;
-import dev.socialgraph.check.follow.FollowChecker;
-import dev.socialgraph.check.lists.FollowLists;
-import dev.socialgraph.check.relations.RelationReads;
-import dev.socialgraph.check.suggest.Suggestions;
+import dev.socialgraph.check.reads.GraphReads;
 import io.micrometer.observation.ObservationPredicate;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -66,18 +62,23 @@ class ReadRoutes {
     }
 
     @Bean
-    GraphReadHandlers graphReadHandlers(FollowChecker checker, FollowLists lists, RelationReads relations,
-                                        Suggestions suggestions, AccountVisibility accounts,
-                                        CheckProperties properties, Scheduler blockingReads) {
-        return new GraphReadHandlers(checker, lists, relations, suggestions, accounts, properties, blockingReads);
+    GraphReadHandlers graphReadHandlers(GraphReads graphReads, CheckProperties properties, Scheduler blockingReads) {
+        return new GraphReadHandlers(graphReads, properties, blockingReads);
     }
 
     @Bean
-    RouterFunction<ServerResponse> checkServiceRoutes(GraphReadHandlers reads, BloomHandlers bloom,
-                                                      Scheduler blockingReads) {
+    FollowingPairsHandler followingPairsHandler(GraphReads graphReads, CheckProperties properties,
+                                                Scheduler blockingReads) {
+        return new FollowingPairsHandler(graphReads, properties.batchMax(), blockingReads);
+    }
+
+    @Bean
+    RouterFunction<ServerResponse> checkServiceRoutes(GraphReadHandlers reads, FollowingPairsHandler pairs,
+                                                      BloomHandlers bloom, Scheduler blockingReads) {
         Table table = new Table();
         table.add(HttpMethod.GET, USERS + "/following/{targetId}", reads::isFollowing);
         table.addJson(HttpMethod.POST, USERS + "/following/contains", reads::contains);
+        table.addJson(HttpMethod.POST, "/internal/v1/following/pairs", pairs::check);
         table.add(HttpMethod.GET, USERS + "/following", reads::following);
         table.add(HttpMethod.GET, USERS + "/followers", reads::followers);
         table.add(HttpMethod.GET, USERS + "/counts", reads::counts);

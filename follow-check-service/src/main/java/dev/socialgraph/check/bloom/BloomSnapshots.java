@@ -4,7 +4,6 @@ import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.bloom.SnapshotStore;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.affinity.ShardOwnership;
-import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.store.ShardDataSources;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -120,7 +119,7 @@ public class BloomSnapshots implements DisposableBean {
      * @param into     {@link EdgeBloom#recordFollow} at start-up (the snapshot's filter is live),
      *                 {@link EdgeBloom#recordShadowFollow} during a swap
      */
-    OptionalLong catchUp(BloomSnapshot snapshot, ShardReader.EdgeSink into) {
+    OptionalLong catchUp(BloomSnapshot snapshot, EdgeSink into) {
         return replay.replay(snapshot, into, settings.replayTimeout());
     }
 

@@ -5,7 +5,6 @@ import dev.socialgraph.bloom.EdgeFilter;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.affinity.ShardOwnership;
 import dev.socialgraph.check.relations.HiddenPairs;
-import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import java.time.Instant;
@@ -43,12 +42,12 @@ class BloomStartup implements ApplicationRunner {
     private final CheckProperties.Bloom settings;
     private final EdgeBloom bloom;
     private final FollowEventsListener listener;
-    private final ShardReader shards;
+    private final ShardScans shards;
     private final BloomSnapshots snapshots;
     private final ShardOwnership ownership;
     private final HiddenPairs hidden;
 
-    BloomStartup(CheckProperties properties, EdgeBloom bloom, FollowEventsListener listener, ShardReader shards,
+    BloomStartup(CheckProperties properties, EdgeBloom bloom, FollowEventsListener listener, ShardScans shards,
                  BloomSnapshots snapshots, ShardOwnership ownership, HiddenPairs hidden) {
         this.hidden = hidden;
         this.settings = properties.bloom();

@@ -2,7 +2,6 @@ package dev.socialgraph.check.bloom;
 
 import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.check.CheckProperties;
-import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;
@@ -52,7 +51,7 @@ final class SnapshotReplay {
      * @return events replayed, or empty when the snapshot cannot be replayed (other topic, offsets no longer
      *         retained, broker unreachable, timeout); the reason is logged
      */
-    OptionalLong replay(BloomSnapshot snapshot, ShardReader.EdgeSink into, Duration timeout) {
+    OptionalLong replay(BloomSnapshot snapshot, EdgeSink into, Duration timeout) {
         if (!snapshot.topic().equals(settings.topic())) {
             log.warn("Bloom snapshot of topic {} cannot be replayed from {}", snapshot.topic(), settings.topic());
             return OptionalLong.empty();

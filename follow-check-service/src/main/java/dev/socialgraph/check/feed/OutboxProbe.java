@@ -1,7 +1,6 @@
 package dev.socialgraph.check.feed;
 
 import dev.socialgraph.check.CheckProperties;
-import dev.socialgraph.check.store.ShardReader;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,7 +28,7 @@ class OutboxProbe implements InitializingBean, DisposableBean {
     private static final Logger log = LoggerFactory.getLogger(OutboxProbe.class);
 
     private final FeedLag lag;
-    private final ShardReader shards;
+    private final Outboxes outboxes;
     private final long intervalMillis;
     private final Counter failures;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -38,9 +37,9 @@ class OutboxProbe implements InitializingBean, DisposableBean {
         return t;
     });
 
-    OutboxProbe(FeedLag lag, ShardReader shards, CheckProperties properties, MeterRegistry registry) {
+    OutboxProbe(FeedLag lag, Outboxes outboxes, CheckProperties properties, MeterRegistry registry) {
         this.lag = lag;
-        this.shards = shards;
+        this.outboxes = outboxes;
         this.intervalMillis = properties.feed().probeInterval().toMillis();
         this.failures = Counter.builder("graph.check.feed.probe.failures")
                 .description("Outbox probes that failed (a following database unreachable)").register(registry);
@@ -62,7 +61,7 @@ class OutboxProbe implements InitializingBean, DisposableBean {
     void probe() {
         long startedAt = System.currentTimeMillis();
         try {
-            lag.outboxProbed(startedAt, shards.oldestUnpublishedAgeMillis());
+            lag.outboxProbed(startedAt, outboxes.oldestUnpublishedAgeMillis());
         } catch (RuntimeException e) {
             failures.increment();
             log.debug("Outbox probe failed; the feed watermark does not advance", e);

@@ -1,10 +1,8 @@
 package dev.socialgraph.check.lists;
 
-import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
-import dev.socialgraph.check.relations.RelationReads;
-import dev.socialgraph.common.relation.Relation;
+import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.FollowingRow;
 import java.util.Arrays;
 import org.springframework.stereotype.Service;
@@ -18,12 +16,59 @@ import org.springframework.stereotype.Service;
 @Service
 public class FollowLists {
 
-    private final ShardReader shards;
-    private final RelationReads.Filter hiddenPairs;
+    /** The shard reads of the lists: an adapter in {@code check.store} in production, a plain fake in tests. */
+    public interface Shards {
 
-    FollowLists(ShardReader shards, RelationReads.Filter hiddenPairs) {
+        /**
+         * The following row of {@code followerId} (source of truth), read where its shard lives.
+         *
+         * @param followerId positive user id
+         * @return the row; an empty row of version 0 when the user never followed anyone
+         * @throws ShardUnavailableException when its database is down
+         */
+        FollowingRow following(long followerId);
+
+        /**
+         * One newest-first page of who follows {@code followeeId}, from the follower row or, for a celebrity, by
+         * walking its pages from the newest down (DESIGN.md 2.2); row and pages read in one transaction.
+         *
+         * @param followeeId       positive user id
+         * @param cursorFollowedAt position to continue after (ignored when {@code cursorId == Page.START})
+         * @param cursorId         position to continue after, or {@link Page#START}
+         * @param limit            page size, {@code >= 1}
+         * @return the page
+         * @throws ShardUnavailableException when its database is down
+         */
+        Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit);
+
+        /**
+         * How many users {@code followerId} follows: its following row's count column, less the inactive users
+         * taken out of it ({@code count_offsets}).
+         *
+         * @param followerId positive user id
+         * @return {@code 0..10000}
+         * @throws ShardUnavailableException when its database is down
+         */
+        int followingCount(long followerId);
+
+        /**
+         * How many users follow {@code followeeId}: its follower row's count column (eventually consistent), less
+         * the inactive users taken out of it.
+         *
+         * @param followeeId positive user id
+         * @return {@code >= 0}
+         * @throws ShardUnavailableException when its database is down
+         */
+        long followerCount(long followeeId);
+    }
+
+    private final Shards shards;
+
+    /**
+     * @param shards where the rows are read
+     */
+    public FollowLists(Shards shards) {
         this.shards = shards;
-        this.hiddenPairs = hiddenPairs;
     }
 
     /**
@@ -54,38 +99,6 @@ public class FollowLists {
     }
 
     /**
-     * The followers on a page of {@code owner}'s followers that the owner blocks, to leave out of the answer: a
-     * blocked user's follow is removed by the block's event, and until then the blocker must not see it. The page's
-     * cursor is unchanged (it continues after the page's last position either way). Asks the shard only when the
-     * in-process filter of hidden pairs cannot rule every follower out.
-     *
-     * @param owner positive, the followee whose page it is
-     * @param page  a page of {@link #followers}
-     * @return the blocked followers, ascending; usually empty
-     */
-    public long[] blockedFollowers(long owner, Page page) {
-        if (page.isEmpty() || hiddenPairs.trusted() && noneMayBeBlocked(owner, page.ids())) {
-            return new long[0];
-        }
-        long[] blocked = shards.relationRow(Relation.BLOCK, owner).followingIds();
-        if (blocked.length == 0) {
-            return blocked;
-        }
-        long[] ids = page.ids().clone();
-        Arrays.sort(ids);
-        return AdjacencyArray.intersect(blocked, ids, ids.length);
-    }
-
-    private boolean noneMayBeBlocked(long owner, long[] followers) {
-        for (long follower : followers) {
-            if (hiddenPairs.mayHide(owner, follower)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
      * Follower and following counts.
      *
      * @param userId positive
@@ -111,7 +124,7 @@ public class FollowLists {
         long[] second = a == b ? first : shards.following(b).followingIds();
         long[] found = AdjacencyArray.intersect(first, second, afterId, limit + 1);
         boolean hasMore = found.length > limit;
-        return new CommonPage(hasMore ? java.util.Arrays.copyOf(found, limit) : found, hasMore);
+        return new CommonPage(hasMore ? Arrays.copyOf(found, limit) : found, hasMore);
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.socialgraph.check.relations;
 
-import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.relation.Relation;
@@ -22,16 +21,36 @@ import org.springframework.stereotype.Service;
 @Service
 public class RelationReads {
 
-    /** The shard reads this class needs; {@link ShardReader} in production, a plain fake in unit tests. */
+    /** The shard reads this class needs: an adapter in {@code check.store} in production, a plain fake in tests. */
     public interface Shards {
 
-        /** The source's row of a relation; an empty row when absent. See {@link ShardReader#relationRow}. */
+        /**
+         * The source's row of a relation: whom {@code userId} blocks or mutes, sorted by id with aligned times, from
+         * its following database.
+         *
+         * @param relation {@link Relation#BLOCK} or {@link Relation#MUTE}
+         * @param userId   positive user id
+         * @return the row; an empty row of version 0 when the user never blocked (muted) anyone
+         * @throws ShardUnavailableException when its database is down
+         */
         FollowingRow relationRow(Relation relation, long userId);
 
-        /** Whether the source's row of a relation holds the target. See {@link ShardReader#holds}. */
+        /**
+         * Whether the source's row of a relation holds the target, answered inside the database.
+         *
+         * @throws ShardUnavailableException when the source's database is down
+         */
         boolean holds(Relation relation, long sourceId, long targetId);
 
-        /** Which of the ascending ids block the user, ascending. See {@link ShardReader#blockedByAmong}. */
+        /**
+         * Which of {@code ids} block {@code userId}, from the user's blocked-by row and pages on its follower database
+         * (the follower side of blocks, eventually consistent like followers).
+         *
+         * @param userId positive user id
+         * @param ids    positive user ids, ascending, distinct
+         * @return the blockers among {@code ids}, ascending
+         * @throws ShardUnavailableException when its database is down
+         */
         long[] blockedByAmong(long userId, long[] ids);
     }
 
@@ -124,6 +143,38 @@ public class RelationReads {
     public boolean followMayBeBlocked(long followerId, long followeeId) {
         // The follower's pair: a block puts both orders, and the follower is the user this instance owns.
         return pairs.trusted() && pairs.mayHide(followerId, followeeId);
+    }
+
+    /**
+     * Which of {@code ids} {@code ownerId} blocks, reading the owner's block row only when the in-process filter
+     * cannot rule every one out (it has seen the pair, or it is not trusted). For a page of the owner's followers:
+     * the follows its blocks forbid, whose removal by the block's event is still on its way.
+     *
+     * @param ownerId positive
+     * @param ids     positive, any order
+     * @return the blocked ones, ascending; usually empty
+     * @throws ShardUnavailableException when the owner's following database must be read and is down
+     */
+    public long[] blockedAmong(long ownerId, long[] ids) {
+        if (ids.length == 0 || pairs.trusted() && noneMayHide(ownerId, ids)) {
+            return new long[0];
+        }
+        long[] blocked = shards.relationRow(Relation.BLOCK, ownerId).followingIds();
+        if (blocked.length == 0) {
+            return blocked;
+        }
+        long[] sorted = ids.clone();
+        Arrays.sort(sorted);
+        return AdjacencyArray.intersect(blocked, sorted, sorted.length);
+    }
+
+    private boolean noneMayHide(long viewerId, long[] authorIds) {
+        for (long author : authorIds) {
+            if (pairs.mayHide(viewerId, author)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -4,9 +4,9 @@ import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.cache.RedisFollowingCache;
 import dev.socialgraph.check.follow.FollowChecker;
-import dev.socialgraph.check.store.ShardReader;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.keys.RedisKeys;
+import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.web.UserIdJson;
 import java.util.Arrays;
@@ -29,13 +29,36 @@ import tools.jackson.databind.annotation.JsonSerialize;
 @Service
 public class Suggestions {
 
-    private final ShardReader shards;
+    /** The shard reads of suggestions: an adapter in {@code check.store} in production. */
+    public interface Shards {
+
+        /**
+         * The following row of {@code followerId}, read where its shard lives.
+         *
+         * @param followerId positive user id
+         * @return the row; an empty row of version 0 when the user never followed anyone
+         * @throws ShardUnavailableException when its database is down
+         */
+        FollowingRow following(long followerId);
+
+        /**
+         * The following rows of many users, one query per physical database of the map of now; a user whose shard
+         * moved may be read on its old owner (its row frozen there) until this instance applies the newer map.
+         *
+         * @param followerIds positive user ids, any order
+         * @return rows in no particular order, one per distinct id; absent users get empty rows
+         * @throws ShardUnavailableException when one of the databases is down
+         */
+        List<FollowingRow> followingRows(long[] followerIds);
+    }
+
+    private final Shards shards;
     private final RedisFollowingCache redis;
     private final FollowChecker checker;
     private final CheckProperties properties;
     private final AccountVisibility accounts;
 
-    Suggestions(ShardReader shards, RedisFollowingCache redis, FollowChecker checker, CheckProperties properties,
+    Suggestions(Shards shards, RedisFollowingCache redis, FollowChecker checker, CheckProperties properties,
                 AccountVisibility accounts) {
         this.accounts = accounts;
         this.shards = shards;

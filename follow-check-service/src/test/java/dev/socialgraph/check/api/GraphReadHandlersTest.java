@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.follow.FollowChecker;
+import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.relation.Relation;
@@ -158,8 +159,9 @@ class GraphReadHandlersTest {
     final InactiveUsers inactive = new InactiveUsers();
     /** The state rows, read with a follow token of their user; no row: active. */
     final Map<Long, AccountState> states = new HashMap<>();
-    final GraphReadHandlers handlers = new GraphReadHandlers(checker, null, relations, null,
-            new AccountVisibility(inactive, id -> states.getOrDefault(id, AccountState.ACTIVE), checker, true),
+    final AccountVisibility accounts = new AccountVisibility(inactive,
+            id -> states.getOrDefault(id, AccountState.ACTIVE), checker, true);
+    final GraphReadHandlers handlers = new GraphReadHandlers(new GraphReads(checker, relations, accounts, null, null),
             properties, reads);
 
     GraphReadHandlersTest() {

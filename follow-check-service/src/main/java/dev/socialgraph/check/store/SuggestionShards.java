@@ -1,0 +1,54 @@
+package dev.socialgraph.check.store;
+
+import dev.socialgraph.check.suggest.Suggestions;
+import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.ShardDataSources;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.springframework.stereotype.Component;
+
+/**
+ * {@link Suggestions.Shards}: the user's following row, and the rows of its intermediates grouped many users per
+ * database by the map of now (so for up to one poll interval a moved user's frozen row on its old owner).
+ */
+@Component
+class SuggestionShards implements Suggestions.Shards {
+
+    private final ShardReads reads;
+    private final FollowingRepository following;
+
+    SuggestionShards(ShardDataSources dataSources, FollowingRepository following) {
+        this.reads = new ShardReads(dataSources);
+        this.following = following;
+    }
+
+    @Override
+    public FollowingRow following(long followerId) {
+        return reads.followingRow(following, followerId);
+    }
+
+    @Override
+    public List<FollowingRow> followingRows(long[] followerIds) {
+        Map<DataSource, long[]> byDatabase = new IdentityHashMap<>();
+        Map<DataSource, Integer> counts = new IdentityHashMap<>();
+        for (long id : followerIds) {
+            DataSource ds = reads.dataSources().forUser(ShardGroup.FOLLOWING, id);
+            int n = counts.getOrDefault(ds, 0);
+            long[] ids = byDatabase.computeIfAbsent(ds, k -> new long[followerIds.length]);
+            ids[n] = id;
+            counts.put(ds, n + 1);
+        }
+        List<FollowingRow> rows = new ArrayList<>(followerIds.length);
+        for (Map.Entry<DataSource, long[]> e : byDatabase.entrySet()) {
+            long[] ids = Arrays.copyOf(e.getValue(), counts.get(e.getKey()));
+            rows.addAll(ShardReads.database(e.getKey(), ids[0], c -> following.findAll(c, ids)));
+        }
+        return rows;
+    }
+}

@@ -1,0 +1,231 @@
+package dev.socialgraph.check.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.reads.FakeGraph;
+import dev.socialgraph.check.reads.GraphReads;
+import dev.socialgraph.common.id.InvalidUserIdException;
+import dev.socialgraph.common.relation.Relation;
+import dev.socialgraph.store.account.AccountState;
+import dev.socialgraph.web.BadParameterException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.mock.web.reactive.function.server.MockServerRequest;
+import org.springframework.web.reactive.function.server.EntityResponse;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@link FollowingPairsHandler} over the read path's plain fakes ({@link FakeGraph}) and a scheduler that counts
+ * what is handed to it: each pair answered as its single check would be, in order; the pairs memory answers on the
+ * calling (I/O) thread; a failed pair as its problem document while the others are answered; bad input refused
+ * before any layer is asked.
+ */
+class FollowingPairsHandlerTest {
+
+    static final long A = 10;
+    static final long B = 20;
+    static final long C = 30;
+    static final JsonMapper JSON = JsonMapper.builder().build();
+
+    final FakeGraph graph = new FakeGraph();
+    final AtomicInteger hops = new AtomicInteger();
+    final Scheduler blocking = Schedulers.fromExecutor(task -> {
+        hops.incrementAndGet();
+        task.run();
+    });
+    final FollowingPairsHandler pairs = new FollowingPairsHandler(graph.reads, 5, blocking);
+
+    FollowingPairsHandlerTest() {
+        graph.follows(A, B); // A follows B; B follows nobody; C follows A
+        graph.follows(C, A);
+        graph.bloom.addAll(List.of(List.of(A, B), List.of(C, A), List.of(B, A)));
+    }
+
+    @Test
+    void everyPairMemoryAnswers_isAnsweredInOrder_withoutAHop() {
+        graph.local.put(A, new long[] {B});
+        graph.local.put(B, new long[0]);
+        assertThat(answer("{\"pairs\":[{\"followerId\":10,\"followeeId\":20},{\"followerId\":\"20\",\"followeeId\":10},"
+                + "{\"followerId\":10,\"followeeId\":99},{\"followerId\":10,\"followeeId\":20,\"followToken\":null}]}"))
+                .isEqualTo("{\"results\":[{\"following\":true},{\"following\":false},{\"following\":false},"
+                        + "{\"following\":true}]}");
+        assertThat(hops).hasValue(0);
+        assertThat(graph.shardReads).hasValue(0);
+    }
+
+    @Test
+    void pairsMemoryCannotAnswer_goToTheBlockingScheduler_oneTaskEach() {
+        graph.local.put(A, new long[] {B});
+        assertThat(answer("{\"pairs\":[{\"followerId\":30,\"followeeId\":10},{\"followerId\":10,\"followeeId\":20},"
+                + "{\"followerId\":20,\"followeeId\":10}]}"))
+                .isEqualTo("{\"results\":[{\"following\":true},{\"following\":true},{\"following\":false}]}");
+        assertThat(hops).as("C's and B's rows are not in memory").hasValue(2);
+        assertThat(graph.shardReads).hasValue(2);
+    }
+
+    /** Each pair with its own token, inactive users and blocks: the same answers as the single check's. */
+    @Test
+    void eachPair_isAnsweredAsItsSingleCheck() {
+        graph.local.put(A, new long[0]); // stale: the follow of B has not arrived
+        graph.local.put(C, new long[] {A});
+        graph.follows(B, A); // B follows A, and A blocks B: the block's event has not removed the follow yet
+        graph.relates(Relation.BLOCK, A, B);
+        graph.filterSawBlock(A, B);
+        graph.follows(40, B);
+        graph.bloom.add(List.of(40L, B));
+        graph.inactive.apply(40, AccountState.DEACTIVATED);
+        String ofA = graph.tokens.issue(A);
+        String ofB = graph.tokens.issue(B);
+        CheckProperties properties = new Binder(new MapConfigurationPropertySource(Map.of(
+                "graph.check.token-secret", "following-pairs-handler-test-token-secret-0123456789",
+                "graph.check.cursor-key", "following-pairs-handler-test-cursor-key-0123456789")))
+                .bindOrCreate("graph.check", CheckProperties.class);
+        GraphReadHandlers single = new GraphReadHandlers(graph.reads, properties, blocking);
+
+        long[][] asked = {{A, B}, {A, B}, {B, A}, {C, A}, {40, B}, {A, C}, {C, A}};
+        String[] tokens = {null, ofA, null, null, null, ofB, ofA};
+        StringBuilder body = new StringBuilder("{\"pairs\":[");
+        StringBuilder expected = new StringBuilder("{\"results\":[");
+        for (int i = 0; i < asked.length; i++) {
+            body.append(i == 0 ? "" : ",").append("{\"followerId\":").append(asked[i][0]).append(",\"followeeId\":")
+                    .append(asked[i][1]).append(tokens[i] == null ? "" : ",\"followToken\":\"" + tokens[i] + "\"")
+                    .append('}');
+            expected.append(i == 0 ? "" : ",").append(body(single.isFollowing(check(asked[i][0], asked[i][1],
+                    tokens[i])).block()));
+        }
+        FollowingPairsHandler seven = new FollowingPairsHandler(graph.reads, 7, blocking);
+        assertThat(answer(seven, body.append("]}").toString())).isEqualTo(expected.append("]}").toString())
+                .isEqualTo("{\"results\":[{\"following\":false},{\"following\":true},{\"following\":false},"
+                        + "{\"following\":true},{\"following\":false},{\"following\":false},{\"following\":true}]}");
+    }
+
+    @Test
+    void aPairOnADatabaseThatIsDown_isItsProblem_andTheOthersAreAnswered() {
+        graph.down.add(C);
+        graph.local.put(A, new long[] {B});
+        String answer = answer("{\"pairs\":[{\"followerId\":10,\"followeeId\":20},{\"followerId\":30,\"followeeId\":10},"
+                + "{\"followerId\":20,\"followeeId\":10}]}");
+        JsonNode results = JSON.readTree(answer).get("results");
+        assertThat(results.get(0).toString()).isEqualTo("{\"following\":true}");
+        assertThat(results.get(2).toString()).isEqualTo("{\"following\":false}");
+        JsonNode problem = results.get(1);
+        assertThat(problem.get("status").intValue()).isEqualTo(503);
+        assertThat(problem.get("type").stringValue()).isEqualTo("https://socialgraph.dev/problems/shard-unavailable");
+        assertThat(problem.get("title").stringValue()).isEqualTo("Shard unavailable");
+        assertThat(problem.get("detail").stringValue())
+                .isEqualTo("the shard database holding this user is unavailable; retry later");
+        assertThat(problem.get("instance").stringValue()).isEqualTo("/internal/v1/users/30/following/10");
+    }
+
+    @Test
+    void noThreadFree_isTheOverloadProblem_forThePairsMemoryCannotAnswer() {
+        graph.local.put(A, new long[] {B});
+        FollowingPairsHandler full = new FollowingPairsHandler(graph.reads, 5, Schedulers.fromExecutor(task -> {
+            throw new RejectedExecutionException("queue full");
+        }));
+        JsonNode results = JSON.readTree(answer(full, "{\"pairs\":[{\"followerId\":30,\"followeeId\":10},"
+                + "{\"followerId\":10,\"followeeId\":20}]}")).get("results");
+        assertThat(results.get(0).get("status").intValue()).isEqualTo(503);
+        assertThat(results.get(0).get("type").stringValue())
+                .isEqualTo("https://socialgraph.dev/problems/service-unavailable");
+        assertThat(results.get(0).get("title").stringValue()).isEqualTo("Overloaded");
+        assertThat(results.get(1).toString()).isEqualTo("{\"following\":true}");
+    }
+
+    @Test
+    void aBug_isThe500Problem_withoutInternals() {
+        GraphReads broken = new GraphReads(graph.checker, graph.relations, graph.accounts, null, null) {
+            @Override
+            public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
+                throw new IllegalStateException("secret internals");
+            }
+        };
+        JsonNode result = JSON.readTree(answer(new FollowingPairsHandler(broken, 5, blocking),
+                "{\"pairs\":[{\"followerId\":30,\"followeeId\":10}]}")).get("results").get(0);
+        assertThat(result.get("status").intValue()).isEqualTo(500);
+        assertThat(result.get("type").stringValue()).isEqualTo("https://socialgraph.dev/problems/internal-error");
+        assertThat(result.toString()).doesNotContain("secret");
+    }
+
+    @Test
+    void badInput_isRefusedNamingTheField_beforeAnyLayerIsAsked() {
+        Map<String, String> cases = new LinkedHashMap<>();
+        cases.put("[1,2]", "body");
+        cases.put("{}", "pairs");
+        cases.put("{\"pairs\":{}}", "pairs");
+        cases.put("{\"pairs\":[]}", "pairs");
+        cases.put("{\"pairs\":[" + "{\"followerId\":1,\"followeeId\":2},".repeat(5) + "{\"followerId\":1,"
+                + "\"followeeId\":2}]}", "pairs");
+        cases.put("{\"pairs\":[{\"followerId\":1,\"followeeId\":2},7]}", "pairs[1]");
+        cases.put("{\"pairs\":[{\"followerId\":1,\"followeeId\":2},{\"followeeId\":2}]}", "pairs[1].followerId");
+        cases.put("{\"pairs\":[{\"followerId\":1,\"followeeId\":2},{\"followerId\":0,\"followeeId\":2}]}",
+                "pairs[1].followerId");
+        cases.put("{\"pairs\":[{\"followerId\":1.5,\"followeeId\":2}]}", "pairs[0].followerId");
+        cases.put("{\"pairs\":[{\"followerId\":1,\"followeeId\":\"x\"}]}", "pairs[0].followeeId");
+        cases.put("{\"pairs\":[{\"followerId\":1,\"followeeId\":99999999999999999999}]}", "pairs[0].followeeId");
+        cases.put("{\"pairs\":[{\"followerId\":1,\"followeeId\":2},{\"followerId\":3,\"followeeId\":4,"
+                + "\"followToken\":5}]}", "pairs[1].followToken");
+        for (Map.Entry<String, String> c : cases.entrySet()) {
+            assertThat(refused(() -> pairs.check(post(c.getKey())).block())).as(c.getKey()).isEqualTo(c.getValue());
+        }
+        assertThat(refused(() -> pairs.check(MockServerRequest.builder().body(Mono.empty())).block()))
+                .isEqualTo("body");
+        MockServerRequest strings = MockServerRequest.builder()
+                .uri(URI.create("http://localhost/internal/v1/following/pairs?stringify_ids=yes"))
+                .queryParam("stringify_ids", "yes")
+                .body(Mono.just(JSON.readTree("{\"pairs\":[{\"followerId\":1,\"followeeId\":2}]}")));
+        assertThat(refused(() -> pairs.check(strings).block())).isEqualTo("stringify_ids");
+        assertThat(hops).hasValue(0);
+        assertThat(graph.shardReads).hasValue(0);
+        assertThat(graph.registry.get("graph.check.latency").timers()).as("no layer answered anything")
+                .allMatch(timer -> timer.count() == 0);
+    }
+
+    private static String refused(Runnable call) {
+        try {
+            call.run();
+        } catch (BadParameterException e) {
+            return e.parameter();
+        } catch (InvalidUserIdException e) {
+            return e.field();
+        }
+        throw new AssertionError("not refused");
+    }
+
+    private String answer(String json) {
+        return answer(pairs, json);
+    }
+
+    private static String answer(FollowingPairsHandler handler, String json) {
+        return body(handler.check(post(json)).block());
+    }
+
+    private static MockServerRequest post(String json) {
+        return MockServerRequest.builder().body(Mono.just(JSON.readTree(json)));
+    }
+
+    private static MockServerRequest check(long follower, long followee, String token) {
+        MockServerRequest.Builder request = MockServerRequest.builder().pathVariable("id", String.valueOf(follower))
+                .pathVariable("targetId", String.valueOf(followee));
+        return token == null ? request.build() : request.header("X-Follow-Token", token).build();
+    }
+
+    private static String body(ServerResponse response) {
+        assertThat(response.statusCode().value()).isEqualTo(200);
+        return new String((byte[]) ((EntityResponse<?>) response).entity(), StandardCharsets.UTF_8);
+    }
+}
