@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -31,8 +32,8 @@ import reactor.netty.http.client.HttpClient;
 /**
  * The single follow check {@code GET /v1/users/{id}/following/{targetId}} served by the gateway's own handler
  * ({@link CoalescedCheckHandler}) and coalesced into batch calls per check instance ({@link Coalescer},
- * {@link FollowPairsClient}), with {@code graph.gateway.check-coalescing.enabled}; off, Spring Cloud Gateway's
- * {@code check} route proxies each check as before.
+ * {@link FollowPairsClient}), with {@code graph.gateway.check-coalescing.enabled} (the default); off, Spring Cloud
+ * Gateway's {@code check} route proxies each check, one request per check.
  *
  * <p>Why a handler of our own: behind the route, every check paid Spring Cloud Gateway's proxying machinery (route
  * lookup, its filter chain, a client exchange per request, header copies), several times the check service's own
@@ -45,14 +46,16 @@ import reactor.netty.http.client.HttpClient;
  *
  * <p>Meters, per check instance (tag {@code check_instance}, the instance's id): {@code graph.gateway.coalescer.batches}
  * (batch calls sent), {@code .checks} (checks sent in them: their ratio is the mean batch size),
- * {@code .refused} (checks answered 503 because too many were waiting) and the gauge {@code .queued} (checks waiting).
+ * {@code .refused} (checks answered without being sent: too many were waiting, 503, or one waited past
+ * {@code max-wait}, 504) and the gauge {@code .queued} (checks waiting).
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnBooleanProperty(name = "graph.gateway.check-coalescing.enabled")
+@ConditionalOnBooleanProperty(name = "graph.gateway.check-coalescing.enabled", matchIfMissing = true)
 class CheckCoalescing {
 
     @Bean
-    CoalescedCheckMapping coalescedCheckMapping(CheckCoalescingProperties properties, ProblemResponses problems,
+    CoalescedCheckMapping coalescedCheckMapping(CheckCoalescingProperties properties, GatewayProperties gateway,
+                                                ProblemResponses problems,
                                                 RateLimits limits,
                                                 @Qualifier("readLimiter") LocalTokenBuckets readLimiter,
                                                 LoadBalancerClientFactory balancers,
@@ -62,7 +65,8 @@ class CheckCoalescing {
         if (!(balancer instanceof ShardAffineLoadBalancer shardAffine)) {
             throw new IllegalStateException("the check service's balancer is not the shard-affine one: " + balancer);
         }
-        PerInstance coalescers = new PerInstance(properties, client, serviceHeaders, meters);
+        PerInstance coalescers = new PerInstance(properties, properties.maxWaitOr(gateway.responseTimeout()), client,
+                serviceHeaders, meters);
         // Every configured instance's coalescer, and so its meters, from the start.
         StaticInstanceListConfiguration.instances(discovery, LoadBalancing.CHECK_SERVICE).forEach(coalescers::apply);
         return new CoalescedCheckMapping(new CoalescedCheckHandler(limits.filter(readLimiter, "reads", 0), problems,
@@ -73,14 +77,16 @@ class CheckCoalescing {
     static final class PerInstance implements Function<ServiceInstance, Coalescer<Pair, Answer>> {
 
         private final CheckCoalescingProperties properties;
+        private final Duration maxWait;
         private final HttpClient client;
         private final ServiceHeaders serviceHeaders;
         private final MeterRegistry meters;
         private final Map<String, Coalescer<Pair, Answer>> coalescers = new ConcurrentHashMap<>();
 
-        PerInstance(CheckCoalescingProperties properties, HttpClient client, ServiceHeaders serviceHeaders,
-                    MeterRegistry meters) {
+        PerInstance(CheckCoalescingProperties properties, Duration maxWait, HttpClient client,
+                    ServiceHeaders serviceHeaders, MeterRegistry meters) {
             this.properties = properties;
+            this.maxWait = maxWait;
             this.client = client;
             this.serviceHeaders = serviceHeaders;
             this.meters = meters;
@@ -96,7 +102,7 @@ class CheckCoalescing {
         private Coalescer<Pair, Answer> create(String id, ServiceInstance instance) {
             Coalescer<Pair, Answer> coalescer = new Coalescer<>(
                     new FollowPairsClient(client, instance.getUri(), serviceHeaders), properties.maxInFlight(),
-                    properties.maxBatch(), properties.maxQueued(), properties.maxWait().toNanos(), System::nanoTime);
+                    properties.maxBatch(), properties.maxQueued(), maxWait.toNanos(), System::nanoTime);
             Tags tags = Tags.of("check_instance", id);
             FunctionCounter.builder("graph.gateway.coalescer.batches", coalescer, Coalescer::batches).tags(tags)
                     .description("batch calls of coalesced follow checks sent to the check instance")
@@ -104,7 +110,7 @@ class CheckCoalescing {
             FunctionCounter.builder("graph.gateway.coalescer.checks", coalescer, Coalescer::sent).tags(tags)
                     .description("follow checks sent to the check instance in batch calls").register(meters);
             FunctionCounter.builder("graph.gateway.coalescer.refused", coalescer, Coalescer::refused).tags(tags)
-                    .description("follow checks answered 503: too many were waiting for the check instance")
+                    .description("follow checks answered without being sent: too many waiting, or waited too long")
                     .register(meters);
             Gauge.builder("graph.gateway.coalescer.queued", coalescer, Coalescer::queued).tags(tags)
                     .description("follow checks waiting for a batch call to the check instance").strongReference(true)

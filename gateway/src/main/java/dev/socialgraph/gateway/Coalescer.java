@@ -16,10 +16,11 @@ import reactor.core.publisher.MonoSink;
  * never larger than {@code maxBatch}, and never more than {@code maxInFlight} are outstanding.
  *
  * <p><b>What each caller gets.</b> Its own answer: the batch's answer at its position (the transport answers in
- * the batch's order, one per query), or the batch's error when the whole call failed. A caller is refused with
- * {@link Overloaded} without being sent when {@code maxQueued} callers are already waiting (at once), or when it has
- * waited longer than {@code maxWait} by the time a batch completes and the queue is drained (then, not by a timer:
- * the wait ends with the completion of a batch in flight, which the transport's own timeouts bound). A caller whose
+ * the batch's order, one per query), or the batch's error when the whole call failed. A caller is refused without
+ * being sent: with {@link Overloaded} at once when {@code maxQueued} callers are already waiting, and with
+ * {@link Expired} when it has waited longer than {@code maxWait} by the time a batch completes and the queue is
+ * drained (then, not by a timer: the wait ends with the completion of a batch in flight, which the transport's own
+ * timeouts bound). A caller whose
  * subscription is cancelled (its client went away) leaves the queue; once sent, its answer is dropped and the batch
  * goes on for the others.
  *
@@ -51,6 +52,14 @@ final class Coalescer<Q, A> {
 
         Overloaded(String message) {
             super(message, null, false, false); // an expected answer, refused many times under overload: no trace
+        }
+    }
+
+    /** A caller refused before its query was sent: it waited longer than {@code maxWait} for the batches ahead. */
+    static final class Expired extends RuntimeException {
+
+        Expired(String message) {
+            super(message, null, false, false);
         }
     }
 
@@ -88,7 +97,7 @@ final class Coalescer<Q, A> {
      * @param maxBatch     queries in one batch at most, at least 1
      * @param maxQueued    callers waiting at most; more are refused at once. At least 1
      * @param maxWaitNanos longest wait in the queue, nanoseconds; a caller found waiting longer when the queue is
-     *                     drained is refused instead of sent. At least 1
+     *                     drained is refused ({@link Expired}) instead of sent. At least 1
      * @param nanoTime     the clock ({@link System#nanoTime} in production), read once per caller and per drain
      * @throws IllegalArgumentException for a bound below 1
      */
@@ -109,7 +118,8 @@ final class Coalescer<Q, A> {
     /**
      * Asks {@code query} as part of a batch, when subscribed to.
      *
-     * @return the query's own answer; the whole batch's error when its call failed; {@link Overloaded} when refused;
+     * @return the query's own answer; the whole batch's error when its call failed; {@link Overloaded} or
+     *         {@link Expired} when refused;
      *         signalled on the thread that completed the batch (or the caller's own, for an answer at once)
      */
     Mono<A> submit(Q query) {
@@ -226,8 +236,8 @@ final class Coalescer<Q, A> {
         }
         if (expired != null) {
             for (Waiter<Q, A> waiter : expired) {
-                waiter.sink.error(new Overloaded("waited longer than " + maxWaitNanos / 1_000_000
-                        + " ms for a call to this instance"));
+                waiter.sink.error(new Expired("waited longer than " + maxWaitNanos / 1_000_000
+                        + " ms for the calls ahead of it to this instance"));
             }
         }
         if (next != null) {

@@ -29,7 +29,8 @@ class GatewayErrors implements ErrorWebExceptionHandler {
 
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, Throwable error) {
-        if (hasCause(error, ReadTimeoutException.class)) { // HttpClientTuning's response timeout
+        // HttpClientTuning's response timeout; or a coalesced check that waited as long for the calls ahead of it.
+        if (hasCause(error, ReadTimeoutException.class) || error instanceof Coalescer.Expired) {
             return problems.write(exchange, HttpStatus.GATEWAY_TIMEOUT, "Gateway Timeout",
                     "the service behind this route did not answer in time", null);
         }

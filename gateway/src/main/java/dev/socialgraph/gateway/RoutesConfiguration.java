@@ -98,8 +98,8 @@ class RoutesConfiguration {
         }
         // Routes are tried in order until one matches, each try a predicate evaluated per request: the single
         // follow check, most of the traffic, comes first. No later route matches its paths. With
-        // graph.gateway.check-coalescing.enabled the gateway's own handler serves it before any route is looked up
-        // (CheckCoalescing); the route stays, for the setting off.
+        // graph.gateway.check-coalescing.enabled (the default) the gateway's own handler serves it before any route
+        // is looked up (CheckCoalescing); the route stays, for the setting off.
         routes.route("check", r -> r.path("/v1/users/{id}/following/{targetId}")
                         .and().method(HttpMethod.GET)
                         .filters(publicReads)

@@ -201,7 +201,7 @@ class CoalescerTest {
         assertThat(coalescer.queued()).isEqualTo(3);
         service.answer(service.calls.get(0));
 
-        assertThat(old.signals).singleElement().isInstanceOf(Coalescer.Overloaded.class);
+        assertThat(old.signals).singleElement().isInstanceOf(Coalescer.Expired.class);
         assertThat(service.calls.get(1).batch).containsExactly(recent1.query, recent2.query);
         assertThat(coalescer.refused()).isEqualTo(2);
     }
@@ -370,7 +370,7 @@ class CoalescerTest {
                     service.answer(call);
                 }
                 for (Caller caller : expired) {
-                    expected.put(caller, Coalescer.Overloaded.class);
+                    expected.put(caller, Coalescer.Expired.class);
                 }
                 if (next.isEmpty()) {
                     assertThat(service.calls).hasSize(callsBefore);
@@ -403,7 +403,7 @@ class CoalescerTest {
                 expired.add(queue.pollFirst());
             }
             for (Caller caller : expired) {
-                expected.put(caller, Coalescer.Overloaded.class);
+                expected.put(caller, Coalescer.Expired.class);
             }
             List<Caller> next = new ArrayList<>();
             while (!queue.isEmpty() && next.size() < maxBatch) {
@@ -430,8 +430,8 @@ class CoalescerTest {
             }
             assertThat(caller.signals).as("signals of %s", caller.query).hasSize(1);
             Object got = caller.signals.get(0);
-            if (want == Coalescer.Overloaded.class) {
-                assertThat(got).isInstanceOf(Coalescer.Overloaded.class);
+            if (want instanceof Class<?> refusal) {
+                assertThat(got).isInstanceOf(refusal);
             } else {
                 assertThat(got).as("%s, seed %d", caller.query, seed).isEqualTo(want);
                 if (got instanceof Answer answer) {
