@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.function.Function;
 import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.support.NotFoundException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -59,6 +60,8 @@ final class CoalescedCheckHandler implements WebHandler {
     private final ProblemResponses problems;
     private final ShardAffineLoadBalancer balancer;
     private final Function<ServiceInstance, Coalescer<Pair, Answer>> coalescers;
+    /** What follows the read budget: built once, not per request. */
+    private final GatewayFilterChain afterReadLimit = this::check;
 
     /**
      * @param readLimit  the read budget's rate-limit filter
@@ -77,7 +80,7 @@ final class CoalescedCheckHandler implements WebHandler {
     @Override
     public Mono<Void> handle(ServerWebExchange exchange) {
         RequestIds.assign(exchange);
-        return readLimit.filter(exchange, this::check);
+        return readLimit.filter(exchange, afterReadLimit);
     }
 
     private Mono<Void> check(ServerWebExchange exchange) {
