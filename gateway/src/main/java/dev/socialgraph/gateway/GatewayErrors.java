@@ -14,8 +14,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Every error the gateway itself raises becomes problem+json: no route (404), wrong method (405), a service that
- * cannot be reached or whose connection pool is exhausted (503, {@code Retry-After: 1}) or that does not answer in
- * time (504). Errors a service returns are passed through as they are (they are problem+json already).
+ * cannot be reached or whose connection pool (or, for a coalesced check, its instance's queue) is exhausted (503,
+ * {@code Retry-After: 1}) or that does not answer in time (504). Errors a service returns are passed through as they are (they are problem+json already).
  */
 @Component
 @Order(-2) // before Spring Boot's DefaultErrorWebExceptionHandler (-1)
@@ -29,13 +29,16 @@ class GatewayErrors implements ErrorWebExceptionHandler {
 
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, Throwable error) {
-        if (hasCause(error, ReadTimeoutException.class)) { // HttpClientTuning's response timeout
+        // HttpClientTuning's response timeout; or a coalesced check that waited as long for the calls ahead of it.
+        if (hasCause(error, ReadTimeoutException.class) || error instanceof Coalescer.Expired) {
             return problems.write(exchange, HttpStatus.GATEWAY_TIMEOUT, "Gateway Timeout",
                     "the service behind this route did not answer in time", null);
         }
         // Before the TimeoutException case: a pool that found no free connection in time is an overload (503,
         // retry later), not a service that failed to answer. Reactor Netty shades reactor-pool, hence the names.
-        if (hasCauseNamed(error, "PoolAcquireTimeoutException") || hasCauseNamed(error, "PoolAcquirePendingLimitException")) {
+        // The coalescer's queue is the same kind of wait (CoalescedCheckHandler), and gets the same answer.
+        if (hasCauseNamed(error, "PoolAcquireTimeoutException") || hasCauseNamed(error, "PoolAcquirePendingLimitException")
+                || error instanceof Coalescer.Overloaded) {
             return problems.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
                     "too many requests are waiting for the service behind this route", null);
         }

@@ -2,8 +2,14 @@ package dev.socialgraph.gateway;
 
 import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.web.ProblemJson;
+import dev.socialgraph.web.ProblemMapping;
 import dev.socialgraph.web.ReactiveProblems;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Map;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
@@ -44,9 +50,58 @@ class ProblemResponses {
             response.getHeaders().set("WWW-Authenticate", "Bearer");
         }
         if (status == HttpStatus.SERVICE_UNAVAILABLE) {
-            response.getHeaders().set("Retry-After", dev.socialgraph.web.ProblemMapping.RETRY_AFTER_SECONDS);
+            response.getHeaders().set("Retry-After", ProblemMapping.RETRY_AFTER_SECONDS);
         }
         return ReactiveProblems.write(exchange, status.value(),
                 ProblemJson.of(type, detail, exchange.getRequest().getPath().value(), parameter));
+    }
+
+    /**
+     * Completes the exchange with a problem a service answered about this request without it being proxied (a
+     * coalesced check's, {@link CoalescedCheckHandler}), as the caller would have got it proxied: the service's
+     * members as they are ({@code type}, {@code title}, {@code detail}, {@code parameter}, …), the status given, and
+     * as {@code instance} the path the caller sent (what {@code X-Public-Path} makes a proxied request's problem name).
+     * A 503 carries {@code Retry-After} as a service's does.
+     *
+     * @param status     the HTTP status, 400 to 599
+     * @param members    the problem document's members; {@code status} and {@code instance} among them are replaced
+     * @param retryAfter the service's {@code Retry-After}, or {@code null} (then {@code 1} for a 503)
+     */
+    Mono<Void> relay(ServerWebExchange exchange, int status, Map<String, ?> members, String retryAfter) {
+        ServerHttpResponse response = exchange.getResponse();
+        if (response.isCommitted()) {
+            return Mono.empty();
+        }
+        ProblemDetail problem = ProblemDetail.forStatus(status);
+        for (Map.Entry<String, ?> member : members.entrySet()) {
+            Object value = member.getValue();
+            switch (member.getKey()) {
+                case "type" -> {
+                    URI type = value instanceof String text ? uriOrNull(text) : null;
+                    if (type != null) {
+                        problem.setType(type);
+                    }
+                }
+                case "title" -> problem.setTitle(value instanceof String title ? title : null);
+                case "detail" -> problem.setDetail(value instanceof String detail ? detail : null);
+                case "status", "instance" -> { }
+                default -> problem.setProperty(member.getKey(), value);
+            }
+        }
+        problem.setInstance(uriOrNull(exchange.getRequest().getPath().value()));
+        if (retryAfter != null) {
+            response.getHeaders().set(HttpHeaders.RETRY_AFTER, retryAfter);
+        } else if (status == HttpStatus.SERVICE_UNAVAILABLE.value()) {
+            response.getHeaders().set(HttpHeaders.RETRY_AFTER, ProblemMapping.RETRY_AFTER_SECONDS);
+        }
+        return ReactiveProblems.write(exchange, status, ProblemJson.of(problem));
+    }
+
+    private static URI uriOrNull(String text) {
+        try {
+            return new URI(text);
+        } catch (URISyntaxException e) {
+            return null; // then the status' default type, or no instance: as a service leaves out what it cannot name
+        }
     }
 }

@@ -17,7 +17,8 @@ import reactor.core.publisher.Mono;
 /**
  * {@code X-Request-Id}: kept when the client sends a sane one, generated otherwise; returned to the client, passed to
  * the service (by {@link ServiceHeaders}, from the exchange attribute {@link #ATTRIBUTE}), and logged at DEBUG with
- * the route. Not on the benchmark-only bare route
+ * the route. The coalesced single check, which no route serves, gets its id from {@link #assign} as well. Not on the
+ * benchmark-only bare route
  * ({@code graph.gateway.bare-route}), which measures Spring Cloud Gateway without any filter of ours.
  */
 @Component
@@ -34,6 +35,18 @@ class RequestIds implements GlobalFilter, Ordered {
         if (route != null && RoutesConfiguration.BARE_ROUTE.equals(route.getId())) {
             return chain.filter(exchange);
         }
+        assign(exchange);
+        return chain.filter(exchange);
+    }
+
+    /**
+     * Gives a request its id: the client's when sane ({@link #isSane}), else a random one; set on the response and
+     * kept as {@link #ATTRIBUTE} for the services' requests. Run for every routed request by this filter, and by
+     * {@link CoalescedCheckHandler} for the single checks it serves outside Spring Cloud Gateway's routes.
+     *
+     * @return the id
+     */
+    static String assign(ServerWebExchange exchange) {
         String id = exchange.getRequest().getHeaders().getFirst(HEADER);
         if (!isSane(id)) {
             id = randomId();
@@ -43,7 +56,7 @@ class RequestIds implements GlobalFilter, Ordered {
         if (log.isDebugEnabled()) {
             log.debug("request {} {} {}", id, exchange.getRequest().getMethod(), exchange.getRequest().getPath());
         }
-        return chain.filter(exchange);
+        return id;
     }
 
     /** 1 to 128 printable ASCII characters, no spaces: safe to log and to pass on. */

@@ -73,11 +73,16 @@ class RoutesConfiguration {
                 meters.counter("graph.gateway.ratelimit.reservations", "budget", name));
     }
 
+    /** The rate limits of the routes, and of the single checks served outside them ({@link CheckCoalescing}). */
+    @Bean
+    RateLimits rateLimits(ProblemResponses problems, MeterRegistry meters) {
+        return new RateLimits(problems, meters);
+    }
+
     @Bean
     RouteLocator routes(RouteLocatorBuilder builder, GatewayProperties properties, ProblemResponses problems,
                         @Qualifier("readLimiter") LocalTokenBuckets readLimiter,
-                        @Qualifier("writeLimiter") LocalTokenBuckets writeLimiter, MeterRegistry meters) {
-        RateLimits limits = new RateLimits(problems, meters);
+                        @Qualifier("writeLimiter") LocalTokenBuckets writeLimiter, RateLimits limits) {
         GatewayFilter reads = limits.filter(readLimiter, "reads", 0);
         // The check's own route and the other reads of /v1/users/** get one filter list.
         Function<GatewayFilterSpec, UriSpec> publicReads =
@@ -92,7 +97,9 @@ class RoutesConfiguration {
                     .uri(properties.checkUri()));
         }
         // Routes are tried in order until one matches, each try a predicate evaluated per request: the single
-        // follow check, most of the traffic, comes first. No later route matches its paths.
+        // follow check, most of the traffic, comes first. No later route matches its paths. With
+        // graph.gateway.check-coalescing.enabled (the default) the gateway's own handler serves it before any route
+        // is looked up (CheckCoalescing); the route stays, for the setting off.
         routes.route("check", r -> r.path("/v1/users/{id}/following/{targetId}")
                         .and().method(HttpMethod.GET)
                         .filters(publicReads)

@@ -58,23 +58,40 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
     @Override
     public HttpHeaders filter(HttpHeaders input, ServerWebExchange exchange) {
         HttpHeaders out = HttpHeaders.copyOf(input); // the incoming request's headers are read-only
-        // First, so that the headers below win over the same names the propagator may write (its baggage fields).
-        injectTraceContext(exchange, out);
-        out.set(HEADER, token);
-        String requestId = exchange.getAttribute(RequestIds.ATTRIBUTE);
-        if (requestId != null) {
-            out.set(RequestIds.HEADER, requestId);
-        }
+        writeCommon(exchange, out, HttpHeaders::set);
         // The service's own path is internal; its problem answers name the caller's path as their instance.
         String publicPath = exchange.getAttribute(PUBLIC_PATH_ATTRIBUTE);
         out.set(ApiHeaders.PUBLIC_PATH, publicPath != null ? publicPath : exchange.getRequest().getPath().value());
         return out;
     }
 
-    private void injectTraceContext(ServerWebExchange exchange, HttpHeaders out) {
+    /**
+     * Writes the headers of a call the gateway makes for several requests at once (a batch of coalesced follow
+     * checks, {@link FollowPairsClient}): the credential, and the request id and trace context of {@code first}, the
+     * batch's first request. One call has one id and one parent span, so the others' traces end at the gateway; a
+     * lone request, the common case below concurrency, gets exactly what a proxied one gets. No
+     * {@code X-Public-Path}: the call is not one caller's, and the gateway names each caller's own path in the
+     * problems it relays ({@link ProblemResponses#relay}).
+     *
+     * @param first   the batch's first request
+     * @param carrier the outgoing request's headers
+     * @param setter  sets one header on {@code carrier}, replacing any value
+     */
+    <C> void writeBatchHeaders(ServerWebExchange first, C carrier, Propagator.Setter<C> setter) {
+        writeCommon(first, carrier, setter);
+    }
+
+    /** The credential, the request id and the trace context, for {@code exchange}'s request. */
+    private <C> void writeCommon(ServerWebExchange exchange, C carrier, Propagator.Setter<C> setter) {
+        // First, so that the headers below win over the same names the propagator may write (its baggage fields).
         Span span = ExchangeLogContext.serverSpan(exchange); // none when not observed: nothing to continue
         if (span != null) {
-            propagator.inject(span.context(), out, HttpHeaders::set);
+            propagator.inject(span.context(), carrier, setter);
+        }
+        setter.set(carrier, HEADER, token);
+        String requestId = exchange.getAttribute(RequestIds.ATTRIBUTE);
+        if (requestId != null) {
+            setter.set(carrier, RequestIds.HEADER, requestId);
         }
     }
 

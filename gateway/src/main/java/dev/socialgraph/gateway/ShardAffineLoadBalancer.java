@@ -70,6 +70,19 @@ final class ShardAffineLoadBalancer implements ReactorServiceInstanceLoadBalance
     }
 
     /**
+     * The instance for a request about {@code userId}, as {@link #choose(Request)} chooses it for a request whose
+     * path names that user: for the single checks the gateway coalesces itself ({@link CoalescedCheckHandler}), which
+     * go through no route and so through no {@code Request}.
+     *
+     * @param userId a positive user id
+     * @return the owner of its logical shard among the instances up now; an empty response when there is none
+     */
+    Mono<Response<ServiceInstance>> choose(long userId) {
+        ServiceInstanceListSupplier supplier = suppliers.getIfAvailable(NoopServiceInstanceListSupplier::new);
+        return supplier.get().next().map(instances -> choose(instances, userId));
+    }
+
+    /**
      * The instance for a request about {@code userId}.
      *
      * @param instances the instances up now

@@ -51,6 +51,7 @@ class NoInstanceIT {
         jwt.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         for (String[] request : new String[][] {{"GET", "/v1/users/11/counts", "follow-check-service"},
+                {"GET", "/v1/users/11/following/12", "follow-check-service"}, // the coalesced check's own handler
                 {"PUT", "/v1/me/following/12", "follow-write-service"}}) {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(
                             URI.create("http://127.0.0.1:" + port + request[1])).timeout(Duration.ofSeconds(30))

@@ -116,6 +116,21 @@ class RateLimitIT {
     }
 
     @Test
+    void singleChecks_spendTheReadsBudget() throws Exception {
+        long user = 505;
+        // The reads budget (burst 10, +1 per second) lets about ten checks through back to back (the service is
+        // down: 503), then refuses them with 429 problem+json and Retry-After (send checks both): the coalesced
+        // check's own handler spends the reads budget as the routes do.
+        int rejected = 0;
+        for (int i = 0; i < 20; i++) {
+            int status = send("GET", "/v1/users/1/following/2", user);
+            assertThat(status).as("check %d", i).isIn(503, 429);
+            rejected += status == 429 ? 1 : 0;
+        }
+        assertThat(rejected).isGreaterThanOrEqualTo(5);
+    }
+
+    @Test
     void whenRedisIsDown_readsFailOpenAndWritesAreStillLimitedInProcess() throws Exception {
         REDIS.stop();
         try {

@@ -87,17 +87,20 @@ class ResponseTimeoutIT {
         SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
         jwt.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/users/7/counts"))
-                .header("Authorization", "Bearer " + jwt.serialize()).timeout(Duration.ofSeconds(30)).GET().build();
+        // A proxied read, and the single check, which the gateway's own handler sends as a batch call.
+        for (String path : new String[] {"/v1/users/7/counts", "/v1/users/7/following/8"}) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                    .header("Authorization", "Bearer " + jwt.serialize()).timeout(Duration.ofSeconds(30)).GET().build();
 
-        long start = System.nanoTime();
-        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-        Duration took = Duration.ofNanos(System.nanoTime() - start);
+            long start = System.nanoTime();
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
 
-        assertThat(response.statusCode()).isEqualTo(504);
-        assertThat(response.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
-        assertThat(response.body()).contains("\"status\":504").contains("did not answer in time");
-        assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(900)).isLessThan(Duration.ofSeconds(10));
-        assertThat(ACCEPTED).isNotEmpty();
+            assertThat(response.statusCode()).as(path).isEqualTo(504);
+            assertThat(response.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
+            assertThat(response.body()).contains("\"status\":504").contains("did not answer in time");
+            assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(900)).isLessThan(Duration.ofSeconds(10));
+        }
+        assertThat(ACCEPTED).hasSizeGreaterThanOrEqualTo(2);
     }
 }

@@ -1,0 +1,231 @@
+package dev.socialgraph.gateway;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+import tools.jackson.core.io.JsonStringEncoder;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The batch follow check of one check instance, the transport of its {@link Coalescer}: one call
+ * {@code POST {instance}/internal/v1/following/pairs} with body
+ * {@code {"pairs":[{"followerId":1,"followeeId":2},{"followerId":3,"followeeId":4,"followToken":"…"}]}} (1 to
+ * 1,000 pairs, the check service's limit), answered {@code 200 {"results":[{"following":true},{"status":503,…}]}}:
+ * one result per pair in order, each {@code {"following":bool}} or the problem the single check
+ * ({@code GET /internal/v1/users/{id}/following/{targetId}}) would have answered for that pair.
+ *
+ * <p>Sent on the gateway's own Reactor Netty client, the one Spring Cloud Gateway proxies with
+ * ({@link HttpClientTuning}): the same bounded pool per instance, connect and response timeouts, keep-alive. Headers:
+ * the service credential, and the request id and trace context of the batch's first request
+ * ({@link ServiceHeaders#writeBatchHeaders}).
+ *
+ * <p>What a caller of the coalescer gets: a {@link Following} or a per-pair {@link Problem}; or, failing the whole
+ * batch, the client's own error (connection refused or closed, pool exhausted, response timeout: answered 503 or
+ * 504 by {@link GatewayErrors}), a {@link BatchProblem} for an answer other than 200 (relayed to every caller), or
+ * an {@link IllegalStateException} for a 200 that is not one result per pair.
+ */
+final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.Pair, FollowPairsClient.Answer> {
+
+    /** The check service's batch check path. */
+    static final String PATH = "/internal/v1/following/pairs";
+
+    /** The instance that answered, which the check service adds to its answers and the gateway passes on. */
+    static final String SERVED_BY = "X-Served-By";
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final JsonStringEncoder QUOTE = JsonStringEncoder.getInstance();
+    private static final byte[] EMPTY = new byte[0];
+
+    /**
+     * One follow check: does {@code followerId} follow {@code followeeId}.
+     *
+     * @param followerId  positive user id
+     * @param followeeId  positive user id
+     * @param followToken the caller's {@code X-Follow-Token} as sent (read-your-writes), or {@code null}
+     * @param exchange    the caller's request, whose id and trace context a batch it leads carries
+     */
+    record Pair(long followerId, long followeeId, String followToken, ServerWebExchange exchange) {
+    }
+
+    /** A pair's answer, and the instance that gave it ({@value #SERVED_BY}, {@code null} when not named). */
+    sealed interface Answer permits Following, Problem {
+        String servedBy();
+    }
+
+    /** {@code {"following":bool}}. */
+    record Following(boolean following, String servedBy) implements Answer {
+    }
+
+    /**
+     * The problem the single check would have answered for this pair.
+     *
+     * @param status  its HTTP status, 400 to 599
+     * @param members the problem document's members as the service wrote them ({@code type}, {@code title},
+     *                {@code status}, {@code detail}, …)
+     */
+    record Problem(int status, Map<String, Object> members, String servedBy) implements Answer {
+    }
+
+    /**
+     * The whole batch was answered with an error status: each of its callers gets this answer, as a proxied check
+     * would have got it.
+     */
+    static final class BatchProblem extends RuntimeException {
+
+        private final int status;
+        private final String contentType;
+        private final byte[] body;
+        private final String retryAfter;
+        private final String servedBy;
+
+        BatchProblem(int status, String contentType, byte[] body, String retryAfter, String servedBy) {
+            super("the batch check was answered " + status, null, false, false);
+            this.status = status;
+            this.contentType = contentType;
+            this.body = body;
+            this.retryAfter = retryAfter;
+            this.servedBy = servedBy;
+        }
+
+        int status() {
+            return status;
+        }
+
+        /** The answer's {@code Content-Type}, or {@code null}. */
+        String contentType() {
+            return contentType;
+        }
+
+        byte[] body() {
+            return body;
+        }
+
+        /** The answer's {@code Retry-After}, or {@code null}. */
+        String retryAfter() {
+            return retryAfter;
+        }
+
+        /** The answer's {@value FollowPairsClient#SERVED_BY}, or {@code null}. */
+        String servedBy() {
+            return servedBy;
+        }
+    }
+
+    private final HttpClient client;
+    private final String uri;
+    private final ServiceHeaders headers;
+
+    /**
+     * @param client   the gateway's proxying client (its pool, timeouts and keep-alive)
+     * @param instance the check instance's base URI, e.g. {@code http://10.0.0.7:8081}
+     * @param headers  the headers every call to a service carries
+     */
+    FollowPairsClient(HttpClient client, URI instance, ServiceHeaders headers) {
+        this.client = client;
+        this.uri = instance.resolve(PATH).toString();
+        this.headers = headers;
+    }
+
+    /** The URI the batches are posted to. */
+    String uri() {
+        return uri;
+    }
+
+    @Override
+    public Mono<List<Answer>> send(List<Pair> batch) {
+        byte[] body = encode(batch);
+        ServerWebExchange first = batch.get(0).exchange();
+        return client.post().uri(uri).send((request, outbound) -> {
+                    headers.writeBatchHeaders(first, request, (r, name, value) -> r.header(name, value));
+                    request.header(HttpHeaders.CONTENT_TYPE, "application/json");
+                    request.header(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length));
+                    return outbound.sendByteArray(Mono.just(body));
+                })
+                .responseSingle((response, content) -> content.asByteArray().defaultIfEmpty(EMPTY).map(bytes ->
+                        decode(response.status().code(), response.responseHeaders().get(HttpHeaders.CONTENT_TYPE),
+                                response.responseHeaders().get(HttpHeaders.RETRY_AFTER),
+                                response.responseHeaders().get(SERVED_BY), bytes, batch.size())));
+    }
+
+    /**
+     * The request body of a batch.
+     *
+     * @param batch the pairs, in order
+     * @return {@code {"pairs":[{"followerId":…,"followeeId":…[,"followToken":"…"]},…]}} as UTF-8, each pair's own
+     *         token (JSON-escaped) in its own object, none where the caller sent none
+     */
+    static byte[] encode(List<Pair> batch) {
+        StringBuilder json = new StringBuilder(16 + batch.size() * 64);
+        json.append("{\"pairs\":[");
+        for (int i = 0; i < batch.size(); i++) {
+            Pair pair = batch.get(i);
+            if (i > 0) {
+                json.append(',');
+            }
+            json.append("{\"followerId\":").append(pair.followerId())
+                    .append(",\"followeeId\":").append(pair.followeeId());
+            if (pair.followToken() != null) {
+                json.append(",\"followToken\":\"");
+                QUOTE.quoteAsString(pair.followToken(), json);
+                json.append('"');
+            }
+            json.append('}');
+        }
+        return json.append("]}").toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * A batch's answer.
+     *
+     * @param status      the answer's HTTP status
+     * @param contentType its {@code Content-Type}, or {@code null}
+     * @param retryAfter  its {@code Retry-After}, or {@code null}
+     * @param servedBy    its {@value #SERVED_BY}, or {@code null}
+     * @param body        its body
+     * @param pairs       the number of pairs asked
+     * @return one answer per pair, in order
+     * @throws BatchProblem for a status other than 200
+     * @throws IllegalStateException for a 200 that is not {@code pairs} results of the two shapes
+     */
+    static List<Answer> decode(int status, String contentType, String retryAfter, String servedBy, byte[] body,
+                               int pairs) {
+        if (status != 200) {
+            throw new BatchProblem(status, contentType, body, retryAfter, servedBy);
+        }
+        JsonNode results;
+        try {
+            results = JSON.readTree(body).path("results");
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("the batch check's answer is not JSON", e);
+        }
+        if (!results.isArray() || results.size() != pairs) {
+            throw new IllegalStateException("the batch check answered " + (results.isArray() ? results.size() : "no")
+                    + " results to " + pairs + " pairs");
+        }
+        Following yes = new Following(true, servedBy);
+        Following no = new Following(false, servedBy);
+        List<Answer> answers = new ArrayList<>(pairs);
+        for (JsonNode result : results) {
+            JsonNode following = result.get("following");
+            JsonNode problemStatus = result.get("status");
+            if (following != null && following.isBoolean()) {
+                answers.add(following.booleanValue() ? yes : no);
+            } else if (problemStatus != null && problemStatus.isInt() && problemStatus.intValue() >= 400
+                    && problemStatus.intValue() <= 599) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> members = JSON.treeToValue(result, Map.class);
+                answers.add(new Problem(problemStatus.intValue(), members, servedBy));
+            } else {
+                throw new IllegalStateException("the batch check answered a result of neither shape: " + result);
+            }
+        }
+        return answers;
+    }
+}

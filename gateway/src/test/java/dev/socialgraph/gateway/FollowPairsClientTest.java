@@ -1,0 +1,94 @@
+package dev.socialgraph.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.socialgraph.gateway.FollowPairsClient.Answer;
+import dev.socialgraph.gateway.FollowPairsClient.BatchProblem;
+import dev.socialgraph.gateway.FollowPairsClient.Following;
+import dev.socialgraph.gateway.FollowPairsClient.Pair;
+import dev.socialgraph.gateway.FollowPairsClient.Problem;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The batch check's body and the reading of its answers, without a server. */
+class FollowPairsClientTest {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void encode_putsEachPairsOwnToken_inItsOwnObject_escaped_andNoneWhereThereIsNone() {
+        List<Pair> batch = List.of(new Pair(1, 2, null, null), new Pair(3, 4, "tok-3", null),
+                new Pair(9_223_372_036_854_775_807L, 5, "a\"b\\c\u0001é", null), new Pair(6, 7, "", null));
+
+        JsonNode body = JSON.readTree(FollowPairsClient.encode(batch));
+
+        JsonNode pairs = body.get("pairs");
+        assertThat(body.size()).isEqualTo(1);
+        assertThat(pairs.size()).isEqualTo(4);
+        assertThat(pairs.get(0).toString()).isEqualTo("{\"followerId\":1,\"followeeId\":2}");
+        assertThat(pairs.get(1).get("followToken").asString()).isEqualTo("tok-3");
+        assertThat(pairs.get(2).get("followerId").longValue()).isEqualTo(Long.MAX_VALUE);
+        assertThat(pairs.get(2).get("followToken").asString()).isEqualTo("a\"b\\c\u0001é");
+        assertThat(pairs.get(3).get("followToken").asString()).as("an empty header is passed on as sent").isEmpty();
+    }
+
+    @Test
+    void decode_givesEachPairItsResult_inOrder_withTheInstanceThatAnswered() {
+        byte[] body = utf8("{\"results\":[{\"following\":true},{\"following\":false},"
+                + "{\"type\":\"https://socialgraph.dev/problems/shard-unavailable\",\"title\":\"Shard unavailable\","
+                + "\"status\":503,\"detail\":\"the shard database holding this user is unavailable; retry later\"}]}");
+
+        List<Answer> answers = FollowPairsClient.decode(200, "application/json", null, "check-a", body, 3);
+
+        assertThat(answers).hasSize(3);
+        assertThat(answers.get(0)).isEqualTo(new Following(true, "check-a"));
+        assertThat(answers.get(1)).isEqualTo(new Following(false, "check-a"));
+        assertThat(answers.get(2)).isInstanceOfSatisfying(Problem.class, problem -> {
+            assertThat(problem.status()).isEqualTo(503);
+            assertThat(problem.servedBy()).isEqualTo("check-a");
+            assertThat(problem.members()).containsEntry("title", "Shard unavailable")
+                    .containsEntry("type", "https://socialgraph.dev/problems/shard-unavailable");
+        });
+    }
+
+    @Test
+    void decode_ofAnErrorStatus_isTheWholeBatchsProblem_withWhatItCarried() {
+        byte[] body = utf8("{\"type\":\"https://socialgraph.dev/problems/invalid-parameter\",\"status\":400}");
+
+        assertThatThrownBy(() -> FollowPairsClient.decode(400, "application/problem+json", "2", "check-b", body, 1))
+                .isInstanceOfSatisfying(BatchProblem.class, problem -> {
+                    assertThat(problem.status()).isEqualTo(400);
+                    assertThat(problem.contentType()).isEqualTo("application/problem+json");
+                    assertThat(problem.retryAfter()).isEqualTo("2");
+                    assertThat(problem.servedBy()).isEqualTo("check-b");
+                    assertThat(problem.body()).isEqualTo(body);
+                });
+    }
+
+    @Test
+    void decode_ofAnAnswerThatIsNotOneResultPerPair_fails() {
+        for (String body : new String[] {"{\"results\":[{\"following\":true}]}", "{\"results\":{}}", "not json", "",
+                "{\"results\":[{\"following\":\"yes\"},{\"following\":true}]}",
+                "{\"results\":[{\"status\":200},{\"following\":true}]}", "{\"results\":[1,2]}"}) {
+            assertThatThrownBy(() -> FollowPairsClient.decode(200, "application/json", null, null, utf8(body), 2))
+                    .as(body).isInstanceOf(IllegalStateException.class);
+        }
+    }
+
+    @Test
+    void theBatchesAreSentToTheInstancesPairsPath() {
+        FollowPairsClient client = new FollowPairsClient(null, URI.create("http://10.0.0.7:8081"), null);
+        assertThat(client.uri()).isEqualTo("http://10.0.0.7:8081/internal/v1/following/pairs");
+        assertThat(new FollowPairsClient(null, URI.create("http://check-0.pods:8081/"), null).uri())
+                .isEqualTo("http://check-0.pods:8081/internal/v1/following/pairs");
+    }
+}
