@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.common.api.ApiPaths;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -34,7 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
 final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.Pair, FollowPairsClient.Answer> {
 
     /** The check service's batch check path. */
-    static final String PATH = "/internal/v1/following/pairs";
+    static final String PATH = ApiPaths.FOLLOWING_PAIRS;
 
     /** The instance that answered, which the check service adds to its answers and the gateway passes on. */
     static final String SERVED_BY = "X-Served-By";

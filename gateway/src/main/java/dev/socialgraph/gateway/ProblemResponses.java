@@ -50,7 +50,7 @@ class ProblemResponses {
             response.getHeaders().set("WWW-Authenticate", "Bearer");
         }
         if (status == HttpStatus.SERVICE_UNAVAILABLE) {
-            response.getHeaders().set("Retry-After", ProblemMapping.RETRY_AFTER_SECONDS);
+            response.getHeaders().set(HttpHeaders.RETRY_AFTER, ProblemMapping.RETRY_AFTER_SECONDS);
         }
         return ReactiveProblems.write(exchange, status.value(),
                 ProblemJson.of(type, detail, exchange.getRequest().getPath().value(), parameter));

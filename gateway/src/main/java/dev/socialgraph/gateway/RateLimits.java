@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.web.ProblemMapping;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.LoadingCache;
 import com.google.common.util.concurrent.RateLimiter;
@@ -11,6 +12,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ServerWebExchange;
@@ -73,7 +75,7 @@ final class RateLimits {
 
     private Mono<Void> reject(ServerWebExchange exchange, String budgetName) {
         rejected.increment();
-        exchange.getResponse().getHeaders().set("Retry-After", "1");
+        exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, ProblemMapping.RETRY_AFTER_SECONDS);
         return problems.write(exchange, HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests",
                 "over the " + budgetName + " budget; retry after 1 s", null);
     }

@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
@@ -92,7 +93,7 @@ class RoutesConfiguration {
             // Spring Cloud Gateway's floor for the benchmark: the service's own path, so nothing is rewritten; no
             // route filter; RequestIds skips this route; Spring Security lets /internal/** through (permitAll).
             // First, so that no other route's predicate is tried before it: the floor is the least a route costs.
-            routes.route(BARE_ROUTE, r -> r.path("/internal/v1/users/{id}/following/{targetId}")
+            routes.route(BARE_ROUTE, r -> r.path(ApiPaths.USERS + "/{id}/following/{targetId}")
                     .and().method(HttpMethod.GET)
                     .uri(properties.checkUri()));
         }
@@ -253,7 +254,7 @@ class RoutesConfiguration {
      */
     static GatewayFilter eraseSubject() {
         return (exchange, chain) -> subject(exchange).flatMap(subject ->
-                withPath(exchange, chain, "/internal/v1/admin/users/" + subject));
+                withPath(exchange, chain, ApiPaths.ADMIN + "/users/" + subject));
     }
 
     /** Sets {@value #VIEWER_HEADER} to the token's subject, replacing whatever the client sent. */
@@ -273,7 +274,7 @@ class RoutesConfiguration {
      */
     private static Mono<Void> asSubject(ServerWebExchange exchange, GatewayFilterChain chain, String subject,
                                         String rest) {
-        return withPath(exchange, chain, "/internal/v1/users/" + subject + "/" + rest);
+        return withPath(exchange, chain, ApiPaths.USERS + "/" + subject + "/" + rest);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.shard.ShardAffineRouter;
@@ -42,7 +43,7 @@ import reactor.core.publisher.Mono;
 final class ShardAffineLoadBalancer implements ReactorServiceInstanceLoadBalancer {
 
     private static final String USERS = "/v1/users/";
-    private static final String INTERNAL_USERS = "/internal/v1/users/";
+    private static final String INTERNAL_USERS = ApiPaths.USERS + "/";
 
     private final ObjectProvider<ServiceInstanceListSupplier> suppliers;
     private final String serviceId;
