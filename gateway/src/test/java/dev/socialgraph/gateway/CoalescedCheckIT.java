@@ -81,7 +81,8 @@ class CoalescedCheckIT {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        SERVICE.setExecutor(Executors.newCachedThreadPool()); // a held call must not hold the others
+        // A held call must not hold the others; daemon threads, which leave with the test JVM.
+        SERVICE.setExecutor(Executors.newCachedThreadPool(Thread.ofPlatform().daemon().factory()));
         SERVICE.createContext("/", CoalescedCheckIT::serve);
         SERVICE.start();
     }
