@@ -110,6 +110,19 @@ public final class ProblemMapping {
     }
 
     /**
+     * The answer when the blocking scheduler's queue is full: 503 {@code Overloaded} with {@code Retry-After:}
+     * {@value #RETRY_AFTER_SECONDS}.
+     *
+     * @return status, header and body
+     */
+    public static ResponseEntity<ProblemDetail> overloaded() {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+                "too many requests are waiting for a thread; retry later");
+        problem.setTitle("Overloaded");
+        return retryLater(problem);
+    }
+
+    /**
      * The answer to a request body that cannot be read: 400 naming the property whose value has the wrong type when
      * Jackson's path in {@code e}'s causes names one, else naming {@code body} (missing or not JSON).
      *

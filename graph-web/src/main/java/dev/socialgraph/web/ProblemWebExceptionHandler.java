@@ -80,10 +80,7 @@ public final class ProblemWebExceptionHandler implements WebExceptionHandler, Or
             case ResponseStatusException e -> statusOnly(e.getStatusCode(), e.getReason());
             case RejectedExecutionException e -> {
                 log.debug("Overloaded: {}", e.getMessage());
-                ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-                        "too many requests are waiting for a thread; retry later");
-                problem.setTitle("Overloaded");
-                yield ProblemMapping.retryLater(problem);
+                yield ProblemMapping.overloaded();
             }
             default -> ProblemMapping.unexpected(error, log);
         };

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -138,25 +137,12 @@ final class FollowingPairsHandler {
      */
     private static byte[] problem(RuntimeException e, long follower, long followee) {
         ResponseEntity<ProblemDetail> mapped = ProblemMapping.of(e);
-        ProblemDetail problem;
-        if (mapped != null) {
-            problem = mapped.getBody();
-        } else {
-            log.error("Unexpected error", e);
-            // As graph-web's ProblemWebExceptionHandler answers it: no internals in the body.
-            problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR,
-                    "An unexpected error occurred.");
-            problem.setTitle("Internal error");
-        }
-        return document(problem, follower, followee);
+        return document((mapped != null ? mapped : ProblemMapping.unexpected(e, log)).getBody(), follower, followee);
     }
 
     /** The single check's answer when the blocking scheduler's queue is full, as graph-web's handler writes it. */
     private static byte[] overloaded(long follower, long followee) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
-                "too many requests are waiting for a thread; retry later");
-        problem.setTitle("Overloaded");
-        return document(problem, follower, followee);
+        return document(ProblemMapping.overloaded().getBody(), follower, followee);
     }
 
     private static byte[] document(ProblemDetail problem, long follower, long followee) {
