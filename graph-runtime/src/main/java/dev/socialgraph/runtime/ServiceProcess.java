@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * {@code target/<name>.log} of the calling module. (The launcher runs the same jars with its own supervision; it
  * shares {@link #execJar(Path, String)}.) Each process gets an API port and a management port (actuator), both free
  * ports on 127.0.0.1, and runs in the explicit {@code local} profile (the services' development secrets) unless the
- * properties name profiles of their own.
+ * properties name profiles of their own. Each runs with a class-data sharing archive ({@link ClassDataSharing}) made
+ * by an earlier start of the same jar.
  */
 public final class ServiceProcess implements AutoCloseable {
 
@@ -80,10 +81,10 @@ public final class ServiceProcess implements AutoCloseable {
         Path log = Path.of("target", module + "-" + port + ".log");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx256m");
-        command.add("-XX:TieredStopAtLevel=1"); // start fast; these JVMs live for one test class
-        command.add("-jar");
-        command.add(jar.toString());
+        // start fast: these JVMs live for one test class, and the suite starts each service dozens of times
+        List<String> options = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1");
+        command.addAll(options);
+        command.addAll(ClassDataSharing.jarArguments(jar, options));
         command.add("--server.port=" + port);
         command.add("--management.server.port=" + managementPort);
         if (!properties.containsKey(SERVICE_TOKEN_PROPERTY)) {

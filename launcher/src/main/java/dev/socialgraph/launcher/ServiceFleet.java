@@ -1,5 +1,6 @@
 package dev.socialgraph.launcher;
 
+import dev.socialgraph.runtime.ClassDataSharing;
 import dev.socialgraph.runtime.ServiceProcess;
 import java.io.IOException;
 import java.net.URI;
@@ -122,7 +123,8 @@ public final class ServiceFleet implements Supervisor.Services, AutoCloseable {
 
     /**
      * The command line of a service: the JVM with the heap, the service's own JVM options and then
-     * {@code GRAPH_JAVA_OPTS} (later options win), its jar, its port and its properties.
+     * {@code GRAPH_JAVA_OPTS} (later options win), its jar (extracted, with a class-data sharing archive named by those
+     * options: {@link ClassDataSharing}), its port and its properties.
      *
      * @param spec the service
      * @return the command, its first element the JVM
@@ -130,13 +132,14 @@ public final class ServiceFleet implements Supervisor.Services, AutoCloseable {
     List<String> command(Spec spec) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xms64m");
-        command.add("-Xmx" + spec.heap());
-        command.add("-XX:+ExitOnOutOfMemoryError");
-        command.addAll(spec.jvmOptions());
-        command.addAll(extraJvmOptions);
-        command.add("-jar");
-        command.add(ServiceProcess.execJar(home, spec.module()).toString());
+        List<String> options = new ArrayList<>();
+        options.add("-Xms64m");
+        options.add("-Xmx" + spec.heap());
+        options.add("-XX:+ExitOnOutOfMemoryError");
+        options.addAll(spec.jvmOptions());
+        options.addAll(extraJvmOptions);
+        command.addAll(options);
+        command.addAll(ClassDataSharing.jarArguments(ServiceProcess.execJar(home, spec.module()), options));
         command.add("--server.port=" + spec.port());
         spec.properties().forEach((k, v) -> command.add("--" + k + "=" + v));
         return command;
