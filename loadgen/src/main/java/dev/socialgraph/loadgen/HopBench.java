@@ -193,9 +193,10 @@ public final class HopBench implements Callable<Integer> {
                     for (String name : order) {
                         ClosedLoopRunner.Result r = closed.run(targets.get(name), source);
                         closedResults.put(name, r);
-                        System.out.printf(Locale.ROOT, "round %d  c=%-3d %-8s closed  %8.0f/s  p50 %6.3f  p99 %6.3f ms"
+                        System.out.printf(Locale.ROOT, "round %d  c=%-3d %-8s closed  %8.0f/s  p50 %6.3f  p99 %6.3f  p99.9 %6.3f ms"
                                         + "  errors %d  CPU µs/answer %s  load %.2f%n", round, c, name,
-                                r.throughput(), r.latencyMillis(50), r.latencyMillis(99), r.errors(),
+                                r.throughput(), r.latencyMillis(50), r.latencyMillis(99), r.latencyMillis(99.9),
+                                r.errors(),
                                 cpuText(r), CpuTimes.loadAverage());
                     }
                     double rate = openShare * closedResults.values().stream()
@@ -205,9 +206,9 @@ public final class HopBench implements Callable<Integer> {
                     for (String name : order) {
                         StepResult r = open.run(targets.get(name), w, source, Math.max(1, rate));
                         openResults.put(name, r);
-                        System.out.printf(Locale.ROOT, "round %d  c=%-3d %-8s open    %8.0f/s  p50 %6.3f  p99 %6.3f ms"
+                        System.out.printf(Locale.ROOT, "round %d  c=%-3d %-8s open    %8.0f/s  p50 %6.3f  p99 %6.3f  p99.9 %6.3f ms"
                                         + "  errors %d%s  load %.2f%n", round, c, name, r.achievedRate(),
-                                r.latencyMillis(50), r.latencyMillis(99), r.errors(),
+                                r.latencyMillis(50), r.latencyMillis(99), r.latencyMillis(99.9), r.errors(),
                                 r.saturated() ? "  saturated" : "", r.loadAverage());
                     }
                     double load = CpuTimes.loadAverage();
