@@ -107,7 +107,7 @@ public final class Loadgen implements Callable<Integer> {
     @Option(names = "--commit", description = "commit measured (default: git rev-parse --short HEAD)")
     String commit;
 
-    @Option(names = "--out", description = "result directory (default: benchmarks/results/<date>-<commit>)")
+    @Option(names = "--out", description = "result directory (default: benchmark-results/<date>-<commit>)")
     Path out;
 
     /** Runs the command; see the class comment for exit statuses. */
@@ -124,7 +124,7 @@ public final class Loadgen implements Callable<Integer> {
         }
         Fleet fleet = Fleet.read(fleetDir, pidDir != null ? pidDir : fleetDir.resolve("run"));
         String commitId = commit != null ? commit : gitCommit();
-        Path outDir = out != null ? out : Path.of("benchmarks", "results",
+        Path outDir = out != null ? out : Path.of("benchmark-results",
                 LocalDate.now(ZoneOffset.UTC) + "-" + commitId);
 
         System.out.printf("reading %s%n", dataset);
