@@ -2,6 +2,7 @@ package dev.socialgraph.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.socialgraph.runtime.RepositoryRoot;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -47,7 +48,7 @@ import reactor.core.publisher.Mono;
 class OpenApiDocumentTest {
 
     /** The one home of the document; the build copies it into the jar. */
-    static final Path DOCUMENT = Path.of("..", "docs", "openapi.yaml").toAbsolutePath().normalize();
+    static final Path DOCUMENT = RepositoryRoot.find().resolve("docs/openapi.yaml");
 
     /** The methods a route could admit: every method the gateway's firewall lets through. */
     private static final List<HttpMethod> METHODS = List.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.POST,

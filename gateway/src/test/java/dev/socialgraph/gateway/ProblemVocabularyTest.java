@@ -3,6 +3,7 @@ package dev.socialgraph.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.problem.ProblemType;
+import dev.socialgraph.runtime.RepositoryRoot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ import org.yaml.snakeyaml.Yaml;
  */
 class ProblemVocabularyTest {
 
-    private static final Path PROBLEMS = Path.of("..", "docs", "problems.md").toAbsolutePath().normalize();
+    private static final Path PROBLEMS = RepositoryRoot.find().resolve("docs/problems.md");
 
     @Test
     void problemsMd_hasOneSectionPerType_inTheEnumsOrder_withItsUriAndStatus() throws Exception {

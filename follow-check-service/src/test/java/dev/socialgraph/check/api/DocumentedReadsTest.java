@@ -2,6 +2,7 @@ package dev.socialgraph.check.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.socialgraph.runtime.RepositoryRoot;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
@@ -31,7 +32,7 @@ import org.yaml.snakeyaml.Yaml;
  */
 class DocumentedReadsTest {
 
-    private static final Path DOCUMENT = Path.of("..", "docs", "openapi.yaml").toAbsolutePath().normalize();
+    private static final Path DOCUMENT = RepositoryRoot.find().resolve("docs/openapi.yaml");
     private static final String INTERNAL_USERS = "/internal/v1/users/{}/";
 
     @Test
