@@ -3,7 +3,7 @@ package dev.socialgraph.cdc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.event.FollowEvent;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
 import dev.socialgraph.testsupport.TestShards;

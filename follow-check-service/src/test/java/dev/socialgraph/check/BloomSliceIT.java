@@ -7,7 +7,7 @@ import dev.socialgraph.check.bloom.EdgeBloom;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.shard.ShardAffinity;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.ShardMigrations;
 import dev.socialgraph.testsupport.KafkaServer;

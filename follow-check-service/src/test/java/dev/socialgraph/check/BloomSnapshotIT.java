@@ -9,7 +9,7 @@ import dev.socialgraph.check.bloom.EdgeBloom;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.ShardDataSources;

@@ -2,7 +2,7 @@ package dev.socialgraph.check;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -7,7 +7,7 @@ import dev.socialgraph.check.feed.FeedLag;
 import dev.socialgraph.cache.FollowingCacheScripts;
 import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.common.token.FollowTokens;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.PrivateRedisServer;

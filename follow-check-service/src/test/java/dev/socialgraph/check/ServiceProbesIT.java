@@ -2,7 +2,7 @@ package dev.socialgraph.check;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
 import dev.socialgraph.testsupport.TestShards;

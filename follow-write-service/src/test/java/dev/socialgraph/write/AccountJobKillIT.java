@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.store.FollowerRepository;
 import dev.socialgraph.store.FollowingRepository;
 import dev.socialgraph.store.OutboxEntry;

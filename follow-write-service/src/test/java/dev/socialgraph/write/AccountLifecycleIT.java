@@ -166,7 +166,7 @@ class AccountLifecycleIT {
         try {
             return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
                                     java.net.URI.create("http://127.0.0.1:" + port + path))
-                            .header("X-Service-Token", dev.socialgraph.runtime.ServiceProcess.SERVICE_TOKEN)
+                            .header("X-Service-Token", dev.socialgraph.localruntime.ServiceProcess.SERVICE_TOKEN)
                             .PUT(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString());
         } catch (java.io.IOException e) {

@@ -6,7 +6,7 @@ import dev.socialgraph.cache.FollowingCacheScripts;
 import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.OutboxEntry;
 import dev.socialgraph.store.ShardDataSources;

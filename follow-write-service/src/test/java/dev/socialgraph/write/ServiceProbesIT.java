@@ -3,7 +3,7 @@ package dev.socialgraph.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.shard.ShardMap;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;

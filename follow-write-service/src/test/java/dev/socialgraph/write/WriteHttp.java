@@ -1,6 +1,6 @@
 package dev.socialgraph.write;
 
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

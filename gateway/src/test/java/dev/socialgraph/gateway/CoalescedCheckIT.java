@@ -11,7 +11,7 @@ import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.socialgraph.common.problem.ProblemType;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;

@@ -2,7 +2,7 @@ package dev.socialgraph.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.socialgraph.runtime.RepositoryRoot;
+import dev.socialgraph.localruntime.RepositoryRoot;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -3,7 +3,7 @@ package dev.socialgraph.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.problem.ProblemType;
-import dev.socialgraph.runtime.RepositoryRoot;
+import dev.socialgraph.localruntime.RepositoryRoot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

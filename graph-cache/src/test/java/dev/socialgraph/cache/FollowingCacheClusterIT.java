@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.socialgraph.cache.FollowingCache.Change;
 import dev.socialgraph.cache.FollowingCache.Outcome;
 import dev.socialgraph.common.keys.RedisKeys;
-import dev.socialgraph.runtime.RedisCluster;
+import dev.socialgraph.localruntime.RedisCluster;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;

@@ -8,7 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.KafkaServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;

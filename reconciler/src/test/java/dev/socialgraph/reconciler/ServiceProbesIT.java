@@ -1,6 +1,6 @@
 package dev.socialgraph.reconciler;
 
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.TestShards;
 import java.util.Map;

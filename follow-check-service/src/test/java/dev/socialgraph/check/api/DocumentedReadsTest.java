@@ -2,7 +2,7 @@ package dev.socialgraph.check.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.socialgraph.runtime.RepositoryRoot;
+import dev.socialgraph.localruntime.RepositoryRoot;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;

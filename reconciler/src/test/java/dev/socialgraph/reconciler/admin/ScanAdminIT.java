@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.reconciler.ReconcilerApplication;
 import dev.socialgraph.reconciler.ShardFixture;
-import dev.socialgraph.runtime.ServiceProcess;
 import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;

@@ -3,7 +3,7 @@ package dev.socialgraph.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.KafkaServer;
 import dev.socialgraph.testsupport.RedisServer;
 import dev.socialgraph.testsupport.TestServers;

@@ -2,7 +2,7 @@ package dev.socialgraph.deploy;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.socialgraph.runtime.RepositoryRoot;
+import dev.socialgraph.localruntime.RepositoryRoot;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package dev.socialgraph.e2e;
 
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;

@@ -1,7 +1,7 @@
 package dev.socialgraph.e2e;
 
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.runtime.RepositoryRoot;
+import dev.socialgraph.localruntime.RepositoryRoot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Array;

@@ -3,7 +3,7 @@ package dev.socialgraph.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

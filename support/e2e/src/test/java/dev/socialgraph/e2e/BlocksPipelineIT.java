@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.store.CelebrityPage;
 import dev.socialgraph.store.CelebrityPageRepository;
 import dev.socialgraph.store.FollowerRepository;

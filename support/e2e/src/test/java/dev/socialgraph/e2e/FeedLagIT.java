@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
-import dev.socialgraph.runtime.KafkaBrokerProcess;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.KafkaBrokerProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import dev.socialgraph.write.outbox.OutboxRelay;

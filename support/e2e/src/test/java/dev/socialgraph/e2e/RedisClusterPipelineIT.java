@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.common.shard.ShardAffinity;
-import dev.socialgraph.runtime.RedisCluster;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.RedisCluster;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.store.FollowingRow;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -38,7 +38,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The pipeline and a check service on a Redis Cluster of real processes (3 masters, 1 replica each, graph-runtime's
+ * The pipeline and a check service on a Redis Cluster of real processes (3 masters, 1 replica each, local-runtime's
  * {@link RedisCluster}), every service in cluster mode ({@code graph.*.redis-mode=cluster}), through the failover of
  * a master that holds cached {@code following:{id}} sets:
  *

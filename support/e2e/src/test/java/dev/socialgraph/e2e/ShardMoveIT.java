@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.store.FollowingRow;
 import dev.socialgraph.store.ShardDirectory;
 import dev.socialgraph.testsupport.PostgresServer;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.e2e.OtlpReceiver.ReceivedSpan;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.RedisServer;
 import dev.socialgraph.testsupport.TestServers;
 import java.net.URI;

@@ -5,7 +5,7 @@ import dev.socialgraph.launcher.FleetDir;
 import dev.socialgraph.launcher.LocalBroker;
 import dev.socialgraph.launcher.PortPlan;
 import dev.socialgraph.launcher.ServiceFleet;
-import dev.socialgraph.runtime.RedisProcess;
+import dev.socialgraph.localruntime.RedisProcess;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;

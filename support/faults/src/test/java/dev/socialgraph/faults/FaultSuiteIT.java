@@ -2,7 +2,7 @@ package dev.socialgraph.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.socialgraph.runtime.RepositoryRoot;
+import dev.socialgraph.localruntime.RepositoryRoot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

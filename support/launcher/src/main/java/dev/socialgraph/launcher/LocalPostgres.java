@@ -1,6 +1,6 @@
 package dev.socialgraph.launcher;
 
-import dev.socialgraph.runtime.PostgresProcess;
+import dev.socialgraph.localruntime.PostgresProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

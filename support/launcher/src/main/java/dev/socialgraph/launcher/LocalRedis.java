@@ -1,6 +1,6 @@
 package dev.socialgraph.launcher;
 
-import dev.socialgraph.runtime.RedisProcess;
+import dev.socialgraph.localruntime.RedisProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;

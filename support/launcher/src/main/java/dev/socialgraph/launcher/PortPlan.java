@@ -1,6 +1,6 @@
 package dev.socialgraph.launcher;
 
-import dev.socialgraph.runtime.FreePorts;
+import dev.socialgraph.localruntime.FreePorts;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

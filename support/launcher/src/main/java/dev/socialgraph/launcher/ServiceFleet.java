@@ -1,7 +1,7 @@
 package dev.socialgraph.launcher;
 
-import dev.socialgraph.runtime.ClassDataSharing;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ClassDataSharing;
+import dev.socialgraph.localruntime.ServiceProcess;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,9 +1,9 @@
 package dev.socialgraph.launcher;
 
 import dev.socialgraph.common.keys.Topics;
-import dev.socialgraph.runtime.PostgresProcess;
-import dev.socialgraph.runtime.RedisCluster;
-import dev.socialgraph.runtime.RedisProcess;
+import dev.socialgraph.localruntime.PostgresProcess;
+import dev.socialgraph.localruntime.RedisCluster;
+import dev.socialgraph.localruntime.RedisProcess;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The fleet's stores: PostgreSQL, Redis and Kafka, each either an external server named by the user or an
- * embedded one this launcher runs (graph-runtime's starters) with its data under the {@link FleetDir}:
+ * embedded one this launcher runs (local-runtime's starters) with its data under the {@link FleetDir}:
  * <ul>
  *   <li>PostgreSQL: zonky's embedded PostgreSQL ({@link PostgresProcess}) on {@code postgres/}, kept across
  *       restarts, with durable commits ({@link #postgresSettings(int)}); {@code max_connections} 400 for four

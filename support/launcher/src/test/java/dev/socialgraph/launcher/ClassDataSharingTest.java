@@ -2,8 +2,9 @@ package dev.socialgraph.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.socialgraph.runtime.ClassDataSharing;
-import dev.socialgraph.runtime.ServiceProcess;
+import dev.socialgraph.localruntime.ClassDataSharing;
+import dev.socialgraph.localruntime.RepositoryRoot;
+import dev.socialgraph.localruntime.ServiceProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -23,7 +24,7 @@ class ClassDataSharingTest {
     Path dir;
 
     private Path copyOfRealJar() throws Exception {
-        Path jar = ServiceProcess.execJar(Path.of(".."), "reconciler");
+        Path jar = ServiceProcess.execJar(RepositoryRoot.find(), "reconciler");
         Path copy = Files.createDirectories(dir.resolve("target")).resolve(jar.getFileName());
         Files.copy(jar, copy);
         return copy;

@@ -3,7 +3,7 @@ package dev.socialgraph.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.socialgraph.runtime.RepositoryRoot;
+import dev.socialgraph.localruntime.RepositoryRoot;
 import dev.socialgraph.tools.edges.EdgeList;
 import dev.socialgraph.tools.edges.EdgeListReader;
 import dev.socialgraph.tools.generate.RmatGenerator;

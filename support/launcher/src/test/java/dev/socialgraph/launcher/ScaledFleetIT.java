@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.shard.ShardAffinity;
 import dev.socialgraph.common.token.ServiceCredential;
-import dev.socialgraph.runtime.RedisCluster;
-import dev.socialgraph.runtime.RepositoryRoot;
+import dev.socialgraph.localruntime.RedisCluster;
+import dev.socialgraph.localruntime.RepositoryRoot;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

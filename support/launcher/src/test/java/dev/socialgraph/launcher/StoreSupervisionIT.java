@@ -3,9 +3,9 @@ package dev.socialgraph.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.socialgraph.runtime.Directories;
-import dev.socialgraph.runtime.FreePorts;
-import dev.socialgraph.runtime.RedisProcess;
+import dev.socialgraph.localruntime.Directories;
+import dev.socialgraph.localruntime.FreePorts;
+import dev.socialgraph.localruntime.RedisProcess;
 import dev.socialgraph.launcher.Supervisor.ServiceState;
 import dev.socialgraph.launcher.Supervisor.State;
 import java.nio.file.Files;

@@ -2,11 +2,11 @@ package dev.socialgraph.testsupport;
 
 import java.util.Optional;
 
-import dev.socialgraph.runtime.KraftBroker;
-import dev.socialgraph.runtime.PostgresProcess;
-import dev.socialgraph.runtime.RedisProcess;
+import dev.socialgraph.localruntime.KraftBroker;
+import dev.socialgraph.localruntime.PostgresProcess;
+import dev.socialgraph.localruntime.RedisProcess;
 
-/** Starts the servers of the default path (graph-runtime's): processes on this machine, or threads in this JVM. */
+/** Starts the servers of the default path (local-runtime's): processes on this machine, or threads in this JVM. */
 final class Embedded {
 
     private Embedded() {

@@ -2,7 +2,7 @@ package dev.socialgraph.testsupport;
 
 import java.nio.file.Path;
 
-import dev.socialgraph.runtime.KraftBroker;
+import dev.socialgraph.localruntime.KraftBroker;
 
 /**
  * An in-process single-node Kafka cluster owned by one test, for testing behaviour while Kafka is

@@ -5,7 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.Optional;
 
-import dev.socialgraph.runtime.RedisProcess;
+import dev.socialgraph.localruntime.RedisProcess;
 
 /**
  * An embedded Redis server owned by one test, for testing behaviour while Redis is down: {@link

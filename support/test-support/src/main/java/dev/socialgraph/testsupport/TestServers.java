@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
-import dev.socialgraph.runtime.KraftBroker;
+import dev.socialgraph.localruntime.KraftBroker;
 
 import org.apache.kafka.common.utils.Exit;
 import org.slf4j.Logger;

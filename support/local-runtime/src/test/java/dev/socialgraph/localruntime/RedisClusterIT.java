@@ -1,4 +1,4 @@
-package dev.socialgraph.runtime;
+package dev.socialgraph.localruntime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

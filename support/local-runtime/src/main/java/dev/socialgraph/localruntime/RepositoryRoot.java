@@ -1,4 +1,4 @@
-package dev.socialgraph.runtime;
+package dev.socialgraph.localruntime;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.socialgraph.runtime;
+package dev.socialgraph.localruntime;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
