@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.socialgraph.cache.FollowingCacheScripts;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.keys.RedisKeys;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.testsupport.PrivateRedisServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.store.CelebrityPage;
-import dev.socialgraph.store.CelebrityPageRepository;
-import dev.socialgraph.store.FollowerRow;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.follower.CelebrityPage;
+import dev.socialgraph.store.follower.CelebrityPageRepository;
+import dev.socialgraph.store.follower.FollowerRow;
+import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.testsupport.TestShards;
 import java.sql.Connection;
 import java.util.HashMap;

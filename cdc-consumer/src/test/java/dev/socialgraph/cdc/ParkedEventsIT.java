@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
 import java.sql.Connection;

@@ -8,7 +8,7 @@ import dev.socialgraph.cache.FollowingCacheScripts;
 import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.localruntime.ServiceProcess;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.PrivateRedisServer;
 import dev.socialgraph.testsupport.TestServers;

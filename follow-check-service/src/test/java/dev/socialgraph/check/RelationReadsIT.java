@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.store.CelebrityPage;
-import dev.socialgraph.store.CelebrityPageRepository;
-import dev.socialgraph.store.FollowerRepository;
-import dev.socialgraph.store.FollowingRepository;
-import dev.socialgraph.store.ShardDataSources;
-import dev.socialgraph.store.Transactions;
+import dev.socialgraph.store.follower.CelebrityPage;
+import dev.socialgraph.store.follower.CelebrityPageRepository;
+import dev.socialgraph.store.follower.FollowerRepository;
+import dev.socialgraph.store.following.FollowingRepository;
+import dev.socialgraph.store.shard.ShardDataSources;
+import dev.socialgraph.store.sql.Transactions;
 import dev.socialgraph.testsupport.PrivateRedisServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;

@@ -2,11 +2,11 @@ package dev.socialgraph.write;
 
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.store.FollowingRepository;
-import dev.socialgraph.store.FollowingRow;
-import dev.socialgraph.store.OutboxEntry;
-import dev.socialgraph.store.OutboxRepository;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.following.FollowingRepository;
+import dev.socialgraph.store.following.FollowingRow;
+import dev.socialgraph.store.outbox.OutboxEntry;
+import dev.socialgraph.store.outbox.OutboxRepository;
+import dev.socialgraph.store.shard.ShardDataSources;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,10 +1,10 @@
 package dev.socialgraph.cdc.block;
 
 import dev.socialgraph.common.event.FollowEvent;
-import dev.socialgraph.store.BlockedFollows;
-import dev.socialgraph.store.FollowingRepository;
-import dev.socialgraph.store.OutboxRepository;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.following.BlockedFollows;
+import dev.socialgraph.store.following.FollowingRepository;
+import dev.socialgraph.store.outbox.OutboxRepository;
+import dev.socialgraph.store.shard.ShardDataSources;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.SQLException;

@@ -6,13 +6,13 @@ import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
-import dev.socialgraph.store.CelebrityPageRepository;
-import dev.socialgraph.store.FolloweeChanges;
-import dev.socialgraph.store.FollowerRepository;
-import dev.socialgraph.store.FollowerSideWriter;
-import dev.socialgraph.store.ShardDataSources;
-import dev.socialgraph.store.ShardFence;
-import dev.socialgraph.store.Transactions;
+import dev.socialgraph.store.follower.CelebrityPageRepository;
+import dev.socialgraph.store.follower.FolloweeChanges;
+import dev.socialgraph.store.follower.FollowerRepository;
+import dev.socialgraph.store.follower.FollowerSideWriter;
+import dev.socialgraph.store.shard.ShardDataSources;
+import dev.socialgraph.store.shard.ShardFence;
+import dev.socialgraph.store.sql.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -112,7 +112,7 @@ public class FollowerSide {
      * @param database   the follower database the shard map of now routes every followee to ({@link #database})
      * @param byFollowee the events of each followee, valid and in stream order
      * @throws SQLException        as the database reported it (classify with {@code SqlErrors}); nothing was committed
-     * @throws dev.socialgraph.store.ShardMovedException when a followee's shard moved away from {@code database};
+     * @throws dev.socialgraph.store.shard.ShardMovedException when a followee's shard moved away from {@code database};
      *                             nothing was committed ({@link #apply}, one followee at a time, follows the move)
      * @throws RuntimeException    when a row or an event is refused by the adjacency rules; nothing was committed
      *                             ({@link #apply}, one followee at a time, finds which)

@@ -5,7 +5,7 @@ import dev.socialgraph.cdc.CdcProperties;
 import dev.socialgraph.cdc.follower.FollowerSide;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.shard.ShardUnavailableException;
-import dev.socialgraph.store.SqlErrors;
+import dev.socialgraph.store.sql.SqlErrors;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;

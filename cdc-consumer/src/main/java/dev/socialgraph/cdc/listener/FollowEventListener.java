@@ -9,7 +9,7 @@ import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;
 import dev.socialgraph.common.keys.Topics;
-import dev.socialgraph.store.EventTracing;
+import dev.socialgraph.store.outbox.EventTracing;
 import io.micrometer.tracing.Span;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;

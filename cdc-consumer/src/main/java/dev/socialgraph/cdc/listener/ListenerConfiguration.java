@@ -5,7 +5,7 @@ import dev.socialgraph.cdc.CdcProperties;
 import dev.socialgraph.cdc.cache.CacheUpdates;
 import dev.socialgraph.cdc.block.BlockEnforcement;
 import dev.socialgraph.cdc.follower.FollowerSide;
-import dev.socialgraph.store.EventTracing;
+import dev.socialgraph.store.outbox.EventTracing;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;

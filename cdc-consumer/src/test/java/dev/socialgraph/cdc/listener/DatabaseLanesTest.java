@@ -8,7 +8,7 @@ import dev.socialgraph.cdc.follower.FollowerSide;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardUnavailableException;
-import dev.socialgraph.store.ShardMovedException;
+import dev.socialgraph.store.shard.ShardMovedException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.reflect.Proxy;
 import java.sql.SQLException;

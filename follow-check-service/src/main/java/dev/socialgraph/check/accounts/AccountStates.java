@@ -2,10 +2,10 @@ package dev.socialgraph.check.accounts;
 
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardUnavailableException;
-import dev.socialgraph.store.ShardDataSources;
-import dev.socialgraph.store.SqlErrors;
 import dev.socialgraph.store.account.AccountState;
 import dev.socialgraph.store.account.AccountStateRepository;
+import dev.socialgraph.store.shard.ShardDataSources;
+import dev.socialgraph.store.sql.SqlErrors;
 import java.sql.SQLException;
 
 /**

@@ -3,7 +3,7 @@ package dev.socialgraph.check.affinity;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.common.shard.ShardAffinity;
 import dev.socialgraph.common.shard.ShardMap;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.shard.ShardDataSources;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.BitSet;

@@ -4,7 +4,7 @@ import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.bloom.SnapshotStore;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.affinity.ShardOwnership;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.shard.ShardDataSources;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

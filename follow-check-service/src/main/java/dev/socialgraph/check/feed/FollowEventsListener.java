@@ -9,7 +9,7 @@ import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;
 import dev.socialgraph.common.relation.Relation;
-import dev.socialgraph.store.EventTracing;
+import dev.socialgraph.store.outbox.EventTracing;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.tracing.Span;

@@ -2,7 +2,7 @@ package dev.socialgraph.check.follow;
 
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.token.FollowTokens;
-import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.following.FollowingRow;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

@@ -3,7 +3,7 @@ package dev.socialgraph.check.lists;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.shard.ShardUnavailableException;
-import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.following.FollowingRow;
 import java.util.Arrays;
 import org.springframework.stereotype.Service;
 

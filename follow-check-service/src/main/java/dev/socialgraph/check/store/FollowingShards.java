@@ -1,9 +1,9 @@
 package dev.socialgraph.check.store;
 
 import dev.socialgraph.check.follow.FollowChecker;
-import dev.socialgraph.store.FollowingRepository;
-import dev.socialgraph.store.FollowingRow;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.following.FollowingRepository;
+import dev.socialgraph.store.following.FollowingRow;
+import dev.socialgraph.store.shard.ShardDataSources;
 import org.springframework.stereotype.Component;
 
 /** {@link FollowChecker.Shards}: the following row a check reads when no cache answers (DESIGN.md 5, L2). */

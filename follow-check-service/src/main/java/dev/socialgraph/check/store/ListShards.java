@@ -3,14 +3,14 @@ package dev.socialgraph.check.store;
 import dev.socialgraph.check.lists.FollowLists;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.store.CelebrityPageRepository;
-import dev.socialgraph.store.FollowerPages;
-import dev.socialgraph.store.FollowerRepository;
-import dev.socialgraph.store.FollowingRepository;
-import dev.socialgraph.store.FollowingRow;
-import dev.socialgraph.store.ShardDataSources;
 import dev.socialgraph.store.account.CountExclusionRepository;
 import dev.socialgraph.store.account.Counted;
+import dev.socialgraph.store.follower.CelebrityPageRepository;
+import dev.socialgraph.store.follower.FollowerPages;
+import dev.socialgraph.store.follower.FollowerRepository;
+import dev.socialgraph.store.following.FollowingRepository;
+import dev.socialgraph.store.following.FollowingRow;
+import dev.socialgraph.store.shard.ShardDataSources;
 import org.springframework.stereotype.Component;
 
 /**

@@ -1,8 +1,8 @@
 package dev.socialgraph.check.store;
 
 import dev.socialgraph.check.feed.Outboxes;
-import dev.socialgraph.store.OutboxRepository;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.outbox.OutboxRepository;
+import dev.socialgraph.store.shard.ShardDataSources;
 import javax.sql.DataSource;
 import org.springframework.stereotype.Component;
 

@@ -2,9 +2,9 @@ package dev.socialgraph.check.store;
 
 import dev.socialgraph.check.suggest.Suggestions;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.store.FollowingRepository;
-import dev.socialgraph.store.FollowingRow;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.following.FollowingRepository;
+import dev.socialgraph.store.following.FollowingRow;
+import dev.socialgraph.store.shard.ShardDataSources;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.IdentityHashMap;

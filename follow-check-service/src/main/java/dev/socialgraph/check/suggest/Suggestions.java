@@ -7,7 +7,7 @@ import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.common.shard.ShardUnavailableException;
-import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.following.FollowingRow;
 import dev.socialgraph.web.UserIdJson;
 import java.util.Arrays;
 import java.util.List;

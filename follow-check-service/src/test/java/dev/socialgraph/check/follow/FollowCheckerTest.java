@@ -3,7 +3,7 @@ package dev.socialgraph.check.follow;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.token.FollowTokens;
-import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.following.FollowingRow;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;

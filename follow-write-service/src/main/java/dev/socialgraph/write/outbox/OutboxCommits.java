@@ -1,7 +1,7 @@
 package dev.socialgraph.write.outbox;
 
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.shard.ShardDataSources;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.stereotype.Component;

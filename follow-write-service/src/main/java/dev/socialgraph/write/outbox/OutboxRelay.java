@@ -2,10 +2,10 @@ package dev.socialgraph.write.outbox;
 
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
-import dev.socialgraph.store.EventTracing;
-import dev.socialgraph.store.OutboxBacklog;
-import dev.socialgraph.store.OutboxEntry;
-import dev.socialgraph.store.OutboxRepository;
+import dev.socialgraph.store.outbox.EventTracing;
+import dev.socialgraph.store.outbox.OutboxBacklog;
+import dev.socialgraph.store.outbox.OutboxEntry;
+import dev.socialgraph.store.outbox.OutboxRepository;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

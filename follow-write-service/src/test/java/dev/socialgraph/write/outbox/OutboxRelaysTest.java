@@ -3,8 +3,8 @@ package dev.socialgraph.write.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.event.FollowEvent;
-import dev.socialgraph.store.OutboxEntry;
-import dev.socialgraph.store.OutboxTrace;
+import dev.socialgraph.store.outbox.OutboxEntry;
+import dev.socialgraph.store.outbox.OutboxTrace;
 import dev.socialgraph.write.WriteProperties;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

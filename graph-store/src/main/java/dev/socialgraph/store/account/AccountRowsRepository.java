@@ -1,7 +1,7 @@
 package dev.socialgraph.store.account;
 
 import dev.socialgraph.common.relation.Relation;
-import dev.socialgraph.store.Sql;
+import dev.socialgraph.store.sql.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

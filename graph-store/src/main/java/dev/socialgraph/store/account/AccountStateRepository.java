@@ -1,8 +1,8 @@
 package dev.socialgraph.store.account;
 
 import dev.socialgraph.common.relation.Relation;
-import dev.socialgraph.store.Sql;
-import dev.socialgraph.store.SqlArrays;
+import dev.socialgraph.store.sql.Sql;
+import dev.socialgraph.store.sql.SqlArrays;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,13 +1,13 @@
 package dev.socialgraph.store.account;
 
 import dev.socialgraph.common.relation.Relation;
-import dev.socialgraph.store.CelebrityPage;
-import dev.socialgraph.store.CelebrityPageHeader;
-import dev.socialgraph.store.CelebrityPageRepository;
-import dev.socialgraph.store.FolloweeChanges;
-import dev.socialgraph.store.FollowerRepository;
-import dev.socialgraph.store.FollowerRow;
-import dev.socialgraph.store.FollowerSideWriter;
+import dev.socialgraph.store.follower.CelebrityPage;
+import dev.socialgraph.store.follower.CelebrityPageHeader;
+import dev.socialgraph.store.follower.CelebrityPageRepository;
+import dev.socialgraph.store.follower.FolloweeChanges;
+import dev.socialgraph.store.follower.FollowerRepository;
+import dev.socialgraph.store.follower.FollowerRow;
+import dev.socialgraph.store.follower.FollowerSideWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Arrays;

@@ -3,7 +3,7 @@ package dev.socialgraph.store.spring;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.shard.ShardDataSources;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;

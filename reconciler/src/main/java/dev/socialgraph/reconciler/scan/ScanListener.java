@@ -1,7 +1,7 @@
 package dev.socialgraph.reconciler.scan;
 
 import dev.socialgraph.common.shard.ShardRange;
-import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.following.FollowingRow;
 import java.util.List;
 
 /**

@@ -8,7 +8,7 @@ import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.reconciler.ReconcilerApplication;
 import dev.socialgraph.reconciler.ShardFixture;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
 import dev.socialgraph.testsupport.TestShards;

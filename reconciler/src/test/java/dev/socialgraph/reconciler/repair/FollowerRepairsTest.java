@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.reconciler.ReconcilerMetrics;
-import dev.socialgraph.store.CelebrityPageRepository;
-import dev.socialgraph.store.FollowerRepository;
-import dev.socialgraph.store.FollowingRepository;
+import dev.socialgraph.store.follower.CelebrityPageRepository;
+import dev.socialgraph.store.follower.FollowerRepository;
+import dev.socialgraph.store.following.FollowingRepository;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;

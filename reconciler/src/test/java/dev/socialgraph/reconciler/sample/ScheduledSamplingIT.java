@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.reconciler.ReconcilerApplication;
 import dev.socialgraph.reconciler.ShardFixture;
-import dev.socialgraph.store.FollowerRow;
-import dev.socialgraph.store.ShardDataSources;
+import dev.socialgraph.store.follower.FollowerRow;
+import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.testsupport.TestShards;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;

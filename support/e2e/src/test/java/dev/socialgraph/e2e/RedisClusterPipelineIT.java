@@ -7,7 +7,7 @@ import dev.socialgraph.common.keys.RedisKeys;
 import dev.socialgraph.common.shard.ShardAffinity;
 import dev.socialgraph.localruntime.RedisCluster;
 import dev.socialgraph.localruntime.ServiceProcess;
-import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.following.FollowingRow;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.store.CelebrityPage;
-import dev.socialgraph.store.FollowingRow;
+import dev.socialgraph.store.follower.CelebrityPage;
+import dev.socialgraph.store.following.FollowingRow;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -3,7 +3,7 @@ package dev.socialgraph.launcher;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
-import dev.socialgraph.store.ShardDirectory;
+import dev.socialgraph.store.shard.ShardDirectory;
 import dev.socialgraph.tools.GraphTool;
 import dev.socialgraph.tools.shards.ShardMover;
 import java.net.URI;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
-import dev.socialgraph.store.ShardDirectory;
+import dev.socialgraph.store.shard.ShardDirectory;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

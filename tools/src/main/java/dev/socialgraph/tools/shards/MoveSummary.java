@@ -1,7 +1,7 @@
 package dev.socialgraph.tools.shards;
 
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.store.ShardDirectory;
+import dev.socialgraph.store.shard.ShardDirectory;
 import java.util.List;
 import java.util.Locale;
 
