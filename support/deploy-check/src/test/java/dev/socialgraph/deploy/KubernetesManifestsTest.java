@@ -169,7 +169,7 @@ class KubernetesManifestsTest {
             }
         }
         assertThat(env(list(podSpec(workload(objects, CHECK)), "containers").get(0), "JAVA_TOOL_OPTIONS"))
-                .contains("-XX:+UseZGC");
+                .contains("-XX:InitialRAMPercentage=75", "-XX:MaxRAMPercentage=75").doesNotContain("UseZGC");
     }
 
     /**

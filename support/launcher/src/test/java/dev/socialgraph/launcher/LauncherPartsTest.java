@@ -110,7 +110,10 @@ class LauncherPartsTest {
                 .orElseThrow();
         assertThat(gateway.jvmOptions()).containsExactly("-XX:+UseParallelGC", "-XX:+UseCompactObjectHeaders",
                 "-Dreactor.netty.ioWorkerCount=1");
-        assertThat(specs).filteredOn(s -> !s.name().equals(PortPlan.GATEWAY))
+        // The check service's heap is fixed from the start (-Xms = -Xmx); the others keep the JVM's defaults.
+        assertThat(specs).filteredOn(s -> s.module().equals("follow-check-service")).isNotEmpty()
+                .allSatisfy(s -> assertThat(s.jvmOptions()).containsExactly("-Xms768m", "-XX:+AlwaysPreTouch"));
+        assertThat(specs).filteredOn(s -> !s.name().equals(PortPlan.GATEWAY) && !s.module().equals("follow-check-service"))
                 .allSatisfy(s -> assertThat(s.jvmOptions()).isEmpty());
 
         Path home = Files.createDirectories(dir.resolve("repo/gateway/target")).getParent().getParent();
