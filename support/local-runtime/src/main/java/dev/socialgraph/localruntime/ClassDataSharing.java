@@ -3,19 +3,15 @@ package dev.socialgraph.localruntime;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Runs a service's runnable jar with a class-data sharing archive, so that every start after the first maps the
@@ -83,19 +79,19 @@ public final class ClassDataSharing {
             extract(execJar, scratch);
             try {
                 Files.move(scratch, dir, StandardCopyOption.ATOMIC_MOVE);
-            } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException e) {
-                if (!Files.isRegularFile(dir.resolve(execJar.getFileName()))) {
-                    throw e;
-                }
             } catch (IOException e) {
-                // a non-empty directory already there: another process won the race
+                // the directory already there, complete: another process won the race
                 if (!Files.isRegularFile(dir.resolve(execJar.getFileName()))) {
                     throw e;
                 }
             }
             return dir;
         } finally {
-            deleteTree(scratch);
+            try {
+                Directories.deleteRecursively(scratch);
+            } catch (UncheckedIOException e) {
+                // a scratch directory left in target/ costs disk, not correctness
+            }
         }
     }
 
@@ -132,23 +128,6 @@ public final class ClassDataSharing {
             return HexFormat.of().formatHex(digest, 0, 6) + ".jsa";
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is required of every JVM", e);
-        }
-    }
-
-    private static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
-        } catch (IOException | UncheckedIOException e) {
-            // a scratch directory left in target/ costs disk, not correctness
         }
     }
 }
