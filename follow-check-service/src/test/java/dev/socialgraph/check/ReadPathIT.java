@@ -908,19 +908,25 @@ class ReadPathIT {
                 "/internal/v1/users/1001/suggestions", "/internal/v1/users/0/counts"}) {
             http.get(path);
         }
-        List<String> requests = new ArrayList<>();
-        for (String line : ActuatorProbe.get(managementPort, "/actuator/prometheus").body().split("\n")) {
-            if (line.startsWith("http_server_requests_seconds_count{")) {
-                requests.add(line);
+        // A request's observation stops after its response is written, so the last one may reach the registry a
+        // moment after the client has its answer.
+        Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            List<String> requests = new ArrayList<>();
+            for (String line : ActuatorProbe.get(managementPort, "/actuator/prometheus").body().split("\n")) {
+                if (line.startsWith("http_server_requests_seconds_count{")) {
+                    requests.add(line);
+                }
             }
-        }
-        for (String uri : new String[] {"following", "followers", "counts", "relationship/{otherId}", "suggestions"}) {
-            assertThat(requests).as(uri).anyMatch(line -> line.contains("uri=\"/internal/v1/users/{id}/" + uri + "\""));
-        }
-        assertThat(requests).as("an error is counted by status").anyMatch(line -> line.contains("status=\"400\"")
-                && line.contains("uri=\"/internal/v1/users/{id}/counts\""));
-        assertThat(requests).as("the single check keeps graph.check.latency only")
-                .noneMatch(line -> line.contains("method=\"GET\"") && line.contains("/following/{targetId}"));
+            for (String uri : new String[] {"following", "followers", "counts", "relationship/{otherId}",
+                    "suggestions"}) {
+                assertThat(requests).as(uri)
+                        .anyMatch(line -> line.contains("uri=\"/internal/v1/users/{id}/" + uri + "\""));
+            }
+            assertThat(requests).as("an error is counted by status").anyMatch(line -> line.contains("status=\"400\"")
+                    && line.contains("uri=\"/internal/v1/users/{id}/counts\""));
+            assertThat(requests).as("the single check keeps graph.check.latency only")
+                    .noneMatch(line -> line.contains("method=\"GET\"") && line.contains("/following/{targetId}"));
+        });
     }
 
     @Test
