@@ -23,10 +23,10 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A fault campaign on a running {@link Fleet}: the malformed-request corpus first (the graph must not change),
- * then the recorded {@link Workload} while every {@link Fault} runs {@code cycles} times, then, after the
- * workload stops and the fleet has had {@code convergence} to settle, the stored graph read back through the
- * gateway from both sides (each actor's following list, each target's follower list, a check of every pair and
- * the counts) and compared with the history by the {@link Checker}.
+ * then the recorded {@link Workload} while every {@link Fault} runs {@code cycles} times, then, once the
+ * workload stops, the stored graph read back through the gateway from both sides (each actor's following list, each target's follower list, a check of every pair and
+ * the counts, again each second until they agree or {@code convergence} has passed) and compared with the history
+ * by the {@link Checker}.
  */
 public final class Campaign {
 
@@ -250,10 +250,45 @@ public final class Campaign {
             workload.close();
             history = workload.history();
         }
-        Thread.sleep(settings.convergence());
-        // A long run outlives the first token's hour.
-        reader = fleet.bearer(Workload.READER);
+        // Read the graph back until both sides, the counts and the checks agree, or until the convergence time is up;
+        // the last read is the one judged. The workload has stopped, so a converged graph stays converged.
+        long convergedBy = System.nanoTime() + settings.convergence().toNanos();
+        ReadBack readBack;
+        while (true) {
+            // A long run outlives the first token's hour.
+            readBack = readBack(http, gateway, fleet.bearer(Workload.READER), actors, targets);
+            if (readBack.divergences() == 0 || System.nanoTime() - convergedBy >= 0) {
+                break;
+            }
+            Thread.sleep(1_000);
+        }
+        Map<Op.Pair, Boolean> stored = readBack.stored();
+        long divergences = readBack.divergences();
+        List<String> divergent = readBack.divergent();
+        Checker.Report report = Checker.check(history, stored, BOUND_MS);
+        List<String> examples = new ArrayList<>(report.examples());
+        examples.addAll(divergent.subList(0, Math.min(20, divergent.size())));
+        report = new Checker.Report(report.writesAcknowledged(), report.checksAnswered(), report.staleReads(),
+                report.lostAcks(), report.phantoms(), report.errors(), report.unavailable(), report.unreachable(), examples);
+        Result result = new Result(report, divergences, crashes, notRecovered, corpus, canaryChanged, faultLog);
+        writeHistory(out.resolve("history.jsonl"), history);
+        Files.writeString(out.resolve("report.md"), result.markdown(settings));
+        return result;
+    }
 
+    /**
+     * The graph as read back through the gateway once the workload has stopped.
+     *
+     * @param stored       each (actor, target) pair: whether the actor's following list holds the target
+     * @param divergences  pairs whose follower side or check disagrees with the following side, plus users whose
+     *                     counts disagree with their lists
+     * @param divergent    a description of each disagreeing pair
+     */
+    private record ReadBack(Map<Op.Pair, Boolean> stored, long divergences, List<String> divergent) {
+    }
+
+    private static ReadBack readBack(HttpClient http, URI gateway, String reader, long[] actors, long[] targets)
+            throws IOException, InterruptedException {
         Map<Op.Pair, Boolean> stored = new HashMap<>();
         Map<Op.Pair, Boolean> followerSide = new HashMap<>();
         long divergences = 0;
@@ -282,15 +317,7 @@ public final class Campaign {
                         + ", check " + checked);
             }
         }
-        Checker.Report report = Checker.check(history, stored, BOUND_MS);
-        List<String> examples = new ArrayList<>(report.examples());
-        examples.addAll(divergent.subList(0, Math.min(20, divergent.size())));
-        report = new Checker.Report(report.writesAcknowledged(), report.checksAnswered(), report.staleReads(),
-                report.lostAcks(), report.phantoms(), report.errors(), report.unavailable(), report.unreachable(), examples);
-        Result result = new Result(report, divergences, crashes, notRecovered, corpus, canaryChanged, faultLog);
-        writeHistory(out.resolve("history.jsonl"), history);
-        Files.writeString(out.resolve("report.md"), result.markdown(settings));
-        return result;
+        return new ReadBack(stored, divergences, divergent);
     }
 
     private static Map<String, OptionalLong> pids(Fleet fleet) {

@@ -46,6 +46,7 @@ public final class Fleet implements AutoCloseable {
     private final Path repo;
     private final FleetDir dir;
     private final PortPlan ports;
+    private final String javaOptions;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
             .version(HttpClient.Version.HTTP_1_1).build();
     private RedisClient redisClient;
@@ -53,10 +54,11 @@ public final class Fleet implements AutoCloseable {
     private volatile String jwtSecret;
     private final List<String> notes = new ArrayList<>();
 
-    private Fleet(Path repo, FleetDir dir, PortPlan ports) {
+    private Fleet(Path repo, FleetDir dir, PortPlan ports, String javaOptions) {
         this.repo = repo;
         this.dir = dir;
         this.ports = ports;
+        this.javaOptions = javaOptions;
     }
 
     /**
@@ -64,13 +66,15 @@ public final class Fleet implements AutoCloseable {
      *
      * @param repo    the repository root holding {@code ./graph}
      * @param dataDir an empty directory for the fleet's data, logs and secrets
+     * @param javaOptions JVM options added to every service's own ({@code GRAPH_JAVA_OPTS}), e.g.
+     *                {@code -XX:TieredStopAtLevel=1} for JVMs that start and restart fast; empty for the fleet's own
      * @return the running fleet, every service ready
      * @throws IOException          when {@code ./graph up} fails (its output is in the message)
      * @throws InterruptedException when interrupted while waiting
      */
-    public static Fleet start(Path repo, Path dataDir) throws IOException, InterruptedException {
+    public static Fleet start(Path repo, Path dataDir, String javaOptions) throws IOException, InterruptedException {
         int offset = PortPlan.freeTestOffset(new Random());
-        Fleet fleet = new Fleet(repo, new FleetDir(dataDir), new PortPlan(offset));
+        Fleet fleet = new Fleet(repo, new FleetDir(dataDir), new PortPlan(offset), javaOptions.strip());
         Result up = fleet.graph("up", "--detach", "--dataset", "none", "--port-offset", Integer.toString(offset));
         if (up.code() != 0) {
             throw new IOException("./graph up failed (" + up.code() + "):\n" + up.output());
@@ -247,6 +251,9 @@ public final class Fleet implements AutoCloseable {
         Map<String, String> env = pb.environment();
         env.put("GRAPH_DATA_DIR", dir.root().toString());
         env.put("JAVA_HOME", System.getProperty("java.home"));
+        if (!javaOptions.isEmpty()) {
+            env.put("GRAPH_JAVA_OPTS", javaOptions);
+        }
         // The workload's users write and read far more often than a person: lift the per-user budgets.
         env.put("GRAPH_GATEWAY_READS_REPLENISHRATE", "100000");
         env.put("GRAPH_GATEWAY_READS_BURSTCAPACITY", "200000");

@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
  * part of {@code ./mvnw verify}); {@code -Dfaults.cycles=20} is the long run (docs/faults.md), and
  * {@code -Dfaults.only=Redis,database} runs only the faults whose names contain one of the words,
  * {@code -Dfaults.hold=30} holds pauses, refusals and hangs 30 s instead of 5 s, {@code -Dfaults.writers=64} runs 64
- * writer threads instead of 8. The report and the history go to {@code support/faults/target/faults-<time>/}.
+ * writer threads instead of 8. The one-cycle run starts its services with C1 only ({@code -XX:TieredStopAtLevel=1}),
+ * as the launcher's own tests do, for start-ups and restarts in half the CPU; the long run keeps the fleet's own JVM
+ * flags. {@code -Dfaults.java-opts=...} sets them for either. The report and the history go to {@code support/faults/target/faults-<time>/}.
  */
 class FaultSuiteIT {
 
@@ -35,7 +37,8 @@ class FaultSuiteIT {
         }
 
         Campaign.Result result;
-        try (Fleet fleet = Fleet.start(repo, out.resolve("fleet"))) {
+        String javaOptions = System.getProperty("faults.java-opts", cycles == 1 ? "-XX:TieredStopAtLevel=1" : "");
+        try (Fleet fleet = Fleet.start(repo, out.resolve("fleet"), javaOptions)) {
             result = Campaign.run(fleet, settings, out);
         }
         String report = result.markdown(settings);
