@@ -64,14 +64,27 @@ final class CachingJwtDecoder implements ReactiveJwtDecoder {
 
     @Override
     public Mono<Jwt> decode(String token) throws JwtException {
+        Jwt cached = cached(token);
+        return cached != null ? Mono.just(cached) : delegate.decode(token).doOnNext(jwt -> accepted.put(token, jwt));
+    }
+
+    /**
+     * The token's {@link Jwt} when it is cached and may still be served, without decoding anything: what
+     * {@link #decode} answers at once; an entry past its {@code exp} or before its {@code nbf} (with the skew) is
+     * dropped.
+     *
+     * @param token a bearer token's exact text
+     * @return the accepted token's {@link Jwt}, or {@code null} when {@link #decode} would have to ask the delegate
+     */
+    Jwt cached(String token) {
         Jwt cached = accepted.getIfPresent(token);
         if (cached != null) {
             if (stillValid(cached, clock.instant())) {
-                return Mono.just(cached);
+                return cached;
             }
             accepted.invalidate(token);
         }
-        return delegate.decode(token).doOnNext(jwt -> accepted.put(token, jwt));
+        return null;
     }
 
     private boolean stillValid(Jwt jwt, Instant now) {

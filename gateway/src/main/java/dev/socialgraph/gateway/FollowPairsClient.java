@@ -122,6 +122,12 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
     private final HttpClient client;
     private final String uri;
     private final ServiceHeaders headers;
+    /**
+     * {@code POST uri} on {@code client}, built on the first call and reused: Reactor Netty's client is immutable,
+     * and each of {@code post()} and {@code uri(...)} copies its whole configuration, work every call repeated for
+     * the same instance.
+     */
+    private volatile HttpClient.RequestSender post;
 
     /**
      * @param client   the gateway's proxying client (its pool, timeouts and keep-alive)
@@ -143,7 +149,11 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
     public Mono<List<Answer>> send(List<Pair> batch) {
         byte[] body = encode(batch);
         ServerWebExchange first = batch.get(0).exchange();
-        return client.post().uri(uri).send((request, outbound) -> {
+        HttpClient.RequestSender sender = post;
+        if (sender == null) {
+            post = sender = client.post().uri(uri); // callers racing here build equal senders
+        }
+        return sender.send((request, outbound) -> {
                     headers.writeBatchHeaders(first, request, (r, name, value) -> r.header(name, value));
                     request.header(HttpHeaders.CONTENT_TYPE, "application/json");
                     request.header(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length));

@@ -4,6 +4,7 @@ import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.web.ExchangeLogContext;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.propagation.Propagator;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.cloud.gateway.filter.headers.HttpHeadersFilter;
 import org.springframework.core.Ordered;
@@ -49,10 +50,13 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
 
     private final String token;
     private final Propagator propagator;
+    /** The headers the propagator reads and writes ({@code traceparent}, {@code tracestate}, baggage fields). */
+    private final List<String> traceFields;
 
     ServiceHeaders(ServiceCredential credential, ObjectProvider<Propagator> propagator) {
         this.token = credential.serviceToken();
         this.propagator = propagator.getIfAvailable(() -> Propagator.NOOP);
+        this.traceFields = List.copyOf(this.propagator.fields());
     }
 
     @Override
@@ -71,13 +75,25 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
      * batch's first request. One call has one id and one parent span, so the others' traces end at the gateway; a
      * lone request, the common case below concurrency, gets exactly what a proxied one gets. No
      * {@code X-Public-Path}: the call is not one caller's, and the gateway names each caller's own path in the
-     * problems it relays ({@link ProblemResponses#relay}).
+     * problems it relays ({@link ProblemResponses#relay}). The single check, the one caller of such batches, has no
+     * server span ({@link SingleCheckEntry} leaves it out of the observation): then the first request's own trace
+     * headers (the propagator's fields, as the caller sent them) are passed on, as a proxied request's copied headers
+     * would carry them, so a caller's trace still reaches the service, whose span is then the caller's child.
      *
      * @param first   the batch's first request
      * @param carrier the outgoing request's headers
      * @param setter  sets one header on {@code carrier}, replacing any value
      */
     <C> void writeBatchHeaders(ServerWebExchange first, C carrier, Propagator.Setter<C> setter) {
+        if (ExchangeLogContext.serverSpan(first) == null) {
+            HttpHeaders incoming = first.getRequest().getHeaders();
+            for (String field : traceFields) {
+                String value = incoming.getFirst(field);
+                if (value != null) {
+                    setter.set(carrier, field, value);
+                }
+            }
+        }
         writeCommon(first, carrier, setter);
     }
 
