@@ -1,6 +1,7 @@
 package dev.socialgraph.reconciler.admin;
 
 import dev.socialgraph.common.problem.ProblemType;
+import dev.socialgraph.reconciler.bloom.SnapshotBuilder;
 import dev.socialgraph.web.ProblemAdvice;
 import dev.socialgraph.web.ProblemMapping;
 import java.sql.SQLException;
@@ -15,7 +16,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 /**
  * The reconciler's errors: graph-web's {@link ProblemAdvice} (problem+json naming the bad input in {@code parameter},
  * with every failed bean validation in {@code errors}), plus its admin endpoints' own: 404 for an unknown scan, 409 for
- * cancelling a scan that does not run (both naming {@code id}), 503 with {@code Retry-After} when its database fails.
+ * cancelling a scan that does not run (both naming {@code id}), 409 for a bloom snapshot asked for while one is being
+ * built, 503 with {@code Retry-After} when its database fails.
  * No input gives a 500.
  */
 @RestControllerAdvice
@@ -31,6 +33,11 @@ class AdminExceptionHandler extends ProblemAdvice {
     @ExceptionHandler(ScanController.ScanNotRunningException.class)
     ProblemDetail notRunning(ScanController.ScanNotRunningException e) {
         return problem(HttpStatus.CONFLICT, e.getMessage(), "id");
+    }
+
+    @ExceptionHandler(SnapshotBuilder.BuildRunningException.class)
+    ProblemDetail buildRunning(SnapshotBuilder.BuildRunningException e) {
+        return problem(ProblemType.CONFLICT, e.getMessage(), null);
     }
 
     @ExceptionHandler(SQLException.class)

@@ -84,6 +84,14 @@ public final class SnapshotBuilder {
                 .baseUnit("seconds").register(registry);
     }
 
+    /** Another build of this instance is running; the caller may ask again once it is done (409 on the admin API). */
+    public static final class BuildRunningException extends IllegalStateException {
+
+        public BuildRunningException(String message) {
+            super(message);
+        }
+    }
+
     /**
      * Builds and writes the snapshot of {@code first..last}.
      *
@@ -91,7 +99,7 @@ public final class SnapshotBuilder {
      * @param last  last logical shard
      * @return what was written
      * @throws IllegalArgumentException when the range is not within the logical shards
-     * @throws IllegalStateException    when another build is running
+     * @throws BuildRunningException    when another build is running
      * @throws SQLException             from the shards
      * @throws IOException              when the snapshot cannot be written
      */
@@ -102,7 +110,7 @@ public final class SnapshotBuilder {
                     + (map.logicalShardCount() - 1));
         }
         if (!building.tryLock()) {
-            throw new IllegalStateException("a bloom snapshot is already being built");
+            throw new BuildRunningException("a bloom snapshot is already being built");
         }
         try {
             long createdAt = clock.millis();

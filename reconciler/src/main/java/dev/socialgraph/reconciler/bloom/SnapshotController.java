@@ -6,10 +6,7 @@ import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
-import org.springframework.web.ErrorResponseException;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -18,7 +15,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * {@code POST /admin/snapshots} {@code {"firstShard":0,"lastShard":255}} (body optional: every logical shard):
  * builds a bloom snapshot now and answers when it is written, 201 {@code {file, firstShard, lastShard, edges,
- * createdAt, nextOffsets}}; 409 while another build runs; 400 naming {@code firstShard} or {@code lastShard} for a
+ * createdAt, nextOffsets}}; 409 while another build runs ({@link SnapshotBuilder.BuildRunningException}, answered by
+ * the admin exception handler); 400 naming {@code firstShard} or {@code lastShard} for a
  * range outside the logical shards (problem+json, from graph-web's {@code ProblemAdvice}).
  */
 @RestController
@@ -48,14 +46,7 @@ class SnapshotController {
         if (to < first || to > last) {
             throw new BadParameterException("lastShard", "lastShard: must be in firstShard.." + last + ", was " + to);
         }
-        SnapshotBuilder.Built built;
-        try {
-            built = builder.build(first, to);
-        } catch (IllegalStateException e) {
-            ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
-            problem.setTitle("Build running");
-            throw new ErrorResponseException(HttpStatus.CONFLICT, problem, e);
-        }
+        SnapshotBuilder.Built built = builder.build(first, to);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("file", built.file().toString());
         out.put("firstShard", built.firstShard());

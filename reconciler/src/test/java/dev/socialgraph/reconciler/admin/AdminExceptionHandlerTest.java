@@ -2,6 +2,8 @@ package dev.socialgraph.reconciler.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.socialgraph.common.problem.ProblemType;
+import dev.socialgraph.reconciler.bloom.SnapshotBuilder;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.ProblemDetail;
@@ -19,5 +21,15 @@ class AdminExceptionHandlerTest {
         assertThat(answer.getBody().getTitle()).isEqualTo("Service Unavailable");
         assertThat(answer.getBody().getDetail()).isEqualTo("reconciler database unavailable");
         assertThat(answer.getBody().getProperties()).isNull();
+    }
+
+    @Test
+    void buildRunning_is409OfTheConflictType() {
+        ProblemDetail answer = new AdminExceptionHandler()
+                .buildRunning(new SnapshotBuilder.BuildRunningException("a bloom snapshot is already being built"));
+
+        assertThat(answer.getStatus()).isEqualTo(409);
+        assertThat(answer.getType().toString()).isEqualTo(ProblemType.CONFLICT.uri().toString());
+        assertThat(answer.getDetail()).isEqualTo("a bloom snapshot is already being built");
     }
 }
