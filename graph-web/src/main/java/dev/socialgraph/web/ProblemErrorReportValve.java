@@ -1,6 +1,5 @@
-package dev.socialgraph.write.api;
+package dev.socialgraph.web;
 
-import dev.socialgraph.web.ProblemJson;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +15,7 @@ import org.springframework.http.ProblemDetail;
  * Tomcat's last-resort error page as problem+json instead of HTML: Tomcat answers some requests itself before
  * Spring sees them, e.g. a 400 for a path with an encoded NUL or slash ({@code /users/%00/...}). The body is
  * {@code {type, title, status}} (the status' default type, Tomcat's reason phrase), encoded by graph-web's
- * {@link ProblemJson}. Installed on the host by {@link TomcatProblemCustomizer}.
+ * {@link ProblemJson}. Installed on every servlet service's Tomcat host by {@link ProblemAutoConfiguration}.
  */
 public class ProblemErrorReportValve extends ErrorReportValve {
 
