@@ -78,7 +78,6 @@ final class SingleCheckEntry implements WebFilter, Ordered {
             ? ServerWebExchangeMatcher.MatchResult.match() : ServerWebExchangeMatcher.MatchResult.notMatch();
 
     private static final String PREFIX = "/v1/users/";
-    private static final String FOLLOWING = "/following/";
     private static final String BEARER = "Bearer ";
 
     private final CachingJwtDecoder tokens;
@@ -160,24 +159,18 @@ final class SingleCheckEntry implements WebFilter, Ordered {
     }
 
     /**
-     * The public single check: {@code GET /v1/users/<segment>/following/<segment>}, every segment of the raw path
-     * plain ({@link PathGuard#isPlain}: a path {@link PathGuard} refuses stays observed, answered as before). Read
-     * when each server observation is created, before routing, so it looks at the raw path: a method comparison and
-     * one scan, no allocation.
+     * The public single check: a {@code GET} whose path the coalesced check's handler mapping matches
+     * ({@link CheckCoalescing.CoalescedCheckMapping#CHECK}, the one definition of the route), every segment of the raw
+     * path plain ({@link PathGuard#isPlain}: a path {@link PathGuard} refuses stays observed, answered as before). Read
+     * when each server observation is created, before routing; a path outside {@code /v1/users/} is told apart by
+     * its prefix alone.
      */
     static boolean isSingleCheck(ServerHttpRequest request) {
         if (request == null || !HttpMethod.GET.equals(request.getMethod())) {
             return false;
         }
         String path = request.getURI().getRawPath();
-        if (path == null || !path.startsWith(PREFIX)) {
-            return false;
-        }
-        int idEnd = path.indexOf('/', PREFIX.length());
-        if (idEnd <= PREFIX.length() || !path.startsWith(FOLLOWING, idEnd)) {
-            return false;
-        }
-        int target = idEnd + FOLLOWING.length();
-        return target < path.length() && path.indexOf('/', target) < 0 && PathGuard.isPlain(path);
+        return path != null && path.startsWith(PREFIX) && PathGuard.isPlain(path)
+                && CheckCoalescing.CoalescedCheckMapping.CHECK.matches(request.getPath().pathWithinApplication());
     }
 }
