@@ -1,7 +1,5 @@
 package dev.socialgraph.reconciler;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
@@ -45,11 +43,6 @@ class ServiceProbesIT {
     @Test
     void aPathTomcatRefusesItself_isProblemJson() {
         // An encoded NUL never reaches Spring: Tomcat answers it, through graph-web's error report valve.
-        var reply = GuardProbe.call(port, "GET", "/internal/v1/users/%00/following", ServiceProcess.SERVICE_TOKEN);
-
-        assertThat(reply.statusCode()).isEqualTo(400);
-        assertThat(reply.headers().firstValue("Content-Type")).hasValueSatisfying(type ->
-                assertThat(type).startsWith("application/problem+json"));
-        assertThat(reply.body()).contains("\"status\":400").doesNotContain("<html");
+        GuardProbe.assertTomcatRefusalIsProblem(port, ServiceProcess.SERVICE_TOKEN);
     }
 }

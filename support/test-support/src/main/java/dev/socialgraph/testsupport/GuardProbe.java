@@ -64,6 +64,24 @@ public final class GuardProbe {
     }
 
     /**
+     * Asserts that a path Tomcat refuses itself, before any filter (an encoded NUL), is answered 400 problem+json, not
+     * with Tomcat's HTML page: graph-web's error report valve is installed.
+     *
+     * @param port  the servlet service's API port
+     * @param token its service credential
+     * @throws AssertionError otherwise
+     */
+    public static void assertTomcatRefusalIsProblem(int port, String token) {
+        HttpResponse<String> r = call(port, "GET", "/internal/v1/users/%00/following", token);
+        String type = r.headers().firstValue("Content-Type").orElse("");
+        if (r.statusCode() != 400 || !type.startsWith("application/problem+json") || !r.body().contains("\"status\":400")
+                || r.body().contains("<html")) {
+            throw new AssertionError("an encoded NUL in the path: expected 400 problem+json, got " + r.statusCode() + " "
+                    + type + " " + r.body());
+        }
+    }
+
+    /**
      * Sends {@code method path} without a body, with {@code X-Service-Token: token}.
      *
      * @return the response with its body as a string
