@@ -7,6 +7,7 @@ import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
 import dev.socialgraph.testsupport.TestShards;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -78,5 +79,12 @@ class ServiceProbesIT {
     void aPathTomcatRefusesItself_isProblemJson() {
         // An encoded NUL never reaches Spring: Tomcat answers it, through graph-web's error report valve.
         GuardProbe.assertTomcatRefusalIsProblem(port, ServiceProcess.SERVICE_TOKEN);
+    }
+
+    @Test
+    void theManagementPort_servesTheActuatorAndNothingOfTheApi() {
+        // Asked with the service credential: the management port is reachable from the monitoring namespace, which
+        // must not get a way around the API port's network policy.
+        ActuatorProbe.assertOnlyActuatorOn(managementPort, List.of("/internal/v1/anything", "/admin/anything"), Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
     }
 }

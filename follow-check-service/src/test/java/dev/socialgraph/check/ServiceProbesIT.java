@@ -7,6 +7,7 @@ import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
 import dev.socialgraph.testsupport.TestShards;
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -66,5 +67,12 @@ class ServiceProbesIT {
                 ServiceProcess.SERVICE_TOKEN);
         GuardProbe.assertOversizedBodyRefused(port, "POST", "/internal/v1/following/pairs",
                 ServiceProcess.SERVICE_TOKEN);
+    }
+
+    @Test
+    void theManagementPort_servesTheActuatorAndNothingOfTheApi() {
+        // Asked with the service credential: the management port is reachable from the monitoring namespace, which
+        // must not get a way around the API port's network policy.
+        ActuatorProbe.assertOnlyActuatorOn(managementPort, List.of("/internal/v1/users/1/following/2", "/internal/v1/users/1/counts", "/internal/v1/bloom"), Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
     }
 }

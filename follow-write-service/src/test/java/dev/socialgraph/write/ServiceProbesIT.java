@@ -95,4 +95,11 @@ class ServiceProbesIT {
         }
         return names;
     }
+
+    @Test
+    void theManagementPort_servesTheActuatorAndNothingOfTheApi() {
+        // Asked with the service credential: the management port is reachable from the monitoring namespace, which
+        // must not get a way around the API port's network policy.
+        ActuatorProbe.assertOnlyActuatorOn(managementPort, List.of("/internal/v1/admin/users/1", "/internal/v1/admin/jobs/1", "/internal/v1/users/1/blocking"), Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
+    }
 }

@@ -18,7 +18,7 @@ final class CredentialRule {
     private static final Problems WRONG = Problems.wrongToken();
 
     private final byte[] expected;
-    private final String actuatorBasePath;
+    private final ActuatorPath actuator;
     private final Counter missing;
     private final Counter wrong;
 
@@ -33,20 +33,15 @@ final class CredentialRule {
         if (serviceToken == null || serviceToken.isBlank()) {
             throw new IllegalArgumentException("the service token must not be blank");
         }
-        if (!actuatorBasePath.startsWith("/") || actuatorBasePath.length() < 2) {
-            throw new IllegalArgumentException("management.endpoints.web.base-path must be a path below /, was '"
-                    + actuatorBasePath + "'");
-        }
         this.expected = serviceToken.getBytes(StandardCharsets.UTF_8);
-        this.actuatorBasePath = actuatorBasePath.endsWith("/")
-                ? actuatorBasePath.substring(0, actuatorBasePath.length() - 1) : actuatorBasePath;
+        this.actuator = new ActuatorPath(actuatorBasePath);
         this.missing = Rejections.counter(meters, "missing-service-token");
         this.wrong = Rejections.counter(meters, "wrong-service-token");
     }
 
     /** Whether {@code path} is the actuator's base path or below it (nothing else about the path is judged). */
     boolean isActuator(String path) {
-        return path.equals(actuatorBasePath) || path.startsWith(actuatorBasePath + "/");
+        return actuator.contains(path);
     }
 
     /**
@@ -58,7 +53,7 @@ final class CredentialRule {
      * @param path the request's path, as the stack matches it
      */
     boolean isExempt(String path) {
-        return isActuator(path) && !path.contains("..") && !path.contains(";");
+        return actuator.containsPlainly(path);
     }
 
     /**

@@ -94,4 +94,31 @@ public final class ActuatorProbe {
             }
         }
     }
+
+    /**
+     * Asserts what a management port serves: the actuator and nothing else. Each of {@code apiPaths} (paths the
+     * service answers on its API port), asked with {@code headers} (the service credential, a bearer token: so no
+     * guard's 401 can hide a route behind it), answers 404; and health shows each component's status but no details
+     * (no {@code "details"} member anywhere in {@code /actuator/health}).
+     *
+     * @param managementPort the service's management port ({@code management.server.port})
+     * @param apiPaths       GET paths of the service's own API
+     * @param headers        sent with each request
+     * @throws AssertionError naming the first path that answered otherwise
+     */
+    public static void assertOnlyActuatorOn(int managementPort, List<String> apiPaths, Map<String, String> headers) {
+        for (String path : apiPaths) {
+            HttpResponse<String> r = get(managementPort, path, headers);
+            if (r.statusCode() != 404) {
+                throw new AssertionError(path + " on the management port " + managementPort + " answered "
+                        + r.statusCode() + " (expected 404: it serves the actuator only): " + r.body());
+            }
+        }
+        HttpResponse<String> health = get(managementPort, "/actuator/health");
+        if (health.statusCode() != 200 || !health.body().contains("\"components\"")
+                || health.body().contains("\"details\"")) {
+            throw new AssertionError("/actuator/health answered " + health.statusCode()
+                    + " (expected the components' status without details): " + health.body());
+        }
+    }
 }
