@@ -21,6 +21,14 @@ import org.springframework.validation.annotation.Validated;
  *                  set, and without a default outside the {@code local} profile
  * @param jwkSetUri JWK Set URI of the identity provider (production): when set, tokens are validated against its
  *                  keys (RS256) instead of {@code jwtSecret}; unset (local and test runs): HS256 with the secret
+ * @param jwtIssuer the {@code iss} every bearer token must carry, exactly (env {@code GRAPH_JWT_ISSUER}); required
+ *                  with {@code jwkSetUri}, since an identity provider signs tokens for many applications with the same
+ *                  keys (RFC 8725 section 3.8); optional with {@code jwtSecret}, which only this system holds
+ * @param jwtAudience a value the token's {@code aud} must contain (env {@code GRAPH_JWT_AUDIENCE}): this API's
+ *                  identifier at the identity provider, so that ID tokens and tokens for other APIs are refused
+ *                  (RFC 8725 section 3.9); required with {@code jwkSetUri}, optional with {@code jwtSecret}
+ * @param jwkRefresh how long a fetched JWK Set is used before it is fetched again (default 5 min, at least 1 s): a
+ *                  key withdrawn from the set stops verifying tokens, cached ones included, within this time
  * @param writeUri  base URI of the single follow-write-service instance of the default static instance list
  *                  (application.yml); a list in {@code spring.cloud.discovery.client.simple.instances} replaces it
  * @param checkUri  base URI of the single follow-check-service instance of the default static instance list
@@ -44,6 +52,9 @@ import org.springframework.validation.annotation.Validated;
 public record GatewayProperties(
         @Size(min = 32, message = "must be at least 32 bytes (HS256, GRAPH_JWT_SECRET)") String jwtSecret,
         URI jwkSetUri,
+        String jwtIssuer,
+        String jwtAudience,
+        @DefaultValue("5m") @NotNull @DurationMin(seconds = 1) Duration jwkRefresh,
         @NotNull URI writeUri,
         @NotNull URI checkUri,
         @NotNull @Valid Budget reads,
@@ -58,11 +69,19 @@ public record GatewayProperties(
      * Validates what the annotations cannot.
      *
      * @throws IllegalArgumentException when neither a JWT secret nor a JWK Set URI is set (the message names
-     *     {@code GRAPH_JWT_SECRET}), or for a body limit out of range
+     *     {@code GRAPH_JWT_SECRET}), when a JWK Set URI is set without an issuer and an audience, or for a body limit
+     *     out of range
      */
     public GatewayProperties {
         if (jwtSecret != null && jwtSecret.isBlank()) {
             jwtSecret = null; // ${GRAPH_JWT_SECRET:} unset: no secret, not a short one
+        }
+        jwtIssuer = jwtIssuer == null || jwtIssuer.isBlank() ? null : jwtIssuer;
+        jwtAudience = jwtAudience == null || jwtAudience.isBlank() ? null : jwtAudience;
+        if (jwkSetUri != null && (jwtIssuer == null || jwtAudience == null)) {
+            throw new IllegalArgumentException("graph.gateway.jwk-set-uri is set, so graph.gateway.jwt-issuer and "
+                    + "graph.gateway.jwt-audience are required (GRAPH_JWT_ISSUER, GRAPH_JWT_AUDIENCE): without them any "
+                    + "token the identity provider signs for any application would be accepted");
         }
         if (jwkSetUri == null && jwtSecret == null) {
             throw new IllegalArgumentException("graph.gateway.jwt-secret is not set: set the environment variable "
@@ -127,11 +146,23 @@ public record GatewayProperties(
     /**
      * Accepted bearer tokens kept decoded, keyed by their exact text.
      *
-     * @param maximumSize tokens kept at most; 0 turns the cache off (every request decodes and verifies its token)
-     * @param maxAge      longest time a decoded token is reused before it is verified again (a token is never reused
-     *                    past its {@code exp})
+     * @param maxBytes the cache's bound in bytes of heap, each entry weighed by {@link CachingJwtDecoder#weigh} (a
+     *                 token of a few claims, 240 characters, about 1.5 KB; one of the largest a proxy lets through,
+     *                 8 KB of text, about 17.5 KB); default 32 MB, sized against the pod's heap in docs/capacity.md; 0
+     *                 turns the cache off (every request decodes and verifies its token)
+     * @param maxAge   longest time a decoded token is reused before it is verified again (a token is never reused
+     *                 past its {@code exp})
      */
-    public record JwtCache(@DefaultValue("20000") @Min(0) long maximumSize,
+    public record JwtCache(@DefaultValue("32MB") @NotNull DataSize maxBytes,
                            @DefaultValue("5m") @NotNull @DurationMin(millis = 1) Duration maxAge) {
+
+        /**
+         * @throws IllegalArgumentException for a negative {@code maxBytes}
+         */
+        public JwtCache {
+            if (maxBytes != null && maxBytes.isNegative()) {
+                throw new IllegalArgumentException("graph.gateway.jwt-cache.max-bytes must be 0 or more: " + maxBytes);
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.text.ParseException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import javax.crypto.spec.SecretKeySpec;
 import org.springframework.context.annotation.Bean;
@@ -24,7 +25,9 @@ import org.springframework.security.oauth2.core.OAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2TokenValidatorResult;
 import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
 import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtAudienceValidator;
 import org.springframework.security.oauth2.jwt.JwtClaimNames;
+import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
 import org.springframework.security.oauth2.jwt.JwtTimestampValidator;
 import org.springframework.security.oauth2.jwt.JwtValidators;
 import org.springframework.security.oauth2.jwt.NimbusReactiveJwtDecoder;
@@ -40,7 +43,8 @@ import reactor.core.publisher.Mono;
  * Authentication: every {@code /v1} request needs a bearer JWT, validated by Spring Security's resource
  * server support (HS256 with a shared secret locally, the identity provider's JWK Set in production): signature,
  * an {@code exp} (required: a token without one would never expire), {@code nbf} when present, and a {@code sub}
- * that is a JSON string holding a positive 64-bit user id. Missing, malformed, expired, unexpiring or forged tokens,
+ * that is a JSON string holding a positive 64-bit user id, and the configured issuer and audience (required with a
+ * JWK Set: {@link GatewayProperties#jwtIssuer}, {@link GatewayProperties#jwtAudience}). Missing, malformed, expired, unexpiring or forged tokens,
  * and requests with more than one {@code Authorization} header, get 401 problem+json and reach no service.
  * Authorization: {@code /v1/admin/**} (deactivate, reactivate, erase any user, read states and jobs) needs the
  * {@value #ADMIN_SCOPE} scope in the token's {@code scope} (or {@code scp}) claim; a valid token without it gets 403
@@ -144,33 +148,54 @@ class SecurityConfiguration {
 
     /**
      * With {@code graph.gateway.jwk-set-uri} set (production): signatures checked against the identity provider's
-     * JWK Set (RS256, keys fetched and cached by Nimbus); otherwise HS256 with {@code graph.gateway.jwt-secret}.
-     * The same claim validation either way: the default validators, with timestamps (60 s of clock skew) requiring
-     * {@code exp}, plus {@link #subjectIsUserId}; behind {@link CachingJwtDecoder} unless {@code graph.gateway.jwt-cache.maximum-size}
-     * is 0.
+     * JWK Set (RS256, keys fetched and refreshed every {@code graph.gateway.jwk-refresh} by
+     * {@link IdentityProviderKeys}); otherwise HS256 with {@code graph.gateway.jwt-secret}. The same claim validation
+     * either way ({@link #validator}); behind {@link CachingJwtDecoder} unless {@code graph.gateway.jwt-cache.max-bytes}
+     * is 0, whose tokens of a withdrawn key are dropped at the next refresh of the set.
      */
     @Bean
     ReactiveJwtDecoder jwtDecoder(GatewayProperties properties, MeterRegistry meters) {
         NimbusReactiveJwtDecoder decoder;
+        IdentityProviderKeys keys = null;
         if (properties.jwkSetUri() != null) {
-            decoder = NimbusReactiveJwtDecoder.withJwkSetUri(properties.jwkSetUri().toString()).build();
+            keys = new IdentityProviderKeys(properties.jwkSetUri(), properties.jwkRefresh());
+            decoder = NimbusReactiveJwtDecoder.withJwkSource(keys.keys()).build();
         } else {
             SecretKeySpec key = new SecretKeySpec(properties.jwtSecret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
             decoder = NimbusReactiveJwtDecoder.withSecretKey(key).macAlgorithm(MacAlgorithm.HS256).build();
         }
-        decoder.setJwtValidator(validator());
+        decoder.setJwtValidator(validator(properties.jwtIssuer(), properties.jwtAudience()));
         GatewayProperties.JwtCache cache = properties.jwtCache();
-        if (cache.maximumSize() == 0) {
+        if (cache.maxBytes().toBytes() == 0) {
             return decoder;
         }
-        return new CachingJwtDecoder(decoder, cache.maximumSize(), cache.maxAge(), CLOCK_SKEW, Clock.systemUTC(), meters);
+        CachingJwtDecoder cached = new CachingJwtDecoder(decoder, cache.maxBytes().toBytes(), cache.maxAge(),
+                CLOCK_SKEW, Clock.systemUTC(), meters);
+        if (keys != null) {
+            keys.onRefresh(cached::retainKeys);
+        }
+        return cached;
     }
 
-    /** Spring Security's default JWT validators with {@code exp} required, and {@link #subjectIsUserId}. */
-    static OAuth2TokenValidator<Jwt> validator() {
+    /**
+     * Spring Security's default JWT validators with {@code exp} required, {@link #subjectIsUserId}, and the issuer and
+     * audience when they are configured: {@code iss} equal to {@code issuer}, {@code aud} containing
+     * {@code audience} (Spring Security's {@link JwtIssuerValidator} and {@link JwtAudienceValidator}).
+     *
+     * @param issuer   the required {@code iss}, or {@code null} for any
+     * @param audience a value {@code aud} must hold, or {@code null} for any
+     */
+    static OAuth2TokenValidator<Jwt> validator(String issuer, String audience) {
         JwtTimestampValidator timestamps = new JwtTimestampValidator(CLOCK_SKEW);
         timestamps.setAllowEmptyExpiryClaim(false);
-        return JwtValidators.createDefaultWithValidators(timestamps, subjectIsUserId());
+        List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>(List.of(timestamps, subjectIsUserId()));
+        if (issuer != null) {
+            validators.add(new JwtIssuerValidator(issuer));
+        }
+        if (audience != null) {
+            validators.add(new JwtAudienceValidator(audience));
+        }
+        return JwtValidators.createDefaultWithValidators(validators);
     }
 
     /**

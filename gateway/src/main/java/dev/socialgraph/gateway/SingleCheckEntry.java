@@ -79,6 +79,8 @@ final class SingleCheckEntry implements WebFilter, Ordered {
 
     private static final String PREFIX = "/v1/users/";
     private static final String BEARER = "Bearer ";
+    /** The query parameter of RFC 6750 section 2.3, which Spring Security's converter looks for. */
+    private static final String ACCESS_TOKEN = "access_token";
 
     private final CachingJwtDecoder tokens;
     private final WebExceptionHandler errors;
@@ -105,7 +107,7 @@ final class SingleCheckEntry implements WebFilter, Ordered {
             return chain.filter(exchange);
         }
         long start = System.nanoTime();
-        Jwt jwt = cachedToken(exchange.getRequest().getHeaders());
+        Jwt jwt = cachedToken(exchange.getRequest());
         ServerWebExchange next = exchange;
         if (jwt != null) {
             exchange.getAttributes().put(AUTHENTICATED, jwt);
@@ -123,12 +125,20 @@ final class SingleCheckEntry implements WebFilter, Ordered {
         return ORDER;
     }
 
-    /** The token of the one {@code Authorization: Bearer} header, when the chain accepted it and it is still valid. */
-    private Jwt cachedToken(HttpHeaders headers) {
+    /**
+     * The token of the one {@code Authorization: Bearer} header, when the chain accepted it and it is still valid, and
+     * the request offers no other token: Spring Security's bearer token converter refuses a request that carries one
+     * in the header and another as an {@code access_token} query parameter (even where it would not read the
+     * parameter alone), so such a request goes to the chain for that refusal.
+     */
+    private Jwt cachedToken(ServerHttpRequest request) {
         if (tokens == null) {
             return null;
         }
-        List<String> values = headers.get(HttpHeaders.AUTHORIZATION);
+        if (request.getURI().getRawQuery() != null && request.getQueryParams().containsKey(ACCESS_TOKEN)) {
+            return null;
+        }
+        List<String> values = request.getHeaders().get(HttpHeaders.AUTHORIZATION);
         if (values == null || values.size() != 1) {
             return null;
         }

@@ -19,9 +19,9 @@ class GatewayPropertiesTest {
 
     private static GatewayProperties properties(long cacheSize, Duration maxAge, Duration responseTimeout) {
         GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
-        return new GatewayProperties("0123456789abcdef0123456789abcdef", null, URI.create("http://127.0.0.1:8082"),
+        return new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), budget, budget,
-                new GatewayProperties.JwtCache(cacheSize, maxAge), responseTimeout, DataSize.ofMegabytes(1), POOL, false);
+                new GatewayProperties.JwtCache(DataSize.ofBytes(cacheSize), maxAge), responseTimeout, DataSize.ofMegabytes(1), POOL, false);
     }
 
     private static Set<String> badFields(GatewayProperties p) {
@@ -36,9 +36,38 @@ class GatewayPropertiesTest {
     }
 
     @Test
-    void validate_zeroOrNegativeDurationsAndNegativeSize_nameTheField() {
-        assertThat(badFields(properties(-1, Duration.ZERO, Duration.ofMillis(-5))))
-                .containsExactlyInAnyOrder("jwtCache.maximumSize", "jwtCache.maxAge", "responseTimeout");
+    void validate_zeroOrNegativeDurations_nameTheField() {
+        assertThat(badFields(properties(1, Duration.ZERO, Duration.ofMillis(-5))))
+                .containsExactlyInAnyOrder("jwtCache.maxAge", "responseTimeout");
+    }
+
+    @Test
+    void jwtCache_negativeBytes_isRefusedNamingTheProperty() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> new GatewayProperties.JwtCache(DataSize.ofBytes(-1), Duration.ofMinutes(5)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("graph.gateway.jwt-cache.max-bytes");
+    }
+
+    @Test
+    void aJwkSet_withoutIssuerOrAudience_isRefusedNamingBoth_aSecretNeedsNeither() {
+        GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
+        URI jwks = URI.create("https://idp.example/.well-known/jwks.json");
+        String[][] missing = {{null, "api://graph"}, {"https://idp.example/", null}, {" ", " "}};
+        for (String[] pair : missing) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new GatewayProperties(null, jwks, pair[0],
+                            pair[1], Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
+                            URI.create("http://127.0.0.1:8081"), budget, budget,
+                            new GatewayProperties.JwtCache(DataSize.ofMegabytes(1), Duration.ofMinutes(5)),
+                            Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("GRAPH_JWT_ISSUER").hasMessageContaining("GRAPH_JWT_AUDIENCE");
+        }
+        GatewayProperties bound = new GatewayProperties(null, jwks, "https://idp.example/", "api://graph",
+                Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"),
+                budget, budget, new GatewayProperties.JwtCache(DataSize.ofMegabytes(1), Duration.ofMinutes(5)),
+                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
+        assertThat(bound.jwtIssuer()).isEqualTo("https://idp.example/");
+        assertThat(properties(1, Duration.ofMinutes(5), Duration.ofSeconds(5)).jwtIssuer()).isNull();
     }
 
     @Test
@@ -54,18 +83,18 @@ class GatewayPropertiesTest {
     @Test
     void validate_zeroBatch_namesTheField() {
         GatewayProperties.Budget zero = new GatewayProperties.Budget(10, 20, 0);
-        GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null,
+        GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, Duration.ofMinutes(5),
                 URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"), zero, zero,
-                new GatewayProperties.JwtCache(1, Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
+                new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
         assertThat(badFields(p)).containsExactlyInAnyOrder("reads.batch", "writes.batch");
     }
 
     @Test
     void validate_emptyServicePool_namesTheFields() {
         GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
-        GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null,
+        GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, Duration.ofMinutes(5),
                 URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"), budget, budget,
-                new GatewayProperties.JwtCache(1, Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1),
+                new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1),
                 new GatewayProperties.ServicePool(0, 0, Duration.ZERO), false);
         assertThat(badFields(p)).containsExactlyInAnyOrder("servicePool.maxConnections",
                 "servicePool.pendingAcquireMax", "servicePool.pendingAcquireTimeout");
@@ -76,9 +105,9 @@ class GatewayPropertiesTest {
         GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
         for (DataSize size : new DataSize[] {DataSize.ofBytes(0), DataSize.ofGigabytes(2)}) {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> new GatewayProperties(
-                            "0123456789abcdef0123456789abcdef", null, URI.create("http://127.0.0.1:8082"),
+                            "0123456789abcdef0123456789abcdef", null, null, null, Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
                             URI.create("http://127.0.0.1:8081"), budget, budget,
-                            new GatewayProperties.JwtCache(1, Duration.ofMinutes(5)), Duration.ofSeconds(5), size, POOL,
+                            new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), size, POOL,
                             false))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("graph.gateway.max-body-size");
         }

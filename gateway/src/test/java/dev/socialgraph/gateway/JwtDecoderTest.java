@@ -2,6 +2,7 @@ package dev.socialgraph.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -47,27 +48,49 @@ class JwtDecoderTest {
     private static final GatewayProperties.ServicePool POOL =
             new GatewayProperties.ServicePool(256, 1024, Duration.ofSeconds(1));
 
+    static final String ISSUER = "https://idp.example/";
+    static final String AUDIENCE = "api://social-graph";
+
     private static GatewayProperties properties(URI jwkSetUri) {
-        return new GatewayProperties(SECRET, jwkSetUri, URI.create("http://127.0.0.1:8082"),
+        return jwkSetUri == null ? properties(null, null, null, Duration.ofMinutes(5))
+                : properties(jwkSetUri, ISSUER, AUDIENCE, Duration.ofMinutes(5));
+    }
+
+    private static GatewayProperties properties(URI jwkSetUri, String issuer, String audience, Duration jwkRefresh) {
+        return new GatewayProperties(SECRET, jwkSetUri, issuer, audience, jwkRefresh, URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), new GatewayProperties.Budget(1, 1),
-                new GatewayProperties.Budget(1, 1), new GatewayProperties.JwtCache(100, Duration.ofMinutes(5)),
+                new GatewayProperties.Budget(1, 1),
+                new GatewayProperties.JwtCache(DataSize.ofMegabytes(1), Duration.ofMinutes(5)),
                 Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
     }
 
+    /** Claims of a token for this API: its issuer and audience. */
     private static JWTClaimsSet claims(String subject) {
-        return new JWTClaimsSet.Builder().subject(subject).issueTime(new Date())
+        return claims(subject, ISSUER, AUDIENCE);
+    }
+
+    private static JWTClaimsSet claims(String subject, String issuer, String audience) {
+        return new JWTClaimsSet.Builder().subject(subject).issueTime(new Date()).issuer(issuer).audience(audience)
                 .expirationTime(Date.from(Instant.now().plusSeconds(60))).build();
     }
 
     private static String hs256(String subject) throws JOSEException {
-        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims(subject));
+        return hs256(claims(subject));
+    }
+
+    private static String hs256(JWTClaimsSet claims) throws JOSEException {
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
         jwt.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
         return jwt.serialize();
     }
 
     private static String rs256(RSAKey key, String subject) throws JOSEException {
+        return rs256(key, claims(subject));
+    }
+
+    private static String rs256(RSAKey key, JWTClaimsSet claims) throws JOSEException {
         SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID()).build(),
-                claims(subject));
+                claims);
         jwt.sign(new RSASSASigner(key));
         return jwt.serialize();
     }
@@ -128,6 +151,99 @@ class JwtDecoderTest {
             assertThatThrownBy(() -> decoder.decode(rs256(key, "abc")).block()).isInstanceOf(JwtException.class)
                     .hasMessageContaining("sub must be a string holding a positive 64-bit user id");
         } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void withASecretAndAnIssuerAndAudience_tokensForAnotherIssuerOrAudienceAreRefused() throws Exception {
+        ReactiveJwtDecoder decoder = new SecurityConfiguration().jwtDecoder(
+                properties(null, ISSUER, AUDIENCE, Duration.ofMinutes(5)), new SimpleMeterRegistry());
+
+        assertThat(decoder.decode(hs256("44")).block().getSubject()).isEqualTo("44");
+        for (String[] other : new String[][] {{"https://other.example/", AUDIENCE}, {ISSUER, "api://another-api"},
+                {null, AUDIENCE}, {ISSUER, null}}) {
+            String token = hs256(claims("44", other[0], other[1]));
+            // Twice: the cache in front never serves a token the validators refused.
+            for (int i = 0; i < 2; i++) {
+                assertThatThrownBy(() -> decoder.decode(token).block()).as("iss %s aud %s", other[0], other[1])
+                        .isInstanceOf(JwtException.class);
+            }
+        }
+    }
+
+    @Test
+    void withAJwkSet_tokensForAnotherAudience_suchAsIdTokensOfAnotherApp_areRefused() throws Exception {
+        try (JwkSetServer idp = new JwkSetServer(KEY)) {
+            ReactiveJwtDecoder decoder = new SecurityConfiguration().jwtDecoder(properties(idp.uri()),
+                    new SimpleMeterRegistry());
+            assertThat(decoder.decode(rs256(KEY, "45")).block().getSubject()).isEqualTo("45");
+            String idToken = rs256(KEY, claims("45", ISSUER, "some-web-app-client-id"));
+            assertThatThrownBy(() -> decoder.decode(idToken).block()).isInstanceOf(JwtException.class)
+                    .hasMessageContaining("aud");
+            String otherIssuer = rs256(KEY, claims("45", "https://another-idp.example/", AUDIENCE));
+            assertThatThrownBy(() -> decoder.decode(otherIssuer).block()).isInstanceOf(JwtException.class)
+                    .hasMessageContaining("iss");
+        }
+    }
+
+    @Test
+    void aKeyWithdrawnFromTheJwkSet_endsItsCachedTokensWithinARefresh_andTheNewKeyWorks() throws Exception {
+        RSAKey next = new RSAKeyGenerator(2048).keyID("k2").generate();
+        try (JwkSetServer idp = new JwkSetServer(KEY)) {
+            ReactiveJwtDecoder decoder = new SecurityConfiguration().jwtDecoder(
+                    properties(idp.uri(), ISSUER, AUDIENCE, Duration.ofSeconds(2)), new SimpleMeterRegistry());
+            assertThat(decoder).isInstanceOf(CachingJwtDecoder.class);
+            String old = rs256(KEY, "46");
+            assertThat(decoder.decode(old).block().getSubject()).isEqualTo("46");
+            assertThat(((CachingJwtDecoder) decoder).cached(old)).isNotNull();
+
+            // Rotation: k2 added and k1 withdrawn in one change of the set.
+            idp.serve(next);
+            // A token of the new key is accepted once the set is fetched again (an unknown kid fetches it, rate-limited).
+            String fresh = rs256(next, "47");
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                    assertThat(decoder.decode(fresh).block().getSubject()).isEqualTo("47"));
+            // The old key's cached token is refused once the set is fetched again, cache or not.
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
+                    assertThatThrownBy(() -> decoder.decode(old).block()).isInstanceOf(JwtException.class));
+            assertThat(((CachingJwtDecoder) decoder).cached(old)).isNull();
+        }
+    }
+
+    /** A loopback identity provider serving a JWK Set of the public halves of the keys it is given last. */
+    private static final class JwkSetServer implements AutoCloseable {
+
+        private final HttpServer server;
+        private volatile byte[] jwks;
+
+        JwkSetServer(RSAKey... keys) throws java.io.IOException {
+            serve(keys);
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            server.createContext("/jwks.json", exchange -> {
+                byte[] body = jwks;
+                exchange.getResponseHeaders().set("Content-Type", "application/json");
+                exchange.sendResponseHeaders(200, body.length);
+                exchange.getResponseBody().write(body);
+                exchange.close();
+            });
+            server.start();
+        }
+
+        void serve(RSAKey... keys) {
+            java.util.List<com.nimbusds.jose.jwk.JWK> publicKeys = new java.util.ArrayList<>();
+            for (RSAKey key : keys) {
+                publicKeys.add(key.toPublicJWK());
+            }
+            jwks = new JWKSet(publicKeys).toString().getBytes(StandardCharsets.UTF_8);
+        }
+
+        URI uri() {
+            return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/jwks.json");
+        }
+
+        @Override
+        public void close() {
             server.stop(0);
         }
     }

@@ -254,4 +254,46 @@ class SingleCheckEntryIT {
         assertThat(SEEN).containsExactly("POST " + FollowPairsClient.PATH + " " + traceparent,
                 "POST " + FollowPairsClient.PATH + " null");
     }
+
+    /**
+     * Every header and query variant of a token the cache holds: the single check (which the entry may answer from
+     * the cache) gets the status and problem that the counts read (always Spring Security's chain) gets for the
+     * same variant.
+     */
+    @Test
+    void everyHeaderAndQueryVariant_getsOnTheCheckWhatTheChainAnswers() throws Exception {
+        String valid = token(81);
+        assertThat(get("/v1/users/81/following/82", "Authorization", "Bearer " + valid).statusCode()).isEqualTo(200);
+        record Variant(String query, String... headers) {
+        }
+        Variant[] variants = {
+                new Variant("", "Authorization", "Bearer " + valid),
+                new Variant("", "Authorization", "bearer " + valid),
+                new Variant("", "Authorization", "BEARER " + valid),
+                new Variant("?stringify_ids=true", "Authorization", "Bearer " + valid),
+                new Variant("?access_token=" + valid, "Authorization", "Bearer " + valid),
+                new Variant("?access_token=" + valid),
+                new Variant("?access%5Ftoken=" + valid, "Authorization", "Bearer " + valid),
+                new Variant("?stringify_ids=true&access_token=x", "Authorization", "Bearer " + valid),
+                new Variant("", "Authorization", "Bearer  " + valid),
+                new Variant("", "Authorization", "Bearer " + valid + ", Bearer " + valid),
+                new Variant("", "Authorization", "Bearer " + valid + "="),
+                new Variant("", "X-Authorization", "Bearer " + valid),
+                new Variant("", "Authorization", "Bearer " + valid, "Authorization", "Bearer " + valid),
+                new Variant("", "Authorization", "Token " + valid),
+        };
+        for (Variant variant : variants) {
+            String name = variant.query() + " " + String.join(" ", variant.headers());
+            HttpResponse<String> check = get("/v1/users/81/following/82" + variant.query(), variant.headers());
+            HttpResponse<String> counts = get("/v1/users/81/counts" + variant.query(), variant.headers());
+
+            assertThat(check.statusCode()).as(name).isEqualTo(counts.statusCode());
+            if (counts.statusCode() != 200) {
+                assertThat(check.body().replace("/v1/users/81/following/82", "PATH")).as(name)
+                        .isEqualTo(counts.body().replace("/v1/users/81/counts", "PATH"));
+                assertThat(check.headers().firstValue("WWW-Authenticate")).as(name)
+                        .isEqualTo(counts.headers().firstValue("WWW-Authenticate"));
+            }
+        }
+    }
 }

@@ -34,7 +34,7 @@ class SingleCheckEntryTest {
     private final MeterRegistry meters = new SimpleMeterRegistry();
     private final CachingJwtDecoder tokens = new CachingJwtDecoder(
             token -> token.startsWith("good") ? Mono.just(jwt(token, "42")) : Mono.error(new BadJwtException("bad")),
-            100, Duration.ofMinutes(5), SecurityConfiguration.CLOCK_SKEW, Clock.fixed(NOW, java.time.ZoneOffset.UTC),
+            1 << 20, Duration.ofMinutes(5), SecurityConfiguration.CLOCK_SKEW, Clock.fixed(NOW, java.time.ZoneOffset.UTC),
             null);
     private final SingleCheckEntry entry = new SingleCheckEntry(tokens, new GatewayErrors(new ProblemResponses()), meters);
     /** The exchange the rest of the chain was given. */
@@ -59,6 +59,12 @@ class SingleCheckEntryTest {
             request.header("Authorization", value);
         }
         return MockServerWebExchange.from(request);
+    }
+
+    private static MockServerWebExchange withQuery(String query, String authorization) {
+        // The raw URI as sent: the template form would encode its '%' once more.
+        return MockServerWebExchange.from(MockServerHttpRequest.method(HttpMethod.GET,
+                java.net.URI.create("/v1/users/12/following/13" + query)).header("Authorization", authorization));
     }
 
     private double timed(String status, String outcome) {
@@ -123,13 +129,18 @@ class SingleCheckEntryTest {
                 check("bearer " + GOOD),                           // the chain's converter reads it, not this path
                 check("Bearer  " + GOOD),                          // two spaces: the chain refuses it
                 check("Bearer " + GOOD, "Bearer " + GOOD),         // two headers: the chain refuses them
-                check("Basic " + GOOD)}) {
+                check("Basic " + GOOD),
+                // a second token in the query: the chain's converter refuses a request with two
+                withQuery("?access_token=" + GOOD, "Bearer " + GOOD),
+                withQuery("?stringify_ids=true&access_token=x", "Bearer " + GOOD),
+                withQuery("?access%5Ftoken=x", "Bearer " + GOOD)}) {
             entry.filter(exchange, answering(HttpStatus.UNAUTHORIZED)).block();
-            assertThat(passedOn.get()).isSameAs(exchange);
+            assertThat(passedOn.get()).as(exchange.getRequest().getURI() + " "
+                    + exchange.getRequest().getHeaders().get("Authorization")).isSameAs(exchange);
             assertThat(exchange.<Object>getAttribute(SingleCheckEntry.AUTHENTICATED)).isNull();
             assertThat(SingleCheckEntry.AUTHENTICATED_HERE.matches(exchange).block().isMatch()).isFalse();
         }
-        assertThat(timed("401", "CLIENT_ERROR")).isEqualTo(7);
+        assertThat(timed("401", "CLIENT_ERROR")).isEqualTo(10);
     }
 
     @Test
