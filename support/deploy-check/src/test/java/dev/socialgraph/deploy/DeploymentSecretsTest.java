@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,7 +30,10 @@ import org.yaml.snakeyaml.Yaml;
 /**
  * No deployment file starts anything with a secret that is in the repository: whoever read it could mint an admin
  * token for such a deployment. {@code docker-compose.yml} requires every secret-named environment entry as
- * {@code ${VAR:?message}} (compose refuses to start without it). The secrets come from
+ * {@code ${VAR:?message}} (compose refuses to start without it); the manifests under {@code deploy/} take every
+ * secret-named variable from a Secret, define no Secret data, and generate no Secret from Kustomize
+ * {@code literals}; no deployment file holds a development secret of the repository (the {@code dev-only-} /
+ * {@code test-only-} values of the sources and the defaults of the {@code local} profile). The secrets come from
  * {@code deploy/local-secrets.sh}, tested here too: it writes exactly the variables compose requires and the keys the
  * pods read, random, long enough, the same value for the same secret in both files, into files git ignores, and it
  * keeps existing values unless told {@code --force}.
@@ -40,9 +46,13 @@ class DeploymentSecretsTest {
     private static final Pattern REQUIRED = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*):\\?([^}]+)}");
     /** Any Compose reference {@code ${NAME...}}: group 1 the variable, group 2 what follows it. */
     private static final Pattern REFERENCE = Pattern.compile("\\$\\{([A-Za-z0-9_]++)([^}]*)}");
+    /** The repository's development and test secrets are named so ({@code dev-only-jwt-secret-change-me-...}). */
+    private static final Pattern KNOWN_SECRET = Pattern.compile("\\b(?:dev|test)-only-[A-Za-z0-9-]+");
+    /** A Spring placeholder with a default, {@code ${GRAPH_JWT_SECRET:dev-only-...}}: group 1 the variable, 2 it. */
+    private static final Pattern SPRING_DEFAULT = Pattern.compile("\\$\\{([A-Z_][A-Z0-9_]*):([^}]+)}");
 
     @Test
-    void composeCheck_flagsDefaultsLiteralsAndEmptyReferences_butNotRequiredOnes() {
+    void checks_flagDefaultsLiteralsAndGeneratorLiterals_butNotRequiredReferences() {
         Map<String, Object> compose = yaml("""
                 services:
                   gateway:
@@ -56,10 +66,41 @@ class DeploymentSecretsTest {
                       - GF_SECURITY_ADMIN_PASSWORD=admin
                 """);
         String composeText = "command: [\"--requirepass\", \"${REDIS_PASSWORD-x}\"]";
+        List<Object> kustomization = yamlAll("""
+                secretGenerator:
+                  - name: graph-secrets
+                    literals: [jwt-secret=x]
+                configMapGenerator:
+                  - name: graph-env
+                    literals: [GRAPH_TOKEN_SECRET=x, GRAPH_REDIS_MODE=standalone]
+                """);
+        List<Object> manifests = yamlAll("""
+                kind: Deployment
+                spec:
+                  template:
+                    spec:
+                      containers:
+                        - name: x
+                          env:
+                            - name: POSTGRES_PASSWORD
+                              value: graph-local
+                            - name: GRAPH_SERVICE_TOKEN
+                              valueFrom:
+                                secretKeyRef: {name: graph-secrets, key: service-token}
+                            - name: GRAPH_REDIS_URI
+                              value: redis://redis:6379
+                ---
+                kind: Secret
+                stringData: {jwt-secret: x}
+                """);
 
         assertThat(composeFindings(compose, composeText)).hasSize(4)
                 .anyMatch(f -> f.contains("GRAPH_JWT_SECRET")).anyMatch(f -> f.contains("GRAPH_CURSOR_KEY"))
                 .anyMatch(f -> f.contains("GF_SECURITY_ADMIN_PASSWORD")).anyMatch(f -> f.contains("REDIS_PASSWORD"));
+        assertThat(manifestFindings("kustomization.yaml", kustomization)).hasSize(2)
+                .anyMatch(f -> f.contains("literals")).anyMatch(f -> f.contains("GRAPH_TOKEN_SECRET"));
+        assertThat(manifestFindings("x.yaml", manifests)).hasSize(2)
+                .anyMatch(f -> f.contains("POSTGRES_PASSWORD")).anyMatch(f -> f.contains("Secret"));
     }
 
     @Test
@@ -69,6 +110,57 @@ class DeploymentSecretsTest {
         assertThat(composeFindings(Repo.yaml(file), Repo.read(file))).isEmpty();
         assertThat(requiredVariables()).contains("GRAPH_JWT_SECRET", "GRAPH_TOKEN_SECRET", "GRAPH_CURSOR_KEY",
                 "GRAPH_SERVICE_TOKEN", "POSTGRES_PASSWORD", "GRAFANA_ADMIN_PASSWORD");
+    }
+
+    @Test
+    void manifests_takeSecretsFromSecrets_andGenerateNoneFromLiterals() {
+        List<String> findings = new ArrayList<>();
+        for (Path file : deployFiles()) {
+            String name = file.getFileName().toString();
+            if (name.endsWith(".yaml") || name.endsWith(".yml")) {
+                findings.addAll(manifestFindings(Repo.ROOT.relativize(file).toString(), yamlAll(Repo.read(file))));
+            }
+        }
+
+        assertThat(findings).isEmpty();
+    }
+
+    /** Every env file a secretGenerator reads is generated (ignored by git), never committed. */
+    @Test
+    void secretGeneratorEnvFiles_areIgnoredByGit() {
+        List<String> ignored = Repo.read(Repo.path(".gitignore")).lines().map(String::strip).toList();
+        List<String> envFiles = new ArrayList<>();
+        for (Path file : deployFiles()) {
+            if (!file.getFileName().toString().equals("kustomization.yaml")) {
+                continue;
+            }
+            for (Object generator : list(Repo.yaml(file).get("secretGenerator"))) {
+                for (Object envFile : list(((Map<?, ?>) generator).get("envs"))) {
+                    envFiles.add("/" + Repo.ROOT.relativize(file.resolveSibling(String.valueOf(envFile))));
+                }
+            }
+        }
+
+        assertThat(envFiles).containsExactly("/deploy/overlays/local/" + Repo.LOCAL_SECRETS_FILE);
+        assertThat(ignored).containsAll(envFiles).contains("/.env");
+    }
+
+    @Test
+    void deploymentFiles_holdNoDevelopmentSecretOfTheRepository() {
+        Set<String> known = knownSecrets();
+        // The extraction finds the local profile's secrets (and more): an empty list would pass everything.
+        Map<String, Object> gatewayLocal = Repo.yaml(Repo.path("gateway/src/main/resources/application-local.yml"));
+        String jwt = String.valueOf(((Map<?, ?>) ((Map<?, ?>) gatewayLocal.get("graph")).get("gateway"))
+                .get("jwt-secret"));
+        assertThat(known).hasSizeGreaterThanOrEqualTo(4).anyMatch(jwt::contains);
+
+        List<Path> files = new ArrayList<>(deployFiles());
+        files.add(Repo.path("docker-compose.yml"));
+        for (Path file : files) {
+            String text = Repo.read(file);
+            assertThat(known).as("%s", Repo.ROOT.relativize(file)).noneMatch(text::contains);
+            assertThat(KNOWN_SECRET.matcher(text).find()).as("%s holds a dev-only-/test-only- value", file).isFalse();
+        }
     }
 
     @Test
@@ -163,6 +255,53 @@ class DeploymentSecretsTest {
         return findings;
     }
 
+    /**
+     * What is wrong in the YAML documents of a file under {@code deploy/}: a Kustomize secretGenerator with
+     * {@code literals}, a configMapGenerator literal or ConfigMap key with a secret's name, a Secret with data, and a
+     * secret-named environment variable with a {@code value} (not {@code valueFrom}).
+     */
+    static List<String> manifestFindings(String file, List<Object> documents) {
+        List<String> findings = new ArrayList<>();
+        for (Object document : documents) {
+            if (!(document instanceof Map<?, ?> object)) {
+                continue;
+            }
+            for (Object generator : list(object.get("secretGenerator"))) {
+                if (((Map<?, ?>) generator).containsKey("literals")) {
+                    findings.add(file + ": secretGenerator " + ((Map<?, ?>) generator).get("name")
+                            + " has literals");
+                }
+            }
+            for (Object generator : list(object.get("configMapGenerator"))) {
+                for (Object literal : list(((Map<?, ?>) generator).get("literals"))) {
+                    String name = String.valueOf(literal).split("=", 2)[0];
+                    if (SECRET_NAME.matcher(name).matches()) {
+                        findings.add(file + ": configMapGenerator literal " + name);
+                    }
+                }
+            }
+            if ("Secret".equals(object.get("kind"))
+                    && (object.containsKey("data") || object.containsKey("stringData"))) {
+                findings.add(file + ": a Secret with data");
+            }
+            if ("ConfigMap".equals(object.get("kind")) && object.get("data") instanceof Map<?, ?> data) {
+                data.keySet().stream().map(String::valueOf).filter(k -> SECRET_NAME.matcher(k).matches())
+                        .forEach(k -> findings.add(file + ": ConfigMap key " + k));
+            }
+            walk(object, (key, value) -> {
+                if (key.equals("env")) {
+                    for (Object variable : list(value)) {
+                        if (variable instanceof Map<?, ?> v && v.containsKey("value")
+                                && SECRET_NAME.matcher(String.valueOf(v.get("name"))).matches()) {
+                            findings.add(file + ": env " + v.get("name") + " has a value, not a secretKeyRef");
+                        }
+                    }
+                }
+            });
+        }
+        return findings;
+    }
+
     /** The variables {@code docker-compose.yml} requires ({@code ${VAR:?...}}). */
     private static Set<String> requiredVariables() {
         Set<String> variables = new TreeSet<>();
@@ -171,6 +310,43 @@ class DeploymentSecretsTest {
             variables.add(required.group(1));
         }
         return variables;
+    }
+
+    /**
+     * The repository's known secrets: every {@code dev-only-...} / {@code test-only-...} value in a module's sources
+     * and tests, and every default of a Spring placeholder in a {@code local} profile (its development secrets).
+     */
+    private static Set<String> knownSecrets() {
+        Set<String> known = new TreeSet<>();
+        try {
+            Files.walkFileTree(Repo.ROOT, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
+                    String name = dir.getFileName() == null ? "" : dir.getFileName().toString();
+                    return Set.of(".git", "target", "node_modules", ".graph", "deploy").contains(name)
+                            ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                    String name = file.getFileName().toString();
+                    if (!file.toString().contains("/src/") || !name.matches(".*\\.(java|ya?ml|properties)")) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    String text = Repo.read(file);
+                    KNOWN_SECRET.matcher(text).results().forEach(r -> known.add(r.group()));
+                    if (name.matches("application-local\\.ya?ml")) {
+                        SPRING_DEFAULT.matcher(text).results()
+                                .filter(r -> SECRET_NAME.matcher(r.group(1)).matches())
+                                .forEach(r -> known.add(r.group(2)));
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return known;
     }
 
     /**
@@ -201,7 +377,7 @@ class DeploymentSecretsTest {
         return keys;
     }
 
-    /** Every file under {@code deploy/} but the generated secrets (git ignores those). */
+    /** Every file under {@code deploy/} but the generated secrets (git ignores those; checked above). */
     private static List<Path> deployFiles() {
         try (Stream<Path> files = Files.walk(Repo.path("deploy"))) {
             return files.filter(Files::isRegularFile)
