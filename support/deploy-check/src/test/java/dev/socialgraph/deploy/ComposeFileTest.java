@@ -26,9 +26,9 @@ import org.junit.jupiter.api.Test;
  * {@code docker-compose.yml} against the Compose Specification's JSON schema (anchors and merge keys resolved
  * first, as Compose does), plus what the schema cannot know: each service's image is built from the shared
  * Dockerfile for an existing module, its ports are that module's API and management ports, its health check asks
- * the management port, it listens on the container's address and logs JSON, the gateway gets the JVM flags its
- * README recommends, Prometheus scrapes exactly those services on their management ports, and every mounted file
- * exists. The
+ * the management port, it listens on the container's address and logs JSON, every published port binds 127.0.0.1
+ * unless the user says otherwise, the gateway gets the JVM flags its README recommends, Prometheus scrapes exactly
+ * those services on their management ports, and every mounted file exists. The
  * Dockerfile itself is checked for structure (no Docker engine here to build it).
  */
 class ComposeFileTest {
@@ -41,6 +41,12 @@ class ComposeFileTest {
             "follow-write-service", 9082, "cdc-consumer", 9083, "reconciler", 9084);
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * A published port's host address and ports: a literal address (group 1) or {@code GRAPH_PUBLISH_ADDRESS} with
+     * its default (group 2).
+     */
+    private static final Pattern PUBLISHED_PORT = Pattern.compile(
+            "(?:([0-9.]+)|\\$\\{GRAPH_PUBLISH_ADDRESS:-([0-9.]+)}):(\\d+):(\\d+)");
 
     @Test
     void schema_rejectsMisspelledServiceKeys() {
@@ -135,6 +141,37 @@ class ComposeFileTest {
             assertThat(managementPort(service)).as(service).isNotEqualTo(serverPort(service))
                     .isEqualTo(MANAGEMENT_PORTS.get(service));
         }
+    }
+
+    /**
+     * Every published port binds 127.0.0.1 unless the user says otherwise: the services' debugging ports always, the
+     * gateway, Prometheus and Grafana unless {@code GRAPH_PUBLISH_ADDRESS} is set. Docker publishes a port without a
+     * host address on every interface (and past a host firewall such as ufw, through its own iptables rules).
+     */
+    @Test
+    void publishedPorts_bindLoopbackByDefault() {
+        Map<String, Object> services = map(compose(), "services");
+        int published = 0;
+
+        for (Map.Entry<String, Object> service : services.entrySet()) {
+            @SuppressWarnings("unchecked")
+            List<Object> ports = (List<Object>) ((Map<String, Object>) service.getValue())
+                    .getOrDefault("ports", List.of());
+            for (Object port : ports) {
+                // The short syntax only ([host_ip:][published:]target): the long one would hide host_ip in a map.
+                assertThat(port).as(service.getKey()).isInstanceOf(String.class);
+                Matcher address = PUBLISHED_PORT.matcher((String) port);
+                assertThat(address.matches()).as("%s: %s binds an address", service.getKey(), port).isTrue();
+                String host = address.group(1) != null ? address.group(1) : address.group(2);
+                assertThat(host).as("%s: %s", service.getKey(), port).isEqualTo("127.0.0.1");
+                if (address.group(1) == null) {
+                    assertThat(List.of("gateway", "prometheus", "grafana")).as(service.getKey())
+                            .contains(service.getKey());
+                }
+                published++;
+            }
+        }
+        assertThat(published).isEqualTo(2 * SERVICES.size() + 2);
     }
 
     @Test

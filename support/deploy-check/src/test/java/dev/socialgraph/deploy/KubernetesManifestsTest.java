@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.tuple;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,8 +19,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.IntStream;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -30,7 +35,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * check instances and the Redis settings).
  *
  * <p>Rendering needs {@code kubectl} (its built-in Kustomize); without it, the base's resource files, which are
- * complete objects, are still validated by {@link #baseResourceFiles_areSchemaValid()}.
+ * complete objects, are still validated by {@link #baseResourceFiles_areSchemaValid()}. It renders a copy of
+ * {@code deploy/} in which {@code deploy/local-secrets.sh} has generated the local overlay's {@code secrets.env}
+ * ({@link Repo#deployWithLocalSecrets}): the overlay needs that file, and the checkout is never written.
  */
 class KubernetesManifestsTest {
 
@@ -44,6 +51,15 @@ class KubernetesManifestsTest {
     /** Environment variables that would override that list (the environment outranks a config file). */
     private static final List<String> INSTANCE_LIST_OVERRIDES = List.of("GRAPH_CHECK_AFFINITY_INSTANCES",
             "SPRING_CLOUD_DISCOVERY_CLIENT_SIMPLE_INSTANCES_FOLLOWCHECKSERVICE");
+
+    /** The root of the copy of {@code deploy/} every kustomization is rendered from. */
+    @TempDir
+    static Path rendered;
+
+    @BeforeAll
+    static void generateLocalSecrets() {
+        Repo.deployWithLocalSecrets(rendered);
+    }
 
     @Test
     void validator_rejectsUnknownFieldsMissingRequiredFieldsAndWrongKinds() {
@@ -131,6 +147,22 @@ class KubernetesManifestsTest {
                         .contains(reference);
             }
         }
+        // graph-secrets holds exactly the keys the pods read, with the values local-secrets.sh generated.
+        Map<String, Object> secret = objects.stream().filter(o -> "Secret".equals(o.get("kind"))
+                && String.valueOf(metadata(o).get("name")).startsWith("graph-secrets-")).findFirst().orElseThrow();
+        Set<String> keysRead = new HashSet<>();
+        workloads(objects).forEach(w -> keysRead.addAll(secretKeys(podSpec(w),
+                String.valueOf(metadata(secret).get("name")))));
+        Map<String, String> data = new LinkedHashMap<>();
+        map(secret, "data").forEach((k, v) -> data.put(k, new String(Base64.getMimeDecoder().decode((String) v),
+                StandardCharsets.UTF_8)));
+        assertThat(keysRead).contains("jwt-secret", "token-secret", "cursor-key", "service-token",
+                "postgres-password");
+        assertThat(data).containsOnlyKeys(keysRead).isEqualTo(generatedLocalSecrets());
+        // Nothing is published on the nodes: the gateway is reached with kubectl port-forward.
+        assertThat(objects).filteredOn(o -> "Service".equals(o.get("kind")))
+                .allSatisfy(service -> assertThat(map(service, "spec").getOrDefault("type", "ClusterIP"))
+                        .as(String.valueOf(metadata(service).get("name"))).isEqualTo("ClusterIP"));
         // One replica of each service locally, two check pods (the smallest shard-affine fleet).
         assertThat(map(only(objects, "StatefulSet", CHECK), "spec")).containsEntry("replicas", 2);
         for (String service : List.of("gateway", "follow-write-service", "cdc-consumer", "reconciler")) {
@@ -732,7 +764,7 @@ class KubernetesManifestsTest {
 
     private static List<Map<String, Object>> render(String kustomization) {
         Path kubectl = Repo.tool("kubectl", "KUBECTL");
-        Repo.Run run = Repo.run(Repo.ROOT, List.of(kubectl.toString(), "kustomize", kustomization));
+        Repo.Run run = Repo.run(rendered, List.of(kubectl.toString(), "kustomize", kustomization));
         assertThat(run.exitCode()).as("kubectl kustomize %s:%n%s", kustomization, run.output()).isZero();
         return Repo.yamlDocuments(run.output());
     }
@@ -808,6 +840,31 @@ class KubernetesManifestsTest {
             }
         }
         return references;
+    }
+
+    /**
+     * The keys of Secret {@code name} (as rendered, with Kustomize's hash suffix) that the pod spec's containers read
+     * ({@code valueFrom.secretKeyRef}).
+     */
+    private static Set<String> secretKeys(Map<String, Object> pod, String name) {
+        Set<String> keys = new HashSet<>();
+        for (Map<String, Object> container : list(pod, "containers")) {
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> env = (List<Map<String, Object>>) container.getOrDefault("env", List.of());
+            for (Map<String, Object> variable : env) {
+                if (name.equals(path(variable, "valueFrom", "secretKeyRef", "name"))) {
+                    keys.add(String.valueOf(path(variable, "valueFrom", "secretKeyRef", "key")));
+                }
+            }
+        }
+        return keys;
+    }
+
+    /** The {@code key=value} lines of the copy's generated {@code deploy/overlays/local/secrets.env}. */
+    private static Map<String, String> generatedLocalSecrets() {
+        return Repo.read(rendered.resolve("deploy/overlays/local").resolve(Repo.LOCAL_SECRETS_FILE)).lines()
+                .filter(l -> !l.isBlank() && !l.startsWith("#"))
+                .collect(Collectors.toMap(l -> l.substring(0, l.indexOf('=')), l -> l.substring(l.indexOf('=') + 1)));
     }
 
     private static String env(Map<String, Object> container, String name) {

@@ -8,11 +8,13 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 
@@ -26,6 +28,11 @@ final class Repo {
 
     /** The repository root (the directory with mvnw and the root pom, above this module's). */
     static final Path ROOT = RepositoryRoot.find();
+
+    /** The script that generates a local deployment's secrets, relative to the root. */
+    static final String LOCAL_SECRETS_SCRIPT = "deploy/local-secrets.sh";
+    /** The name of the local overlay's generated env file ({@code deploy/overlays/local/secrets.env}). */
+    static final String LOCAL_SECRETS_FILE = "secrets.env";
 
     private Repo() {
     }
@@ -92,6 +99,40 @@ final class Repo {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Copies {@code deploy/} to {@code target/deploy} and runs the copy's {@code local-secrets.sh} there, as a user
+     * would in a fresh checkout: it writes {@code target/.env} and {@code target/deploy/overlays/local/secrets.env}.
+     * The checkout is never written, and a {@code secrets.env} a developer generated in it is not copied, so the
+     * overlay renders from what the script makes. Files keep their permissions (the script runs as itself).
+     *
+     * @param target an empty directory, e.g. a JUnit {@code @TempDir}
+     * @return {@code target}, the root to render {@code deploy/...} from
+     * @throws AssertionError when the script fails
+     */
+    static Path deployWithLocalSecrets(Path target) {
+        Path deploy = path("deploy");
+        try (Stream<Path> files = Files.walk(deploy)) {
+            for (Path file : files.toList()) {
+                if (file.getFileName().toString().equals(LOCAL_SECRETS_FILE)) {
+                    continue;
+                }
+                Path copy = target.resolve("deploy").resolve(deploy.relativize(file).toString());
+                if (Files.isDirectory(file)) {
+                    Files.createDirectories(copy);
+                } else {
+                    Files.copy(file, copy, StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Run run = run(target, List.of(target.resolve(LOCAL_SECRETS_SCRIPT).toString()));
+        if (run.exitCode() != 0) {
+            throw new AssertionError(LOCAL_SECRETS_SCRIPT + " failed (" + run.exitCode() + "):\n" + run.output());
+        }
+        return target;
     }
 
     /** Result of {@link #run}: exit code and the merged stdout and stderr. */
