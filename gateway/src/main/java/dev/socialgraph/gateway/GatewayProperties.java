@@ -19,6 +19,10 @@ import org.springframework.validation.annotation.Validated;
  * @param jwtSecret HS256 secret of the bearer tokens (env {@code GRAPH_JWT_SECRET}), at least 32 bytes (RFC 7518
  *                  section 3.2: the key must be at least as long as the hash); required unless {@code jwkSetUri} is
  *                  set, and without a default outside the {@code local} profile
+ * @param jwtSecretPrevious the HS256 secret being replaced, also accepted while a rotation is under way (env
+ *                  {@code GRAPH_JWT_SECRET_PREVIOUS}; unset otherwise), at least 32 bytes: the gateway accepts both,
+ *                  then the token issuer signs with the new one, then this is removed once the last token signed with
+ *                  it has expired (docs/security.md). Only with {@code jwtSecret}
  * @param jwkSetUri JWK Set URI of the identity provider (production): when set, tokens are validated against its
  *                  keys (RS256) instead of {@code jwtSecret}; unset (local and test runs): HS256 with the secret
  * @param jwtIssuer the {@code iss} every bearer token must carry, exactly (env {@code GRAPH_JWT_ISSUER}); required
@@ -51,6 +55,7 @@ import org.springframework.validation.annotation.Validated;
 @ConfigurationProperties("graph.gateway")
 public record GatewayProperties(
         @Size(min = 32, message = "must be at least 32 bytes (HS256, GRAPH_JWT_SECRET)") String jwtSecret,
+        @Size(min = 32, message = "must be at least 32 bytes (HS256, GRAPH_JWT_SECRET_PREVIOUS)") String jwtSecretPrevious,
         URI jwkSetUri,
         String jwtIssuer,
         String jwtAudience,
@@ -76,6 +81,7 @@ public record GatewayProperties(
         if (jwtSecret != null && jwtSecret.isBlank()) {
             jwtSecret = null; // ${GRAPH_JWT_SECRET:} unset: no secret, not a short one
         }
+        jwtSecretPrevious = jwtSecretPrevious == null || jwtSecretPrevious.isBlank() ? null : jwtSecretPrevious;
         jwtIssuer = jwtIssuer == null || jwtIssuer.isBlank() ? null : jwtIssuer;
         jwtAudience = jwtAudience == null || jwtAudience.isBlank() ? null : jwtAudience;
         if (jwkSetUri != null && (jwtIssuer == null || jwtAudience == null)) {

@@ -1,5 +1,7 @@
 package dev.socialgraph.gateway;
 
+import com.nimbusds.jose.jwk.JWK;
+import com.nimbusds.jose.jwk.OctetSequenceKey;
 import com.nimbusds.jose.util.Base64URL;
 import com.nimbusds.jose.util.JSONObjectUtils;
 import dev.socialgraph.common.id.InvalidUserIdException;
@@ -37,6 +39,7 @@ import org.springframework.security.oauth2.server.resource.web.server.authentica
 import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.authentication.ServerAuthenticationConverter;
 import org.springframework.security.web.server.firewall.ServerExchangeRejectedHandler;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -149,7 +152,8 @@ class SecurityConfiguration {
     /**
      * With {@code graph.gateway.jwk-set-uri} set (production): signatures checked against the identity provider's
      * JWK Set (RS256, keys fetched and refreshed every {@code graph.gateway.jwk-refresh} by
-     * {@link IdentityProviderKeys}); otherwise HS256 with {@code graph.gateway.jwt-secret}. The same claim validation
+     * {@link IdentityProviderKeys}); otherwise HS256 with {@code graph.gateway.jwt-secret}, and also
+     * {@code graph.gateway.jwt-secret-previous} while a rotation is under way. The same claim validation
      * either way ({@link #validator}); behind {@link CachingJwtDecoder} unless {@code graph.gateway.jwt-cache.max-bytes}
      * is 0, whose tokens of a withdrawn key are dropped at the next refresh of the set.
      */
@@ -160,9 +164,16 @@ class SecurityConfiguration {
         if (properties.jwkSetUri() != null) {
             keys = new IdentityProviderKeys(properties.jwkSetUri(), properties.jwkRefresh());
             decoder = NimbusReactiveJwtDecoder.withJwkSource(keys.keys()).build();
-        } else {
+        } else if (properties.jwtSecretPrevious() == null) {
             SecretKeySpec key = new SecretKeySpec(properties.jwtSecret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
             decoder = NimbusReactiveJwtDecoder.withSecretKey(key).macAlgorithm(MacAlgorithm.HS256).build();
+        } else {
+            // A rotation under way: a token signed with either secret is accepted.
+            List<JWK> secrets = List.of(new OctetSequenceKey.Builder(
+                            properties.jwtSecret().getBytes(StandardCharsets.UTF_8)).build(),
+                    new OctetSequenceKey.Builder(properties.jwtSecretPrevious().getBytes(StandardCharsets.UTF_8)).build());
+            decoder = NimbusReactiveJwtDecoder.withJwkSource(jwt -> Flux.fromIterable(secrets))
+                    .jwsAlgorithm(MacAlgorithm.HS256).build();
         }
         decoder.setJwtValidator(validator(properties.jwtIssuer(), properties.jwtAudience()));
         GatewayProperties.JwtCache cache = properties.jwtCache();

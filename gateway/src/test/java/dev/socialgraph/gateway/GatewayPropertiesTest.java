@@ -19,7 +19,7 @@ class GatewayPropertiesTest {
 
     private static GatewayProperties properties(long cacheSize, Duration maxAge, Duration responseTimeout) {
         GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
-        return new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
+        return new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, null, Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), budget, budget,
                 new GatewayProperties.JwtCache(DataSize.ofBytes(cacheSize), maxAge), responseTimeout, DataSize.ofMegabytes(1), POOL, false);
     }
@@ -54,7 +54,7 @@ class GatewayPropertiesTest {
         URI jwks = URI.create("https://idp.example/.well-known/jwks.json");
         String[][] missing = {{null, "api://graph"}, {"https://idp.example/", null}, {" ", " "}};
         for (String[] pair : missing) {
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new GatewayProperties(null, jwks, pair[0],
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new GatewayProperties(null, null, jwks, pair[0],
                             pair[1], Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
                             URI.create("http://127.0.0.1:8081"), budget, budget,
                             new GatewayProperties.JwtCache(DataSize.ofMegabytes(1), Duration.ofMinutes(5)),
@@ -62,7 +62,7 @@ class GatewayPropertiesTest {
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("GRAPH_JWT_ISSUER").hasMessageContaining("GRAPH_JWT_AUDIENCE");
         }
-        GatewayProperties bound = new GatewayProperties(null, jwks, "https://idp.example/", "api://graph",
+        GatewayProperties bound = new GatewayProperties(null, null, jwks, "https://idp.example/", "api://graph",
                 Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"),
                 budget, budget, new GatewayProperties.JwtCache(DataSize.ofMegabytes(1), Duration.ofMinutes(5)),
                 Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
@@ -83,7 +83,7 @@ class GatewayPropertiesTest {
     @Test
     void validate_zeroBatch_namesTheField() {
         GatewayProperties.Budget zero = new GatewayProperties.Budget(10, 20, 0);
-        GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, Duration.ofMinutes(5),
+        GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, null, Duration.ofMinutes(5),
                 URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"), zero, zero,
                 new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
         assertThat(badFields(p)).containsExactlyInAnyOrder("reads.batch", "writes.batch");
@@ -92,7 +92,7 @@ class GatewayPropertiesTest {
     @Test
     void validate_emptyServicePool_namesTheFields() {
         GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
-        GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, Duration.ofMinutes(5),
+        GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, null, Duration.ofMinutes(5),
                 URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"), budget, budget,
                 new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1),
                 new GatewayProperties.ServicePool(0, 0, Duration.ZERO), false);
@@ -105,7 +105,7 @@ class GatewayPropertiesTest {
         GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
         for (DataSize size : new DataSize[] {DataSize.ofBytes(0), DataSize.ofGigabytes(2)}) {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> new GatewayProperties(
-                            "0123456789abcdef0123456789abcdef", null, null, null, Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
+                            "0123456789abcdef0123456789abcdef", null, null, null, null, Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
                             URI.create("http://127.0.0.1:8081"), budget, budget,
                             new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), size, POOL,
                             false))

@@ -57,7 +57,12 @@ class JwtDecoderTest {
     }
 
     private static GatewayProperties properties(URI jwkSetUri, String issuer, String audience, Duration jwkRefresh) {
-        return new GatewayProperties(SECRET, jwkSetUri, issuer, audience, jwkRefresh, URI.create("http://127.0.0.1:8082"),
+        return properties(null, jwkSetUri, issuer, audience, jwkRefresh);
+    }
+
+    private static GatewayProperties properties(String previousSecret, URI jwkSetUri, String issuer, String audience,
+                                                Duration jwkRefresh) {
+        return new GatewayProperties(SECRET, previousSecret, jwkSetUri, issuer, audience, jwkRefresh, URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), new GatewayProperties.Budget(1, 1),
                 new GatewayProperties.Budget(1, 1),
                 new GatewayProperties.JwtCache(DataSize.ofMegabytes(1), Duration.ofMinutes(5)),
@@ -209,6 +214,27 @@ class JwtDecoderTest {
                     assertThatThrownBy(() -> decoder.decode(old).block()).isInstanceOf(JwtException.class));
             assertThat(((CachingJwtDecoder) decoder).cached(old)).isNull();
         }
+    }
+
+    @Test
+    void duringASecretRotation_tokensOfTheNewAndThePreviousSecretAreAccepted_andNoOther() throws Exception {
+        String previous = "jwt-decoder-test-previous-secret-0123456789";
+        ReactiveJwtDecoder decoder = new SecurityConfiguration().jwtDecoder(
+                properties(previous, null, ISSUER, AUDIENCE, Duration.ofMinutes(5)), new SimpleMeterRegistry());
+
+        assertThat(decoder.decode(hs256(claims("48"))).block().getSubject()).isEqualTo("48");
+        assertThat(decoder.decode(signed(claims("49"), previous)).block().getSubject()).isEqualTo("49");
+        String other = signed(claims("50"), "jwt-decoder-test-another-secret-0123456789");
+        assertThatThrownBy(() -> decoder.decode(other).block()).isInstanceOf(JwtException.class);
+        // The claim rules hold for tokens of the previous secret too.
+        String foreign = signed(claims("51", ISSUER, "api://another-api"), previous);
+        assertThatThrownBy(() -> decoder.decode(foreign).block()).isInstanceOf(JwtException.class);
+    }
+
+    private static String signed(JWTClaimsSet claims, String secret) throws JOSEException {
+        SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
+        jwt.sign(new MACSigner(secret.getBytes(StandardCharsets.UTF_8)));
+        return jwt.serialize();
     }
 
     /** A loopback identity provider serving a JWK Set of the public halves of the keys it is given last. */

@@ -4,12 +4,14 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.List;
 
 /**
  * The service credential rule both guards apply ({@link ServiceTokenFilter} on servlet services,
  * {@link ServiceTokenWebFilter} on reactive ones): a request passes when its {@code X-Service-Token} equals
- * {@code graph.service-token}, compared with {@link MessageDigest#isEqual} (its time does not depend on the
- * presented value's contents); the actuator's base path is exempt; refusals are counted as
+ * {@code graph.service-token}, or {@code graph.service-token-previous} while a rotation is under way (docs/security.md),
+ * compared with {@link MessageDigest#isEqual} (its time does not depend on the presented value's contents; every
+ * accepted value is compared, so neither does it tell which one matched); the actuator's base path is exempt; refusals are counted as
  * {@code graph.web.rejected{reason=missing-service-token|wrong-service-token}}.
  */
 final class CredentialRule {
@@ -17,23 +19,24 @@ final class CredentialRule {
     private static final Problems MISSING = Problems.missingToken();
     private static final Problems WRONG = Problems.wrongToken();
 
-    private final byte[] expected;
+    private final byte[][] accepted;
     private final ActuatorPath actuator;
     private final Counter missing;
     private final Counter wrong;
 
     /**
-     * @param serviceToken     the credential, not blank
+     * @param serviceTokens    the credentials accepted: the current one and, during a rotation, the previous one;
+     *                         none blank
      * @param actuatorBasePath the actuator's base path ({@code management.endpoints.web.base-path}), e.g.
      *                         {@code /actuator}; not {@code /}, which would exempt every path
      * @param meters           where the refusals are counted
      * @throws IllegalArgumentException for a blank token or a base path that is not below {@code /}
      */
-    CredentialRule(String serviceToken, String actuatorBasePath, MeterRegistry meters) {
-        if (serviceToken == null || serviceToken.isBlank()) {
+    CredentialRule(List<String> serviceTokens, String actuatorBasePath, MeterRegistry meters) {
+        if (serviceTokens.isEmpty() || serviceTokens.stream().anyMatch(t -> t == null || t.isBlank())) {
             throw new IllegalArgumentException("the service token must not be blank");
         }
-        this.expected = serviceToken.getBytes(StandardCharsets.UTF_8);
+        this.accepted = serviceTokens.stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
         this.actuator = new ActuatorPath(actuatorBasePath);
         this.missing = Rejections.counter(meters, "missing-service-token");
         this.wrong = Rejections.counter(meters, "wrong-service-token");
@@ -67,7 +70,12 @@ final class CredentialRule {
             missing.increment();
             return MISSING;
         }
-        if (!MessageDigest.isEqual(expected, presented.getBytes(StandardCharsets.UTF_8))) {
+        byte[] bytes = presented.getBytes(StandardCharsets.UTF_8);
+        boolean match = false;
+        for (byte[] token : accepted) {
+            match |= MessageDigest.isEqual(token, bytes);
+        }
+        if (!match) {
             wrong.increment();
             return WRONG;
         }

@@ -34,7 +34,7 @@ public class ReactiveServiceGuardAutoConfiguration {
     ServiceTokenWebFilter serviceTokenWebFilter(
             ServiceGuardProperties properties, MeterRegistry meters,
             @Value("${management.endpoints.web.base-path:/actuator}") String actuatorBasePath) {
-        return new ServiceTokenWebFilter(properties.serviceToken(), actuatorBasePath, meters);
+        return new ServiceTokenWebFilter(properties.acceptedServiceTokens(), actuatorBasePath, meters);
     }
 
     @Bean

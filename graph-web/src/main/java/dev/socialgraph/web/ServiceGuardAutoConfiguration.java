@@ -35,7 +35,7 @@ public class ServiceGuardAutoConfiguration {
             ServiceGuardProperties properties, MeterRegistry meters,
             @Value("${management.endpoints.web.base-path:/actuator}") String actuatorBasePath) {
         var registration = new FilterRegistrationBean<>(
-                new ServiceTokenFilter(properties.serviceToken(), actuatorBasePath, meters));
+                new ServiceTokenFilter(properties.acceptedServiceTokens(), actuatorBasePath, meters));
         registration.setOrder(TOKEN_ORDER);
         return registration;
     }

@@ -4,6 +4,7 @@ import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.util.unit.DataSize;
@@ -16,6 +17,10 @@ import org.springframework.validation.annotation.Validated;
  * @param serviceToken the deployment's service credential, compared with each request's {@code X-Service-Token}
  *                     header; at least 32 characters. Each service's {@code application.yml} reads it from the
  *                     environment variable {@code GRAPH_SERVICE_TOKEN}.
+ * @param serviceTokenPrevious the credential being replaced, also accepted while a rotation is under way (env
+ *                     {@code GRAPH_SERVICE_TOKEN_PREVIOUS}; unset otherwise): the services accept both, then the
+ *                     callers switch to the new one, then this is removed, so no request is refused (docs/security.md).
+ *                     At least 32 characters when set
  * @param web          request limits
  */
 @Validated
@@ -26,7 +31,22 @@ public record ServiceGuardProperties(
         @Size(min = dev.socialgraph.common.token.ServiceCredential.MIN_LENGTH,
                 message = dev.socialgraph.common.token.ServiceCredential.TOO_SHORT)
         String serviceToken,
+        @Size(min = dev.socialgraph.common.token.ServiceCredential.MIN_LENGTH,
+                message = dev.socialgraph.common.token.ServiceCredential.TOO_SHORT)
+        String serviceTokenPrevious,
         @Valid @DefaultValue Web web) {
+
+    /** An unset {@code GRAPH_SERVICE_TOKEN_PREVIOUS} ({@code ${GRAPH_SERVICE_TOKEN_PREVIOUS:}}) is no credential. */
+    public ServiceGuardProperties {
+        if (serviceTokenPrevious != null && serviceTokenPrevious.isBlank()) {
+            serviceTokenPrevious = null;
+        }
+    }
+
+    /** The credentials a request may carry: {@link #serviceToken}, and {@link #serviceTokenPrevious} when set. */
+    public List<String> acceptedServiceTokens() {
+        return serviceTokenPrevious == null ? List.of(serviceToken) : List.of(serviceToken, serviceTokenPrevious);
+    }
 
     /**
      * @param maxRequestSize the largest request body accepted, in bytes (Spring's {@link DataSize} syntax:
@@ -47,6 +67,8 @@ public record ServiceGuardProperties(
 
     @Override
     public String toString() {
-        return "ServiceGuardProperties[serviceToken=(hidden), web=" + web + "]"; // never log the credential
+        // never log the credentials
+        return "ServiceGuardProperties[serviceToken=(hidden), serviceTokenPrevious="
+                + (serviceTokenPrevious == null ? "(unset)" : "(hidden)") + ", web=" + web + "]";
     }
 }

@@ -2,6 +2,7 @@ package dev.socialgraph.web;
 
 import dev.socialgraph.common.token.ServiceCredential;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -26,13 +27,13 @@ final class ServiceTokenFilter extends OncePerRequestFilter {
     private final CredentialRule rule;
 
     /**
-     * @param serviceToken     the credential, not blank
+     * @param serviceTokens    the credentials accepted ({@link ServiceGuardProperties#acceptedServiceTokens})
      * @param actuatorBasePath the actuator's base path ({@code management.endpoints.web.base-path}), e.g.
      *                         {@code /actuator}
      * @param meters           where the rejections are counted
      */
-    ServiceTokenFilter(String serviceToken, String actuatorBasePath, MeterRegistry meters) {
-        this.rule = new CredentialRule(serviceToken, actuatorBasePath, meters);
+    ServiceTokenFilter(List<String> serviceTokens, String actuatorBasePath, MeterRegistry meters) {
+        this.rule = new CredentialRule(serviceTokens, actuatorBasePath, meters);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.socialgraph.web;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
 import org.springframework.core.Ordered;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -22,13 +23,13 @@ final class ServiceTokenWebFilter implements WebFilter, Ordered {
     private final CredentialRule rule;
 
     /**
-     * @param serviceToken     the credential, not blank
+     * @param serviceTokens    the credentials accepted ({@link ServiceGuardProperties#acceptedServiceTokens})
      * @param actuatorBasePath the actuator's base path ({@code management.endpoints.web.base-path}), e.g.
      *                         {@code /actuator}; not {@code /}
      * @param meters           where the rejections are counted
      */
-    ServiceTokenWebFilter(String serviceToken, String actuatorBasePath, MeterRegistry meters) {
-        this.rule = new CredentialRule(serviceToken, actuatorBasePath, meters);
+    ServiceTokenWebFilter(List<String> serviceTokens, String actuatorBasePath, MeterRegistry meters) {
+        this.rule = new CredentialRule(serviceTokens, actuatorBasePath, meters);
     }
 
     @Override

@@ -52,6 +52,27 @@ class ServiceGuardPropertiesTest {
         });
     }
 
+    @Test
+    void startUp_withAPreviousToken_acceptsBoth_hidesBoth_andRefusesAShortOne() {
+        String current = "0123456789abcdef0123456789abcdef";
+        String previous = "fedcba9876543210fedcba9876543210";
+        runner.withPropertyValues("graph.service-token=" + current, "graph.service-token-previous=" + previous)
+                .run(context -> {
+                    ServiceGuardProperties properties = context.getBean(ServiceGuardProperties.class);
+                    assertThat(properties.acceptedServiceTokens()).containsExactly(current, previous);
+                    assertThat(properties.toString()).doesNotContain(current).doesNotContain(previous);
+                });
+        runner.withPropertyValues("graph.service-token=" + current, "graph.service-token-previous=")
+                .run(context -> assertThat(context.getBean(ServiceGuardProperties.class).acceptedServiceTokens())
+                        .containsExactly(current));
+        runner.withPropertyValues("graph.service-token=" + current, "graph.service-token-previous=short")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(rootMessage(context.getStartupFailure())).contains("serviceTokenPrevious")
+                            .contains("at least 32 characters");
+                });
+    }
+
     private static String rootMessage(Throwable failure) {
         StringBuilder all = new StringBuilder();
         for (Throwable t = failure; t != null; t = t.getCause()) {
