@@ -213,7 +213,7 @@ final class FollowingPairsHandler {
                     throw new BadParameterException(field + ".followToken",
                             field + ".followToken must be a string, the X-Follow-Token of a write");
                 }
-                tokens[i] = token.stringValue();
+                tokens[i] = Params.followToken(token.stringValue(), field + ".followToken");
             }
         }
         return new Pairs(followers, followees, tokens);

@@ -179,6 +179,9 @@ class FollowingPairsHandlerTest {
         cases.put("{\"pairs\":[{\"followerId\":1,\"followeeId\":99999999999999999999}]}", "pairs[0].followeeId");
         cases.put("{\"pairs\":[{\"followerId\":1,\"followeeId\":2},{\"followerId\":3,\"followeeId\":4,"
                 + "\"followToken\":5}]}", "pairs[1].followToken");
+        cases.put("{\"pairs\":[{\"followerId\":1,\"followeeId\":2,\"followToken\":\"" + "A".repeat(64) + "\"},"
+                + "{\"followerId\":3,\"followeeId\":4,\"followToken\":\"" + "A".repeat(65) + "\"}]}",
+                "pairs[1].followToken");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             assertThat(refused(() -> pairs.check(post(c.getKey())).block())).as(c.getKey()).isEqualTo(c.getValue());
         }
