@@ -3,6 +3,8 @@ package dev.socialgraph.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.socialgraph.common.api.FollowingPairs;
+import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.gateway.FollowPairsClient.Answer;
 import dev.socialgraph.gateway.FollowPairsClient.BatchProblem;
 import dev.socialgraph.gateway.FollowPairsClient.Following;
@@ -10,6 +12,7 @@ import dev.socialgraph.gateway.FollowPairsClient.Pair;
 import dev.socialgraph.gateway.FollowPairsClient.Problem;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -39,6 +42,27 @@ class FollowPairsClientTest {
         assertThat(pairs.get(2).get("followerId").longValue()).isEqualTo(Long.MAX_VALUE);
         assertThat(pairs.get(2).get("followToken").asString()).isEqualTo("a\"b\\c\u0001é");
         assertThat(pairs.get(3).get("followToken").asString()).as("an empty header is passed on as sent").isEmpty();
+    }
+
+    /**
+     * The check service starts only when its body limit holds {@link FollowingPairs#requestBytes} of its batch-max:
+     * every batch the gateway writes must be within it, whatever its callers' headers held.
+     */
+    @Test
+    void encode_ofTheLongestPairsTheGatewayLetsThrough_isWithinTheBound_andAFullBatchFitsOneMegabyte() {
+        String worst = "\u0001".repeat(FollowTokens.MAX_LENGTH); // 6 bytes each in JSON
+        String real = "A".repeat(FollowTokens.MAX_LENGTH);
+        List<Pair> longest = new ArrayList<>();
+        List<Pair> realistic = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) { // the largest max-batch
+            longest.add(new Pair(Long.MAX_VALUE, Long.MAX_VALUE, worst, null));
+            realistic.add(new Pair(Long.MAX_VALUE, Long.MAX_VALUE, real, null));
+        }
+
+        assertThat(FollowPairsClient.encode(longest.subList(0, 1))).hasSize(FollowingPairs.MAX_PAIR_BYTES + 12);
+        assertThat(FollowPairsClient.encode(longest)).hasSize((int) FollowingPairs.requestBytes(1000));
+        assertThat(FollowingPairs.requestBytes(1000)).isEqualTo(469_011).isLessThan(1 << 20);
+        assertThat(FollowPairsClient.encode(realistic).length).isEqualTo(12 + 1000 * 148 + 999);
     }
 
     @Test

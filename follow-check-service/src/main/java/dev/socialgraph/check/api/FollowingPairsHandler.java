@@ -1,6 +1,7 @@
 package dev.socialgraph.check.api;
 
 import dev.socialgraph.common.api.ApiPaths;
+import dev.socialgraph.common.api.FollowingPairs;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.web.BadParameterException;
 import dev.socialgraph.web.ProblemJson;
@@ -49,7 +50,7 @@ final class FollowingPairsHandler {
     private static final Logger log = LoggerFactory.getLogger(FollowingPairsHandler.class);
 
     /** The body member holding the pairs, and the name of every error about it. */
-    static final String PAIRS = "pairs";
+    static final String PAIRS = FollowingPairs.PAIRS;
     private static final String BODY_SHAPE =
             "body must be a JSON object {\"pairs\": [{\"followerId\": …, \"followeeId\": …}, …]}";
     private static final byte[] OPEN = "{\"results\":[".getBytes(StandardCharsets.US_ASCII);
@@ -65,9 +66,20 @@ final class FollowingPairsHandler {
     /**
      * @param reads         the single check's decision
      * @param batchMax      most pairs in one request ({@code graph.check.batch-max})
+     * @param maxBodyBytes  the largest request body this service accepts ({@code graph.web.max-request-size})
      * @param blockingReads where the pairs that may wait for Redis or a shard are answered
+     * @throws IllegalArgumentException when {@code batchMax} pairs as the gateway writes them
+     *                                  ({@link FollowingPairs#requestBytes}) may not fit in {@code maxBodyBytes}:
+     *                                  start-up stops rather than answer a full batch 413, which fails every caller
+     *                                  in it
      */
-    FollowingPairsHandler(GraphReads reads, int batchMax, Scheduler blockingReads) {
+    FollowingPairsHandler(GraphReads reads, int batchMax, long maxBodyBytes, Scheduler blockingReads) {
+        long largest = FollowingPairs.requestBytes(batchMax);
+        if (largest > maxBodyBytes) {
+            throw new IllegalArgumentException("graph.check.batch-max (" + batchMax + ") pairs take up to " + largest
+                    + " bytes (" + FollowingPairs.MAX_PAIR_BYTES + " a pair), more than graph.web.max-request-size ("
+                    + maxBodyBytes + " bytes): lower the one or raise the other");
+        }
         this.reads = reads;
         this.batchMax = batchMax;
         this.blockingReads = blockingReads;
@@ -145,9 +157,23 @@ final class FollowingPairsHandler {
         return document(ProblemMapping.overloaded().getBody(), follower, followee);
     }
 
+    /**
+     * A pair's problem document, completed as the single check's would be. Never longer than
+     * {@link FollowingPairs#MAX_RESULT_BYTES}, the bound the gateway reads an answer by: a longer one (none of the
+     * graph's own problems is, they are about 250 bytes) is a bug, logged, and the pair gets the bug's 500 instead.
+     */
     private static byte[] document(ProblemDetail problem, long follower, long followee) {
-        ProblemTypes.complete(problem, null, ApiPaths.USERS + "/" + follower + "/following/" + followee);
-        return ProblemJson.of(problem);
+        String path = ApiPaths.USERS + "/" + follower + "/following/" + followee;
+        ProblemTypes.complete(problem, null, path);
+        byte[] document = ProblemJson.of(problem);
+        if (document.length <= FollowingPairs.MAX_RESULT_BYTES) {
+            return document;
+        }
+        ProblemDetail bug = ProblemMapping.unexpected(new IllegalStateException("the problem of pair " + follower
+                + " -> " + followee + " is " + document.length + " bytes, over " + FollowingPairs.MAX_RESULT_BYTES
+                + ": " + problem.getType()), log).getBody();
+        ProblemTypes.complete(bug, null, path);
+        return ProblemJson.of(bug);
     }
 
     /** {@code {"results":[r0,r1,…]}}, each result already encoded. */

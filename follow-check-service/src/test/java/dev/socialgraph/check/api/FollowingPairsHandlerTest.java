@@ -1,10 +1,12 @@
 package dev.socialgraph.check.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.reads.FakeGraph;
 import dev.socialgraph.check.reads.GraphReads;
+import dev.socialgraph.common.api.FollowingPairs;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.store.account.AccountState;
@@ -40,6 +42,8 @@ class FollowingPairsHandlerTest {
     static final long B = 20;
     static final long C = 30;
     static final JsonMapper JSON = JsonMapper.builder().build();
+    /** {@code graph.web.max-request-size}'s default, 1 MB. */
+    static final long BODY_LIMIT = 1 << 20;
 
     final FakeGraph graph = new FakeGraph();
     final AtomicInteger hops = new AtomicInteger();
@@ -47,7 +51,7 @@ class FollowingPairsHandlerTest {
         hops.incrementAndGet();
         task.run();
     });
-    final FollowingPairsHandler pairs = new FollowingPairsHandler(graph.reads, 5, blocking);
+    final FollowingPairsHandler pairs = new FollowingPairsHandler(graph.reads, 5, BODY_LIMIT, blocking);
 
     FollowingPairsHandlerTest() {
         graph.follows(A, B); // A follows B; B follows nobody; C follows A
@@ -107,7 +111,7 @@ class FollowingPairsHandlerTest {
             expected.append(i == 0 ? "" : ",").append(body(single.isFollowing(check(asked[i][0], asked[i][1],
                     tokens[i])).block()));
         }
-        FollowingPairsHandler seven = new FollowingPairsHandler(graph.reads, 7, blocking);
+        FollowingPairsHandler seven = new FollowingPairsHandler(graph.reads, 7, BODY_LIMIT, blocking);
         assertThat(answer(seven, body.append("]}").toString())).isEqualTo(expected.append("]}").toString())
                 .isEqualTo("{\"results\":[{\"following\":false},{\"following\":true},{\"following\":false},"
                         + "{\"following\":true},{\"following\":false},{\"following\":false},{\"following\":true}]}");
@@ -134,9 +138,10 @@ class FollowingPairsHandlerTest {
     @Test
     void noThreadFree_isTheOverloadProblem_forThePairsMemoryCannotAnswer() {
         graph.local.put(A, new long[] {B});
-        FollowingPairsHandler full = new FollowingPairsHandler(graph.reads, 5, Schedulers.fromExecutor(task -> {
-            throw new RejectedExecutionException("queue full");
-        }));
+        FollowingPairsHandler full = new FollowingPairsHandler(graph.reads, 5, BODY_LIMIT,
+                Schedulers.fromExecutor(task -> {
+                    throw new RejectedExecutionException("queue full");
+                }));
         JsonNode results = JSON.readTree(answer(full, "{\"pairs\":[{\"followerId\":30,\"followeeId\":10},"
                 + "{\"followerId\":10,\"followeeId\":20}]}")).get("results");
         assertThat(results.get(0).get("status").intValue()).isEqualTo(503);
@@ -154,11 +159,53 @@ class FollowingPairsHandlerTest {
                 throw new IllegalStateException("secret internals");
             }
         };
-        JsonNode result = JSON.readTree(answer(new FollowingPairsHandler(broken, 5, blocking),
+        JsonNode result = JSON.readTree(answer(new FollowingPairsHandler(broken, 5, BODY_LIMIT, blocking),
                 "{\"pairs\":[{\"followerId\":30,\"followeeId\":10}]}")).get("results").get(0);
         assertThat(result.get("status").intValue()).isEqualTo(500);
         assertThat(result.get("type").stringValue()).isEqualTo("https://socialgraph.dev/problems/internal-error");
         assertThat(result.toString()).doesNotContain("secret");
+    }
+
+    /** The gateway reads an answer by {@link FollowingPairs#answerBytes}: no pair's problem may pass its share. */
+    @Test
+    void everyProblemAPairCanGet_fitsTheResultBound_withTheLongestIds() {
+        long max = Long.MAX_VALUE;
+        graph.down.add(max);
+        graph.bloom.add(List.of(max, max - 1));
+        String pair = "{\"pairs\":[{\"followerId\":" + max + ",\"followeeId\":" + (max - 1) + "}]}";
+        GraphReads broken = new GraphReads(graph.checker, graph.relations, graph.accounts, null, null) {
+            @Override
+            public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
+                throw new IllegalStateException("a bug");
+            }
+        };
+        List<String> problems = List.of(
+                answer(pairs, pair),
+                answer(new FollowingPairsHandler(graph.reads, 5, BODY_LIMIT, Schedulers.fromExecutor(task -> {
+                    throw new RejectedExecutionException("queue full");
+                })), pair),
+                answer(new FollowingPairsHandler(broken, 5, BODY_LIMIT, blocking), pair));
+        for (String answer : problems) {
+            JsonNode result = JSON.readTree(answer).get("results").get(0);
+            assertThat(result.get("instance").stringValue()).isEqualTo("/internal/v1/users/" + max + "/following/"
+                    + (max - 1));
+            assertThat(result.toString().getBytes(StandardCharsets.UTF_8).length).as(answer)
+                    .isLessThan(300).isLessThanOrEqualTo(FollowingPairs.MAX_RESULT_BYTES);
+        }
+        assertThat(problems).extracting(a -> JSON.readTree(a).get("results").get(0).get("status").intValue())
+                .containsExactly(503, 503, 500);
+    }
+
+    /** A full batch answered 413 would fail every caller in it: a batch-max the body cannot hold stops start-up. */
+    @Test
+    void aBatchMaxWhosePairsMayNotFitTheBodyLimit_stopsStartUp() {
+        assertThat(FollowingPairs.requestBytes(1000)).as("the default batch-max").isEqualTo(469_011)
+                .isLessThan(BODY_LIMIT);
+        new FollowingPairsHandler(graph.reads, 2235, BODY_LIMIT, blocking); // 1,048,226 bytes
+        assertThatThrownBy(() -> new FollowingPairsHandler(graph.reads, 2236, BODY_LIMIT, blocking))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("graph.check.batch-max (2236) pairs take up to 1048695 bytes (468 a pair), more than "
+                        + "graph.web.max-request-size (1048576 bytes): lower the one or raise the other");
     }
 
     @Test
