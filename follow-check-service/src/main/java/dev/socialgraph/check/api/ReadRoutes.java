@@ -73,7 +73,7 @@ class ReadRoutes {
     FollowingPairsHandler followingPairsHandler(GraphReads graphReads, CheckProperties properties,
                                                 ServiceGuardProperties guard, Scheduler blockingReads) {
         return new FollowingPairsHandler(graphReads, properties.batchMax(), guard.web().maxRequestSize().toBytes(),
-                blockingReads);
+                properties.pairTimeout(), blockingReads);
     }
 
     @Bean
