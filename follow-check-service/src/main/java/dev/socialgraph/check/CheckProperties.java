@@ -49,10 +49,11 @@ import org.springframework.validation.annotation.Validated;
  *                            503 with {@code Retry-After}
  * @param pairTimeout         longest wait for one pair of {@code POST /internal/v1/following/pairs} that memory cannot
  *                            answer, from when it is handed to the blocking threads (1 s, 1 ms to 4 s): past it that
- *                            pair alone is answered 504 {@code timeout} and the others get their answers, so a pair on
- *                            a hung database does not hold the gateway's whole batch until the store's own timeouts
- *                            (2 s for a pooled connection, 5 s for a statement). Under the gateway's 5 s response
- *                            timeout, which would answer every caller of the batch 504
+ *                            pair alone is answered (504 {@code timeout} while its read is under way, the overload 503
+ *                            while it waits for a thread) and the others get their answers, so a pair on a hung
+ *                            database does not hold the gateway's whole batch until the store's own timeouts (2 s for
+ *                            a pooled connection, 5 s for a statement). Under the gateway's 5 s response timeout,
+ *                            which would answer every caller of the batch 504
  * @param bloom               the L0 edge bloom filter and its event feed
  * @param feed                the feed-lag guard of the in-process layers
  * @param affinity            which logical shards this instance owns (shard-affine reads)

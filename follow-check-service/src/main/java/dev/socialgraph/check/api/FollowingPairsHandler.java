@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,8 +43,8 @@ import tools.jackson.databind.JsonNode;
  * visibility rule of {@link GraphReads}), or, where that check would fail with a 5xx, the problem document its
  * answer would carry ({@code type}, {@code title}, {@code status}, {@code detail}, {@code instance} naming that
  * single check's path): 503 {@code shard-unavailable} while the follower's database is down, 503
- * {@code service-unavailable} when no blocking thread is free, and 504 {@code timeout} for a pair not answered within
- * {@code graph.check.pair-timeout} (1 s). The other pairs are answered all the same: what one pair costs or how it
+ * {@code service-unavailable} when no blocking thread is free (in time), and 504 {@code timeout} for a pair whose read
+ * did not end within {@code graph.check.pair-timeout} (1 s). The other pairs are answered all the same: what one pair costs or how it
  * fails is that pair's answer alone. Each result is at most {@link FollowingPairs#MAX_RESULT_BYTES}. Bad input
  * answers nothing: 400 problem+json naming {@code body}, {@code pairs}, or the member ({@code pairs[3]},
  * {@code pairs[3].followerId}, {@code pairs[3].followeeId}, {@code pairs[3].followToken}, which is at most
@@ -53,8 +54,9 @@ import tools.jackson.databind.JsonNode;
  * that read the request, the common case and a few µs per pair; each pair memory cannot answer is a task of its own
  * on the blocking scheduler, as its single check would be. One task for all of them would make each wait for the
  * ones before it: a database that is down costs every pair routed there the pool's connection timeout. Those tasks
- * share one deadline, {@code pair-timeout} after they are handed over; a pair past it (a hung database, a full queue
- * of blocking reads ahead of it) gets its own 504 and the answer goes out without it ({@link Blocking}).
+ * share one deadline, {@code pair-timeout} after they are handed over; a pair past it gets a problem of its own (504
+ * while its read is under way, a hung database; the overload 503 while it still waits for a thread) and the answer
+ * goes out without it ({@link Blocking}).
  */
 final class FollowingPairsHandler {
 
@@ -153,9 +155,16 @@ final class FollowingPairsHandler {
      * The pairs of one request that memory could not answer, each a task of its own on the blocking scheduler, under
      * one deadline ({@code graph.check.pair-timeout} from when they are handed over).
      *
+     * <p><b>What the deadline answers.</b> A pair whose read is under way gets the 504 {@code timeout} problem: after
+     * a second inside a read the pair waits on a store (Redis's commands time out in 100 ms, so a database: a hung
+     * one, or one refusing connections whose pool waits {@code graph.shards.connection-timeout}, 2 s, before the 503
+     * {@code shard-unavailable} a store failure earlier than the deadline gets). A pair whose task has not started
+     * yet waited for a blocking thread all that time, and gets the overload problem (503 {@code service-unavailable}),
+     * as when the queue takes no task.
+     *
      * <p><b>One writer per slot.</b> Each pair's slot of {@code results} is set once, by compare-and-set from
      * {@code null}: by its task's answer (or the overload problem when the scheduler takes no task), or, when the
-     * deadline comes first, by the 504 {@code timeout} problem; whichever comes second is dropped. The one that sets
+     * deadline comes first, by the deadline's problem; whichever comes second is dropped. The one that sets
      * the last slot encodes the answer, after every slot is set and with no later write possible: a late task's answer
      * can neither change an encoded slot nor race with the encoding. A task that starts after its slot was set (past
      * the deadline, or after the caller went away) reads nothing. One already reading is not interrupted: an interrupt
@@ -168,6 +177,8 @@ final class FollowingPairsHandler {
         private final Pairs pairs;
         private final AtomicReferenceArray<byte[]> results;
         private final int[] known;
+        /** 1 where the pair's task has begun its read. */
+        private final AtomicIntegerArray reading;
         private final AtomicInteger unanswered;
         /** Set by {@link #start} before any task or the deadline can run, so read without a lock. */
         private MonoSink<byte[]> sink;
@@ -177,6 +188,7 @@ final class FollowingPairsHandler {
             this.pairs = pairs;
             this.results = new AtomicReferenceArray<>(results);
             this.known = known;
+            this.reading = new AtomicIntegerArray(results.length);
             this.unanswered = new AtomicInteger(waiting);
         }
 
@@ -199,15 +211,21 @@ final class FollowingPairsHandler {
         /** The pair's task, on a blocking thread. */
         private void read(int i) {
             if (results.get(i) == null) { // else answered already: past the deadline, or the caller went away
+                reading.set(i, 1);
                 answer(i, result(pairs.followerIds()[i], pairs.followeeIds()[i], pairs.followTokens()[i], known[i]));
             }
         }
 
-        /** The deadline, on a timer thread: every pair not answered yet gets its own 504. */
+        /**
+         * The deadline, on a timer thread: every pair not answered yet gets its own problem, 504 while reading, the
+         * overload 503 while still waiting for a thread.
+         */
         private void expire() {
             for (int i = 0; i < results.length(); i++) {
                 if (results.get(i) == null) {
-                    answer(i, timedOut(pairs.followerIds()[i], pairs.followeeIds()[i]));
+                    long follower = pairs.followerIds()[i];
+                    long followee = pairs.followeeIds()[i];
+                    answer(i, reading.get(i) == 1 ? timedOut(follower, followee) : overloaded(follower, followee));
                 }
             }
         }

@@ -195,9 +195,12 @@ class FollowingPairsHandlerTest {
         }
     }
 
-    /** A pair still queued behind a hung one at the deadline is answered 504 too, and never read afterwards. */
+    /**
+     * A pair still waiting for a thread behind a hung one at the deadline gets the overload 503 (no thread was free in
+     * time), the hung one its 504; the waiting one is never read afterwards.
+     */
     @Test
-    void aPairQueuedBehindAHungOne_isItsOwn504_andNotReadAfterTheDeadline() throws Exception {
+    void aPairQueuedBehindAHungOne_isTheOverload503_andNotReadAfterTheDeadline() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger reads = new AtomicInteger();
         GraphReads hanging = delegating((follower, followee, token, inProcess) -> {
@@ -214,7 +217,13 @@ class FollowingPairsHandlerTest {
                     + "{\"followerId\":20,\"followeeId\":10}]}")).get("results");
 
             assertThat(results.get(0).get("status").intValue()).isEqualTo(504);
-            assertThat(results.get(1).get("status").intValue()).as("queued behind the hung read").isEqualTo(504);
+            assertThat(results.get(0).get("type").stringValue()).isEqualTo("https://socialgraph.dev/problems/timeout");
+            JsonNode waited = results.get(1);
+            assertThat(waited.get("status").intValue()).as("queued behind the hung read").isEqualTo(503);
+            assertThat(waited.get("type").stringValue())
+                    .isEqualTo("https://socialgraph.dev/problems/service-unavailable");
+            assertThat(waited.get("title").stringValue()).isEqualTo("Overloaded");
+            assertThat(waited.get("instance").stringValue()).isEqualTo("/internal/v1/users/20/following/10");
             release.countDown();
             // The one thread runs the hung read to its end, then the queued task, which finds its pair answered and
             // reads nothing, then this one.
