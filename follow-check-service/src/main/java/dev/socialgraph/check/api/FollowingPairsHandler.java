@@ -246,7 +246,7 @@ final class FollowingPairsHandler {
             if (results.compareAndSet(i, null, result) && unanswered.decrementAndGet() == 0) {
                 Disposable timer = deadline;
                 if (timer != null) {
-                    timer.dispose(); // null only while start() is still handing the tasks over
+                    timer.dispose(); // null only when the deadline fired before start() stored it
                 }
                 byte[][] all = new byte[results.length()][];
                 for (int j = 0; j < all.length; j++) {
