@@ -83,6 +83,9 @@ class ReadPathIT {
         SHARDS.springProperties().forEach((k, v) -> registry.add(k, () -> v));
         registry.add("graph.shards.migrate-on-startup", () -> "true");
         registry.add("graph.shards.connection-timeout", () -> "1s"); // a database that is down fails fast
+        // Longer than that: a pair on a database that refuses connections gets the store's own 503 before its
+        // deadline's 504 (pairs_aPairOnADatabaseThatIsDown_…); FollowingPairsHandlerTest covers the deadline.
+        registry.add("graph.check.pair-timeout", () -> "3s");
         registry.add("graph.check.redis-uri", () -> REDIS.uri(0));
         registry.add("graph.check.bloom.enabled", () -> "false"); // rows are written without events here (BloomIT)
         // Without events there is no feed; the test declares it caught up (feedCaughtUp) so that the in-process
@@ -652,6 +655,8 @@ class ReadPathIT {
         for (Map.Entry<String, String> c : cases.entrySet()) {
             assertProblem(http.get(c.getKey()), 400, c.getValue());
         }
+        assertProblem(http.get("/internal/v1/users/1/following/2", "X-Follow-Token", "A".repeat(65)), 400,
+                "X-Follow-Token");
         String contains = "/internal/v1/users/1/following/contains";
         assertProblem(http.post(contains, "application/json", "{\"ids\": [1, 2"), 400, "body");
         assertProblem(http.post(contains, "application/json", ""), 400, "body");
@@ -766,6 +771,7 @@ class ReadPathIT {
         cases.put("{\"pairs\":[" + pair(1, "\"007\"", null) + "]}", "pairs[0].followeeId");
         cases.put("{\"pairs\":[" + pair(1, 2, null) + ",{\"followerId\":1,\"followeeId\":2,\"followToken\":[]}]}",
                 "pairs[1].followToken");
+        cases.put("{\"pairs\":[" + pair(1, 2, null) + "," + pair(1, 2, "A".repeat(65)) + "]}", "pairs[1].followToken");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             assertProblem(http.post(PAIRS, c.getKey()), 400, c.getValue());
         }

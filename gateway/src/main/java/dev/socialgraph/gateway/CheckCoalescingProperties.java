@@ -19,9 +19,14 @@ import org.springframework.validation.annotation.Validated;
  *                    check is sent at once; otherwise it waits for one to complete. Two keep a check pod's two cores
  *                    answering while the waiting checks gather into one batch; more would split them into smaller
  *                    batches, more calls and more gateway CPU per check, without more service cores to use
- * @param maxBatch    checks per batch call (default 64, 1 to 1,000: the check service's {@code batch-max} for pairs).
- *                    At a few µs per check in the service, a full batch is answered well under a millisecond, which
- *                    bounds what a check waits behind one
+ * @param maxBatch    checks per batch call (default 64, 1 to 1,000: the check service's {@code batch-max} for pairs,
+ *                    which must be at least this). At a few µs per check in the service, a full batch is answered
+ *                    well under a millisecond, which bounds what a check waits behind one. Its body fits the check
+ *                    service's body limit whatever the callers sent: a token is at most 64 characters
+ *                    ({@link FollowTokenGuard}), so a pair at most 468 bytes and 1,000 pairs at most 469,011
+ *                    ({@link dev.socialgraph.common.api.FollowingPairs#requestBytes}), under the 1 MB
+ *                    {@code graph.web.max-request-size}; the check service refuses to start when its own
+ *                    {@code batch-max} pairs would not fit its limit
  * @param maxQueued   checks waiting per check instance (default 1,024, as many as may wait for a pooled connection,
  *                    {@code graph.gateway.service-pool.pending-acquire-max}); one more is answered 503 at once, as a
  *                    request past a full pool's queue is

@@ -36,6 +36,9 @@ import tools.jackson.databind.json.JsonMapper;
  * same observable answer, in the route's order of steps:
  * <ol>
  *   <li>the request id ({@link RequestIds#assign}, as the route's global filter does);</li>
+ *   <li>an {@code X-Follow-Token} longer than any follow token refused, 400 naming it ({@link FollowTokenGuard}, as
+ *       the routes' global filter does): it never enters a batch, so no caller's token takes room from the other
+ *       callers' checks in the same call;</li>
  *   <li>the read budget ({@link RateLimits}' filter on the same {@code readLimiter}: 429 with {@code Retry-After});</li>
  *   <li>{@code id} and {@code targetId} as user ids (400 {@code invalid-parameter} naming the variable, the check
  *       service's answer), and with a query string {@code stringify_ids} as the check service reads it (the answer
@@ -80,6 +83,10 @@ final class CoalescedCheckHandler implements WebHandler {
     @Override
     public Mono<Void> handle(ServerWebExchange exchange) {
         RequestIds.assign(exchange);
+        String token = exchange.getRequest().getHeaders().getFirst(ApiHeaders.FOLLOW_TOKEN);
+        if (FollowTokenGuard.isTooLong(token)) {
+            return FollowTokenGuard.refuse(problems, exchange, token); // never into a batch
+        }
         return readLimit.filter(exchange, afterReadLimit);
     }
 

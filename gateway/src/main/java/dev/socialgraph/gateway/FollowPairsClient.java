@@ -1,13 +1,17 @@
 package dev.socialgraph.gateway;
 
 import dev.socialgraph.common.api.ApiPaths;
+import dev.socialgraph.common.api.FollowingPairs;
+import io.netty.buffer.ByteBuf;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 import tools.jackson.core.io.JsonStringEncoder;
@@ -27,10 +31,17 @@ import tools.jackson.databind.json.JsonMapper;
  * the service credential, and the request id and trace context of the batch's first request
  * ({@link ServiceHeaders#writeBatchHeaders}).
  *
- * <p>What a caller of the coalescer gets: a {@link Following} or a per-pair {@link Problem}; or, failing the whole
- * batch, the client's own error (connection refused or closed, pool exhausted, response timeout: answered 503 or
- * 504 by {@link GatewayErrors}), a {@link BatchProblem} for an answer other than 200 (relayed to every caller), or
- * an {@link IllegalStateException} for a 200 that is not one result per pair.
+ * <p>The answer is read up to {@link FollowingPairs#answerBytes} of the batch, its largest honest size (a problem
+ * document of at most 1,024 bytes per pair: 65,613 bytes for 64 pairs), never whole whatever its length.
+ *
+ * <p>What a caller of the coalescer gets: a {@link Following} or a per-pair {@link Problem} (among them the check
+ * service's 504 for a pair it could not answer within its {@code pair-timeout}); or, failing the whole batch, the
+ * client's own error (connection refused or closed, pool exhausted, response timeout: answered 503 or 504 by
+ * {@link GatewayErrors}), a {@link BatchProblem} for an answer other than 200 (relayed to every caller), or an
+ * {@link UnusableAnswer} (503) for a 200 that is not one result per pair or an answer over the bound. None of these
+ * whole-batch failures depends on what one caller sent: each pair's ids are checked and its token bounded
+ * ({@link FollowTokenGuard}) before it is queued, so the body is always one the check service reads, within its body
+ * limit.
  */
 final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.Pair, FollowPairsClient.Answer> {
 
@@ -42,7 +53,6 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final JsonStringEncoder QUOTE = JsonStringEncoder.getInstance();
-    private static final byte[] EMPTY = new byte[0];
 
     /**
      * One follow check: does {@code followerId} follow {@code followeeId}.
@@ -72,6 +82,28 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
      *                {@code status}, {@code detail}, …)
      */
     record Problem(int status, Map<String, Object> members, String servedBy) implements Answer {
+    }
+
+    /**
+     * The batch's answer is one the gateway cannot use: longer than {@link FollowingPairs#answerBytes} of the batch,
+     * not JSON, or not one result of the two shapes per pair. Fails the whole batch; every caller in it gets 503
+     * ({@link GatewayErrors}), as for a service that failed. Nothing a caller sends can cause it: the check service
+     * writes no result over {@link FollowingPairs#MAX_RESULT_BYTES}.
+     */
+    static class UnusableAnswer extends IllegalStateException {
+
+        UnusableAnswer(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** An answer over the batch's bound, refused before more of it is held. */
+    static final class AnswerTooLarge extends UnusableAnswer {
+
+        AnswerTooLarge(String seen, long limit) {
+            super("the batch check's answer is too large: " + seen + ", over the " + limit + " bytes its pairs can"
+                    + " take", null);
+        }
     }
 
     /**
@@ -159,10 +191,60 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
                     request.header(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length));
                     return outbound.sendByteArray(Mono.just(body));
                 })
-                .responseSingle((response, content) -> content.asByteArray().defaultIfEmpty(EMPTY).map(bytes ->
+                .response((response, content) -> read(content,
+                        response.responseHeaders().getInt(HttpHeaders.CONTENT_LENGTH, -1),
+                        FollowingPairs.answerBytes(batch.size())).map(bytes ->
                         decode(response.status().code(), response.responseHeaders().get(HttpHeaders.CONTENT_TYPE),
                                 response.responseHeaders().get(HttpHeaders.RETRY_AFTER),
-                                response.responseHeaders().get(SERVED_BY), bytes, batch.size())));
+                                response.responseHeaders().get(SERVED_BY), bytes, batch.size())))
+                .next();
+    }
+
+    /**
+     * An answer's body, read up to {@code limit} bytes and no further: a declared {@code Content-Length} over it fails
+     * before a byte is read, and a body without one fails as soon as the count passes it (the connection is then
+     * closed, not drained). Each buffer is copied while it is handed on; Reactor Netty releases it after.
+     *
+     * @param content       the body's buffers
+     * @param declaredBytes its {@code Content-Length}, or a negative number without one
+     * @param limit         the most bytes accepted ({@link FollowingPairs#answerBytes} of the batch)
+     * @return the body, empty as an empty array; or {@link AnswerTooLarge}
+     */
+    static Mono<byte[]> read(Flux<ByteBuf> content, long declaredBytes, long limit) {
+        if (declaredBytes > limit) {
+            return Mono.error(new AnswerTooLarge(declaredBytes + " bytes declared", limit));
+        }
+        int initial = (int) Math.min(declaredBytes >= 0 ? declaredBytes : 1024, limit);
+        return content.collect(() -> new Body(initial, limit), Body::append).map(Body::bytes);
+    }
+
+    /** An answer's bytes so far, never more than its limit. Used by one subscriber at a time. */
+    private static final class Body {
+
+        private final long limit;
+        private byte[] bytes;
+        private int size;
+
+        Body(int initial, long limit) {
+            this.bytes = new byte[initial];
+            this.limit = limit;
+        }
+
+        void append(ByteBuf buffer) {
+            int n = buffer.readableBytes();
+            if (size + (long) n > limit) {
+                throw new AnswerTooLarge("at least " + (size + (long) n) + " bytes", limit);
+            }
+            if (size + n > bytes.length) {
+                bytes = Arrays.copyOf(bytes, (int) Math.min(limit, Math.max(2L * bytes.length, size + n)));
+            }
+            buffer.getBytes(buffer.readerIndex(), bytes, size, n);
+            size += n;
+        }
+
+        byte[] bytes() {
+            return size == bytes.length ? bytes : Arrays.copyOf(bytes, size);
+        }
     }
 
     /**
@@ -203,7 +285,7 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
      * @param pairs       the number of pairs asked
      * @return one answer per pair, in order
      * @throws BatchProblem for a status other than 200
-     * @throws IllegalStateException for a 200 that is not {@code pairs} results of the two shapes
+     * @throws UnusableAnswer for a 200 that is not {@code pairs} results of the two shapes
      */
     static List<Answer> decode(int status, String contentType, String retryAfter, String servedBy, byte[] body,
                                int pairs) {
@@ -214,11 +296,11 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
         try {
             results = JSON.readTree(body).path("results");
         } catch (RuntimeException e) {
-            throw new IllegalStateException("the batch check's answer is not JSON", e);
+            throw new UnusableAnswer("the batch check's answer is not JSON", e);
         }
         if (!results.isArray() || results.size() != pairs) {
-            throw new IllegalStateException("the batch check answered " + (results.isArray() ? results.size() : "no")
-                    + " results to " + pairs + " pairs");
+            throw new UnusableAnswer("the batch check answered " + (results.isArray() ? results.size() : "no")
+                    + " results to " + pairs + " pairs", null);
         }
         Following yes = new Following(true, servedBy);
         Following no = new Following(false, servedBy);
@@ -234,7 +316,7 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
                 Map<String, Object> members = JSON.treeToValue(result, Map.class);
                 answers.add(new Problem(problemStatus.intValue(), members, servedBy));
             } else {
-                throw new IllegalStateException("the batch check answered a result of neither shape: " + result);
+                throw new UnusableAnswer("the batch check answered a result of neither shape: " + result, null);
             }
         }
         return answers;

@@ -14,8 +14,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * Every error the gateway itself raises becomes problem+json: no route (404), wrong method (405), a service that
- * cannot be reached or whose connection pool (or, for a coalesced check, its instance's queue) is exhausted (503,
- * {@code Retry-After: 1}) or that does not answer in time (504). Errors a service returns are passed through as they are (they are problem+json already).
+ * cannot be reached or whose connection pool (or, for a coalesced check, its instance's queue) is exhausted, or
+ * that answers a coalesced batch with what the gateway cannot use (503, {@code Retry-After: 1}), or that does not
+ * answer in time (504). Errors a service returns are passed through as they are (they are problem+json already).
  */
 @Component
 @Order(-2) // before Spring Boot's DefaultErrorWebExceptionHandler (-1)
@@ -46,6 +47,12 @@ class GatewayErrors implements ErrorWebExceptionHandler {
                 || error.getClass().getName().contains("PrematureCloseException")) {
             return problems.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
                     "the service behind this route cannot be reached", null);
+        }
+        // A coalesced check's batch answered with what the gateway cannot use (not one result per pair, or over the
+        // size its pairs can take): the service failed that call, as a proxied check's 5xx is answered below.
+        if (error instanceof FollowPairsClient.UnusableAnswer) {
+            return problems.write(exchange, HttpStatus.SERVICE_UNAVAILABLE, "Service Unavailable",
+                    "the service behind this route gave an answer the gateway cannot use", null);
         }
         if (hasCause(error, TimeoutException.class)) {
             return problems.write(exchange, HttpStatus.GATEWAY_TIMEOUT, "Gateway Timeout",

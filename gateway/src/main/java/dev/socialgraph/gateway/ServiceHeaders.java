@@ -48,6 +48,14 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
     /** The header the services check (graph-web) and graph-client sends. */
     static final String HEADER = dev.socialgraph.common.token.ServiceCredential.HEADER;
 
+    /**
+     * Longest trace header of a batch's first request that its call carries, characters (a W3C {@code traceparent}
+     * is 55; 512 is what W3C Trace Context asks a platform to pass on of a {@code tracestate} at least). A longer value
+     * is left out: it is one caller's choice, and it must not push the call's headers towards the service's 8 KB
+     * header limit, past which every check in the batch would be answered 431.
+     */
+    static final int MAX_COPIED_TRACE_FIELD = 512;
+
     private final String token;
     private final Propagator propagator;
     /** The headers the propagator reads and writes ({@code traceparent}, {@code tracestate}, baggage fields). */
@@ -78,7 +86,8 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
      * problems it relays ({@link ProblemResponses#relay}). The single check, the one caller of such batches, has no
      * server span ({@link SingleCheckEntry} leaves it out of the observation): then the first request's own trace
      * headers (the propagator's fields, as the caller sent them) are passed on, as a proxied request's copied headers
-     * would carry them, so a caller's trace still reaches the service, whose span is then the caller's child.
+     * would carry them, so a caller's trace still reaches the service, whose span is then the caller's child; each
+     * only up to {@value #MAX_COPIED_TRACE_FIELD} characters.
      *
      * @param first   the batch's first request
      * @param carrier the outgoing request's headers
@@ -89,7 +98,7 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
             HttpHeaders incoming = first.getRequest().getHeaders();
             for (String field : traceFields) {
                 String value = incoming.getFirst(field);
-                if (value != null) {
+                if (value != null && value.length() <= MAX_COPIED_TRACE_FIELD) {
                     setter.set(carrier, field, value);
                 }
             }

@@ -65,6 +65,13 @@ class CoalescedCheckIT {
     static final long BATCH_500 = 900;
     static final long BATCH_503 = 901;
     static final long BATCH_502 = 902;
+    /** A follower whose lone batch the instance answers with 200 and a body larger than its pairs can take. */
+    static final long BATCH_HUGE = 903;
+    /**
+     * A follower on a hung database: the instance answers its pair with the 504 the check service gives a pair past
+     * its {@code graph.check.pair-timeout}, and every other pair of the batch as usual.
+     */
+    static final long HUNG = 800;
 
     /** One call the instance got. */
     record Seen(String method, String path, Map<String, List<String>> headers, JsonNode body) {
@@ -132,6 +139,12 @@ class CoalescedCheckIT {
             respond(exchange, 502, "text/html", "<html>bad gateway</html>");
             return;
         }
+        if (firstFollower == BATCH_HUGE) {
+            // Valid JSON with one result, and 70 KB of a member no result has: more than one pair's answer can be.
+            respond(exchange, 200, "application/json", "{\"results\":[{\"following\":true,\"padding\":\""
+                    + "x".repeat(70_000) + "\"}]}");
+            return;
+        }
         StringBuilder results = new StringBuilder("{\"results\":[");
         for (int i = 0; i < pairs.size(); i++) {
             JsonNode pair = pairs.get(i);
@@ -139,7 +152,13 @@ class CoalescedCheckIT {
             long followee = pair.get("followeeId").longValue();
             String token = pair.has("followToken") ? pair.get("followToken").asString() : null;
             results.append(i > 0 ? "," : "");
-            if (follower == SHARD_DOWN) {
+            if (follower == HUNG) {
+                results.append("{\"type\":\"").append(ProblemType.TIMEOUT.uriText())
+                        .append("\",\"title\":\"Gateway Timeout\",\"status\":504,")
+                        .append("\"detail\":\"the check of this pair did not finish within 1000 ms; retry later\",")
+                        .append("\"instance\":\"/internal/v1/users/").append(follower).append("/following/")
+                        .append(followee).append("\"}");
+            } else if (follower == SHARD_DOWN) {
                 results.append("{\"type\":\"").append(ProblemType.SHARD_UNAVAILABLE.uriText())
                         .append("\",\"title\":\"Shard unavailable\",\"status\":503,")
                         .append("\"detail\":\"the shard database holding this user is unavailable; retry later\"}");
@@ -302,6 +321,85 @@ class CoalescedCheckIT {
         assertThat(html.headers().firstValue("Content-Type")).hasValue("text/html");
         assertThat(html.body()).isEqualTo("<html>bad gateway</html>");
         assertThat(html.headers().firstValue("X-Served-By")).hasValue(SERVED_BY);
+    }
+
+    /**
+     * A pair the check instance could not answer in time (a follower on a hung database) among others in one batch:
+     * its caller gets that pair's 504, every other caller its own answer.
+     */
+    @Test
+    void aHungPairInABatch_isItsCallersOwn504_andTheOthersGetTheirAnswers() throws Exception {
+        hold = new CountDownLatch(1);
+        CompletableFuture<HttpResponse<String>> lead = http.sendAsync(check("/v1/users/21/following/1"),
+                HttpResponse.BodyHandlers.ofString());
+        await().atMost(Duration.ofSeconds(30)).until(() -> SEEN.size() == 1);
+        List<CompletableFuture<HttpResponse<String>>> batch = new ArrayList<>();
+        long[] followers = {30, HUNG, 31, 32};
+        for (long follower : followers) {
+            batch.add(http.sendAsync(check("/v1/users/" + follower + "/following/2"),
+                    HttpResponse.BodyHandlers.ofString()));
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                meters.get("graph.gateway.coalescer.queued").tag("check_instance", "local").gauge().value() == 4);
+        hold.countDown();
+
+        assertThat(lead.get(60, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        for (int i = 0; i < followers.length; i++) {
+            HttpResponse<String> r = batch.get(i).get(60, TimeUnit.SECONDS);
+            if (followers[i] == HUNG) {
+                assertThat(r.statusCode()).isEqualTo(504);
+                assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+                JsonNode problem = JSON.readTree(r.body());
+                assertThat(problem.get("type").asString()).isEqualTo(ProblemType.TIMEOUT.uriText());
+                assertThat(problem.get("instance").asString()).isEqualTo("/v1/users/" + HUNG + "/following/2");
+            } else {
+                assertThat(r.statusCode()).as("follower %d", followers[i]).isEqualTo(200);
+                assertThat(r.body()).isEqualTo("{\"following\":" + follows(followers[i], 2, null) + "}");
+            }
+        }
+        assertThat(SEEN).as("the lead's call, then one for the four").hasSize(2);
+        assertThat(SEEN.get(1).body().get("pairs").size()).isEqualTo(4);
+    }
+
+    /** The answer is read only up to what its pairs can take: more fails the batch, 503, and is not held. */
+    @Test
+    void anAnswerLargerThanItsPairsCanTake_is503() throws Exception {
+        HttpResponse<String> r = send("/v1/users/" + BATCH_HUGE + "/following/5");
+
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.headers().firstValue("Retry-After")).hasValue("1");
+        JsonNode problem = JSON.readTree(r.body());
+        assertThat(problem.get("type").asString()).isEqualTo(ProblemType.SERVICE_UNAVAILABLE.uriText());
+        assertThat(problem.get("detail").asString())
+                .isEqualTo("the service behind this route gave an answer the gateway cannot use");
+        assertThat(send("/v1/users/12/following/14").body()).as("the next batch is answered")
+                .isEqualTo("{\"following\":true}");
+    }
+
+    /**
+     * No token is longer than 64 characters: a longer {@code X-Follow-Token} is refused naming it, on the coalesced
+     * check before it can enter a batch and on every route before it is proxied.
+     */
+    @Test
+    void aFollowTokenLongerThanAnyToken_is400NamingIt_andReachesNoInstance() throws Exception {
+        String tooLong = "A".repeat(65);
+        for (String path : new String[] {"/v1/users/12/following/14", "/v1/users/12/counts",
+                "/v1/users/12/relationship/14"}) {
+            HttpResponse<String> r = send(path, "X-Follow-Token", tooLong);
+            assertThat(r.statusCode()).as(path).isEqualTo(400);
+            assertThat(r.headers().firstValue("Content-Type")).as(path).hasValue("application/problem+json");
+            assertThat(r.headers().firstValue("X-Request-Id")).as(path).isPresent();
+            JsonNode problem = JSON.readTree(r.body());
+            assertThat(problem.get("type").asString()).isEqualTo(ProblemType.INVALID_PARAMETER.uriText());
+            assertThat(problem.get("parameter").asString()).isEqualTo("X-Follow-Token");
+            assertThat(problem.get("instance").asString()).isEqualTo(path);
+        }
+        assertThat(SEEN).isEmpty();
+
+        String longest = "A".repeat(64);
+        assertThat(send("/v1/users/12/following/15", "X-Follow-Token", longest).statusCode()).isEqualTo(200);
+        assertThat(SEEN).singleElement().satisfies(seen ->
+                assertThat(seen.body().get("pairs").get(0).get("followToken").asString()).isEqualTo(longest));
     }
 
     @Test

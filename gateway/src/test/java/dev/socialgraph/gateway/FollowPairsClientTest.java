@@ -3,15 +3,25 @@ package dev.socialgraph.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.socialgraph.common.api.FollowingPairs;
+import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.gateway.FollowPairsClient.Answer;
 import dev.socialgraph.gateway.FollowPairsClient.BatchProblem;
 import dev.socialgraph.gateway.FollowPairsClient.Following;
 import dev.socialgraph.gateway.FollowPairsClient.Pair;
 import dev.socialgraph.gateway.FollowPairsClient.Problem;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.springframework.http.HttpStatus;
+import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
+import org.springframework.mock.web.server.MockServerWebExchange;
+import reactor.core.publisher.Flux;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -39,6 +49,27 @@ class FollowPairsClientTest {
         assertThat(pairs.get(2).get("followerId").longValue()).isEqualTo(Long.MAX_VALUE);
         assertThat(pairs.get(2).get("followToken").asString()).isEqualTo("a\"b\\c\u0001é");
         assertThat(pairs.get(3).get("followToken").asString()).as("an empty header is passed on as sent").isEmpty();
+    }
+
+    /**
+     * The check service starts only when its body limit holds {@link FollowingPairs#requestBytes} of its batch-max:
+     * every batch the gateway writes must be within it, whatever its callers' headers held.
+     */
+    @Test
+    void encode_ofTheLongestPairsTheGatewayLetsThrough_isWithinTheBound_andAFullBatchFitsOneMegabyte() {
+        String worst = "\u0001".repeat(FollowTokens.MAX_LENGTH); // 6 bytes each in JSON
+        String real = "A".repeat(FollowTokens.MAX_LENGTH);
+        List<Pair> longest = new ArrayList<>();
+        List<Pair> realistic = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) { // the largest max-batch
+            longest.add(new Pair(Long.MAX_VALUE, Long.MAX_VALUE, worst, null));
+            realistic.add(new Pair(Long.MAX_VALUE, Long.MAX_VALUE, real, null));
+        }
+
+        assertThat(FollowPairsClient.encode(longest.subList(0, 1))).hasSize(FollowingPairs.MAX_PAIR_BYTES + 12);
+        assertThat(FollowPairsClient.encode(longest)).hasSize((int) FollowingPairs.requestBytes(1000));
+        assertThat(FollowingPairs.requestBytes(1000)).isEqualTo(469_011).isLessThan(1 << 20);
+        assertThat(FollowPairsClient.encode(realistic).length).isEqualTo(12 + 1000 * 148 + 999);
     }
 
     @Test
@@ -80,8 +111,61 @@ class FollowPairsClientTest {
                 "{\"results\":[{\"following\":\"yes\"},{\"following\":true}]}",
                 "{\"results\":[{\"status\":200},{\"following\":true}]}", "{\"results\":[1,2]}"}) {
             assertThatThrownBy(() -> FollowPairsClient.decode(200, "application/json", null, null, utf8(body), 2))
-                    .as(body).isInstanceOf(IllegalStateException.class);
+                    .as(body).isInstanceOf(FollowPairsClient.UnusableAnswer.class);
         }
+    }
+
+    /**
+     * The answer is read up to the most its pairs can take, never whole: a check service (or anything answering in its
+     * place) that sends more fails the batch, by its declared length before a byte is read, else as the count passes.
+     */
+    @Test
+    void read_ofAnAnswerOverTheBatchsBound_failsWithoutHoldingIt() {
+        long limit = FollowingPairs.answerBytes(2);
+        assertThat(limit).isEqualTo(14 + 2 * 1024 + 1);
+        byte[] chunk = new byte[1000];
+        AtomicInteger subscribed = new AtomicInteger();
+        AtomicInteger chunksRead = new AtomicInteger();
+        Flux<ByteBuf> endless = Flux.<ByteBuf>generate(sink -> sink.next(Unpooled.wrappedBuffer(chunk)))
+                .doOnSubscribe(s -> subscribed.incrementAndGet()).doOnNext(b -> chunksRead.incrementAndGet());
+
+        assertThatThrownBy(() -> FollowPairsClient.read(endless, -1, limit).block())
+                .isInstanceOf(FollowPairsClient.AnswerTooLarge.class)
+                .hasMessage("the batch check's answer is too large: at least 3000 bytes, over the 2063 bytes its"
+                        + " pairs can take");
+        assertThat(chunksRead).as("the third chunk passes the bound; nothing after it is asked").hasValue(3);
+
+        assertThatThrownBy(() -> FollowPairsClient.read(endless, 1_000_000, limit).block())
+                .isInstanceOf(FollowPairsClient.AnswerTooLarge.class).hasMessageContaining("1000000 bytes declared");
+        assertThat(subscribed).as("a declared length over the bound is refused unread").hasValue(1);
+    }
+
+    @Test
+    void anUnusableAnswer_isAnsweredAsAServiceThatFailed_503() {
+        MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.get("/v1/users/1/following/2"));
+
+        new GatewayErrors(new ProblemResponses()).handle(exchange, new FollowPairsClient.AnswerTooLarge("x", 1)).block();
+
+        assertThat(exchange.getResponse().getStatusCode()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+        assertThat(exchange.getResponse().getHeaders().getFirst("Retry-After")).isEqualTo("1");
+        JsonNode problem = JSON.readTree(exchange.getResponse().getBodyAsString().block());
+        assertThat(problem.get("type").asString()).isEqualTo("https://socialgraph.dev/problems/service-unavailable");
+        assertThat(problem.get("detail").asString())
+                .isEqualTo("the service behind this route gave an answer the gateway cannot use");
+    }
+
+    @Test
+    void read_ofAnAnswerWithinTheBound_isItsBytes_inAnyChunks() {
+        byte[] answer = utf8("{\"results\":[{\"following\":true},{\"following\":false}]}");
+        Flux<ByteBuf> chunks = Flux.just(Unpooled.wrappedBuffer(answer, 0, 5), Unpooled.wrappedBuffer(answer, 5,
+                answer.length - 5));
+
+        assertThat(FollowPairsClient.read(chunks, -1, FollowingPairs.answerBytes(2)).block()).isEqualTo(answer);
+        assertThat(FollowPairsClient.read(chunks, answer.length, answer.length).block()).isEqualTo(answer);
+        assertThat(FollowPairsClient.read(Flux.empty(), 0, 10).block()).isEmpty();
+        byte[] exact = new byte[(int) FollowingPairs.answerBytes(1)];
+        assertThat(FollowPairsClient.read(Flux.just(Unpooled.wrappedBuffer(exact)), -1, exact.length).block())
+                .hasSize(exact.length);
     }
 
     @Test

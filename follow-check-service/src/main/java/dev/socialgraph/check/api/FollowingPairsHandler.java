@@ -1,6 +1,8 @@
 package dev.socialgraph.check.api;
 
 import dev.socialgraph.common.api.ApiPaths;
+import dev.socialgraph.common.api.FollowingPairs;
+import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.web.BadParameterException;
 import dev.socialgraph.web.ProblemJson;
@@ -8,9 +10,12 @@ import dev.socialgraph.web.ProblemMapping;
 import dev.socialgraph.web.ProblemTypes;
 import dev.socialgraph.web.UserIdJson;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.MediaType;
@@ -18,8 +23,11 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -35,21 +43,27 @@ import tools.jackson.databind.JsonNode;
  * visibility rule of {@link GraphReads}), or, where that check would fail with a 5xx, the problem document its
  * answer would carry ({@code type}, {@code title}, {@code status}, {@code detail}, {@code instance} naming that
  * single check's path): 503 {@code shard-unavailable} while the follower's database is down, 503
- * {@code service-unavailable} when no blocking thread is free. The other pairs are answered all the same. Bad input
+ * {@code service-unavailable} when no blocking thread is free (in time), and 504 {@code timeout} for a pair whose read
+ * did not end within {@code graph.check.pair-timeout} (1 s). The other pairs are answered all the same: what one pair costs or how it
+ * fails is that pair's answer alone. Each result is at most {@link FollowingPairs#MAX_RESULT_BYTES}. Bad input
  * answers nothing: 400 problem+json naming {@code body}, {@code pairs}, or the member ({@code pairs[3]},
- * {@code pairs[3].followerId}, {@code pairs[3].followeeId}, {@code pairs[3].followToken}).
+ * {@code pairs[3].followerId}, {@code pairs[3].followeeId}, {@code pairs[3].followToken}, which is at most
+ * {@value dev.socialgraph.common.token.FollowTokens#MAX_LENGTH} characters).
  *
  * <p><b>Threads.</b> Every pair is first asked of memory ({@link GraphReads#isFollowingInProcess}) on the I/O thread
  * that read the request, the common case and a few µs per pair; each pair memory cannot answer is a task of its own
  * on the blocking scheduler, as its single check would be. One task for all of them would make each wait for the
- * ones before it: a database that is down costs every pair routed there the pool's connection timeout.
+ * ones before it: a database that is down costs every pair routed there the pool's connection timeout. Those tasks
+ * share one deadline, {@code pair-timeout} after they are handed over; a pair past it gets a problem of its own (504
+ * while its read is under way, a hung database; the overload 503 while it still waits for a thread) and the answer
+ * goes out without it ({@link Blocking}).
  */
 final class FollowingPairsHandler {
 
     private static final Logger log = LoggerFactory.getLogger(FollowingPairsHandler.class);
 
     /** The body member holding the pairs, and the name of every error about it. */
-    static final String PAIRS = "pairs";
+    static final String PAIRS = FollowingPairs.PAIRS;
     private static final String BODY_SHAPE =
             "body must be a JSON object {\"pairs\": [{\"followerId\": …, \"followeeId\": …}, …]}";
     private static final byte[] OPEN = "{\"results\":[".getBytes(StandardCharsets.US_ASCII);
@@ -58,18 +72,43 @@ final class FollowingPairsHandler {
     private static final byte[] FOLLOWING = GraphReadHandlers.FOLLOWING;
     private static final byte[] NOT_FOLLOWING = GraphReadHandlers.NOT_FOLLOWING;
 
+    /** What a slot holds once the caller went away: no answer is encoded. */
+    private static final byte[] GONE = new byte[0];
+
     private final GraphReads reads;
     private final int batchMax;
+    private final long pairTimeoutNanos;
+    private final String timeoutDetail;
     private final Scheduler blockingReads;
 
     /**
      * @param reads         the single check's decision
      * @param batchMax      most pairs in one request ({@code graph.check.batch-max})
+     * @param maxBodyBytes  the largest request body this service accepts ({@code graph.web.max-request-size})
+     * @param pairTimeout   the deadline of the pairs memory cannot answer ({@code graph.check.pair-timeout}),
+     *                      positive
      * @param blockingReads where the pairs that may wait for Redis or a shard are answered
+     * @throws IllegalArgumentException when {@code batchMax} pairs as the gateway writes them
+     *                                  ({@link FollowingPairs#requestBytes}) may not fit in {@code maxBodyBytes}:
+     *                                  start-up stops rather than answer a full batch 413, which fails every caller
+     *                                  in it
      */
-    FollowingPairsHandler(GraphReads reads, int batchMax, Scheduler blockingReads) {
+    FollowingPairsHandler(GraphReads reads, int batchMax, long maxBodyBytes, Duration pairTimeout,
+                          Scheduler blockingReads) {
+        if (pairTimeout.isNegative() || pairTimeout.isZero()) {
+            throw new IllegalArgumentException("graph.check.pair-timeout must be positive, was " + pairTimeout);
+        }
+        long largest = FollowingPairs.requestBytes(batchMax);
+        if (largest > maxBodyBytes) {
+            throw new IllegalArgumentException("graph.check.batch-max (" + batchMax + ") pairs take up to " + largest
+                    + " bytes (" + FollowingPairs.MAX_PAIR_BYTES + " a pair), more than graph.web.max-request-size ("
+                    + maxBodyBytes + " bytes): lower the one or raise the other");
+        }
         this.reads = reads;
         this.batchMax = batchMax;
+        this.pairTimeoutNanos = pairTimeout.toNanos();
+        this.timeoutDetail = "the check of this pair did not finish within " + pairTimeout.toMillis()
+                + " ms; retry later";
         this.blockingReads = blockingReads;
     }
 
@@ -90,37 +129,132 @@ final class FollowingPairsHandler {
     private Mono<ServerResponse> answer(Pairs pairs) {
         int n = pairs.followerIds().length;
         byte[][] results = new byte[n][];
-        List<Mono<Void>> rest = null;
+        int[] known = null; // what memory said of each pair it could not answer
+        int waiting = 0;
         for (int i = 0; i < n; i++) {
-            long follower = pairs.followerIds()[i];
-            long followee = pairs.followeeIds()[i];
-            String token = pairs.followTokens()[i];
-            int known = reads.isFollowingInProcess(follower, followee, token);
-            if (GraphReads.isAnswer(known)) {
-                results[i] = known == GraphReads.FOLLOWING ? FOLLOWING : NOT_FOLLOWING;
+            int inProcess = reads.isFollowingInProcess(pairs.followerIds()[i], pairs.followeeIds()[i],
+                    pairs.followTokens()[i]);
+            if (GraphReads.isAnswer(inProcess)) {
+                results[i] = inProcess == GraphReads.FOLLOWING ? FOLLOWING : NOT_FOLLOWING;
             } else {
-                if (rest == null) {
-                    rest = new ArrayList<>();
+                if (known == null) {
+                    known = new int[n];
                 }
-                rest.add(answerBlocking(results, i, follower, followee, token, known));
+                known[i] = inProcess;
+                waiting++;
             }
         }
-        if (rest == null) {
+        if (waiting == 0) {
             return ok(encode(results));
         }
-        // Each task writes its own slot; Mono.when completes after every task did, so encode sees every write.
-        return Mono.when(rest).then(Mono.fromSupplier(() -> encode(results))).flatMap(FollowingPairsHandler::ok);
+        Blocking blocking = new Blocking(pairs, results, known, waiting);
+        return Mono.create(blocking::start).flatMap(FollowingPairsHandler::ok);
     }
 
-    /** Fills {@code results[i]} on the blocking scheduler, or with the overload problem when it takes no task. */
-    private Mono<Void> answerBlocking(byte[][] results, int i, long follower, long followee, String token,
-                                      int known) {
-        return Mono.<Void>fromRunnable(() -> results[i] = result(follower, followee, token, known))
-                .subscribeOn(blockingReads)
-                .onErrorResume(RejectedExecutionException.class, e -> {
-                    results[i] = overloaded(follower, followee);
-                    return Mono.empty();
-                });
+    /**
+     * The pairs of one request that memory could not answer, each a task of its own on the blocking scheduler, under
+     * one deadline ({@code graph.check.pair-timeout} from when they are handed over).
+     *
+     * <p><b>What the deadline answers.</b> A pair whose read is under way gets the 504 {@code timeout} problem: after
+     * a second inside a read the pair waits on a store (Redis's commands time out in 100 ms, so a database: a hung
+     * one, or one refusing connections whose pool waits {@code graph.shards.connection-timeout}, 2 s, before the 503
+     * {@code shard-unavailable} a store failure earlier than the deadline gets). A pair whose task has not started
+     * yet waited for a blocking thread all that time, and gets the overload problem (503 {@code service-unavailable}),
+     * as when the queue takes no task.
+     *
+     * <p><b>One writer per slot.</b> Each pair's slot of {@code results} is set once, by compare-and-set from
+     * {@code null}: by its task's answer (or the overload problem when the scheduler takes no task), or, when the
+     * deadline comes first, by the deadline's problem; whichever comes second is dropped. The one that sets
+     * the last slot encodes the answer, after every slot is set and with no later write possible: a late task's answer
+     * can neither change an encoded slot nor race with the encoding. A task that starts after its slot was set (past
+     * the deadline, or after the caller went away) reads nothing. One already reading is not interrupted: an interrupt
+     * inside a JDBC or Lettuce call can close a pooled connection, and the store's own timeouts end the read
+     * ({@code graph.shards.connection-timeout}, {@code statement-timeout}, {@code graph.check.redis-timeout}); its
+     * answer is then dropped.
+     */
+    private final class Blocking {
+
+        private final Pairs pairs;
+        private final AtomicReferenceArray<byte[]> results;
+        private final int[] known;
+        /** 1 where the pair's task has begun its read. */
+        private final AtomicIntegerArray reading;
+        private final AtomicInteger unanswered;
+        /** Set by {@link #start} before any task or the deadline can run, so read without a lock. */
+        private MonoSink<byte[]> sink;
+        private volatile Disposable deadline;
+
+        Blocking(Pairs pairs, byte[][] results, int[] known, int waiting) {
+            this.pairs = pairs;
+            this.results = new AtomicReferenceArray<>(results);
+            this.known = known;
+            this.reading = new AtomicIntegerArray(results.length);
+            this.unanswered = new AtomicInteger(waiting);
+        }
+
+        void start(MonoSink<byte[]> sink) {
+            this.sink = sink;
+            sink.onCancel(this::cancel);
+            deadline = Schedulers.parallel().schedule(this::expire, pairTimeoutNanos, TimeUnit.NANOSECONDS);
+            for (int i = 0; i < results.length(); i++) {
+                if (results.get(i) == null) {
+                    int pair = i;
+                    try {
+                        blockingReads.schedule(() -> read(pair));
+                    } catch (RejectedExecutionException e) {
+                        answer(pair, overloaded(pairs.followerIds()[pair], pairs.followeeIds()[pair]));
+                    }
+                }
+            }
+        }
+
+        /** The pair's task, on a blocking thread. */
+        private void read(int i) {
+            if (results.get(i) == null) { // else answered already: past the deadline, or the caller went away
+                reading.set(i, 1);
+                answer(i, result(pairs.followerIds()[i], pairs.followeeIds()[i], pairs.followTokens()[i], known[i]));
+            }
+        }
+
+        /**
+         * The deadline, on a timer thread: every pair not answered yet gets its own problem, 504 while reading, the
+         * overload 503 while still waiting for a thread.
+         */
+        private void expire() {
+            for (int i = 0; i < results.length(); i++) {
+                if (results.get(i) == null) {
+                    long follower = pairs.followerIds()[i];
+                    long followee = pairs.followeeIds()[i];
+                    answer(i, reading.get(i) == 1 ? timedOut(follower, followee) : overloaded(follower, followee));
+                }
+            }
+        }
+
+        /** The caller went away: no answer is encoded, and tasks not started yet read nothing. */
+        private void cancel() {
+            Disposable timer = deadline;
+            if (timer != null) {
+                timer.dispose();
+            }
+            for (int i = 0; i < results.length(); i++) {
+                results.compareAndSet(i, null, GONE);
+            }
+        }
+
+        /** Sets slot {@code i} unless it is set; the last slot set encodes the answer. */
+        private void answer(int i, byte[] result) {
+            if (results.compareAndSet(i, null, result) && unanswered.decrementAndGet() == 0) {
+                Disposable timer = deadline;
+                if (timer != null) {
+                    timer.dispose(); // null only when the deadline fired before start() stored it
+                }
+                byte[][] all = new byte[results.length()][];
+                for (int j = 0; j < all.length; j++) {
+                    all[j] = results.get(j);
+                }
+                sink.success(encode(all));
+            }
+        }
     }
 
     private byte[] result(long follower, long followee, String token, int known) {
@@ -140,14 +274,36 @@ final class FollowingPairsHandler {
         return document((mapped != null ? mapped : ProblemMapping.unexpected(e, log)).getBody(), follower, followee);
     }
 
+    /**
+     * A pair not answered within {@code graph.check.pair-timeout}: 504 {@code timeout}, what the gateway answers a check
+     * whose service did not answer in time, for this pair alone.
+     */
+    private byte[] timedOut(long follower, long followee) {
+        return document(ProblemMapping.problem(ProblemType.TIMEOUT, timeoutDetail, null), follower, followee);
+    }
+
     /** The single check's answer when the blocking scheduler's queue is full, as graph-web's handler writes it. */
     private static byte[] overloaded(long follower, long followee) {
         return document(ProblemMapping.overloaded().getBody(), follower, followee);
     }
 
+    /**
+     * A pair's problem document, completed as the single check's would be. Never longer than
+     * {@link FollowingPairs#MAX_RESULT_BYTES}, the bound the gateway reads an answer by: a longer one (none of the
+     * graph's own problems is, they are about 250 bytes) is a bug, logged, and the pair gets the bug's 500 instead.
+     */
     private static byte[] document(ProblemDetail problem, long follower, long followee) {
-        ProblemTypes.complete(problem, null, ApiPaths.USERS + "/" + follower + "/following/" + followee);
-        return ProblemJson.of(problem);
+        String path = ApiPaths.USERS + "/" + follower + "/following/" + followee;
+        ProblemTypes.complete(problem, null, path);
+        byte[] document = ProblemJson.of(problem);
+        if (document.length <= FollowingPairs.MAX_RESULT_BYTES) {
+            return document;
+        }
+        ProblemDetail bug = ProblemMapping.unexpected(new IllegalStateException("the problem of pair " + follower
+                + " -> " + followee + " is " + document.length + " bytes, over " + FollowingPairs.MAX_RESULT_BYTES
+                + ": " + problem.getType()), log).getBody();
+        ProblemTypes.complete(bug, null, path);
+        return ProblemJson.of(bug);
     }
 
     /** {@code {"results":[r0,r1,…]}}, each result already encoded. */
@@ -213,7 +369,7 @@ final class FollowingPairsHandler {
                     throw new BadParameterException(field + ".followToken",
                             field + ".followToken must be a string, the X-Follow-Token of a write");
                 }
-                tokens[i] = token.stringValue();
+                tokens[i] = Params.followToken(token.stringValue(), field + ".followToken");
             }
         }
         return new Pairs(followers, followees, tokens);

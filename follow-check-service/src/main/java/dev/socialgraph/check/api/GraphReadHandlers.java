@@ -140,7 +140,7 @@ final class GraphReadHandlers {
     Mono<ServerResponse> isFollowing(ServerRequest request) {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
         long followee = UserIds.parse(request.pathVariable("targetId"), "targetId");
-        String token = request.headers().firstHeader(FOLLOW_TOKEN);
+        String token = followToken(request);
         if (request.uri().getRawQuery() != null) {
             UserIdJson.asStrings(param(request, UserIdJson.PARAMETER)); // no id in this answer; only refuse bad values
         }
@@ -163,7 +163,7 @@ final class GraphReadHandlers {
      */
     Mono<ServerResponse> contains(ServerRequest request) {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
-        String token = request.headers().firstHeader(FOLLOW_TOKEN);
+        String token = followToken(request);
         return request.bodyToMono(JsonNode.class)
                 .switchIfEmpty(Mono.error(() -> new BadParameterException("body",
                         "body must be a JSON object {\"ids\": [...]}")))
@@ -245,7 +245,7 @@ final class GraphReadHandlers {
     Mono<ServerResponse> relationship(ServerRequest request) {
         long a = UserIds.parse(request.pathVariable("id"), "id");
         long b = UserIds.parse(request.pathVariable("otherId"), "otherId");
-        String token = request.headers().firstHeader(FOLLOW_TOKEN);
+        String token = followToken(request);
         String viewerHeader = request.headers().firstHeader(VIEWER);
         long viewer = viewerHeader == null ? GraphReads.ANY_VIEWER : UserIds.parse(viewerHeader, VIEWER);
         GraphReads.RelationshipRead read = reads.relationshipInProcess(a, b, token, viewer);
@@ -287,7 +287,7 @@ final class GraphReadHandlers {
      */
     Mono<ServerResponse> hidden(ServerRequest request) {
         long viewer = UserIds.parse(request.pathVariable("id"), "id");
-        String token = request.headers().firstHeader(FOLLOW_TOKEN);
+        String token = followToken(request);
         return request.bodyToMono(JsonNode.class)
                 .switchIfEmpty(Mono.error(() -> new BadParameterException("body",
                         "body must be a JSON object {\"ids\": [...]}")))
@@ -308,6 +308,16 @@ final class GraphReadHandlers {
         int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.suggestionsMax());
         return blocking(() -> new SuggestionsResponse(reads.suggestions(user, size)))
                 .flatMap(body -> json(request, body));
+    }
+
+    /**
+     * The request's {@code X-Follow-Token}, or {@code null}.
+     *
+     * @throws BadParameterException naming {@code X-Follow-Token} when it is longer than any token
+     *                               ({@link Params#followToken})
+     */
+    private static String followToken(ServerRequest request) {
+        return Params.followToken(request.headers().firstHeader(FOLLOW_TOKEN), FOLLOW_TOKEN);
     }
 
     private <T> Mono<T> blocking(Callable<T> read) {

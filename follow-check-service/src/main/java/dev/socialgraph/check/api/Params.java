@@ -1,10 +1,11 @@
 package dev.socialgraph.check.api;
 
 import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.web.BadParameterException;
 import tools.jackson.databind.JsonNode;
 
-/** Parsing of query parameters and body members whose errors must name them. */
+/** Parsing of query parameters, headers and body members whose errors must name them. */
 final class Params {
 
     private static final int MAX_ECHO = 32;
@@ -63,6 +64,24 @@ final class Params {
             return UserIds.parse(node.stringValue(), field);
         }
         throw new BadParameterException(field, field + " must be a positive integer user id");
+    }
+
+    /**
+     * A follow token as carried: {@code X-Follow-Token}, or a pair's {@code followToken}. Any value up to
+     * {@link FollowTokens#MAX_LENGTH} characters is taken as it is (one that does not verify only makes the read skip
+     * nothing); a longer one can be no token at all, and is refused rather than read.
+     *
+     * @param token the value, or {@code null} when absent
+     * @param field the name the client sent it under, e.g. {@code X-Follow-Token} or {@code pairs[3].followToken}
+     * @return {@code token}
+     * @throws BadParameterException naming {@code field} when it is longer than {@value FollowTokens#MAX_LENGTH}
+     */
+    static String followToken(String token, String field) {
+        if (token != null && token.length() > FollowTokens.MAX_LENGTH) {
+            throw new BadParameterException(field, field + " must be at most " + FollowTokens.MAX_LENGTH
+                    + " characters, the follow token of a write; was " + token.length());
+        }
+        return token;
     }
 
     static String echo(String text) {

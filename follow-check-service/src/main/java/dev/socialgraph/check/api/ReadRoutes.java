@@ -4,6 +4,7 @@ import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.bloom.BloomHandlers;
 import dev.socialgraph.check.reads.GraphReads;
+import dev.socialgraph.web.ServiceGuardProperties;
 import io.micrometer.observation.ObservationPredicate;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -67,10 +68,12 @@ class ReadRoutes {
         return new GraphReadHandlers(graphReads, properties, blockingReads);
     }
 
+    /** Stops start-up when {@code batch-max} pairs may not fit in the body limit ({@link FollowingPairsHandler}). */
     @Bean
     FollowingPairsHandler followingPairsHandler(GraphReads graphReads, CheckProperties properties,
-                                                Scheduler blockingReads) {
-        return new FollowingPairsHandler(graphReads, properties.batchMax(), blockingReads);
+                                                ServiceGuardProperties guard, Scheduler blockingReads) {
+        return new FollowingPairsHandler(graphReads, properties.batchMax(), guard.web().maxRequestSize().toBytes(),
+                properties.pairTimeout(), blockingReads);
     }
 
     @Bean

@@ -1,10 +1,13 @@
 package dev.socialgraph.check.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.reads.FakeGraph;
 import dev.socialgraph.check.reads.GraphReads;
+import dev.socialgraph.common.api.FollowingPairs;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.store.account.AccountState;
@@ -13,7 +16,9 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -40,6 +45,12 @@ class FollowingPairsHandlerTest {
     static final long B = 20;
     static final long C = 30;
     static final JsonMapper JSON = JsonMapper.builder().build();
+    /** {@code graph.web.max-request-size}'s default, 1 MB. */
+    static final long BODY_LIMIT = 1 << 20;
+    /** A pair timeout no test that does not hang reaches. */
+    static final Duration NEVER = Duration.ofSeconds(30);
+    /** The pair timeout of the tests where a pair hangs. */
+    static final Duration SHORT = Duration.ofMillis(200);
 
     final FakeGraph graph = new FakeGraph();
     final AtomicInteger hops = new AtomicInteger();
@@ -47,7 +58,7 @@ class FollowingPairsHandlerTest {
         hops.incrementAndGet();
         task.run();
     });
-    final FollowingPairsHandler pairs = new FollowingPairsHandler(graph.reads, 5, blocking);
+    final FollowingPairsHandler pairs = new FollowingPairsHandler(graph.reads, 5, BODY_LIMIT, NEVER, blocking);
 
     FollowingPairsHandlerTest() {
         graph.follows(A, B); // A follows B; B follows nobody; C follows A
@@ -107,7 +118,7 @@ class FollowingPairsHandlerTest {
             expected.append(i == 0 ? "" : ",").append(body(single.isFollowing(check(asked[i][0], asked[i][1],
                     tokens[i])).block()));
         }
-        FollowingPairsHandler seven = new FollowingPairsHandler(graph.reads, 7, blocking);
+        FollowingPairsHandler seven = new FollowingPairsHandler(graph.reads, 7, BODY_LIMIT, NEVER, blocking);
         assertThat(answer(seven, body.append("]}").toString())).isEqualTo(expected.append("]}").toString())
                 .isEqualTo("{\"results\":[{\"following\":false},{\"following\":true},{\"following\":false},"
                         + "{\"following\":true},{\"following\":false},{\"following\":false},{\"following\":true}]}");
@@ -131,12 +142,132 @@ class FollowingPairsHandlerTest {
         assertThat(problem.get("instance").stringValue()).isEqualTo("/internal/v1/users/30/following/10");
     }
 
+    /**
+     * One pair whose read blocks (a hung database) among pairs memory answers and pairs the shard answers: they get
+     * their answers at the deadline, it gets its own 504; its late answer changes nothing.
+     */
+    @Test
+    void aPairThatHangs_isItsOwn504AtTheDeadline_andTheOthersAreAnswered() throws Exception {
+        long hung = Long.MAX_VALUE;
+        graph.bloom.add(List.of(hung, A));
+        graph.local.put(A, new long[] {B});
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger lateAnswers = new AtomicInteger();
+        GraphReads hanging = delegating((follower, followee, token, inProcess) -> {
+            if (follower == hung) {
+                release.await();
+                lateAnswers.incrementAndGet();
+                return true;
+            }
+            return graph.reads.isFollowing(follower, followee, token, inProcess);
+        });
+        Scheduler threads = Schedulers.newBoundedElastic(4, 100, "pairs-test");
+        try {
+            FollowingPairsHandler handler = new FollowingPairsHandler(hanging, 5, BODY_LIMIT, SHORT, threads);
+            long start = System.nanoTime();
+            String answer = answer(handler, "{\"pairs\":[{\"followerId\":10,\"followeeId\":20},"
+                    + "{\"followerId\":30,\"followeeId\":10},{\"followerId\":" + hung + ",\"followeeId\":10},"
+                    + "{\"followerId\":20,\"followeeId\":10}]}");
+            long tookMillis = (System.nanoTime() - start) / 1_000_000;
+
+            assertThat(tookMillis).as("answered at the deadline, not when the read ends").isBetween(150L, 5_000L);
+            JsonNode results = JSON.readTree(answer).get("results");
+            assertThat(results.get(0).toString()).as("memory").isEqualTo("{\"following\":true}");
+            assertThat(results.get(1).toString()).as("the shard").isEqualTo("{\"following\":true}");
+            assertThat(results.get(3).toString()).as("the shard").isEqualTo("{\"following\":false}");
+            JsonNode timedOut = results.get(2);
+            assertThat(timedOut.get("status").intValue()).isEqualTo(504);
+            assertThat(timedOut.get("type").stringValue()).isEqualTo("https://socialgraph.dev/problems/timeout");
+            assertThat(timedOut.get("title").stringValue()).isEqualTo("Gateway Timeout");
+            assertThat(timedOut.get("detail").stringValue())
+                    .isEqualTo("the check of this pair did not finish within 200 ms; retry later");
+            assertThat(timedOut.get("instance").stringValue())
+                    .isEqualTo("/internal/v1/users/" + hung + "/following/10");
+            assertThat(timedOut.toString().length()).isLessThan(300)
+                    .isLessThanOrEqualTo(FollowingPairs.MAX_RESULT_BYTES);
+
+            release.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> lateAnswers.get() == 1);
+            assertThat(answer).as("the late answer was dropped").contains("\"status\":504");
+        } finally {
+            release.countDown();
+            threads.dispose();
+        }
+    }
+
+    /**
+     * A pair still waiting for a thread behind a hung one at the deadline gets the overload 503 (no thread was free in
+     * time), the hung one its 504; the waiting one is never read afterwards.
+     */
+    @Test
+    void aPairQueuedBehindAHungOne_isTheOverload503_andNotReadAfterTheDeadline() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger reads = new AtomicInteger();
+        GraphReads hanging = delegating((follower, followee, token, inProcess) -> {
+            reads.incrementAndGet();
+            if (follower == C) {
+                release.await();
+            }
+            return graph.reads.isFollowing(follower, followee, token, inProcess);
+        });
+        Scheduler oneThread = Schedulers.newBoundedElastic(1, 100, "pairs-test-one");
+        try {
+            JsonNode results = JSON.readTree(answer(new FollowingPairsHandler(hanging, 5, BODY_LIMIT, SHORT,
+                    oneThread), "{\"pairs\":[{\"followerId\":30,\"followeeId\":10},"
+                    + "{\"followerId\":20,\"followeeId\":10}]}")).get("results");
+
+            assertThat(results.get(0).get("status").intValue()).isEqualTo(504);
+            assertThat(results.get(0).get("type").stringValue()).isEqualTo("https://socialgraph.dev/problems/timeout");
+            JsonNode waited = results.get(1);
+            assertThat(waited.get("status").intValue()).as("queued behind the hung read").isEqualTo(503);
+            assertThat(waited.get("type").stringValue())
+                    .isEqualTo("https://socialgraph.dev/problems/service-unavailable");
+            assertThat(waited.get("title").stringValue()).isEqualTo("Overloaded");
+            assertThat(waited.get("instance").stringValue()).isEqualTo("/internal/v1/users/20/following/10");
+            release.countDown();
+            // The one thread runs the hung read to its end, then the queued task, which finds its pair answered and
+            // reads nothing, then this one.
+            assertThat(Mono.fromCallable(reads::get).subscribeOn(oneThread).block(Duration.ofSeconds(10)))
+                    .isEqualTo(1);
+        } finally {
+            release.countDown();
+            oneThread.dispose();
+        }
+    }
+
+    /** A blocking read of one pair, which may wait. */
+    @FunctionalInterface
+    interface BlockingRead {
+        boolean isFollowing(long follower, long followee, String token, int inProcess) throws InterruptedException;
+    }
+
+    /** The graph's reads, but each pair memory cannot answer read by {@code read}. */
+    private GraphReads delegating(BlockingRead read) {
+        return new GraphReads(graph.checker, graph.relations, graph.accounts, null, null) {
+            @Override
+            public int isFollowingInProcess(long followerId, long followeeId, String followToken) {
+                return graph.reads.isFollowingInProcess(followerId, followeeId, followToken);
+            }
+
+            @Override
+            public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
+                try {
+                    return read.isFollowing(followerId, followeeId, followToken, inProcess);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
+        };
+    }
+
     @Test
     void noThreadFree_isTheOverloadProblem_forThePairsMemoryCannotAnswer() {
         graph.local.put(A, new long[] {B});
-        FollowingPairsHandler full = new FollowingPairsHandler(graph.reads, 5, Schedulers.fromExecutor(task -> {
-            throw new RejectedExecutionException("queue full");
-        }));
+        FollowingPairsHandler full = new FollowingPairsHandler(graph.reads, 5, BODY_LIMIT, NEVER,
+                Schedulers.fromExecutor(task -> {
+                    throw new RejectedExecutionException("queue full");
+                }));
         JsonNode results = JSON.readTree(answer(full, "{\"pairs\":[{\"followerId\":30,\"followeeId\":10},"
                 + "{\"followerId\":10,\"followeeId\":20}]}")).get("results");
         assertThat(results.get(0).get("status").intValue()).isEqualTo(503);
@@ -154,11 +285,53 @@ class FollowingPairsHandlerTest {
                 throw new IllegalStateException("secret internals");
             }
         };
-        JsonNode result = JSON.readTree(answer(new FollowingPairsHandler(broken, 5, blocking),
+        JsonNode result = JSON.readTree(answer(new FollowingPairsHandler(broken, 5, BODY_LIMIT, NEVER, blocking),
                 "{\"pairs\":[{\"followerId\":30,\"followeeId\":10}]}")).get("results").get(0);
         assertThat(result.get("status").intValue()).isEqualTo(500);
         assertThat(result.get("type").stringValue()).isEqualTo("https://socialgraph.dev/problems/internal-error");
         assertThat(result.toString()).doesNotContain("secret");
+    }
+
+    /** The gateway reads an answer by {@link FollowingPairs#answerBytes}: no pair's problem may pass its share. */
+    @Test
+    void everyProblemAPairCanGet_fitsTheResultBound_withTheLongestIds() {
+        long max = Long.MAX_VALUE;
+        graph.down.add(max);
+        graph.bloom.add(List.of(max, max - 1));
+        String pair = "{\"pairs\":[{\"followerId\":" + max + ",\"followeeId\":" + (max - 1) + "}]}";
+        GraphReads broken = new GraphReads(graph.checker, graph.relations, graph.accounts, null, null) {
+            @Override
+            public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
+                throw new IllegalStateException("a bug");
+            }
+        };
+        List<String> problems = List.of(
+                answer(pairs, pair),
+                answer(new FollowingPairsHandler(graph.reads, 5, BODY_LIMIT, NEVER, Schedulers.fromExecutor(task -> {
+                    throw new RejectedExecutionException("queue full");
+                })), pair),
+                answer(new FollowingPairsHandler(broken, 5, BODY_LIMIT, NEVER, blocking), pair));
+        for (String answer : problems) {
+            JsonNode result = JSON.readTree(answer).get("results").get(0);
+            assertThat(result.get("instance").stringValue()).isEqualTo("/internal/v1/users/" + max + "/following/"
+                    + (max - 1));
+            assertThat(result.toString().getBytes(StandardCharsets.UTF_8).length).as(answer)
+                    .isLessThan(300).isLessThanOrEqualTo(FollowingPairs.MAX_RESULT_BYTES);
+        }
+        assertThat(problems).extracting(a -> JSON.readTree(a).get("results").get(0).get("status").intValue())
+                .containsExactly(503, 503, 500);
+    }
+
+    /** A full batch answered 413 would fail every caller in it: a batch-max the body cannot hold stops start-up. */
+    @Test
+    void aBatchMaxWhosePairsMayNotFitTheBodyLimit_stopsStartUp() {
+        assertThat(FollowingPairs.requestBytes(1000)).as("the default batch-max").isEqualTo(469_011)
+                .isLessThan(BODY_LIMIT);
+        new FollowingPairsHandler(graph.reads, 2235, BODY_LIMIT, NEVER, blocking); // 1,048,226 bytes
+        assertThatThrownBy(() -> new FollowingPairsHandler(graph.reads, 2236, BODY_LIMIT, NEVER, blocking))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("graph.check.batch-max (2236) pairs take up to 1048695 bytes (468 a pair), more than "
+                        + "graph.web.max-request-size (1048576 bytes): lower the one or raise the other");
     }
 
     @Test
@@ -179,6 +352,9 @@ class FollowingPairsHandlerTest {
         cases.put("{\"pairs\":[{\"followerId\":1,\"followeeId\":99999999999999999999}]}", "pairs[0].followeeId");
         cases.put("{\"pairs\":[{\"followerId\":1,\"followeeId\":2},{\"followerId\":3,\"followeeId\":4,"
                 + "\"followToken\":5}]}", "pairs[1].followToken");
+        cases.put("{\"pairs\":[{\"followerId\":1,\"followeeId\":2,\"followToken\":\"" + "A".repeat(64) + "\"},"
+                + "{\"followerId\":3,\"followeeId\":4,\"followToken\":\"" + "A".repeat(65) + "\"}]}",
+                "pairs[1].followToken");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             assertThat(refused(() -> pairs.check(post(c.getKey())).block())).as(c.getKey()).isEqualTo(c.getValue());
         }

@@ -14,6 +14,7 @@ import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.account.AccountState;
 import dev.socialgraph.store.account.InactiveUsers;
 import dev.socialgraph.store.following.FollowingRow;
+import dev.socialgraph.web.BadParameterException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -296,6 +297,37 @@ class GraphReadHandlersTest {
                 .build();
         assertThatThrownBy(() -> handlers.isFollowing(bad)).isInstanceOf(InvalidUserIdException.class);
         assertThat(hops).hasValue(0);
+        assertThat(shardReads).hasValue(0);
+    }
+
+    /** No token is longer than 64 characters: a longer header is refused naming it, before any layer is asked. */
+    @Test
+    void aFollowTokenLongerThanAnyToken_isRefusedNamingTheHeader_beforeAnyLayer() {
+        local.put(A, new long[] {B});
+        String longest = "A".repeat(FollowTokens.MAX_LENGTH);
+        String tooLong = longest + "A";
+        MockServerRequest.Builder check = MockServerRequest.builder().pathVariable("id", String.valueOf(A))
+                .pathVariable("targetId", String.valueOf(B));
+        assertThat(body(handlers.isFollowing(check.header("X-Follow-Token", longest).build()).block()))
+                .as("64 characters that are no token: read as no token").isEqualTo("{\"following\":true}");
+        int hopsBefore = hops.get();
+
+        List<Runnable> reads = List.of(
+                () -> handlers.isFollowing(MockServerRequest.builder().pathVariable("id", String.valueOf(A))
+                        .pathVariable("targetId", String.valueOf(B)).header("X-Follow-Token", tooLong).build()),
+                () -> handlers.relationship(MockServerRequest.builder().pathVariable("id", String.valueOf(A))
+                        .pathVariable("otherId", String.valueOf(B)).header("X-Follow-Token", tooLong).build()),
+                () -> handlers.contains(MockServerRequest.builder().pathVariable("id", String.valueOf(A))
+                        .header("X-Follow-Token", tooLong).body(Mono.just(JSON.readTree("{\"ids\":[20]}")))),
+                () -> handlers.hidden(MockServerRequest.builder().pathVariable("id", String.valueOf(A))
+                        .header("X-Follow-Token", tooLong).body(Mono.just(JSON.readTree("{\"ids\":[20]}")))));
+        for (Runnable read : reads) {
+            assertThatThrownBy(read::run).isInstanceOfSatisfying(BadParameterException.class, e -> {
+                assertThat(e.parameter()).isEqualTo("X-Follow-Token");
+                assertThat(e.getMessage()).contains("at most 64 characters").contains("was 65");
+            });
+        }
+        assertThat(hops).hasValue(hopsBefore);
         assertThat(shardReads).hasValue(0);
     }
 

@@ -31,8 +31,25 @@ public final class FollowTokens {
     /** Minimum secret length in bytes: the output size of SHA-256 (RFC 2104 section 3). */
     public static final int MIN_SECRET_BYTES = 32;
 
-    /** Length of every token string. */
-    public static final int ENCODED_LENGTH = 64;
+    private static final int PAYLOAD_BYTES = 16;
+    private static final int MAC_BYTES = 32;
+    private static final int TOTAL_BYTES = PAYLOAD_BYTES + MAC_BYTES;
+
+    /**
+     * Length of every token string: base64 writes each 3 bytes as 4 characters (RFC 4648 section 4), and 48 bytes
+     * are 16 such groups, so {@code 48 / 3 * 4 = 64} characters and no padding.
+     */
+    public static final int ENCODED_LENGTH = TOTAL_BYTES / 3 * 4;
+
+    /**
+     * The longest {@code X-Follow-Token} that can verify, 64 characters: every token is {@link #ENCODED_LENGTH} long,
+     * and {@link #verify} answers {@link Verification#MALFORMED} for any other length. Where a token is only carried
+     * (the gateway's coalesced checks put it into a batch call beside other callers' checks), a longer value is
+     * refused (400 naming it) rather than carried: it can never do anything but take room. A token of this length is
+     * at most 6 bytes a character in a JSON string (a control character such as U+001F is escaped as six), so at
+     * most 384 bytes in any body.
+     */
+    public static final int MAX_LENGTH = ENCODED_LENGTH;
 
     /**
      * How far a token's issue time may lie ahead of this clock before it is rejected as
@@ -40,10 +57,6 @@ public final class FollowTokens {
      * NTP-disciplined clocks differ by milliseconds, rarely more.
      */
     public static final Duration MAX_CLOCK_SKEW = Duration.ofSeconds(1);
-
-    private static final int PAYLOAD_BYTES = 16;
-    private static final int MAC_BYTES = 32;
-    private static final int TOTAL_BYTES = PAYLOAD_BYTES + MAC_BYTES;
 
     private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
     private static final Base64.Decoder DECODER = Base64.getUrlDecoder();

@@ -40,6 +40,16 @@ class FollowTokensTest {
         assertThat(java.nio.ByteBuffer.wrap(bytes).getLong(8)).isEqualTo(T0);
     }
 
+    /** The bound the gateway and the check service refuse a longer {@code X-Follow-Token} by. */
+    @Test
+    void maxLength_isTheLengthOfEveryToken_andNothingLongerVerifies() {
+        assertThat(FollowTokens.MAX_LENGTH).isEqualTo(64).isEqualTo(FollowTokens.ENCODED_LENGTH);
+        String token = at(T0).issue(Long.MAX_VALUE);
+
+        assertThat(token).hasSize(FollowTokens.MAX_LENGTH);
+        assertThat(at(T0).verify(token + "A", Long.MAX_VALUE, MAX_AGE)).isEqualTo(Verification.MALFORMED);
+    }
+
     @Test
     void verify_whenSameActorAndYoung_isValid() {
         String token = at(T0).issue(42);
