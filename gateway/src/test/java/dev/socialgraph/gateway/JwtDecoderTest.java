@@ -51,7 +51,7 @@ class JwtDecoderTest {
         return new GatewayProperties(SECRET, jwkSetUri, URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), new GatewayProperties.Budget(1, 1),
                 new GatewayProperties.Budget(1, 1), new GatewayProperties.JwtCache(100, Duration.ofMinutes(5)),
-                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
+                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL);
     }
 
     private static JWTClaimsSet claims(String subject) {
