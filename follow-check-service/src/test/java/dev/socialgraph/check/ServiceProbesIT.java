@@ -50,14 +50,23 @@ class ServiceProbesIT {
         GuardProbe.assertRefusedWithoutCredential(port, "GET", "/internal/v1/users/1/following/2");
         GuardProbe.assertRefusedWithoutCredential(port, "POST", "/internal/v1/users/1/following/contains");
         GuardProbe.assertRefusedWithoutCredential(port, "POST", "/internal/v1/following/pairs");
-        GuardProbe.assertRefusedWithoutCredential(port, "GET", "/internal/v1/hello");
+        GuardProbe.assertRefusedWithoutCredential(port, "GET", "/internal/v1/bloom");
         GuardProbe.assertRefusedWithoutCredential(port, "POST", "/internal/v1/bloom/swap");
 
         // This context has no Redis; ReadPathIT and BloomIT read with the credential.
-        HttpResponse<String> hello = GuardProbe.call(port, "GET", "/internal/v1/hello", ServiceProcess.SERVICE_TOKEN);
-        assertThat(hello.statusCode()).isEqualTo(200);
-        assertThat(hello.body()).isEqualTo("{\"hello\":\"world\"}");
+        HttpResponse<String> bloom = GuardProbe.call(port, "GET", "/internal/v1/bloom", ServiceProcess.SERVICE_TOKEN);
+        assertThat(bloom.statusCode()).isEqualTo(200);
+        assertThat(bloom.body()).contains("\"state\":\"disabled\"");
         assertThat(ActuatorProbe.get(managementPort, "/actuator/health/readiness").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void theBenchmarksHelloFloor_isNotServed_evenWithTheCredential() {
+        // It shipped here until a security review; the hop benchmark's floors are in support/floors now.
+        HttpResponse<String> hello = GuardProbe.call(port, "GET", "/internal/v1/hello", ServiceProcess.SERVICE_TOKEN);
+
+        assertThat(hello.statusCode()).isEqualTo(404);
+        assertThat(hello.body()).doesNotContain("world");
     }
 
     @Test

@@ -46,10 +46,6 @@ import org.springframework.validation.annotation.Validated;
  *                    {@code graph.check.batch-max} ids (1,000 by default, at most 10,000): about 20 bytes per id,
  *                    so 20 KB, or 200 KB at the most the check service can be configured to take
  * @param servicePool bounds of the connection pool to each service instance ({@link HttpClientTuning})
- * @param bareRoute when {@code true}, also route {@code GET /internal/v1/users/{id}/following/{targetId}} straight to
- *                  {@code checkUri} with no filter at all: no token, no rate limit, no load balancer. Only for
- *                  measuring Spring Cloud Gateway's own cost in the same build; it exposes the check service's
- *                  internal API unauthenticated, so it must never be on in a real deployment. Default {@code false}
  */
 @Validated
 @ConfigurationProperties("graph.gateway")
@@ -67,8 +63,7 @@ public record GatewayProperties(
         @DefaultValue @NotNull @Valid JwtCache jwtCache,
         @DefaultValue("5s") @NotNull @DurationMin(millis = 1) Duration responseTimeout,
         @DefaultValue("1MB") @NotNull DataSize maxBodySize,
-        @DefaultValue @NotNull @Valid ServicePool servicePool,
-        @DefaultValue("false") boolean bareRoute) {
+        @DefaultValue @NotNull @Valid ServicePool servicePool) {
 
     /**
      * Validates what the annotations cannot.

@@ -6,8 +6,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
-import org.springframework.cloud.gateway.route.Route;
-import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
@@ -17,9 +15,7 @@ import reactor.core.publisher.Mono;
 /**
  * {@code X-Request-Id}: kept when the client sends a sane one, generated otherwise; returned to the client, passed to
  * the service (by {@link ServiceHeaders}, from the exchange attribute {@link #ATTRIBUTE}), and logged at DEBUG with
- * the route. The coalesced single check, which no route serves, gets its id from {@link #assign} as well. Not on the
- * benchmark-only bare route
- * ({@code graph.gateway.bare-route}), which measures Spring Cloud Gateway without any filter of ours.
+ * the route. The coalesced single check, which no route serves, gets its id from {@link #assign} as well.
  */
 @Component
 class RequestIds implements GlobalFilter, Ordered {
@@ -31,10 +27,6 @@ class RequestIds implements GlobalFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
-        Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
-        if (route != null && RoutesConfiguration.BARE_ROUTE.equals(route.getId())) {
-            return chain.filter(exchange);
-        }
         assign(exchange);
         return chain.filter(exchange);
     }

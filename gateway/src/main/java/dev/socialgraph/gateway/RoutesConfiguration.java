@@ -47,15 +47,12 @@ import reactor.core.publisher.Mono;
  * </ul>
  * Both go through Spring Cloud LoadBalancer ({@link LoadBalancing}): reads to the check instance that owns the
  * path's user id's logical shard, writes round-robin. Nothing else is routed: {@code /internal/**} from outside is
- * a 404 (except the check path when {@code graph.gateway.bare-route} is on, for benchmarks only). Paths are checked
- * by {@link PathGuard} first, so a dot segment or an encoded slash can never walk a rewritten path out of
+ * a 404, whatever the configuration (the hop benchmark's bare floor is a gateway of its own, in support/floors).
+ * Paths are checked by {@link PathGuard} first, so a dot segment or an encoded slash can never walk a rewritten path out of
  * {@code /internal/v1/users}.
  */
 @Configuration(proxyBeanMethods = false)
 class RoutesConfiguration {
-
-    /** Route id of the benchmark-only route ({@code graph.gateway.bare-route}). */
-    static final String BARE_ROUTE = "bare";
 
     @Bean
     LocalTokenBuckets readLimiter(GatewayProperties properties, ReactiveStringRedisTemplate redis, MeterRegistry meters) {
@@ -89,14 +86,6 @@ class RoutesConfiguration {
         Function<GatewayFilterSpec, UriSpec> publicReads =
                 f -> f.filter(reads).filter(InternalPath.FILTER, InternalPath.ORDER);
         RouteLocatorBuilder.Builder routes = builder.routes();
-        if (properties.bareRoute()) {
-            // Spring Cloud Gateway's floor for the benchmark: the service's own path, so nothing is rewritten; no
-            // route filter; RequestIds skips this route; Spring Security lets /internal/** through (permitAll).
-            // First, so that no other route's predicate is tried before it: the floor is the least a route costs.
-            routes.route(BARE_ROUTE, r -> r.path(ApiPaths.USERS + "/{id}/following/{targetId}")
-                    .and().method(HttpMethod.GET)
-                    .uri(properties.checkUri()));
-        }
         // Routes are tried in order until one matches, each try a predicate evaluated per request: the single
         // follow check, most of the traffic, comes first. No later route matches its paths. With
         // graph.gateway.check-coalescing.enabled (the default) the gateway's own handler serves it before any route

@@ -18,8 +18,7 @@ import org.springframework.web.server.ServerWebExchange;
  *   <li>{@code X-Service-Token: <graph.service-token>}, on every route: only the gateway vouches for a request, and a
  *       client that knew the credential still cannot pick the identity a service sees (the actor comes from the
  *       JWT);</li>
- *   <li>{@code X-Request-Id}, the id {@link RequestIds} chose for the request (not on the benchmark-only bare
- *       route, which it skips);</li>
+ *   <li>{@code X-Request-Id}, the id {@link RequestIds} chose for the request;</li>
  *   <li>{@code X-Public-Path} ({@link ApiHeaders#PUBLIC_PATH}), the path the caller sent, which a service's problem
  *       answer names as its {@code instance} instead of the internal path it received;</li>
  *   <li>the trace context of the gateway's server span for the request ({@code traceparent}, W3C, as the

@@ -18,7 +18,7 @@ import reactor.core.publisher.Flux;
  * <p>Why not Spring Cloud's default supplier: it asks the discovery client on every request, behind a timeout, so
  * each proxied request scheduled and cancelled a timer on Reactor's parallel scheduler (a thread wake-up) and built
  * the list's instances anew; about 50 µs of gateway CPU per request, the largest single item of the full route over
- * the bare route in the gateway's profile (docs/benchmarks.md). The list is configuration (the local defaults, or the
+ * Spring Cloud Gateway's bare route (the hop benchmark's floor) in the gateway's profile (docs/benchmarks.md). The list is configuration (the local defaults, or the
  * {@code check-instances} ConfigMap in Kubernetes) and changes only with a restart of the gateway, so a snapshot
  * is exact. An empty or missing list stays empty: the gateway answers 503.
  *

@@ -21,7 +21,7 @@ class GatewayPropertiesTest {
         GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
         return new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, null, Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), budget, budget,
-                new GatewayProperties.JwtCache(DataSize.ofBytes(cacheSize), maxAge), responseTimeout, DataSize.ofMegabytes(1), POOL, false);
+                new GatewayProperties.JwtCache(DataSize.ofBytes(cacheSize), maxAge), responseTimeout, DataSize.ofMegabytes(1), POOL);
     }
 
     private static Set<String> badFields(GatewayProperties p) {
@@ -58,14 +58,14 @@ class GatewayPropertiesTest {
                             pair[1], Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
                             URI.create("http://127.0.0.1:8081"), budget, budget,
                             new GatewayProperties.JwtCache(DataSize.ofMegabytes(1), Duration.ofMinutes(5)),
-                            Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false))
+                            Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("GRAPH_JWT_ISSUER").hasMessageContaining("GRAPH_JWT_AUDIENCE");
         }
         GatewayProperties bound = new GatewayProperties(null, null, jwks, "https://idp.example/", "api://graph",
                 Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"),
                 budget, budget, new GatewayProperties.JwtCache(DataSize.ofMegabytes(1), Duration.ofMinutes(5)),
-                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
+                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL);
         assertThat(bound.jwtIssuer()).isEqualTo("https://idp.example/");
         assertThat(properties(1, Duration.ofMinutes(5), Duration.ofSeconds(5)).jwtIssuer()).isNull();
     }
@@ -85,7 +85,7 @@ class GatewayPropertiesTest {
         GatewayProperties.Budget zero = new GatewayProperties.Budget(10, 20, 0);
         GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, null, Duration.ofMinutes(5),
                 URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"), zero, zero,
-                new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
+                new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL);
         assertThat(badFields(p)).containsExactlyInAnyOrder("reads.batch", "writes.batch");
     }
 
@@ -95,7 +95,7 @@ class GatewayPropertiesTest {
         GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, null, Duration.ofMinutes(5),
                 URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"), budget, budget,
                 new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1),
-                new GatewayProperties.ServicePool(0, 0, Duration.ZERO), false);
+                new GatewayProperties.ServicePool(0, 0, Duration.ZERO));
         assertThat(badFields(p)).containsExactlyInAnyOrder("servicePool.maxConnections",
                 "servicePool.pendingAcquireMax", "servicePool.pendingAcquireTimeout");
     }
@@ -107,8 +107,7 @@ class GatewayPropertiesTest {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> new GatewayProperties(
                             "0123456789abcdef0123456789abcdef", null, null, null, null, Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
                             URI.create("http://127.0.0.1:8081"), budget, budget,
-                            new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), size, POOL,
-                            false))
+                            new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), size, POOL))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("graph.gateway.max-body-size");
         }
         assertThat(properties(1, Duration.ofMinutes(5), Duration.ofSeconds(5)).maxBodyBytes()).isEqualTo(1 << 20);

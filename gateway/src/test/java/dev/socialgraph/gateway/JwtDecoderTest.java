@@ -66,7 +66,7 @@ class JwtDecoderTest {
                 URI.create("http://127.0.0.1:8081"), new GatewayProperties.Budget(1, 1),
                 new GatewayProperties.Budget(1, 1),
                 new GatewayProperties.JwtCache(DataSize.ofMegabytes(1), Duration.ofMinutes(5)),
-                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, false);
+                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL);
     }
 
     /** Claims of a token for this API: its issuer and audience. */

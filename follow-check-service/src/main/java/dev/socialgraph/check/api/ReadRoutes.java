@@ -6,7 +6,6 @@ import dev.socialgraph.check.bloom.BloomHandlers;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.web.ServiceGuardProperties;
 import io.micrometer.observation.ObservationPredicate;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -38,13 +37,6 @@ import reactor.core.scheduler.Schedulers;
 class ReadRoutes {
 
     private static final String USERS = ApiPaths.USERS + "/{id}";
-
-    /**
-     * {@code GET /internal/v1/hello}: a constant pre-encoded body through the same server, filters and routing as
-     * the follow check, and nothing else. The fleet benchmark measures it in the same run as the check: the ratio
-     * of the two is what the check's own work costs over this stack's floor. Reveals nothing, touches no store.
-     */
-    private static final byte[] HELLO = "{\"hello\":\"world\"}".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * The threads reads that may wait for Redis or a shard run on ({@code graph.check.blocking-threads}, queue
@@ -92,8 +84,6 @@ class ReadRoutes {
         table.add(HttpMethod.GET, USERS + "/blocking", reads::blocking);
         table.add(HttpMethod.GET, USERS + "/muting", reads::muting);
         table.addJson(HttpMethod.POST, USERS + "/hidden", reads::hidden);
-        table.add(HttpMethod.GET, ApiPaths.HELLO,
-                request -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(HELLO));
         table.add(HttpMethod.GET, ApiPaths.BLOOM, bloom::state);
         table.add(HttpMethod.POST, ApiPaths.BLOOM_SWAP, request -> bloom.swap(request, blockingReads));
         return table.routes();

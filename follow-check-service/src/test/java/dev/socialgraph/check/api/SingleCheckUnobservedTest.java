@@ -32,7 +32,7 @@ class SingleCheckUnobservedTest {
     @ValueSource(strings = {"/internal/v1/users/12/following", "/internal/v1/users/12/followers",
             "/internal/v1/users/12/counts", "/internal/v1/users/12/relationship/13", "/internal/v1/users/12/suggestions",
             "/internal/v1/users/12/common-following/13", "/internal/v1/users/12/following/13/x",
-            "/internal/v1/users//following/13", "/internal/v1/users/12/following/", "/internal/v1/hello",
+            "/internal/v1/users//following/13", "/internal/v1/users/12/following/", "/internal/v1/bloom",
             "/actuator/prometheus"})
     void everyOtherRead_isObserved(String path) {
         assertThat(observed(HttpMethod.GET, path)).isTrue();

@@ -27,9 +27,6 @@ public final class ApiPaths {
      */
     public static final String FOLLOWING_PAIRS = INTERNAL + "/following/pairs";
 
-    /** The check service's minimal answer, {@code /internal/v1/hello}: the floor of its HTTP path, for benchmarks. */
-    public static final String HELLO = INTERNAL + "/hello";
-
     /** The check service's bloom filter state, {@code /internal/v1/bloom}. */
     public static final String BLOOM = INTERNAL + "/bloom";
 

@@ -12,7 +12,6 @@ class ApiPathsTest {
         assertThat(ApiPaths.INTERNAL).isEqualTo("/internal/v1");
         assertThat(ApiPaths.USERS).isEqualTo("/internal/v1/users");
         assertThat(ApiPaths.ADMIN).isEqualTo("/internal/v1/admin");
-        assertThat(ApiPaths.HELLO).isEqualTo("/internal/v1/hello");
         assertThat(ApiPaths.BLOOM).isEqualTo("/internal/v1/bloom");
         assertThat(ApiPaths.BLOOM_SWAP).isEqualTo("/internal/v1/bloom/swap");
     }

@@ -1,7 +1,7 @@
 package dev.socialgraph.loadgen;
 
-import dev.socialgraph.common.api.ApiPaths;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -37,8 +37,14 @@ import picocli.CommandLine.Option;
  * backend client ({@link ClientTarget}: shard-affine, no gateway) is one more target, compared with direct like the
  * gateway; its CPU column is empty, as it runs inside this process.
  *
+ * <p>The floors ({@code --bare}, {@code --hello}) are not served by the product: HopBench starts them itself from
+ * the floors jar ({@code support/floors}, {@link FloorProcess}) as child JVMs on free loopback ports, the bare
+ * gateway in front of {@code --check-url}, waits until they are ready, measures them beside the other targets and
+ * stops them at the end, also when the run fails. Their CPU column is their own process's ({@code bare},
+ * {@code hello}).
+ *
  * <p>Run: {@code java -cp support/loadgen/target/loadgen.jar dev.socialgraph.loadgen.HopBench --dataset … --check-url …
- * --gateway-url …}. Exit status 0 after printing the summary, 2 on bad options.
+ * --gateway-url …}. Exit status 0 after printing the summary, 2 on bad options, 1 when a floor does not start.
  */
 @Command(name = "hop-bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Direct vs through-the-gateway: throughput (closed loop) and latency (open loop), interleaved.")
@@ -72,15 +78,25 @@ public final class HopBench implements Callable<Integer> {
             description = "check instances for --client as id=url, ids as graph.check.affinity.instance-id (default: check-0=<check-url>)")
     List<String> clientInstances;
 
-    @Option(names = "--service-token", description = "service credential the direct, --hello and --client targets send (default: env GRAPH_SERVICE_TOKEN, else none)")
+    @Option(names = "--service-token", description = "service credential the direct, --hello and --client targets send, "
+            + "and the --bare floor adds (default: env GRAPH_SERVICE_TOKEN, else none)")
     String serviceToken;
 
-    @Option(names = "--hello", description = "also measure the check service's /internal/v1/hello, the same-stack floor (optional)")
+    @Option(names = "--hello", description = "also measure a same-stack hello world (support/floors, started here): "
+            + "the floor of the check service's HTTP path (optional)")
     boolean hello;
 
-    @Option(names = "--bare", description = "also measure the gateway's bare route (graph.gateway.bare-route=true on the "
-            + "gateway): Spring Cloud Gateway with no filter, the floor of the hop (optional)")
+    @Option(names = "--bare", description = "also measure a bare Spring Cloud Gateway (support/floors, started here in "
+            + "front of --check-url, no filter of the gateway's): the floor of the hop (optional)")
     boolean bare;
+
+    @Option(names = "--floors-jar", description = "the floors' runnable jar for --bare and --hello (default: "
+            + "support/floors/target/floors-*-exec.jar beside this loadgen's module)")
+    Path floorsJar;
+
+    @Option(names = "--floor-startup", defaultValue = "180s", converter = Loadgen.DurationConverter.class,
+            description = "longest wait for a floor to be ready (default: ${DEFAULT-VALUE})")
+    Duration floorStartup;
 
     @Option(names = "--redis-uri", description = "also measure Redis SISMEMBER on these sets (loaded into this URI's "
             + "database, which is flushed first), the floor a user compares with, e.g. redis://127.0.0.1:6379/15 (optional)")
@@ -137,17 +153,44 @@ public final class HopBench implements Callable<Integer> {
         if (rounds < 1 || !(openShare > 0 && openShare <= 1)) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--rounds ≥ 1 and 0 < --open-share ≤ 1");
         }
+        String token = Loadgen.serviceToken(serviceToken);
+        if ((bare || hello) && token == null) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--bare and --hello start floors that "
+                    + "need the service credential: --service-token or env GRAPH_SERVICE_TOKEN");
+        }
+        Path jar = bare || hello ? (floorsJar != null ? floorsJar : FloorProcess.defaultJar()) : null;
         List<Target.ServerProcess> processes = pidDir == null ? List.of()
                 : Fleet.read(pidDir, pidDir).processes();
-        EdgeList graph = EdgeList.read(dataset);
-        String secret = jwtSecret != null ? jwtSecret
-                : System.getenv().getOrDefault("GRAPH_JWT_SECRET", Loadgen.DEV_JWT_SECRET);
-        System.out.printf("%s, %s: %,d edges; processes %s%n", ZonedDateTime.now(ZoneOffset.UTC), dataset,
-                graph.edgeCount(), processes);
         List<Row> rows = new ArrayList<>();
         Map<String, Target> targets = new LinkedHashMap<>();
+        List<FloorProcess> floors = new ArrayList<>();
+        // Ctrl-C or a kill between here and the finally below: the floors go down with this JVM.
+        Thread stopFloors = new Thread(() -> stopAll(floors), "stop-floors");
+        Runtime.getRuntime().addShutdownHook(stopFloors);
         try {
-            String token = Loadgen.serviceToken(serviceToken);
+            FloorProcess bareFloor = null;
+            FloorProcess helloFloor = null;
+            if (jar != null) {
+                Path logs = Files.createTempDirectory("hop-bench-floors-");
+                if (bare) {
+                    bareFloor = startFloor(floors, jar, FloorProcess.BARE_GATEWAY,
+                            Map.of(FloorProcess.CHECK_URI_PROPERTY, HttpTarget.strip(checkUrl)), token, logs);
+                }
+                if (hello) {
+                    helloFloor = startFloor(floors, jar, FloorProcess.HELLO, Map.of(), token, logs);
+                }
+            }
+            EdgeList graph = EdgeList.read(dataset); // meanwhile, the floors start
+            for (FloorProcess floor : floors) {
+                floor.awaitReady(floorStartup);
+            }
+            String secret = jwtSecret != null ? jwtSecret
+                    : System.getenv().getOrDefault("GRAPH_JWT_SECRET", Loadgen.DEV_JWT_SECRET);
+            System.out.printf("%s, %s: %,d edges; processes %s%n", ZonedDateTime.now(ZoneOffset.UTC), dataset,
+                    graph.edgeCount(), processes);
+            for (FloorProcess floor : floors) {
+                System.out.printf("%s%n", floor);
+            }
             targets.put(DIRECT, HttpTarget.direct(checkUrl, checkUrl, token, processes));
             if (!noGateway) {
                 targets.put("gateway", HttpTarget.gateway(gatewayUrl, secret, graph, processes));
@@ -159,12 +202,14 @@ public final class HopBench implements Callable<Integer> {
                 targets.put("direct-baseline", HttpTarget.direct(directBaselineUrl, directBaselineUrl, token,
                         processes));
             }
-            if (hello) {
-                targets.put("hello", HttpTarget.fixed("hello", URI.create(HttpTarget.strip(checkUrl) + ApiPaths.HELLO),
-                        token, processes));
+            if (helloFloor != null) {
+                targets.put("hello", HttpTarget.fixed("hello",
+                        URI.create(helloFloor.baseUri() + FloorProcess.HELLO_PATH), token,
+                        with(processes, helloFloor.serverProcess("hello"))));
             }
-            if (bare) {
-                targets.put("bare", HttpTarget.named("bare", gatewayUrl, processes));
+            if (bareFloor != null) {
+                targets.put("bare", HttpTarget.named("bare", bareFloor.baseUri(),
+                        with(processes, bareFloor.serverProcess("bare"))));
             }
             if (redisUri != null) {
                 int most = connections.stream().mapToInt(Integer::intValue).max().orElse(1);
@@ -224,16 +269,55 @@ public final class HopBench implements Callable<Integer> {
             for (Target t : targets.values()) {
                 t.close();
             }
+            stopAll(floors);
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopFloors);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down: the hook stops them (again), harmlessly
+            }
         }
         System.out.println();
         System.out.print(summary(rows, connections));
         return 0;
     }
 
-    /** The process whose CPU a path's summary row reports: the gateway for routes through it, else the server. */
+    /** Starts a floor and adds it to {@code floors}, which are stopped at the end whatever happens. */
+    private static FloorProcess startFloor(List<FloorProcess> floors, Path jar, String floor,
+                                           Map<String, String> properties, String token, Path logs) {
+        FloorProcess started = FloorProcess.start(jar, floor, properties, token, logs);
+        synchronized (floors) {
+            floors.add(started);
+        }
+        return started;
+    }
+
+    /** Stops every floor in {@code floors}; each one's failure to stop does not keep the others running. */
+    static void stopAll(List<FloorProcess> floors) {
+        List<FloorProcess> copy;
+        synchronized (floors) {
+            copy = List.copyOf(floors);
+        }
+        for (FloorProcess floor : copy) {
+            floor.close();
+        }
+    }
+
+    /** {@code processes} and {@code one} more. */
+    private static List<Target.ServerProcess> with(List<Target.ServerProcess> processes, Target.ServerProcess one) {
+        List<Target.ServerProcess> all = new ArrayList<>(processes);
+        all.add(one);
+        return List.copyOf(all);
+    }
+
+    /**
+     * The process whose CPU a path's summary row reports: the gateway for routes through it, each floor its own
+     * process, else the server.
+     */
     static String cpuProcess(String path) {
         return switch (path) {
-            case "gateway", "bare" -> "gateway";
+            case "gateway" -> "gateway";
+            case "bare" -> "bare";
+            case "hello" -> "hello";
             case "redis" -> "redis";
             case "baseline" -> "baseline";
             case "direct-baseline" -> "direct-baseline";

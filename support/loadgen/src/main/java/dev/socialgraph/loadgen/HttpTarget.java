@@ -40,7 +40,7 @@ import org.apache.hc.core5.util.Timeout;
  * The fleet over HTTP/1.1: either directly, reads to follow-check-service's and writes to follow-write-service's
  * internal API, or through the gateway's public API with an HS256 JWT per request. The transport is graph-client's,
  * Apache HttpClient 5's classic client, each operation on a virtual thread of its own, so every HTTP target (direct,
- * gateway, bare route, hello, client) is measured with the same client, and the client's share of the machine's two
+ * gateway, bare gateway, hello, client) is measured with the same client, and the client's share of the machine's two
  * cores is as small as it is for {@link ClientTarget} (the JDK's asynchronous {@code HttpClient} took about 130 µs
  * more per call at one connection and about 40 µs more CPU per call at 32 here). At most as many connections are
  * open as the runner allows operations in flight. Direct requests carry
@@ -126,9 +126,9 @@ final class HttpTarget implements Target {
     }
 
     /**
-     * The internal read API of the check service at {@code checkUri} under another name, e.g. through the gateway's
-     * bare route ({@code graph.gateway.bare-route}), which forwards the internal check path with no filter (and adds
-     * the service credential itself).
+     * The internal read API of the check service at {@code checkUri} under another name, without a credential: e.g.
+     * through HopBench's bare gateway floor ({@link FloorProcess#BARE_GATEWAY}), which forwards the internal check
+     * path with no filter of the gateway's and adds the service credential itself.
      */
     static HttpTarget named(String name, URI checkUri, List<ServerProcess> fleet) {
         return new HttpTarget(name, strip(checkUri) + USERS, strip(checkUri) + USERS,
@@ -136,8 +136,8 @@ final class HttpTarget implements Target {
     }
 
     /**
-     * A floor: every operation, whatever its kind, is a GET of {@code uri} (the check service's
-     * {@code /internal/v1/hello}, a constant body through the same server stack as a check), with
+     * A floor: every operation, whatever its kind, is a GET of {@code uri} (HopBench's hello floor,
+     * {@link FloorProcess#HELLO}: a constant body through the check service's server stack), with
      * {@code X-Service-Token: serviceToken} ({@code null}: none).
      */
     static HttpTarget fixed(String name, URI uri, String serviceToken, List<ServerProcess> fleet) {

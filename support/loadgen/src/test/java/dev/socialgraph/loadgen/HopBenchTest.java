@@ -59,4 +59,12 @@ class HopBenchTest {
         assertThat(HopBench.median(rows, r -> r.gatewayClosed().throughput())).isEqualTo(200.0);
         assertThat(HopBench.median(List.of(), r -> 1)).isNaN();
     }
+
+    @Test
+    void cpuProcess_chargesEachFloorItsOwnProcess_theGatewayItsRoute() {
+        assertThat(HopBench.cpuProcess("gateway")).isEqualTo("gateway");
+        assertThat(HopBench.cpuProcess("bare")).isEqualTo("bare");
+        assertThat(HopBench.cpuProcess("hello")).isEqualTo("hello");
+        assertThat(HopBench.cpuProcess("client")).isEqualTo("follow-check-service");
+    }
 }
