@@ -42,10 +42,22 @@ class GatewaySecretsTest {
 
     @Test
     void withAJwkSetAndNoSecret_startsWithoutOne() {
-        runner.withPropertyValues("graph.gateway.jwt-secret=", "graph.gateway.jwk-set-uri=https://idp.example/jwks.json")
+        runner.withPropertyValues("graph.gateway.jwt-secret=", "graph.gateway.jwk-set-uri=https://idp.example/jwks.json",
+                        "graph.gateway.jwt-issuer=https://idp.example/", "graph.gateway.jwt-audience=api://social-graph")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(GatewayProperties.class).jwtSecret()).isNull();
+                });
+    }
+
+    @Test
+    void withAJwkSetButNoIssuerOrAudience_startUpFails_namingBothVariables() {
+        runner.withPropertyValues("graph.gateway.jwt-secret=", "graph.gateway.jwk-set-uri=https://idp.example/jwks.json",
+                        "graph.gateway.jwt-issuer=https://idp.example/")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("GRAPH_JWT_ISSUER")
+                            .hasMessageContaining("GRAPH_JWT_AUDIENCE");
                 });
     }
 }
