@@ -169,6 +169,26 @@ class RelationWriteIT {
         assertThat(http.relation("muting", false, user, target).body().get("version").asLong()).isEqualTo(2);
     }
 
+    /** The removal an unfollow runs too (FollowWriteIT has the unfollow's case): no row, nothing locked or written. */
+    @Test
+    void unblockAndUnmute_ofUserWithoutRows_replyUnchangedAndCreateNothing() {
+        long user = secondDb(8);
+        long target = firstDb(8);
+        long before = rows.totalRows();
+
+        for (String list : List.of("blocking", "muting")) {
+            WriteHttp.Reply reply = http.relation(list, false, user, target);
+
+            assertThat(reply.status()).isEqualTo(200);
+            assertThat(reply.body().get("active").asBoolean()).isFalse();
+            assertThat(reply.body().get("createdAt").isNull()).isTrue();
+            assertThat(reply.body().get("version").asLong()).isZero();
+        }
+        assertThat(rows.totalRows()).isEqualTo(before);
+        assertThat(rows.row(Relation.BLOCK, user)).isEmpty();
+        assertThat(rows.row(Relation.MUTE, user)).isEmpty();
+    }
+
     @Test
     void mute_touchesNoFollow() {
         long user = secondDb(5);

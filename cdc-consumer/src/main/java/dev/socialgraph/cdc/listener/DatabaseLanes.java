@@ -395,7 +395,7 @@ final class DatabaseLanes {
         SQLException sql = sqlCause(e);
         return sql != null && switch (SqlErrors.classify(sql)) {
             case UNAVAILABLE, FATAL -> true;
-            case RETRY_TRANSACTION, CONSTRAINT, OTHER -> false;
+            case RETRY_TRANSACTION, CONSTRAINT, ALREADY_EXISTS, OTHER -> false;
         };
     }
 
@@ -429,7 +429,7 @@ final class DatabaseLanes {
         }
         return switch (SqlErrors.classify(sql)) {
             case UNAVAILABLE, RETRY_TRANSACTION, FATAL -> true;
-            case CONSTRAINT, OTHER -> false;
+            case CONSTRAINT, ALREADY_EXISTS, OTHER -> false;
         };
     }
 }

@@ -144,9 +144,8 @@ class JobSteps {
         RelationEdges relationEdges = edges.get(relation);
         boolean[] changed = new boolean[2];
         RelationEdges.Edit edit = dataSources.inUserTransaction(ShardGroup.FOLLOWING, sourceId, c -> {
-            FollowingRow row = relationEdges.rows().lock(c, sourceId).orElse(null);
-            RelationEdges.Edit removed = row == null ? null : relationEdges.remove(c, row, userId);
-            changed[0] = removed != null && removed.changed();
+            RelationEdges.Edit removed = relationEdges.remove(c, sourceId, userId, () -> { });
+            changed[0] = removed.changed();
             changed[1] = relation == Relation.FOLLOW && exclusions.include(c, sourceId, Counted.FOLLOWING, userId);
             return removed;
         });

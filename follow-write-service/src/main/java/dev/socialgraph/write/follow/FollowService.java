@@ -1,7 +1,6 @@
 package dev.socialgraph.write.follow;
 
 import dev.socialgraph.cache.FollowingCache;
-import dev.socialgraph.common.adjacency.Adjacency;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.account.AccountStateRepository;
@@ -133,15 +132,8 @@ public class FollowService {
      */
     public FollowResult unfollow(long followerId, long followeeId) {
         requireDistinct(followerId, followeeId);
-        shards.requireActiveTarget(followeeId, "followeeId");
-        FollowResult result = shards.inTransaction(followerId, connection -> {
-            FollowingRow row = follows.rows().lock(connection, followerId).orElse(null);
-            shards.requireActive(connection, followerId, "followerId");
-            RelationEdges.Edit edit = row == null
-                    ? new RelationEdges.Edit(FollowingRow.empty(followerId), false, Adjacency.NO_TIME, false)
-                    : follows.remove(connection, row, followeeId);
-            return result(followerId, followeeId, edit);
-        });
+        FollowResult result = result(followerId, followeeId,
+                shards.remove(follows, followerId, "followerId", followeeId, "followeeId"));
         afterCommit(result);
         return result;
     }

@@ -5,6 +5,7 @@ import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.account.AccountStateRepository;
 import dev.socialgraph.store.following.FollowingRepository;
+import dev.socialgraph.store.following.RelationEdges;
 import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.store.sql.SqlErrors;
 import dev.socialgraph.store.sql.Transactions;
@@ -119,6 +120,25 @@ public class FollowingShards {
         if (!states.state(connection, userId).isActive()) {
             throw new UserInactiveException(userId, field);
         }
+    }
+
+    /**
+     * The whole of an unfollow, unblock or unmute by {@code userId} of {@code targetId}: the target's state is read on
+     * its shard first ({@link #requireActiveTarget}); then one transaction on the user's following shard locks the
+     * user's row of {@code edges}' relation, refuses an inactive user ({@link #requireActive}) and removes the target
+     * if present, with its outbox row ({@link RelationEdges#remove(Connection, long, long, RelationEdges.UnderLock)}).
+     * A user without a row writes nothing.
+     *
+     * @param userField   the request field naming the user
+     * @param targetField the request field naming the target
+     * @return the edge's state after the call ({@code present == false})
+     * @throws UserInactiveException     when the user or the target is deactivated or erased
+     * @throws ShardUnavailableException when the user's or the target's database cannot be reached
+     */
+    RelationEdges.Edit remove(RelationEdges edges, long userId, String userField, long targetId, String targetField) {
+        requireActiveTarget(targetId, targetField);
+        return inTransaction(userId, connection -> edges.remove(connection, userId, targetId,
+                () -> requireActive(connection, userId, userField)));
     }
 
     private RuntimeException failure(long userId, SQLException e) {

@@ -1,7 +1,6 @@
 package dev.socialgraph.write.follow;
 
 import dev.socialgraph.cache.FollowingCache;
-import dev.socialgraph.common.adjacency.Adjacency;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.following.FollowingRepository;
@@ -156,15 +155,8 @@ public class RelationService {
 
     private RelationResult remove(RelationEdges edges, long userId, long targetId) {
         requireDistinct(edges.relation(), userId, targetId);
-        shards.requireActiveTarget(targetId, "targetId");
-        RelationResult result = shards.inTransaction(userId, connection -> {
-            FollowingRow row = edges.rows().lock(connection, userId).orElse(null);
-            shards.requireActive(connection, userId, "userId");
-            RelationEdges.Edit edit = row == null
-                    ? new RelationEdges.Edit(FollowingRow.empty(userId), false, Adjacency.NO_TIME, false)
-                    : edges.remove(connection, row, targetId);
-            return result(edges.relation(), userId, targetId, edit);
-        });
+        RelationResult result = result(edges.relation(), userId, targetId,
+                shards.remove(edges, userId, "userId", targetId, "targetId"));
         if (result.changed()) {
             commits.committed(userId);
         }

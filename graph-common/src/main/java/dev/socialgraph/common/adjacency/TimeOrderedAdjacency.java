@@ -131,14 +131,8 @@ public final class TimeOrderedAdjacency {
         }
 
         // The distinct ids the batch touches, sorted: the index of the per-id state below.
-        long[] keys = opIds.clone();
-        Arrays.sort(keys);
-        int k = 1;
-        for (int i = 1; i < ops; i++) {
-            if (keys[i] != keys[k - 1]) {
-                keys[k++] = keys[i];
-            }
-        }
+        long[] keys = touchedIds(opIds);
+        int k = keys.length;
 
         // One scan of the row: where each touched id is now (-1: absent).
         int[] rowIndex = new int[k];
@@ -148,7 +142,7 @@ public final class TimeOrderedAdjacency {
         for (int i = 0; i < ids.length; i++) {
             long id = ids[i];
             if (id >= minKey && id <= maxKey) {
-                int key = Arrays.binarySearch(keys, 0, k, id);
+                int key = Arrays.binarySearch(keys, id);
                 if (key >= 0) {
                     rowIndex[key] = i;
                 }
@@ -162,17 +156,7 @@ public final class TimeOrderedAdjacency {
             present[key] = rowIndex[key] >= 0;
             time[key] = present[key] ? followedAt[rowIndex[key]] : 0L;
         }
-        for (int op = 0; op < ops; op++) {
-            int key = Arrays.binarySearch(keys, 0, k, opIds[op]);
-            if (opIsFollow[op]) {
-                if (!present[key]) {
-                    present[key] = true;
-                    time[key] = opTimes[op];
-                }
-            } else if (present[key] && time[key] == opTimes[op]) {
-                present[key] = false;
-            }
-        }
+        replay(keys, present, time, opIds, opTimes, opIsFollow);
 
         // Net difference: entries that go, pairs that come (a re-follow at another time is both).
         int[] removed = new int[k];
@@ -208,6 +192,58 @@ public final class TimeOrderedAdjacency {
         return Adjacency.changed(
                 rewrite(ids, removed, removedCount, addAt, addIds, addCount),
                 rewrite(followedAt, removed, removedCount, addAt, addTimes, addCount));
+    }
+
+    /**
+     * The distinct ids of a batch's ops, sorted ascending: the index of the per-id state {@link #replay} works on.
+     * O(k log k) for k ops.
+     *
+     * @param opIds the other user of each event, any order, repeats allowed
+     * @return a new array, exactly sized; empty for no ops
+     */
+    public static long[] touchedIds(long[] opIds) {
+        long[] keys = opIds.clone();
+        Arrays.sort(keys);
+        int k = keys.length == 0 ? 0 : 1;
+        for (int i = 1; i < keys.length; i++) {
+            if (keys[i] != keys[k - 1]) {
+                keys[k++] = keys[i];
+            }
+        }
+        return k == keys.length ? keys : Arrays.copyOf(keys, k);
+    }
+
+    /**
+     * The follower side's rule for a batch of events, on the state of each id the batch touches: a follow of an
+     * absent id adds it at the follow's time, a follow of a present id (at any time) changes nothing, and an unfollow
+     * removes the id only when it is present at exactly the unfollow's time, the removed follow's {@code followedAt}
+     * (after follow(t1), unfollow(t1), follow(t2), a redelivered unfollow(t1) leaves the follow made at t2). The
+     * events are applied in order; each depends only on its own id's state. {@link #apply} runs it for one row; a
+     * writer that keeps a followee's followers in several arrays (celebrity pages) runs it on the state it found
+     * across them, so both decide alike.
+     *
+     * @param touched    {@link #touchedIds} of {@code opIds}
+     * @param present    per touched id: whether it is present before the batch; on return, whether after it
+     * @param followedAt per touched id: its follow time, epoch ms, where present (ignored where absent); on return,
+     *                   where present after the batch, the time it is present at
+     * @param opIds      the other user of each event, each one of {@code touched}
+     * @param opTimes    each event's follow time, epoch ms (for an unfollow: the removed follow's time)
+     * @param opIsFollow {@code true} for a follow, {@code false} for an unfollow
+     * @throws ArrayIndexOutOfBoundsException if an op id is not one of {@code touched}
+     */
+    public static void replay(long[] touched, boolean[] present, long[] followedAt, long[] opIds, long[] opTimes,
+            boolean[] opIsFollow) {
+        for (int op = 0; op < opIds.length; op++) {
+            int key = Arrays.binarySearch(touched, opIds[op]);
+            if (opIsFollow[op]) {
+                if (!present[key]) {
+                    present[key] = true;
+                    followedAt[key] = opTimes[op];
+                }
+            } else if (present[key] && followedAt[key] == opTimes[op]) {
+                present[key] = false;
+            }
+        }
     }
 
     /**

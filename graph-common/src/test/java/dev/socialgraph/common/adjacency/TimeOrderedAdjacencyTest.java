@@ -91,6 +91,73 @@ class TimeOrderedAdjacencyTest {
     }
 
     @Test
+    void touchedIds_areDistinctAndSorted_exactlySized() {
+        assertThat(TimeOrderedAdjacency.touchedIds(new long[] {9, 3, 9, 1, 3})).containsExactly(1, 3, 9);
+        assertThat(TimeOrderedAdjacency.touchedIds(new long[] {4})).containsExactly(4);
+        assertThat(TimeOrderedAdjacency.touchedIds(new long[0])).isEmpty();
+    }
+
+    @Test
+    void replay_followOfAPresentId_keepsItsTime() {
+        long[] touched = {5};
+        boolean[] present = {true};
+        long[] followedAt = {2_000};
+
+        TimeOrderedAdjacency.replay(touched, present, followedAt, new long[] {5}, new long[] {9_000}, new boolean[] {true});
+
+        assertThat(present).containsExactly(true);
+        assertThat(followedAt).containsExactly(2_000);
+    }
+
+    @Test
+    void replay_unfollowAtAnotherTime_isAStaleEventAndRemovesNothing() {
+        long[] touched = {3, 5};
+        boolean[] present = {true, true};
+        long[] followedAt = {2_000, 2_000};
+
+        TimeOrderedAdjacency.replay(touched, present, followedAt, new long[] {3, 5}, new long[] {2_000, 1_500},
+                new boolean[] {false, false});
+
+        assertThat(present).containsExactly(false, true);
+        assertThat(followedAt[1]).isEqualTo(2_000);
+    }
+
+    @Test
+    void replay_redeliveredUnfollowAfterARefollow_keepsTheNewerFollow() {
+        long[] touched = {9};
+        boolean[] present = {false};
+        long[] followedAt = {0};
+
+        // follow(t1), unfollow(t1), follow(t2), then unfollow(t1) again
+        TimeOrderedAdjacency.replay(touched, present, followedAt, new long[] {9, 9, 9, 9},
+                new long[] {3_500, 3_500, 5_000, 3_500}, new boolean[] {true, false, true, false});
+
+        assertThat(present).containsExactly(true);
+        assertThat(followedAt).containsExactly(5_000);
+    }
+
+    @Test
+    void replay_decidesAsApplyDoesOnARow() {
+        long[] opIds = {9, 9, 9, 3, 3, 8};
+        long[] opTimes = {3_500, 3_500, 5_000, 2_000, 6_000, 7_777};
+        boolean[] opIsFollow = {true, false, true, false, true, false};
+        long[] touched = TimeOrderedAdjacency.touchedIds(opIds); // 3, 8, 9
+        boolean[] present = {true, true, false};
+        long[] followedAt = {2_000, 1_000, 0};
+
+        TimeOrderedAdjacency.replay(touched, present, followedAt, opIds, opTimes, opIsFollow);
+        Adjacency row = TimeOrderedAdjacency.apply(IDS, TIMES, opIds, opTimes, opIsFollow);
+
+        assertThat(present).containsExactly(true, true, true);
+        assertThat(followedAt).containsExactly(6_000, 1_000, 5_000);
+        for (int key = 0; key < touched.length; key++) {
+            int at = TimeOrderedAdjacency.indexOf(row.ids(), touched[key]);
+            assertThat(at >= 0).isEqualTo(present[key]);
+            assertThat(row.followedAt()[at]).isEqualTo(followedAt[key]);
+        }
+    }
+
+    @Test
     void apply_whenOpArraysMisaligned_throws() {
         assertThatThrownBy(() -> TimeOrderedAdjacency.apply(IDS, TIMES, new long[2], new long[2], new boolean[1]))
                 .isInstanceOf(IllegalArgumentException.class)

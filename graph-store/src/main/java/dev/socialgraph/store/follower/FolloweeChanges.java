@@ -23,8 +23,8 @@ import java.util.TreeSet;
  * the batch can touch: those holding one of its ids, and those its follows may be added to ({@link #pagesToLoad}).
  * One scan over those pages finds where each id the batch touches is now, so "a follow of an id present anywhere
  * is a no-op" holds across all pages; the events are
- * replayed on that per-id state exactly as {@code apply} does for a row (remove only the exact
- * {@code (id, followedAt)}). The net change is then applied page by page with graph-store's
+ * replayed on that per-id state by the rule {@code apply} follows for a row, {@link TimeOrderedAdjacency#replay}
+ * (remove only the exact {@code (id, followedAt)}). The net change is then applied page by page with graph-store's
  * {@link CelebrityPageLayout}: removals on the page holding the entry, additions on the page whose time range they
  * fall in ({@link CelebrityPageLayout#targetPage}), normally the last one, which splits into new pages when it
  * passes {@code pageSize}. A late follow that falls inside an older page's range is inserted there, which may
@@ -125,7 +125,7 @@ public final class FolloweeChanges {
         if (ops == 0) {
             return new Result(false, EMPTY, EMPTY, row.followerCount(), true, false, List.of(), List.of());
         }
-        long[] keys = distinctSorted(opIds);
+        long[] keys = TimeOrderedAdjacency.touchedIds(opIds);
         int k = keys.length;
 
         // One scan of the loaded pages (every page holding a touched id): where each touched id is now.
@@ -154,24 +154,14 @@ public final class FolloweeChanges {
             }
         }
 
-        // Replay the events on each id's state, as TimeOrderedAdjacency.apply does for one row.
+        // Replay the events on each id's state by the rule TimeOrderedAdjacency.apply follows for one row.
         boolean[] present = new boolean[k];
         long[] time = new long[k];
         for (int key = 0; key < k; key++) {
             present[key] = pageOf[key] >= 0;
             time[key] = timeOf[key];
         }
-        for (int op = 0; op < ops; op++) {
-            int key = Arrays.binarySearch(keys, opIds[op]);
-            if (opIsFollow[op]) {
-                if (!present[key]) {
-                    present[key] = true;
-                    time[key] = opTimes[op];
-                }
-            } else if (present[key] && time[key] == opTimes[op]) {
-                present[key] = false;
-            }
-        }
+        TimeOrderedAdjacency.replay(keys, present, time, opIds, opTimes, opIsFollow);
 
         // Net change per page: removals where the entry is, additions where their time falls.
         List<List<long[]>> pageRemovals = new ArrayList<>(); // per page: {id, time}
@@ -260,18 +250,6 @@ public final class FolloweeChanges {
             count += page.size();
         }
         return count;
-    }
-
-    private static long[] distinctSorted(long[] values) {
-        long[] keys = values.clone();
-        Arrays.sort(keys);
-        int k = keys.length == 0 ? 0 : 1;
-        for (int i = 1; i < keys.length; i++) {
-            if (keys[i] != keys[k - 1]) {
-                keys[k++] = keys[i];
-            }
-        }
-        return Arrays.copyOf(keys, k);
     }
 
     private static long[] column(List<long[]> ops, int column) {

@@ -1,10 +1,10 @@
 package dev.socialgraph.store.follower;
 
+import dev.socialgraph.store.sql.AdjacencyRows;
 import dev.socialgraph.store.sql.Jdbc;
 import dev.socialgraph.store.sql.Sql;
 import dev.socialgraph.store.sql.SqlArrays;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import dev.socialgraph.common.relation.Relation;
@@ -13,8 +13,9 @@ import java.util.Optional;
 
 /**
  * JDBC access to {@code follower_adjacency} rows (DESIGN.md 2.2), on the caller's transaction. The follower row's
- * lock also guards the followee's celebrity pages: whoever changes pages holds the row lock first.
- * Stateless and thread-safe.
+ * lock also guards the followee's celebrity pages: whoever changes pages holds the row lock first. Reads, locks and
+ * versioned writes follow the row protocol the following side's repository runs too ({@link AdjacencyRows}); the SQL
+ * is this class's own. Stateless and thread-safe.
  *
  * <p>One instance reads and writes one {@link Relation}'s rows ({@code relation} column); the no-argument
  * constructor gives follows. The follower side of a block is the blocked user's blocked-by row: "followee" is the
@@ -56,14 +57,8 @@ public final class FollowerRepository {
              ORDER BY followee_id LIMIT ?
             """.formatted(COLUMNS);
 
-    private final Relation relation;
-    private final String findSql;
-    private final String lockSql;
-    private final String createIfAbsentSql;
-    private final String writeSql;
-    private final String findManySql;
+    private final AdjacencyRows<FollowerRow> rows;
     private final String countSql;
-    private final String scanSql;
 
     /** Follows' rows. */
     public FollowerRepository() {
@@ -76,19 +71,15 @@ public final class FollowerRepository {
      * @param relation follows or blocks (mutes keep no reverse side, {@link Relation#keepsReverse()})
      */
     public FollowerRepository(Relation relation) {
-        this.relation = relation;
-        this.findSql = Sql.forRelation(FIND, relation);
-        this.lockSql = Sql.forRelation(LOCK, relation);
-        this.createIfAbsentSql = Sql.forRelation(CREATE_IF_ABSENT, relation);
-        this.writeSql = Sql.forRelation(WRITE, relation);
-        this.findManySql = Sql.forRelation(FIND_MANY, relation);
+        this.rows = new AdjacencyRows<>(relation, "follower",
+                new AdjacencyRows.Statements(FIND, LOCK, CREATE_IF_ABSENT, FIND_MANY, SCAN, WRITE),
+                FollowerRepository::map);
         this.countSql = Sql.forRelation(COUNT, relation);
-        this.scanSql = Sql.forRelation(SCAN, relation);
     }
 
     /** The relation this repository's rows belong to. */
     public Relation relation() {
-        return relation;
+        return rows.relation();
     }
 
     /**
@@ -103,19 +94,17 @@ public final class FollowerRepository {
 
     /** Reads a row without locking; empty when nobody has ever followed {@code followeeId}. */
     public Optional<FollowerRow> find(Connection connection, long followeeId) throws SQLException {
-        return Jdbc.one(connection, findSql, followeeId, FollowerRepository::map);
+        return rows.find(connection, followeeId);
     }
 
     /** Locks a row for the rest of the transaction; empty (nothing locked) when it does not exist. */
     public Optional<FollowerRow> lock(Connection connection, long followeeId) throws SQLException {
-        return Jdbc.one(connection, lockSql, followeeId, FollowerRepository::map);
+        return rows.lock(connection, followeeId);
     }
 
     /** Creates the row when absent (no followers, version 0), then locks it for the rest of the transaction. */
     public FollowerRow lockOrCreate(Connection connection, long followeeId) throws SQLException {
-        Jdbc.update(connection, createIfAbsentSql, followeeId);
-        return lock(connection, followeeId).orElseThrow(
-                () -> new IllegalStateException("follower row " + followeeId + " vanished after insert"));
+        return rows.lockOrCreate(connection, followeeId);
     }
 
     /**
@@ -133,39 +122,23 @@ public final class FollowerRepository {
                                         long followerCount, boolean celebrity) throws SQLException {
         FollowerRow next = new FollowerRow(locked.followeeId(), followerIds, followedAt, followerCount,
                 locked.version() + 1, celebrity);
-        try (PreparedStatement ps = connection.prepareStatement(writeSql)) {
-            ps.setArray(1, SqlArrays.bigintArray(connection, followerIds));
-            ps.setArray(2, SqlArrays.bigintArray(connection, followedAt));
+        rows.writeNextVersion(connection, locked.followeeId(), locked.version(), followerIds, followedAt, ps -> {
             ps.setLong(3, followerCount);
             ps.setBoolean(4, celebrity);
-            ps.setLong(5, next.version());
-            ps.setLong(6, locked.followeeId());
-            ps.setLong(7, locked.version());
-            if (ps.executeUpdate() != 1) {
-                throw new IllegalStateException("follower row " + locked.followeeId() + " is not at version "
-                        + locked.version() + "; was it locked in this transaction?");
-            }
-        }
+            return 5;
+        });
         return next;
     }
 
     /** Reads several rows of this database without locking; absent users are left out, order unspecified. */
     public List<FollowerRow> findAll(Connection connection, long[] followeeIds) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(findManySql)) {
-            ps.setArray(1, SqlArrays.bigintArray(connection, followeeIds));
-            return Jdbc.many(ps, FollowerRepository::map);
-        }
+        return rows.findAll(connection, followeeIds);
     }
 
     /** Reads rows in followee-id order after {@code afterFolloweeId} (exclusive; 0 to start), for scans. */
     public List<FollowerRow> scan(Connection connection, long afterFolloweeId, int limit) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(scanSql)) {
-            ps.setLong(1, afterFolloweeId);
-            ps.setInt(2, limit);
-            return Jdbc.many(ps, FollowerRepository::map);
-        }
+        return rows.scan(connection, afterFolloweeId, limit);
     }
-
 
     private static FollowerRow map(ResultSet rs) throws SQLException {
         return new FollowerRow(rs.getLong("followee_id"), SqlArrays.longs(rs, "follower_ids"),

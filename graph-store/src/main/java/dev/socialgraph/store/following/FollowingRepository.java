@@ -1,6 +1,7 @@
 package dev.socialgraph.store.following;
 
 import dev.socialgraph.store.shard.ShardDataSources;
+import dev.socialgraph.store.sql.AdjacencyRows;
 import dev.socialgraph.store.sql.Jdbc;
 import dev.socialgraph.store.sql.Sql;
 import dev.socialgraph.store.sql.SqlArrays;
@@ -18,7 +19,8 @@ import java.util.Optional;
  * database with {@link ShardDataSources#forUser}. Stateless and thread-safe.
  *
  * <p>Changes are read-modify-write: {@link #lockOrCreate} takes the row lock ({@code SELECT ... FOR UPDATE}),
- * the caller computes the new arrays, {@link #writeNextVersion} stores them with {@code version + 1}.
+ * the caller computes the new arrays, {@link #writeNextVersion} stores them with {@code version + 1}. The follower
+ * side's repository runs the same protocol, {@link AdjacencyRows}; the SQL is this class's own.
  *
  * <p>One instance reads and writes one {@link Relation}'s rows ({@code relation} column); the no-argument
  * constructor gives follows. For a block or a mute, "follower" is the blocker or muter and "following" its targets.
@@ -69,16 +71,10 @@ public final class FollowingRepository {
              ORDER BY follower_id LIMIT ?
             """.formatted(COLUMNS);
 
-    private final Relation relation;
-    private final String findSql;
-    private final String lockSql;
-    private final String createIfAbsentSql;
-    private final String writeSql;
-    private final String findManySql;
+    private final AdjacencyRows<FollowingRow> rows;
     private final String countSql;
     private final String containsSql;
     private final String edgeCountSql;
-    private final String scanSql;
 
     /** Follows' rows. */
     public FollowingRepository() {
@@ -91,21 +87,17 @@ public final class FollowingRepository {
      * @param relation follows, blocks or mutes
      */
     public FollowingRepository(Relation relation) {
-        this.relation = relation;
-        this.findSql = Sql.forRelation(FIND, relation);
-        this.lockSql = Sql.forRelation(LOCK, relation);
-        this.createIfAbsentSql = Sql.forRelation(CREATE_IF_ABSENT, relation);
-        this.writeSql = Sql.forRelation(WRITE, relation);
-        this.findManySql = Sql.forRelation(FIND_MANY, relation);
+        this.rows = new AdjacencyRows<>(relation, relation.wireName(),
+                new AdjacencyRows.Statements(FIND, LOCK, CREATE_IF_ABSENT, FIND_MANY, SCAN, WRITE),
+                FollowingRepository::map);
         this.countSql = Sql.forRelation(COUNT, relation);
         this.containsSql = Sql.forRelation(CONTAINS, relation);
         this.edgeCountSql = Sql.forRelation(EDGE_COUNT, relation);
-        this.scanSql = Sql.forRelation(SCAN, relation);
     }
 
     /** The relation this repository's rows belong to. */
     public Relation relation() {
-        return relation;
+        return rows.relation();
     }
 
     /**
@@ -139,7 +131,7 @@ public final class FollowingRepository {
      * @return the row, or empty when {@code followerId} has never followed anyone
      */
     public Optional<FollowingRow> find(Connection connection, long followerId) throws SQLException {
-        return Jdbc.one(connection, findSql, followerId, FollowingRepository::map);
+        return rows.find(connection, followerId);
     }
 
     /**
@@ -148,7 +140,7 @@ public final class FollowingRepository {
      * @return the locked row, or empty when it does not exist (nothing is locked then)
      */
     public Optional<FollowingRow> lock(Connection connection, long followerId) throws SQLException {
-        return Jdbc.one(connection, lockSql, followerId, FollowingRepository::map);
+        return rows.lock(connection, followerId);
     }
 
     /**
@@ -156,9 +148,7 @@ public final class FollowingRepository {
      * Two writers of the same follower serialize on this lock.
      */
     public FollowingRow lockOrCreate(Connection connection, long followerId) throws SQLException {
-        Jdbc.update(connection, createIfAbsentSql, followerId);
-        return lock(connection, followerId).orElseThrow(
-                () -> new IllegalStateException(relation.wireName() + " row " + followerId + " vanished after insert"));
+        return rows.lockOrCreate(connection, followerId);
     }
 
     /**
@@ -175,27 +165,16 @@ public final class FollowingRepository {
     public FollowingRow writeNextVersion(Connection connection, FollowingRow locked, long[] followingIds,
                                          long[] followedAt) throws SQLException {
         FollowingRow next = new FollowingRow(locked.followerId(), followingIds, followedAt, locked.version() + 1);
-        try (PreparedStatement ps = connection.prepareStatement(writeSql)) {
-            ps.setArray(1, SqlArrays.bigintArray(connection, followingIds));
-            ps.setArray(2, SqlArrays.bigintArray(connection, followedAt));
+        rows.writeNextVersion(connection, locked.followerId(), locked.version(), followingIds, followedAt, ps -> {
             ps.setInt(3, followingIds.length);
-            ps.setLong(4, next.version());
-            ps.setLong(5, locked.followerId());
-            ps.setLong(6, locked.version());
-            if (ps.executeUpdate() != 1) {
-                throw new IllegalStateException(relation.wireName() + " row " + locked.followerId() + " is not at version "
-                        + locked.version() + "; was it locked in this transaction?");
-            }
-        }
+            return 4;
+        });
         return next;
     }
 
     /** Reads several rows of this database without locking; absent users are left out, order unspecified. */
     public List<FollowingRow> findAll(Connection connection, long[] followerIds) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(findManySql)) {
-            ps.setArray(1, SqlArrays.bigintArray(connection, followerIds));
-            return Jdbc.many(ps, FollowingRepository::map);
-        }
+        return rows.findAll(connection, followerIds);
     }
 
     /**
@@ -205,11 +184,7 @@ public final class FollowingRepository {
      * @param limit           maximum rows, {@code >= 1}
      */
     public List<FollowingRow> scan(Connection connection, long afterFollowerId, int limit) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(scanSql)) {
-            ps.setLong(1, afterFollowerId);
-            ps.setInt(2, limit);
-            return Jdbc.many(ps, FollowingRepository::map);
-        }
+        return rows.scan(connection, afterFollowerId, limit);
     }
 
 

@@ -17,7 +17,8 @@ import java.util.Arrays;
  * its event. Stateless and thread-safe.
  *
  * <p>The caller runs the transaction and locks the row first ({@link FollowingRepository#lock} or
- * {@link FollowingRepository#lockOrCreate} of {@link #rows()}); rules such as caps and blocks are the caller's.
+ * {@link FollowingRepository#lockOrCreate} of {@link #rows()}), or has a removal lock it
+ * ({@link #remove(Connection, long, long, UnderLock)}); rules such as caps and blocks are the caller's.
  */
 public final class RelationEdges {
 
@@ -79,17 +80,28 @@ public final class RelationEdges {
         return new Edit(written, true, now, true);
     }
 
+    /** A rule a removal checks once it holds the source's row lock, before the row changes; refuses by throwing. */
+    @FunctionalInterface
+    public interface UnderLock {
+        /** Checks the rule; whatever it throws rolls the caller's transaction back. */
+        void check() throws SQLException;
+    }
+
     /**
-     * Locks {@code sourceId}'s row and removes {@code targetId} from it, if present: the whole of an unfollow, unblock
-     * or unmute. A source without a row writes nothing and locks nothing.
+     * Locks {@code sourceId}'s row, checks {@code underLock}, and removes {@code targetId} from the row, if present:
+     * the whole of an unfollow, unblock or unmute, and of the removals an account job makes. A source without a row
+     * writes nothing and locks nothing ({@code underLock} is checked all the same).
      *
-     * @param sourceId positive user id
-     * @param targetId positive user id
+     * @param sourceId  positive user id
+     * @param targetId  positive user id
+     * @param underLock checked after the lock and before the change, e.g. that the source is still active; a state
+     *                  change takes the same lock, so the two serialize
      * @return the edge's state ({@code present == false}); for a source without a row, an empty row of version 0
      * @throws SQLException on database errors
      */
-    public Edit remove(Connection connection, long sourceId, long targetId) throws SQLException {
+    public Edit remove(Connection connection, long sourceId, long targetId, UnderLock underLock) throws SQLException {
         FollowingRow row = rows.lock(connection, sourceId).orElse(null);
+        underLock.check();
         if (row == null) {
             return new Edit(FollowingRow.empty(sourceId), false, Adjacency.NO_TIME, false);
         }

@@ -168,11 +168,7 @@ public final class OutboxRepository {
 
     /** Rows with id greater than {@code afterId}, published or not, in id order (for followers of the stream). */
     public List<OutboxEntry> after(Connection connection, long afterId, int limit) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(AFTER)) {
-            ps.setLong(1, afterId);
-            ps.setInt(2, limit);
-            return Jdbc.many(ps, OutboxRepository::map);
-        }
+        return Jdbc.after(connection, AFTER, afterId, limit, OutboxRepository::map);
     }
 
     /** Marks rows published; rows already marked are left alone. Returns the number newly marked. */

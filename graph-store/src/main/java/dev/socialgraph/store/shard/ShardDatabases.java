@@ -1,5 +1,6 @@
 package dev.socialgraph.store.shard;
 
+import dev.socialgraph.store.sql.SqlErrors;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -65,7 +66,7 @@ public final class ShardDatabases {
                         created++;
                         log.info("Created shard database {}", name);
                     } catch (SQLException e) {
-                        if (!"42P04".equals(e.getSQLState())) { // duplicate_database: another instance won the race
+                        if (SqlErrors.classify(e) != SqlErrors.Kind.ALREADY_EXISTS) { // another instance won the race
                             throw e;
                         }
                     }

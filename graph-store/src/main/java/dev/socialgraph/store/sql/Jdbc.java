@@ -50,6 +50,19 @@ public final class Jdbc {
         return rows;
     }
 
+    /**
+     * Runs {@code sql} with a {@code long} lower bound and an {@code int} limit (a scan's next page) and maps every
+     * row.
+     */
+    public static <T> List<T> after(Connection connection, String sql, long after, int limit, RowMapper<T> mapper)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.setLong(1, after);
+            ps.setInt(2, limit);
+            return many(ps, mapper);
+        }
+    }
+
     /** Runs an insert-if-absent statement with one {@code long} parameter. */
     public static void update(Connection connection, String sql, long key) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql)) {

@@ -15,9 +15,9 @@ import java.util.Set;
 
 /**
  * Classifies PostgreSQL errors by SQLState and by the exception types of JDBC, HikariCP and the PostgreSQL driver,
- * instead of guessing from messages (after Debezium's {@code PostgresErrorHandler}). The one place both services
- * decide whether a database error is an outage (503 with {@code Retry-After}) or a bug (500). SQLState classes:
- * PostgreSQL manual, Appendix A "PostgreSQL Error Codes".
+ * instead of guessing from messages (after Debezium's {@code PostgresErrorHandler}). The one place the services
+ * decide whether a database error is an outage (503 with {@code Retry-After}) or a bug (500), and the one place product
+ * code reads a SQLState. SQLState classes: PostgreSQL manual, Appendix A "PostgreSQL Error Codes".
  *
  * <p>The whole exception graph is searched, breadth first: causes, {@link SQLException#getNextException() next
  * exceptions} and suppressed exceptions. That matters because HikariCP replaces a connection it found broken with
@@ -42,6 +42,11 @@ public final class SqlErrors {
         FATAL,
         /** A constraint rejected the data (23xxx): a bug or bad input, not a transient fault. */
         CONSTRAINT,
+        /**
+         * What a {@code CREATE} creates exists already (42P04 duplicate_database, 42P06 duplicate_schema, 42P07
+         * duplicate_table, 42710 duplicate_object): another creator won a race; the object is there.
+         */
+        ALREADY_EXISTS,
         /** Anything else. */
         OTHER
     }
@@ -142,6 +147,10 @@ public final class SqlErrors {
         }
         if (sqlState.startsWith("23")) {
             return Kind.CONSTRAINT;
+        }
+        if (sqlState.equals("42P04") || sqlState.equals("42P06") || sqlState.equals("42P07")
+                || sqlState.equals("42710")) {
+            return Kind.ALREADY_EXISTS;
         }
         return Kind.OTHER;
     }

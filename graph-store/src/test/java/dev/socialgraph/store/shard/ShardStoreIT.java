@@ -4,6 +4,7 @@ import static dev.socialgraph.common.shard.ShardGroup.FOLLOWER;
 import static dev.socialgraph.common.shard.ShardGroup.FOLLOWING;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.relation.Relation;
@@ -33,6 +34,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -144,6 +146,38 @@ class ShardStoreIT {
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("not at version 0");
         long[] stored = Transactions.inTransaction(ds, c -> following.find(c, user).orElseThrow().followingIds());
         assertThat(stored).containsExactly(1);
+    }
+
+    /** The follower side runs the row protocol of the following side ({@code AdjacencyRows}) with its own columns. */
+    @Test
+    void followerRows_readLockAndWriteAsFollowingRowsDo_withTheirOwnColumnsAndMessages() throws SQLException {
+        long a = 256L * 9100 + 3;
+        long b = 256L * 9101 + 3; // same logical shard, same database
+        var ds = dataSources.forUser(FOLLOWER, a);
+        FollowerRow stale = Transactions.inTransaction(ds, c -> followers.lockOrCreate(c, a));
+        FollowerRow written = Transactions.inTransaction(ds, c ->
+                followers.writeNextVersion(c, followers.lockOrCreate(c, a), new long[] {8, 2}, new long[] {5, 6}, 2,
+                        false));
+        Transactions.inTransaction(ds, c ->
+                followers.writeNextVersion(c, followers.lockOrCreate(c, b), new long[0], new long[0], 300_000, true));
+
+        assertThat(stale).isEqualTo(FollowerRow.empty(a));
+        assertThat(written.version()).isEqualTo(1);
+        assertThatThrownBy(() -> Transactions.inTransaction(ds, c ->
+                followers.writeNextVersion(c, stale, new long[] {9}, new long[] {9}, 1, false)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("follower row " + a + " is not at version 0; was it locked in this transaction?");
+        Optional<FollowerRow> found = Transactions.inTransaction(ds, c -> followers.find(c, a));
+        Optional<FollowerRow> absent = Transactions.inTransaction(ds, c -> followers.lock(c, 999_999_999L));
+        List<FollowerRow> both = Transactions.inTransaction(ds, c -> followers.findAll(c, new long[] {a, b, 999_999_999L}));
+        List<FollowerRow> firstPage = Transactions.inTransaction(ds, c -> followers.scan(c, a - 1, 1));
+        long count = Transactions.inTransaction(ds, c -> followers.count(c, b));
+        assertThat(found).contains(written);
+        assertThat(absent).isEmpty();
+        assertThat(both).extracting(FollowerRow::followeeId, FollowerRow::followerCount, FollowerRow::celebrity)
+                .containsExactlyInAnyOrder(tuple(a, 2L, false), tuple(b, 300_000L, true));
+        assertThat(firstPage).extracting(FollowerRow::followeeId).containsExactly(a);
+        assertThat(count).isEqualTo(300_000L);
     }
 
     @Test

@@ -105,6 +105,22 @@ class SqlErrorsTest {
                 .isEqualTo(SqlErrors.Kind.CONSTRAINT);
     }
 
+    /** What a CREATE of an existing database (the race of two instances creating shard databases), schema, ... gives. */
+    @ParameterizedTest
+    @ValueSource(strings = {"42P04", "42P06", "42P07", "42710"})
+    void classify_createOfAnExistingObject_isAlreadyExists(String sqlState) {
+        assertThat(SqlErrors.classify(sqlState)).isEqualTo(SqlErrors.Kind.ALREADY_EXISTS);
+        assertThat(SqlErrors.classify(serverError(sqlState, "already exists")))
+                .isEqualTo(SqlErrors.Kind.ALREADY_EXISTS);
+    }
+
+    @Test
+    void classify_otherStatesOfClass42_areOther() {
+        assertThat(SqlErrors.classify("42P01")).isEqualTo(SqlErrors.Kind.OTHER); // undefined_table
+        assertThat(SqlErrors.classify("42703")).isEqualTo(SqlErrors.Kind.OTHER); // undefined_column
+        assertThat(SqlErrors.classify("42501")).isEqualTo(SqlErrors.Kind.OTHER); // insufficient_privilege
+    }
+
     @Test
     void classify_findsTheStateInACause() {
         SQLException wrapper = new SQLException("wrapper");
