@@ -12,7 +12,7 @@ import java.util.Arrays;
  *       service's single check;</li>
  *   <li>{@value #HELLO}: {@link HelloApplication}, a constant answer on the check service's server stack.</li>
  * </ul>
- * HopBench (support/loadgen) starts them as child processes; nothing deploys them. Exit status 2 for an unknown floor.
+ * HopBench (support/benchmarks) starts them as child processes; nothing deploys them. Exit status 2 for an unknown floor.
  */
 public final class Floors {
 

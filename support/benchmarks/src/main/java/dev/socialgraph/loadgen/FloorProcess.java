@@ -91,8 +91,8 @@ final class FloorProcess implements AutoCloseable {
 
     /**
      * The floors jar of this checkout: {@code support/floors/target/floors-<version>-exec.jar}, found from where this
-     * class was loaded ({@code support/loadgen/target/loadgen.jar}, or {@code support/loadgen/target/classes} in
-     * tests), so HopBench finds it from any working directory.
+     * class was loaded ({@code support/benchmarks/target/loadgen.jar}, or {@code support/benchmarks/target/classes}
+     * in tests), so HopBench finds it from any working directory.
      *
      * @throws IllegalStateException when there is none; the message says how to build it or name one
      */
@@ -103,9 +103,9 @@ final class FloorProcess implements AutoCloseable {
         } catch (URISyntaxException | RuntimeException e) {
             throw new IllegalStateException("cannot tell where loadgen runs from; pass --floors-jar", e);
         }
-        // <repository>/support/loadgen/target/<jar or classes> → <repository>/support/floors/target
+        // <repository>/support/benchmarks/target/<jar or classes> → <repository>/support/floors/target
         Path target = here.toAbsolutePath().getParent().getParent().getParent().resolve("floors").resolve("target");
-        String hint = "; build it (./mvnw -pl support/loadgen -am package -DskipTests builds it too) or pass "
+        String hint = "; build it (./mvnw -pl support/benchmarks -am package -DskipTests builds it too) or pass "
                 + "--floors-jar";
         try (var files = Files.list(target)) {
             return files.filter(p -> p.getFileName().toString().endsWith("-exec.jar")).findFirst()

@@ -43,7 +43,7 @@ import picocli.CommandLine.Option;
  * stops them at the end, also when the run fails. Their CPU column is their own process's ({@code bare},
  * {@code hello}).
  *
- * <p>Run: {@code java -cp support/loadgen/target/loadgen.jar dev.socialgraph.loadgen.HopBench --dataset … --check-url …
+ * <p>Run: {@code java -cp support/benchmarks/target/loadgen.jar dev.socialgraph.loadgen.HopBench --dataset … --check-url …
  * --gateway-url …}. Exit status 0 after printing the summary, 2 on bad options, 1 when a floor does not start.
  */
 @Command(name = "hop-bench", mixinStandardHelpOptions = true, sortOptions = false,

@@ -1,6 +1,8 @@
-package dev.socialgraph.e2e;
+package dev.socialgraph.pipeline;
 
 import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.e2e.Pipeline;
+import dev.socialgraph.e2e.WriteClient;
 import dev.socialgraph.localruntime.RepositoryRoot;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +30,7 @@ import javax.sql.DataSource;
 import org.HdrHistogram.Histogram;
 
 /**
- * The write pipeline's benchmark program (not a test): starts {@link Pipeline} (follow-write-service and
+ * The write pipeline's benchmark program (not a test): starts e2e's {@link Pipeline} (follow-write-service and
  * cdc-consumer each in its own JVM from its exec jar, on test-support's servers: embedded by default, external
  * through {@code GRAPH_TEST_POSTGRES_URL}, {@code GRAPH_TEST_REDIS_URL}, {@code GRAPH_TEST_KAFKA_BOOTSTRAP}) and
  * measures:
@@ -53,9 +55,11 @@ import org.HdrHistogram.Histogram;
  * {@code followee-followers} (followers each followee has before its follow, 0; keep it below the celebrity
  * threshold, 1,000,000 here).
  * The clients and, by default, the Kafka broker run in this JVM, the two services in theirs; all share the
- * machine's CPUs. Run it from the {@code support/e2e} directory (the services' logs go to its {@code target/});
- * {@link Pipeline} finds the services' jars in the repository root's {@code <module>/target}. Prints markdown tables
- * on standard output.
+ * machine's CPUs. Run it from the {@code support/benchmarks} directory with {@code target/classpath.txt} (the
+ * services' logs go to its {@code target/}); {@link Pipeline} finds the services' jars in the repository root's
+ * {@code <module>/target}. Prints markdown tables on standard output; logs go to standard error through
+ * slf4j-simple, the module's one binding, at WARN except this project's INFO (a {@code -Dorg.slf4j.simpleLogger.*}
+ * on the command line wins).
  */
 public final class PipelineBenchmark {
 
@@ -67,6 +71,7 @@ public final class PipelineBenchmark {
 
     /** Runs both phases and prints the tables; see the class comment for the options. */
     public static void main(String[] args) throws Exception {
+        quietLogging();
         Map<String, String> options = new HashMap<>();
         for (String arg : args) {
             if (!arg.startsWith("--") || !arg.contains("=")) {
@@ -117,6 +122,17 @@ public final class PipelineBenchmark {
             System.out.println(out);
         }
         System.exit(0); // the shared servers stop in their shutdown hooks
+    }
+
+    /**
+     * Lifecycle lines only: the in-process Kafka broker and the pools log every step at INFO. Set before the first
+     * logger exists (slf4j-simple reads its settings once); the load generator in this module keeps its defaults.
+     */
+    private static void quietLogging() {
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.log.dev.socialgraph", "info");
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
+        System.getProperties().putIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "HH:mm:ss.SSS");
     }
 
     private static double ms(long nanos) {

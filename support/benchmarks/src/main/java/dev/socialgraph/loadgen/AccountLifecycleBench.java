@@ -35,7 +35,7 @@ import tools.jackson.databind.json.JsonMapper;
  * runs, for their p50 and p99 with and without a job. With {@code --inactive N}, first deactivates N users with no
  * edge (ids from {@code --inactive-first}), the load of a benchmark of the view's cost.
  *
- * <p>Run: {@code java -cp support/loadgen/target/loadgen.jar dev.socialgraph.loadgen.AccountLifecycleBench
+ * <p>Run: {@code java -cp support/benchmarks/target/loadgen.jar dev.socialgraph.loadgen.AccountLifecycleBench
  * --fleet .graph --dataset … --user 900000001:900000002 --user …}. Prints a Markdown table; exit status 0.
  */
 @Command(name = "account-lifecycle-bench", mixinStandardHelpOptions = true, sortOptions = false,
