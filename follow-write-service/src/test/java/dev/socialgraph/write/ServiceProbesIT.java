@@ -8,22 +8,27 @@ import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
 import dev.socialgraph.testsupport.TestShards;
+import dev.socialgraph.wire.InternalApi;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 // Closed after the class: its databases are dropped then, and its relays and pools must not outlive them.
 @DirtiesContext
@@ -102,4 +107,21 @@ class ServiceProbesIT {
         // must not get a way around the API port's network policy.
         ActuatorProbe.assertOnlyActuatorOn(managementPort, List.of("/internal/v1/admin/users/1", "/internal/v1/admin/jobs/1", "/internal/v1/users/1/blocking"), Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
     }
+
+    @Autowired
+    @Qualifier("requestMappingHandlerMapping")
+    RequestMappingHandlerMapping mappings;
+
+    @Test
+    void theRoutes_areExactlyThisServicesPartOfTheWire() {
+        Set<String> served = new TreeSet<>();
+        mappings.getHandlerMethods().keySet().forEach(info -> info.getPatternValues().forEach(pattern ->
+                info.getMethodsCondition().getMethods().forEach(method -> served.add(method.name() + " " + pattern))));
+        served.removeIf(route -> route.endsWith(" /error"));
+        Set<String> described = new TreeSet<>();
+        InternalApi.WRITE_SERVICE.forEach(endpoint -> described.add(endpoint.toString()));
+
+        assertThat(served).isEqualTo(described);
+    }
 }
+

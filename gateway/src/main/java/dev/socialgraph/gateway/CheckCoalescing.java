@@ -2,11 +2,14 @@ package dev.socialgraph.gateway;
 
 import dev.socialgraph.gateway.FollowPairsClient.Answer;
 import dev.socialgraph.gateway.FollowPairsClient.Pair;
+import dev.socialgraph.wire.PublicApi;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.observation.ObservationPredicate;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -30,8 +33,6 @@ import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.handler.AbstractHandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
-import io.micrometer.observation.ObservationPredicate;
-import java.util.List;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import reactor.core.publisher.Mono;
@@ -168,7 +169,7 @@ class CheckCoalescing {
     static final class CoalescedCheckMapping extends AbstractHandlerMapping {
 
         /** The path of Spring Cloud Gateway's {@code check} route, matched the same way. */
-        static final PathPattern CHECK = PathPatternParser.defaultInstance.parse("/v1/users/{id}/following/{targetId}");
+        static final PathPattern CHECK = PathPatternParser.defaultInstance.parse(PublicApi.IS_FOLLOWING.template());
 
         private final CoalescedCheckHandler handler;
 

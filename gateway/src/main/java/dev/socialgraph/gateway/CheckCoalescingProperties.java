@@ -24,7 +24,7 @@ import org.springframework.validation.annotation.Validated;
  *                    well under a millisecond, which bounds what a check waits behind one. Its body fits the check
  *                    service's body limit whatever the callers sent: a token is at most 64 characters
  *                    ({@link FollowTokenGuard}), so a pair at most 468 bytes and 1,000 pairs at most 469,011
- *                    ({@link dev.socialgraph.common.api.FollowingPairs#requestBytes}), under the 1 MB
+ *                    ({@link dev.socialgraph.wire.FollowingPairs#requestBytes}), under the 1 MB
  *                    {@code graph.web.max-request-size}; the check service refuses to start when its own
  *                    {@code batch-max} pairs would not fit its limit
  * @param maxQueued   checks waiting per check instance (default 1,024, as many as may wait for a pooled connection,

@@ -1,6 +1,5 @@
 package dev.socialgraph.gateway;
 
-import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.problem.ProblemType;
@@ -11,7 +10,9 @@ import dev.socialgraph.gateway.FollowPairsClient.Pair;
 import dev.socialgraph.gateway.FollowPairsClient.Problem;
 import dev.socialgraph.web.BadParameterException;
 import dev.socialgraph.web.UserIdJson;
-import java.nio.charset.StandardCharsets;
+import dev.socialgraph.wire.FollowingAnswer;
+import dev.socialgraph.wire.Headers;
+import dev.socialgraph.wire.ProblemDocument;
 import java.util.Map;
 import java.util.function.Function;
 import org.springframework.cloud.client.ServiceInstance;
@@ -28,7 +29,6 @@ import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebHandler;
 import reactor.core.publisher.Mono;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code GET /v1/users/{id}/following/{targetId}} answered by the gateway through the {@link Coalescer} of the
@@ -55,9 +55,8 @@ import tools.jackson.databind.json.JsonMapper;
 final class CoalescedCheckHandler implements WebHandler {
 
     /** The check service's two answers, byte for byte. */
-    private static final byte[] FOLLOWING = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] NOT_FOLLOWING = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
-    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final byte[] FOLLOWING = FollowingAnswer.bytes(true);
+    private static final byte[] NOT_FOLLOWING = FollowingAnswer.bytes(false);
 
     private final GatewayFilter readLimit;
     private final ProblemResponses problems;
@@ -83,7 +82,7 @@ final class CoalescedCheckHandler implements WebHandler {
     @Override
     public Mono<Void> handle(ServerWebExchange exchange) {
         RequestIds.assign(exchange);
-        String token = exchange.getRequest().getHeaders().getFirst(ApiHeaders.FOLLOW_TOKEN);
+        String token = exchange.getRequest().getHeaders().getFirst(Headers.FOLLOW_TOKEN);
         if (FollowTokenGuard.isTooLong(token)) {
             return FollowTokenGuard.refuse(problems, exchange, token); // never into a batch
         }
@@ -109,7 +108,7 @@ final class CoalescedCheckHandler implements WebHandler {
                 return problems.write(exchange, ProblemType.INVALID_PARAMETER, e.getMessage(), e.parameter());
             }
         }
-        Pair pair = new Pair(follower, followee, request.getHeaders().getFirst(ApiHeaders.FOLLOW_TOKEN), exchange);
+        Pair pair = new Pair(follower, followee, request.getHeaders().getFirst(Headers.FOLLOW_TOKEN), exchange);
         return balancer.choose(follower)
                 .flatMap(chosen -> chosen.hasServer() ? coalescers.apply(chosen.getServer()).submit(pair)
                         : Mono.error(new NotFoundException("Unable to find instance for " + LoadBalancing.CHECK_SERVICE)))
@@ -120,7 +119,7 @@ final class CoalescedCheckHandler implements WebHandler {
     private Mono<Void> answer(ServerWebExchange exchange, Answer answer) {
         ServerHttpResponse response = exchange.getResponse();
         if (answer.servedBy() != null) {
-            response.getHeaders().set(FollowPairsClient.SERVED_BY, answer.servedBy());
+            response.getHeaders().set(Headers.SERVED_BY, answer.servedBy());
         }
         return switch (answer) {
             case Following following -> {
@@ -138,11 +137,11 @@ final class CoalescedCheckHandler implements WebHandler {
     private Mono<Void> relay(ServerWebExchange exchange, BatchProblem batch) {
         ServerHttpResponse response = exchange.getResponse();
         if (batch.servedBy() != null) {
-            response.getHeaders().set(FollowPairsClient.SERVED_BY, batch.servedBy());
+            response.getHeaders().set(Headers.SERVED_BY, batch.servedBy());
         }
-        Map<String, Object> members = problemMembers(batch.body());
-        if (members != null) {
-            return problems.relay(exchange, batch.status(), members, batch.retryAfter());
+        ProblemDocument problem = ProblemDocument.parse(batch.body()).orElse(null);
+        if (problem != null) {
+            return problems.relay(exchange, batch.status(), problem.members(), batch.retryAfter());
         }
         response.setStatusCode(HttpStatusCode.valueOf(batch.status()));
         if (batch.contentType() != null) {
@@ -155,14 +154,4 @@ final class CoalescedCheckHandler implements WebHandler {
         return response.writeWith(Mono.just(response.bufferFactory().wrap(batch.body())));
     }
 
-    /** The members of a JSON object body, or {@code null} when the body is not one. */
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> problemMembers(byte[] body) {
-        try {
-            var node = JSON.readTree(body);
-            return node.isObject() ? JSON.treeToValue(node, Map.class) : null;
-        } catch (RuntimeException e) {
-            return null;
-        }
-    }
 }

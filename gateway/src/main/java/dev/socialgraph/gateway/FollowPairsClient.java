@@ -1,10 +1,11 @@
 package dev.socialgraph.gateway;
 
-import dev.socialgraph.common.api.ApiPaths;
-import dev.socialgraph.common.api.FollowingPairs;
+import dev.socialgraph.wire.FollowingPairs;
+import dev.socialgraph.wire.Headers;
+import dev.socialgraph.wire.InternalApi;
+import dev.socialgraph.wire.WireFormatException;
 import io.netty.buffer.ByteBuf;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -14,9 +15,6 @@ import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
-import tools.jackson.core.io.JsonStringEncoder;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The batch follow check of one check instance, the transport of its {@link Coalescer}: one call
@@ -46,13 +44,10 @@ import tools.jackson.databind.json.JsonMapper;
 final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.Pair, FollowPairsClient.Answer> {
 
     /** The check service's batch check path. */
-    static final String PATH = ApiPaths.FOLLOWING_PAIRS;
+    static final String PATH = InternalApi.PAIRS.template();
 
     /** The instance that answered, which the check service adds to its answers and the gateway passes on. */
-    static final String SERVED_BY = "X-Served-By";
-
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final JsonStringEncoder QUOTE = JsonStringEncoder.getInstance();
+    static final String SERVED_BY = Headers.SERVED_BY;
 
     /**
      * One follow check: does {@code followerId} follow {@code followeeId}.
@@ -248,30 +243,24 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
     }
 
     /**
-     * The request body of a batch.
+     * The request body of a batch ({@link FollowingPairs#encodeRequest}).
      *
      * @param batch the pairs, in order
      * @return {@code {"pairs":[{"followerId":…,"followeeId":…[,"followToken":"…"]},…]}} as UTF-8, each pair's own
      *         token (JSON-escaped) in its own object, none where the caller sent none
      */
     static byte[] encode(List<Pair> batch) {
-        StringBuilder json = new StringBuilder(16 + batch.size() * 64);
-        json.append("{\"pairs\":[");
-        for (int i = 0; i < batch.size(); i++) {
+        int n = batch.size();
+        long[] followers = new long[n];
+        long[] followees = new long[n];
+        String[] tokens = new String[n];
+        for (int i = 0; i < n; i++) {
             Pair pair = batch.get(i);
-            if (i > 0) {
-                json.append(',');
-            }
-            json.append("{\"followerId\":").append(pair.followerId())
-                    .append(",\"followeeId\":").append(pair.followeeId());
-            if (pair.followToken() != null) {
-                json.append(",\"followToken\":\"");
-                QUOTE.quoteAsString(pair.followToken(), json);
-                json.append('"');
-            }
-            json.append('}');
+            followers[i] = pair.followerId();
+            followees[i] = pair.followeeId();
+            tokens[i] = pair.followToken();
         }
-        return json.append("]}").toString().getBytes(StandardCharsets.UTF_8);
+        return FollowingPairs.encodeRequest(new FollowingPairs.Request(followers, followees, tokens));
     }
 
     /**
@@ -292,32 +281,20 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
         if (status != 200) {
             throw new BatchProblem(status, contentType, body, retryAfter, servedBy);
         }
-        JsonNode results;
+        List<FollowingPairs.Result> results;
         try {
-            results = JSON.readTree(body).path("results");
-        } catch (RuntimeException e) {
-            throw new UnusableAnswer("the batch check's answer is not JSON", e);
-        }
-        if (!results.isArray() || results.size() != pairs) {
-            throw new UnusableAnswer("the batch check answered " + (results.isArray() ? results.size() : "no")
-                    + " results to " + pairs + " pairs", null);
+            results = FollowingPairs.decodeAnswer(body, pairs);
+        } catch (WireFormatException e) {
+            throw new UnusableAnswer(e.getMessage(), e);
         }
         Following yes = new Following(true, servedBy);
         Following no = new Following(false, servedBy);
         List<Answer> answers = new ArrayList<>(pairs);
-        for (JsonNode result : results) {
-            JsonNode following = result.get("following");
-            JsonNode problemStatus = result.get("status");
-            if (following != null && following.isBoolean()) {
-                answers.add(following.booleanValue() ? yes : no);
-            } else if (problemStatus != null && problemStatus.isInt() && problemStatus.intValue() >= 400
-                    && problemStatus.intValue() <= 599) {
-                @SuppressWarnings("unchecked")
-                Map<String, Object> members = JSON.treeToValue(result, Map.class);
-                answers.add(new Problem(problemStatus.intValue(), members, servedBy));
-            } else {
-                throw new UnusableAnswer("the batch check answered a result of neither shape: " + result, null);
-            }
+        for (FollowingPairs.Result result : results) {
+            answers.add(switch (result) {
+                case FollowingPairs.Following following -> following.following() ? yes : no;
+                case FollowingPairs.Problem problem -> new Problem(problem.status(), problem.members(), servedBy);
+            });
         }
         return answers;
     }

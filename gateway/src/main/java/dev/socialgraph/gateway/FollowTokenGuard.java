@@ -1,8 +1,8 @@
 package dev.socialgraph.gateway;
 
-import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.common.token.FollowTokens;
+import dev.socialgraph.wire.Headers;
 import java.util.List;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
@@ -29,7 +29,7 @@ import reactor.core.publisher.Mono;
 class FollowTokenGuard implements GlobalFilter, Ordered {
 
     /** The header judged. */
-    static final String HEADER = ApiHeaders.FOLLOW_TOKEN;
+    static final String HEADER = Headers.FOLLOW_TOKEN;
 
     private final ProblemResponses problems;
 

@@ -1,5 +1,7 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.wire.InternalApi;
+import dev.socialgraph.wire.PublicApi;
 import java.net.URI;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
@@ -32,8 +34,8 @@ final class InternalPath implements GatewayFilter, Ordered {
     /** Right after {@link ReactiveLoadBalancerClientFilter} (10150), long before the proxying filter (last). */
     static final int ORDER = ReactiveLoadBalancerClientFilter.LOAD_BALANCER_CLIENT_FILTER_ORDER + 1;
 
-    private static final String PUBLIC = "/v1/";
-    private static final String INTERNAL = "/internal";
+    private static final String PUBLIC = PublicApi.PREFIX + "/";
+    private static final String INTERNAL = InternalApi.MIRROR_PREFIX;
 
     private InternalPath() {
     }

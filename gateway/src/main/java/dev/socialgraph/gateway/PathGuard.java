@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.wire.PublicApi;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpStatus;
@@ -27,7 +28,7 @@ class PathGuard implements WebFilter {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         String raw = exchange.getRequest().getURI().getRawPath();
-        if (raw != null && raw.startsWith("/v1/") && !isPlain(raw)) {
+        if (raw != null && raw.startsWith(PublicApi.PREFIX + "/") && !isPlain(raw)) {
             return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request",
                     "path segments may only contain letters, digits, '-' and '_'", "path");
         }

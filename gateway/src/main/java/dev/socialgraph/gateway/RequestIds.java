@@ -1,15 +1,15 @@
 package dev.socialgraph.gateway;
 
-import dev.socialgraph.common.api.ApiHeaders;
+import dev.socialgraph.wire.Headers;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
-import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
@@ -20,7 +20,7 @@ import reactor.core.publisher.Mono;
 @Component
 class RequestIds implements GlobalFilter, Ordered {
 
-    static final String HEADER = ApiHeaders.REQUEST_ID;
+    static final String HEADER = Headers.REQUEST_ID;
     /** Exchange attribute holding the request's id, for {@link ServiceHeaders}. */
     static final String ATTRIBUTE = RequestIds.class.getName() + ".id";
     private static final Logger log = LoggerFactory.getLogger(RequestIds.class);

@@ -1,12 +1,14 @@
 package dev.socialgraph.gateway;
 
-import dev.socialgraph.common.api.ApiPaths;
-import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.wire.Headers;
+import dev.socialgraph.wire.InternalApi;
+import dev.socialgraph.wire.PublicApi;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;
 import java.util.function.Function;
-import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.route.RouteLocator;
@@ -14,7 +16,6 @@ import org.springframework.cloud.gateway.route.builder.GatewayFilterSpec;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.cloud.gateway.route.builder.UriSpec;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -90,31 +91,32 @@ class RoutesConfiguration {
         // follow check, most of the traffic, comes first. No later route matches its paths. With
         // graph.gateway.check-coalescing.enabled (the default) the gateway's own handler serves it before any route
         // is looked up (CheckCoalescing); the route stays, for the setting off.
-        routes.route("check", r -> r.path("/v1/users/{id}/following/{targetId}")
+        routes.route("check", r -> r.path(PublicApi.IS_FOLLOWING.template())
                         .and().method(HttpMethod.GET)
                         .filters(publicReads)
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE))
-                .route("follow-write", r -> r.path("/v1/me/following/{targetId}", "/v1/me/blocking/{targetId}",
-                                "/v1/me/muting/{targetId}")
+                .route("follow-write", r -> r.path(PublicApi.FOLLOW.template(), PublicApi.BLOCK.template(),
+                                PublicApi.MUTE.template())
                         .and().method(HttpMethod.PUT, HttpMethod.DELETE)
                         .filters(f -> f.filter(limits.filter(writeLimiter, "writes", properties.writes().replenishRate()))
                                 .filter(actorFromToken(problems)))
                         .uri("lb://" + LoadBalancing.WRITE_SERVICE))
-                .route("own-relations", r -> r.path("/v1/me/blocking", "/v1/me/muting", "/v1/me/hidden")
+                .route("own-relations", r -> r.path(PublicApi.LIST_OWN_BLOCKS.template(), PublicApi.LIST_OWN_MUTES.template(),
+                                PublicApi.FIND_OWN_HIDDEN_AUTHORS.template())
                         .and().method(HttpMethod.GET, HttpMethod.POST)
                         .filters(f -> f.filter(reads).filter(ownerFromToken(problems, false)))
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE))
-                .route("private-relations", r -> r.path("/v1/users/{id}/blocking", "/v1/users/{id}/muting",
-                                "/v1/users/{id}/hidden")
+                .route("private-relations", r -> r.path(PublicApi.LIST_USER_BLOCKS.template(), PublicApi.LIST_USER_MUTES.template(),
+                                PublicApi.FIND_HIDDEN_AUTHORS.template())
                         .and().method(HttpMethod.GET, HttpMethod.POST)
                         .filters(f -> f.filter(reads).filter(ownerFromToken(problems, true)))
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE))
-                .route("relationship", r -> r.path("/v1/users/{id}/relationship/{otherId}")
+                .route("relationship", r -> r.path(PublicApi.GET_RELATIONSHIP.template())
                         .and().method(HttpMethod.GET)
                         .filters(f -> f.filter(reads).filter(viewerFromToken())
                                 .filter(InternalPath.FILTER, InternalPath.ORDER))
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE))
-                .route("reads", r -> r.path("/v1/users/**")
+                .route("reads", r -> r.path(PublicApi.PREFIX + "/users/**")
                         .and().method(HttpMethod.GET, HttpMethod.POST)
                         .filters(publicReads)
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE));
@@ -122,27 +124,27 @@ class RoutesConfiguration {
         // refused /v1/admin/** to tokens without the graph:admin scope. A state change spends the caller's write
         // budget, as any write; reading a state or polling a job spends the read budget.
         GatewayFilter writes = limits.filter(writeLimiter, "writes", properties.writes().replenishRate());
-        routes.route("admin-deactivation", r -> r.path("/v1/admin/users/{id}/deactivation")
+        routes.route("admin-deactivation", r -> r.path(PublicApi.DEACTIVATE_USER.template())
                         .and().method(HttpMethod.PUT, HttpMethod.DELETE)
                         .filters(f -> f.filter(writes).filter(userIdVariable(problems, "id"))
                                 .filter(InternalPath.FILTER, InternalPath.ORDER))
                         .uri("lb://" + LoadBalancing.WRITE_SERVICE))
-                .route("admin-erase", r -> r.path("/v1/admin/users/{id}")
+                .route("admin-erase", r -> r.path(PublicApi.ERASE_USER.template())
                         .and().method(HttpMethod.DELETE)
                         .filters(f -> f.filter(writes).filter(userIdVariable(problems, "id"))
                                 .filter(InternalPath.FILTER, InternalPath.ORDER))
                         .uri("lb://" + LoadBalancing.WRITE_SERVICE))
-                .route("admin-state", r -> r.path("/v1/admin/users/{id}")
+                .route("admin-state", r -> r.path(PublicApi.GET_ACCOUNT_STATE.template())
                         .and().method(HttpMethod.GET)
                         .filters(f -> f.filter(reads).filter(userIdVariable(problems, "id"))
                                 .filter(InternalPath.FILTER, InternalPath.ORDER))
                         .uri("lb://" + LoadBalancing.WRITE_SERVICE))
-                .route("admin-job", r -> r.path("/v1/admin/jobs/{jobId}")
+                .route("admin-job", r -> r.path(PublicApi.GET_ACCOUNT_JOB.template())
                         .and().method(HttpMethod.GET)
                         .filters(f -> f.filter(reads).filter(jobIdVariable(problems))
                                 .filter(InternalPath.FILTER, InternalPath.ORDER))
                         .uri("lb://" + LoadBalancing.WRITE_SERVICE))
-                .route("erase-me", r -> r.path("/v1/me")
+                .route("erase-me", r -> r.path(PublicApi.ERASE_ME.template())
                         .and().method(HttpMethod.DELETE)
                         .filters(f -> f.filter(writes).filter(eraseSubject()))
                         .uri("lb://" + LoadBalancing.WRITE_SERVICE));
@@ -150,7 +152,7 @@ class RoutesConfiguration {
     }
 
     /** The header that tells the check service who asks, for the fields only some users may see. */
-    static final String VIEWER_HEADER = ApiHeaders.VIEWER_ID;
+    static final String VIEWER_HEADER = Headers.VIEWER_ID;
 
     /**
      * Rewrites {@code /v1/me/{following|blocking|muting}/{targetId}} to the token subject's internal path.
@@ -243,7 +245,7 @@ class RoutesConfiguration {
      */
     static GatewayFilter eraseSubject() {
         return (exchange, chain) -> subject(exchange).flatMap(subject ->
-                withPath(exchange, chain, ApiPaths.ADMIN + "/users/" + subject));
+                withPath(exchange, chain, InternalApi.ERASE.path(subject)));
     }
 
     /** Sets {@value #VIEWER_HEADER} to the token's subject, replacing whatever the client sent. */
@@ -263,7 +265,7 @@ class RoutesConfiguration {
      */
     private static Mono<Void> asSubject(ServerWebExchange exchange, GatewayFilterChain chain, String subject,
                                         String rest) {
-        return withPath(exchange, chain, ApiPaths.USERS + "/" + subject + "/" + rest);
+        return withPath(exchange, chain, InternalApi.USERS + "/" + subject + "/" + rest);
     }
 
     /**

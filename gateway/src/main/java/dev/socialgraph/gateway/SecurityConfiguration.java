@@ -7,6 +7,7 @@ import com.nimbusds.jose.util.JSONObjectUtils;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.problem.ProblemType;
+import dev.socialgraph.wire.PublicApi;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.text.ParseException;
@@ -80,8 +81,8 @@ class SecurityConfiguration {
                 .logout(ServerHttpSecurity.LogoutSpec::disable)
                 .requestCache(ServerHttpSecurity.RequestCacheSpec::disable)
                 .authorizeExchange(ex -> ex
-                        .pathMatchers("/v1/admin/**").hasAuthority(ADMIN_AUTHORITY)
-                        .pathMatchers("/v1/**").authenticated()
+                        .pathMatchers(PublicApi.ADMIN + "/**").hasAuthority(ADMIN_AUTHORITY)
+                        .pathMatchers(PublicApi.PREFIX + "/**").authenticated()
                         .anyExchange().permitAll())
                 .oauth2ResourceServer(rs -> rs
                         .bearerTokenConverter(singleAuthorizationHeader())
@@ -99,7 +100,7 @@ class SecurityConfiguration {
 
     /** The 403's detail: for the operator API, the scope the token lacks; otherwise Spring Security's reason. */
     static String deniedDetail(String path, String reason) {
-        return path.startsWith("/v1/admin/")
+        return path.startsWith(PublicApi.ADMIN + "/")
                 ? "this operation needs a bearer token whose scope includes " + ADMIN_SCOPE
                 : reason;
     }

@@ -1,7 +1,7 @@
 package dev.socialgraph.gateway;
 
-import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.web.ExchangeLogContext;
+import dev.socialgraph.wire.Headers;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.propagation.Propagator;
 import java.util.List;
@@ -19,7 +19,7 @@ import org.springframework.web.server.ServerWebExchange;
  *       client that knew the credential still cannot pick the identity a service sees (the actor comes from the
  *       JWT);</li>
  *   <li>{@code X-Request-Id}, the id {@link RequestIds} chose for the request;</li>
- *   <li>{@code X-Public-Path} ({@link ApiHeaders#PUBLIC_PATH}), the path the caller sent, which a service's problem
+ *   <li>{@code X-Public-Path} ({@link Headers#PUBLIC_PATH}), the path the caller sent, which a service's problem
  *       answer names as its {@code instance} instead of the internal path it received;</li>
  *   <li>the trace context of the gateway's server span for the request ({@code traceparent}, W3C, as the
  *       tracer's propagator writes it), so the service's span is its child: one request, one trace. Written from
@@ -45,7 +45,7 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
     static final String PUBLIC_PATH_ATTRIBUTE = ServiceHeaders.class.getName() + ".publicPath";
 
     /** The header the services check (graph-web) and graph-client sends. */
-    static final String HEADER = dev.socialgraph.common.token.ServiceCredential.HEADER;
+    static final String HEADER = Headers.SERVICE_TOKEN;
 
     /**
      * Longest trace header of a batch's first request that its call carries, characters (a W3C {@code traceparent}
@@ -72,7 +72,7 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
         writeCommon(exchange, out, HttpHeaders::set);
         // The service's own path is internal; its problem answers name the caller's path as their instance.
         String publicPath = exchange.getAttribute(PUBLIC_PATH_ATTRIBUTE);
-        out.set(ApiHeaders.PUBLIC_PATH, publicPath != null ? publicPath : exchange.getRequest().getPath().value());
+        out.set(Headers.PUBLIC_PATH, publicPath != null ? publicPath : exchange.getRequest().getPath().value());
         return out;
     }
 

@@ -1,10 +1,11 @@
 package dev.socialgraph.gateway;
 
-import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.shard.ShardAffineRouter;
 import dev.socialgraph.common.shard.ShardAffinity;
+import dev.socialgraph.wire.InternalApi;
+import dev.socialgraph.wire.PublicApi;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,8 +43,8 @@ import reactor.core.publisher.Mono;
  */
 final class ShardAffineLoadBalancer implements ReactorServiceInstanceLoadBalancer {
 
-    private static final String USERS = "/v1/users/";
-    private static final String INTERNAL_USERS = ApiPaths.USERS + "/";
+    private static final String USERS = PublicApi.USERS + "/";
+    private static final String INTERNAL_USERS = InternalApi.USERS + "/";
 
     private final ObjectProvider<ServiceInstanceListSupplier> suppliers;
     private final String serviceId;

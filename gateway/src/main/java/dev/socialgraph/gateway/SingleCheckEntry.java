@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.wire.PublicApi;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.http.Outcome;
@@ -77,7 +78,7 @@ final class SingleCheckEntry implements WebFilter, Ordered {
     static final ServerWebExchangeMatcher AUTHENTICATED_HERE = exchange -> exchange.getAttribute(AUTHENTICATED) != null
             ? ServerWebExchangeMatcher.MatchResult.match() : ServerWebExchangeMatcher.MatchResult.notMatch();
 
-    private static final String PREFIX = "/v1/users/";
+    private static final String PREFIX = PublicApi.USERS + "/";
     private static final String BEARER = "Bearer ";
     /** The query parameter of RFC 6750 section 2.3, which Spring Security's converter looks for. */
     private static final String ACCESS_TOKEN = "access_token";

@@ -8,9 +8,9 @@ import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpServer;
-import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.TestServers;
+import dev.socialgraph.wire.Headers;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -66,8 +66,8 @@ class AccountRoutesIT {
             var headers = exchange.getRequestHeaders();
             List<String> tokens = headers.get(ServiceHeaders.HEADER);
             SEEN.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath(),
-                    tokens == null ? List.of() : List.copyOf(tokens), headers.getFirst(ApiHeaders.PUBLIC_PATH),
-                    headers.getFirst(ApiHeaders.REQUEST_ID)));
+                    tokens == null ? List.of() : List.copyOf(tokens), headers.getFirst(Headers.PUBLIC_PATH),
+                    headers.getFirst(Headers.REQUEST_ID)));
             byte[] body = STATE.getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", "application/json");
             exchange.sendResponseHeaders(200, body.length);

@@ -3,13 +3,13 @@ package dev.socialgraph.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.socialgraph.common.api.FollowingPairs;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.gateway.FollowPairsClient.Answer;
 import dev.socialgraph.gateway.FollowPairsClient.BatchProblem;
 import dev.socialgraph.gateway.FollowPairsClient.Following;
 import dev.socialgraph.gateway.FollowPairsClient.Pair;
 import dev.socialgraph.gateway.FollowPairsClient.Problem;
+import dev.socialgraph.wire.FollowingPairs;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.net.URI;

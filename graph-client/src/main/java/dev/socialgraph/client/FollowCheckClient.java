@@ -1,11 +1,10 @@
 package dev.socialgraph.client;
 
-import dev.socialgraph.common.api.ApiHeaders;
-import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardAffineRouter;
-import dev.socialgraph.common.token.ServiceCredential;
+import dev.socialgraph.wire.Headers;
+import dev.socialgraph.wire.InternalApi;
 import io.github.resilience4j.core.functions.CheckedSupplier;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -109,14 +108,14 @@ import tools.jackson.databind.json.JsonMapper;
 public final class FollowCheckClient implements AutoCloseable {
 
     /** The header carrying the service credential. */
-    public static final String SERVICE_TOKEN_HEADER = ServiceCredential.HEADER;
+    public static final String SERVICE_TOKEN_HEADER = Headers.SERVICE_TOKEN;
     /** The header carrying a follow token (read-your-writes, see {@link #isFollowing(long, long, String)}). */
-    public static final String FOLLOW_TOKEN_HEADER = ApiHeaders.FOLLOW_TOKEN;
+    public static final String FOLLOW_TOKEN_HEADER = Headers.FOLLOW_TOKEN;
     /** The header naming the user a relationship is shown to (see {@link #relationshipSeenBy}). */
-    public static final String VIEWER_HEADER = ApiHeaders.VIEWER_ID;
+    public static final String VIEWER_HEADER = Headers.VIEWER_ID;
 
-    private static final String USERS = ApiPaths.USERS + "/";
-    private static final String ADMIN = ApiPaths.ADMIN + "/";
+    private static final String USERS = InternalApi.USERS + "/";
+    private static final String ADMIN = InternalApi.ADMIN + "/";
     private static final byte[] TRUE = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] FALSE = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
     private static final JsonMapper JSON = JsonMapper.builder().build();

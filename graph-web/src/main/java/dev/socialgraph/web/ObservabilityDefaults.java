@@ -1,6 +1,6 @@
 package dev.socialgraph.web;
 
-import dev.socialgraph.common.api.ApiHeaders;
+import dev.socialgraph.wire.Headers;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.EnvironmentPostProcessor;
@@ -40,7 +40,7 @@ public final class ObservabilityDefaults implements EnvironmentPostProcessor {
     static final String NAME = "graphObservabilityDefaults";
 
     /** The request id header and baggage field; the gateway's {@code RequestIds} issues it. */
-    static final String REQUEST_ID = ApiHeaders.REQUEST_ID;
+    static final String REQUEST_ID = Headers.REQUEST_ID;
 
     /**
      * The gateway and the check service (WebFlux): their spans are never current on a thread (no thread-local scope

@@ -4,6 +4,7 @@ import dev.socialgraph.common.cursor.InvalidCursorException;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.common.shard.ShardUnavailableException;
+import dev.socialgraph.wire.WireFormatException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -99,8 +100,8 @@ public abstract class ProblemAdvice extends ResponseEntityExceptionHandler {
     }
 
     /** The graph's own exceptions ({@link ProblemMapping#of}): bad input 400, an unavailable shard 503. */
-    @ExceptionHandler({BadParameterException.class, InvalidUserIdException.class, InvalidCursorException.class,
-            ShardUnavailableException.class})
+    @ExceptionHandler({BadParameterException.class, WireFormatException.class, InvalidUserIdException.class,
+            InvalidCursorException.class, ShardUnavailableException.class})
     ResponseEntity<ProblemDetail> graphException(RuntimeException e) {
         if (ProblemMapping.isBadInput(e)) {
             rejected(e);

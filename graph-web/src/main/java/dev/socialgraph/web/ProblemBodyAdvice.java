@@ -1,6 +1,6 @@
 package dev.socialgraph.web;
 
-import dev.socialgraph.common.api.ApiHeaders;
+import dev.socialgraph.wire.Headers;
 import org.springframework.core.MethodParameter;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
@@ -28,7 +28,7 @@ public class ProblemBodyAdvice implements ResponseBodyAdvice<Object> {
                                   Class<? extends HttpMessageConverter<?>> selectedConverterType,
                                   ServerHttpRequest request, ServerHttpResponse response) {
         if (body instanceof ProblemDetail problem) {
-            ProblemTypes.complete(problem, request.getHeaders().getFirst(ApiHeaders.PUBLIC_PATH),
+            ProblemTypes.complete(problem, request.getHeaders().getFirst(Headers.PUBLIC_PATH),
                     request.getURI().getRawPath());
         }
         return body;

@@ -4,6 +4,7 @@ import dev.socialgraph.common.cursor.InvalidCursorException;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.common.shard.ShardUnavailableException;
+import dev.socialgraph.wire.WireFormatException;
 import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +20,8 @@ import tools.jackson.core.JacksonException;
  * reactive services' {@link ProblemWebExceptionHandler}, which only adapt it to their stack: for each kind of error its
  * status, type, title, the input it names and its headers.
  * <ul>
- *   <li>{@link BadParameterException}, {@link InvalidUserIdException}: 400 naming the input in {@code parameter};</li>
+ *   <li>{@link BadParameterException}, {@link WireFormatException} (a body its graph-wire codec cannot read),
+ *       {@link InvalidUserIdException}: 400 naming the input in {@code parameter};</li>
  *   <li>{@link InvalidCursorException}: 400 naming {@code cursor}, with {@code reason} ({@code malformed},
  *       {@code tampered}, ...);</li>
  *   <li>{@link ShardUnavailableException}: 503 with {@code Retry-After: 1}, the outage answer clients retry on
@@ -172,11 +174,12 @@ public final class ProblemMapping {
      * Whether {@code e} is bad input of the graph's own kinds (answered 400).
      *
      * @param e any exception
-     * @return {@code true} for {@link BadParameterException}, {@link InvalidUserIdException},
+     * @return {@code true} for {@link BadParameterException}, {@link WireFormatException}, {@link InvalidUserIdException},
      *         {@link InvalidCursorException}
      */
     public static boolean isBadInput(Throwable e) {
-        return e instanceof BadParameterException || e instanceof InvalidUserIdException
+        return e instanceof BadParameterException || e instanceof WireFormatException
+                || e instanceof InvalidUserIdException
                 || e instanceof InvalidCursorException;
     }
 
@@ -190,6 +193,8 @@ public final class ProblemMapping {
         return switch (e) {
             case BadParameterException b -> ResponseEntity.badRequest()
                     .body(problem(HttpStatus.BAD_REQUEST, b.getMessage(), b.parameter()));
+            case WireFormatException w -> ResponseEntity.badRequest()
+                    .body(problem(HttpStatus.BAD_REQUEST, w.getMessage(), w.field()));
             case InvalidUserIdException u -> ResponseEntity.badRequest()
                     .body(problem(HttpStatus.BAD_REQUEST, u.getMessage(), u.field()));
             case InvalidCursorException c -> {

@@ -1,7 +1,7 @@
 package dev.socialgraph.web;
 
-import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.common.problem.ProblemType;
+import dev.socialgraph.wire.Headers;
 import java.net.URI;
 import java.net.URISyntaxException;
 import org.springframework.http.ProblemDetail;
@@ -10,7 +10,7 @@ import org.springframework.http.ProblemDetail;
  * What every problem answer of a service gets before it is written, servlet ({@link ProblemBodyAdvice}) and reactive
  * ({@link ReactiveProblems}) alike: a {@code type} from the one vocabulary ({@link ProblemType}; a problem built
  * without one, such as Spring's own 404 or 405, gets its status' default), and as {@code instance} the path the
- * caller sent: the gateway's {@link ApiHeaders#PUBLIC_PATH} when the request came through it, else the request's own
+ * caller sent: the gateway's {@link Headers#PUBLIC_PATH} when the request came through it, else the request's own
  * path.
  */
 public final class ProblemTypes {
@@ -39,7 +39,7 @@ public final class ProblemTypes {
      * else the request path when the problem has no instance yet.
      *
      * @param problem     the problem to complete (changed in place)
-     * @param publicPath  the {@link ApiHeaders#PUBLIC_PATH} header, or {@code null}
+     * @param publicPath  the {@link Headers#PUBLIC_PATH} header, or {@code null}
      * @param requestPath the path the service received, or {@code null} when unknown
      */
     public static void complete(ProblemDetail problem, String publicPath, String requestPath) {

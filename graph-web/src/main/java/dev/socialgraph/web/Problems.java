@@ -1,7 +1,7 @@
 package dev.socialgraph.web;
 
 import dev.socialgraph.common.problem.ProblemType;
-import dev.socialgraph.common.token.ServiceCredential;
+import dev.socialgraph.wire.Headers;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 
@@ -24,14 +24,14 @@ final class Problems {
 
     static Problems missingToken() {
         return new Problems(ProblemType.SERVICE_CREDENTIAL,
-                "this endpoint needs the service credential in the " + ServiceCredential.HEADER + " header",
-                ServiceCredential.HEADER);
+                "this endpoint needs the service credential in the " + Headers.SERVICE_TOKEN + " header",
+                Headers.SERVICE_TOKEN);
     }
 
     static Problems wrongToken() {
         return new Problems(ProblemType.SERVICE_CREDENTIAL,
-                "the " + ServiceCredential.HEADER + " header does not hold this deployment's service credential",
-                ServiceCredential.HEADER);
+                "the " + Headers.SERVICE_TOKEN + " header does not hold this deployment's service credential",
+                Headers.SERVICE_TOKEN);
     }
 
     static Problems bodyTooLarge(long maxBytes) {

@@ -1,6 +1,6 @@
 package dev.socialgraph.web;
 
-import dev.socialgraph.common.api.ApiHeaders;
+import dev.socialgraph.wire.Headers;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
@@ -40,10 +40,10 @@ public final class ReactiveProblems {
     /**
      * Completes the exchange with {@code problem}, its status and {@code headers}, completed by
      * {@link ProblemTypes#complete}: a type of the vocabulary, and as {@code instance} the path the caller sent (the
-     * gateway's {@link ApiHeaders#PUBLIC_PATH}, else the request's path when the problem has none).
+     * gateway's {@link Headers#PUBLIC_PATH}, else the request's path when the problem has none).
      */
     static Mono<Void> write(ServerWebExchange exchange, ProblemDetail problem, HttpHeaders headers) {
-        ProblemTypes.complete(problem, exchange.getRequest().getHeaders().getFirst(ApiHeaders.PUBLIC_PATH),
+        ProblemTypes.complete(problem, exchange.getRequest().getHeaders().getFirst(Headers.PUBLIC_PATH),
                 exchange.getRequest().getPath().value());
         exchange.getResponse().getHeaders().addAll(headers);
         return write(exchange, problem.getStatus(), ProblemJson.of(problem));

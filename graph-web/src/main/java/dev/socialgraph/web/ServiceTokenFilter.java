@@ -1,13 +1,13 @@
 package dev.socialgraph.web;
 
-import dev.socialgraph.common.token.ServiceCredential;
+import dev.socialgraph.wire.Headers;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.List;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.util.List;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -22,7 +22,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 final class ServiceTokenFilter extends OncePerRequestFilter {
 
     /** The header every caller of a service (gateway, graph-client, launcher, tools) sends the credential in. */
-    static final String HEADER = ServiceCredential.HEADER;
+    static final String HEADER = Headers.SERVICE_TOKEN;
 
     private final CredentialRule rule;
 

@@ -1,18 +1,26 @@
 package dev.socialgraph.reconciler;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
 import dev.socialgraph.testsupport.TestShards;
+import dev.socialgraph.wire.InternalApi;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 @SpringBootTest(classes = ReconcilerApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class ServiceProbesIT {
@@ -53,4 +61,21 @@ class ServiceProbesIT {
         // must not get a way around the API port's network policy.
         ActuatorProbe.assertOnlyActuatorOn(managementPort, List.of("/admin/scans/1", "/admin/snapshots"), Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
     }
+
+    @Autowired
+    @Qualifier("requestMappingHandlerMapping")
+    RequestMappingHandlerMapping mappings;
+
+    @Test
+    void theRoutes_areExactlyThisServicesPartOfTheWire() {
+        Set<String> served = new TreeSet<>();
+        mappings.getHandlerMethods().keySet().forEach(info -> info.getPatternValues().forEach(pattern ->
+                info.getMethodsCondition().getMethods().forEach(method -> served.add(method.name() + " " + pattern))));
+        served.removeIf(route -> route.endsWith(" /error"));
+        Set<String> described = new TreeSet<>();
+        InternalApi.RECONCILER.forEach(endpoint -> described.add(endpoint.toString()));
+
+        assertThat(served).isEqualTo(described);
+    }
 }
+

@@ -1,6 +1,7 @@
 package dev.socialgraph.check.affinity;
 
-import dev.socialgraph.common.api.ApiPaths;
+import dev.socialgraph.wire.Headers;
+import dev.socialgraph.wire.InternalApi;
 import org.springframework.core.Ordered;
 import org.springframework.stereotype.Component;
 import org.springframework.web.server.ServerWebExchange;
@@ -10,7 +11,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * Adds {@code X-Served-By: <graph.check.affinity.instance-id>} to every answer of the read API
- * ({@code /internal/v1/users/**}, and {@code /internal/v1/following/**}, the pairs check), errors included, so that
+ * ({@code /internal/v1/users/**}, and the pairs check {@link InternalApi#PAIRS}), errors included, so that
  * operators and tests can see which instance the gateway's shard-affine routing picked. The gateway passes it
  * through.
  */
@@ -18,10 +19,9 @@ import reactor.core.publisher.Mono;
 class ServedByWebFilter implements WebFilter, Ordered {
 
     /** Response header naming the instance that answered. */
-    static final String HEADER = "X-Served-By";
+    static final String HEADER = Headers.SERVED_BY;
 
-    private static final String READ_API = ApiPaths.USERS + "/";
-    private static final String PAIRS_API = ApiPaths.INTERNAL + "/following/";
+    private static final String READ_API = InternalApi.USERS + "/";
 
     private final String instanceId;
 
@@ -37,7 +37,7 @@ class ServedByWebFilter implements WebFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         String path = exchange.getRequest().getPath().value();
-        if (path.startsWith(READ_API) || path.startsWith(PAIRS_API)) {
+        if (path.startsWith(READ_API) || InternalApi.PAIRS.matches(path)) {
             exchange.getResponse().getHeaders().set(HEADER, instanceId); // before the body commits the response
         }
         return chain.filter(exchange);

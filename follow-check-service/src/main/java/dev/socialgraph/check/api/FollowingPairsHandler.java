@@ -1,15 +1,15 @@
 package dev.socialgraph.check.api;
 
-import dev.socialgraph.common.api.ApiPaths;
-import dev.socialgraph.common.api.FollowingPairs;
-import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.check.reads.GraphReads;
-import dev.socialgraph.web.BadParameterException;
+import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.web.ProblemJson;
 import dev.socialgraph.web.ProblemMapping;
 import dev.socialgraph.web.ProblemTypes;
 import dev.socialgraph.web.UserIdJson;
-import java.nio.charset.StandardCharsets;
+import dev.socialgraph.wire.FollowingAnswer;
+import dev.socialgraph.wire.FollowingPairs;
+import dev.socialgraph.wire.InternalApi;
+import dev.socialgraph.wire.WireFormatException;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -64,13 +64,9 @@ final class FollowingPairsHandler {
 
     /** The body member holding the pairs, and the name of every error about it. */
     static final String PAIRS = FollowingPairs.PAIRS;
-    private static final String BODY_SHAPE =
-            "body must be a JSON object {\"pairs\": [{\"followerId\": …, \"followeeId\": …}, …]}";
-    private static final byte[] OPEN = "{\"results\":[".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] CLOSE = "]}".getBytes(StandardCharsets.US_ASCII);
     /** The single check's two bodies, which are also the two answers a pair can have. */
-    private static final byte[] FOLLOWING = GraphReadHandlers.FOLLOWING;
-    private static final byte[] NOT_FOLLOWING = GraphReadHandlers.NOT_FOLLOWING;
+    private static final byte[] FOLLOWING = FollowingAnswer.bytes(true);
+    private static final byte[] NOT_FOLLOWING = FollowingAnswer.bytes(false);
 
     /** What a slot holds once the caller went away: no answer is encoded. */
     private static final byte[] GONE = new byte[0];
@@ -112,9 +108,6 @@ final class FollowingPairsHandler {
         this.blockingReads = blockingReads;
     }
 
-    /** The pairs of one request, aligned; {@code followTokens[i]} is {@code null} where the pair carried none. */
-    record Pairs(long[] followerIds, long[] followeeIds, String[] followTokens) {
-    }
 
     Mono<ServerResponse> check(ServerRequest request) {
         if (request.uri().getRawQuery() != null) {
@@ -122,11 +115,12 @@ final class FollowingPairsHandler {
             UserIdJson.asStrings(request.queryParams().getFirst(UserIdJson.PARAMETER));
         }
         return request.bodyToMono(JsonNode.class)
-                .switchIfEmpty(Mono.error(() -> new BadParameterException("body", BODY_SHAPE)))
+                .switchIfEmpty(Mono.error(() -> new WireFormatException("body", "body must be a JSON object "
+                        + "{\"pairs\": [{\"followerId\": …, \"followeeId\": …}, …]}")))
                 .flatMap(body -> answer(parse(body)));
     }
 
-    private Mono<ServerResponse> answer(Pairs pairs) {
+    private Mono<ServerResponse> answer(FollowingPairs.Request pairs) {
         int n = pairs.followerIds().length;
         byte[][] results = new byte[n][];
         int[] known = null; // what memory said of each pair it could not answer
@@ -145,7 +139,7 @@ final class FollowingPairsHandler {
             }
         }
         if (waiting == 0) {
-            return ok(encode(results));
+            return ok(FollowingPairs.encodeAnswer(results));
         }
         Blocking blocking = new Blocking(pairs, results, known, waiting);
         return Mono.create(blocking::start).flatMap(FollowingPairsHandler::ok);
@@ -174,7 +168,7 @@ final class FollowingPairsHandler {
      */
     private final class Blocking {
 
-        private final Pairs pairs;
+        private final FollowingPairs.Request pairs;
         private final AtomicReferenceArray<byte[]> results;
         private final int[] known;
         /** 1 where the pair's task has begun its read. */
@@ -184,7 +178,7 @@ final class FollowingPairsHandler {
         private MonoSink<byte[]> sink;
         private volatile Disposable deadline;
 
-        Blocking(Pairs pairs, byte[][] results, int[] known, int waiting) {
+        Blocking(FollowingPairs.Request pairs, byte[][] results, int[] known, int waiting) {
             this.pairs = pairs;
             this.results = new AtomicReferenceArray<>(results);
             this.known = known;
@@ -252,7 +246,7 @@ final class FollowingPairsHandler {
                 for (int j = 0; j < all.length; j++) {
                     all[j] = results.get(j);
                 }
-                sink.success(encode(all));
+                sink.success(FollowingPairs.encodeAnswer(all));
             }
         }
     }
@@ -293,7 +287,7 @@ final class FollowingPairsHandler {
      * graph's own problems is, they are about 250 bytes) is a bug, logged, and the pair gets the bug's 500 instead.
      */
     private static byte[] document(ProblemDetail problem, long follower, long followee) {
-        String path = ApiPaths.USERS + "/" + follower + "/following/" + followee;
+        String path = InternalApi.USERS + "/" + follower + "/following/" + followee;
         ProblemTypes.complete(problem, null, path);
         byte[] document = ProblemJson.of(problem);
         if (document.length <= FollowingPairs.MAX_RESULT_BYTES) {
@@ -306,72 +300,18 @@ final class FollowingPairsHandler {
         return ProblemJson.of(bug);
     }
 
-    /** {@code {"results":[r0,r1,…]}}, each result already encoded. */
-    private static byte[] encode(byte[][] results) {
-        int size = OPEN.length + CLOSE.length + results.length - 1;
-        for (byte[] result : results) {
-            size += result.length;
-        }
-        byte[] out = new byte[size];
-        System.arraycopy(OPEN, 0, out, 0, OPEN.length);
-        int at = OPEN.length;
-        for (int i = 0; i < results.length; i++) {
-            if (i > 0) {
-                out[at++] = ',';
-            }
-            System.arraycopy(results[i], 0, out, at, results[i].length);
-            at += results[i].length;
-        }
-        System.arraycopy(CLOSE, 0, out, at, CLOSE.length);
-        return out;
-    }
-
     private static Mono<ServerResponse> ok(byte[] body) {
         return ServerResponse.ok().contentType(MediaType.APPLICATION_JSON).bodyValue(body);
     }
 
     /**
-     * The pairs of a body.
+     * The pairs of a body ({@link FollowingPairs#decodeRequest}).
      *
-     * @throws BadParameterException naming {@code body}, {@code pairs} or the bad member
+     * @throws WireFormatException naming {@code body}, {@code pairs} or the bad member
      * @throws dev.socialgraph.common.id.InvalidUserIdException naming the member of an id that is not a positive
      *                                                         64-bit id
      */
-    Pairs parse(JsonNode body) {
-        if (body == null || !body.isObject()) {
-            throw new BadParameterException("body", BODY_SHAPE);
-        }
-        JsonNode pairs = body.get(PAIRS);
-        if (pairs == null || !pairs.isArray() || pairs.isEmpty()) {
-            throw new BadParameterException(PAIRS, "pairs must be an array of 1 to " + batchMax
-                    + " pairs {\"followerId\": …, \"followeeId\": …}");
-        }
-        if (pairs.size() > batchMax) {
-            throw new BadParameterException(PAIRS,
-                    "pairs holds " + pairs.size() + " pairs; at most " + batchMax + " are allowed");
-        }
-        int n = pairs.size();
-        long[] followers = new long[n];
-        long[] followees = new long[n];
-        String[] tokens = new String[n];
-        for (int i = 0; i < n; i++) {
-            JsonNode pair = pairs.get(i);
-            String field = PAIRS + "[" + i + "]";
-            if (!pair.isObject()) {
-                throw new BadParameterException(field,
-                        field + " must be an object {\"followerId\": …, \"followeeId\": …}");
-            }
-            followers[i] = Params.userId(pair.get("followerId"), field + ".followerId");
-            followees[i] = Params.userId(pair.get("followeeId"), field + ".followeeId");
-            JsonNode token = pair.get("followToken");
-            if (token != null && !token.isNull()) {
-                if (!token.isString()) {
-                    throw new BadParameterException(field + ".followToken",
-                            field + ".followToken must be a string, the X-Follow-Token of a write");
-                }
-                tokens[i] = Params.followToken(token.stringValue(), field + ".followToken");
-            }
-        }
-        return new Pairs(followers, followees, tokens);
+    FollowingPairs.Request parse(JsonNode body) {
+        return FollowingPairs.decodeRequest(body, batchMax);
     }
 }

@@ -5,7 +5,6 @@ import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.check.suggest.Suggestions;
-import dev.socialgraph.common.api.ApiHeaders;
 import dev.socialgraph.common.cursor.CursorCodec;
 import dev.socialgraph.common.cursor.CursorPosition;
 import dev.socialgraph.common.cursor.ListKind;
@@ -13,6 +12,9 @@ import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.web.BadParameterException;
 import dev.socialgraph.web.UserIdJson;
+import dev.socialgraph.wire.FollowingAnswer;
+import dev.socialgraph.wire.FollowingPairs;
+import dev.socialgraph.wire.Headers;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,12 +43,12 @@ import tools.jackson.databind.annotation.JsonSerialize;
  */
 final class GraphReadHandlers {
 
-    /** {@code {"following":true|false}}: the two possible bodies of the hot path, encoded once. */
-    static final byte[] FOLLOWING = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
-    static final byte[] NOT_FOLLOWING = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
-    private static final String FOLLOW_TOKEN = ApiHeaders.FOLLOW_TOKEN;
+    /** {@code {"following":true|false}}: the two possible bodies of the hot path, encoded once ({@link FollowingAnswer}). */
+    static final byte[] FOLLOWING = FollowingAnswer.bytes(true);
+    static final byte[] NOT_FOLLOWING = FollowingAnswer.bytes(false);
+    private static final String FOLLOW_TOKEN = Headers.FOLLOW_TOKEN;
     /** Who asks, when the gateway knows: the token's subject. */
-    static final String VIEWER = ApiHeaders.VIEWER_ID;
+    static final String VIEWER = Headers.VIEWER_ID;
 
     private final GraphReads reads;
     private final CheckProperties properties;
@@ -314,10 +316,10 @@ final class GraphReadHandlers {
      * The request's {@code X-Follow-Token}, or {@code null}.
      *
      * @throws BadParameterException naming {@code X-Follow-Token} when it is longer than any token
-     *                               ({@link Params#followToken})
+     *                               ({@link FollowingPairs#followToken})
      */
     private static String followToken(ServerRequest request) {
-        return Params.followToken(request.headers().firstHeader(FOLLOW_TOKEN), FOLLOW_TOKEN);
+        return FollowingPairs.followToken(request.headers().firstHeader(FOLLOW_TOKEN), FOLLOW_TOKEN);
     }
 
     private <T> Mono<T> blocking(Callable<T> read) {
@@ -373,7 +375,7 @@ final class GraphReadHandlers {
         }
         long[] out = new long[ids.size()];
         for (int i = 0; i < out.length; i++) {
-            out[i] = Params.userId(ids.get(i), "ids[" + i + "]");
+            out[i] = FollowingPairs.userId(ids.get(i), "ids[" + i + "]");
         }
         return out;
     }

@@ -1,10 +1,11 @@
 package dev.socialgraph.check.api;
 
-import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.bloom.BloomHandlers;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.web.ServiceGuardProperties;
+import dev.socialgraph.wire.Endpoint;
+import dev.socialgraph.wire.InternalApi;
 import io.micrometer.observation.ObservationPredicate;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -35,8 +36,6 @@ import reactor.core.scheduler.Schedulers;
  */
 @Configuration(proxyBeanMethods = false)
 class ReadRoutes {
-
-    private static final String USERS = ApiPaths.USERS + "/{id}";
 
     /**
      * The threads reads that may wait for Redis or a shard run on ({@code graph.check.blocking-threads}, queue
@@ -72,21 +71,21 @@ class ReadRoutes {
     RouterFunction<ServerResponse> checkServiceRoutes(GraphReadHandlers reads, FollowingPairsHandler pairs,
                                                       BloomHandlers bloom, Scheduler blockingReads) {
         Table table = new Table();
-        table.add(HttpMethod.GET, USERS + "/following/{targetId}", reads::isFollowing);
-        table.addJson(HttpMethod.POST, USERS + "/following/contains", reads::contains);
-        table.addJson(HttpMethod.POST, ApiPaths.FOLLOWING_PAIRS, pairs::check);
-        table.add(HttpMethod.GET, USERS + "/following", reads::following);
-        table.add(HttpMethod.GET, USERS + "/followers", reads::followers);
-        table.add(HttpMethod.GET, USERS + "/counts", reads::counts);
-        table.add(HttpMethod.GET, USERS + "/common-following/{otherId}", reads::commonFollowing);
-        table.add(HttpMethod.GET, USERS + "/relationship/{otherId}", reads::relationship);
-        table.add(HttpMethod.GET, USERS + "/suggestions", reads::suggestions);
-        table.add(HttpMethod.GET, USERS + "/blocking", reads::blocking);
-        table.add(HttpMethod.GET, USERS + "/muting", reads::muting);
-        table.addJson(HttpMethod.POST, USERS + "/hidden", reads::hidden);
-        table.add(HttpMethod.GET, ApiPaths.BLOOM, bloom::state);
-        table.add(HttpMethod.POST, ApiPaths.BLOOM_SWAP, request -> bloom.swap(request, blockingReads));
-        return table.routes();
+        table.add(InternalApi.CHECK, reads::isFollowing);
+        table.addJson(InternalApi.CONTAINS, reads::contains);
+        table.addJson(InternalApi.PAIRS, pairs::check);
+        table.add(InternalApi.FOLLOWING, reads::following);
+        table.add(InternalApi.FOLLOWERS, reads::followers);
+        table.add(InternalApi.COUNTS, reads::counts);
+        table.add(InternalApi.COMMON_FOLLOWING, reads::commonFollowing);
+        table.add(InternalApi.RELATIONSHIP, reads::relationship);
+        table.add(InternalApi.SUGGESTIONS, reads::suggestions);
+        table.add(InternalApi.BLOCKING, reads::blocking);
+        table.add(InternalApi.MUTING, reads::muting);
+        table.addJson(InternalApi.HIDDEN, reads::hidden);
+        table.add(InternalApi.BLOOM, bloom::state);
+        table.add(InternalApi.BLOOM_SWAP, request -> bloom.swap(request, blockingReads));
+        return table.routes(InternalApi.CHECK_SERVICE);
     }
 
     /** Routes by method and path, in order, then a 405 for each path's other methods. */
@@ -94,21 +93,38 @@ class ReadRoutes {
 
         private RouterFunction<ServerResponse> routes;
         private final Map<String, Set<HttpMethod>> methods = new LinkedHashMap<>();
+        private final Set<Endpoint> served = new LinkedHashSet<>();
 
-        void add(HttpMethod method, String path, HandlerFunction<ServerResponse> handler) {
-            route(RequestPredicates.method(method).and(RequestPredicates.path(path)), handler);
-            methods.computeIfAbsent(path, p -> new LinkedHashSet<>()).add(method);
+        void add(Endpoint endpoint, HandlerFunction<ServerResponse> handler) {
+            HttpMethod method = HttpMethod.valueOf(endpoint.method().name());
+            route(RequestPredicates.method(method).and(RequestPredicates.path(endpoint.template())), handler);
+            methods.computeIfAbsent(endpoint.template(), p -> new LinkedHashSet<>()).add(method);
+            served.add(endpoint);
         }
 
         /** As {@link #add}, for a JSON body: any other {@code Content-Type} is answered 415. */
-        void addJson(HttpMethod method, String path, HandlerFunction<ServerResponse> handler) {
+        void addJson(Endpoint endpoint, HandlerFunction<ServerResponse> handler) {
             RequestPredicate json = RequestPredicates.contentType(MediaType.APPLICATION_JSON);
-            add(method, path, request -> json.test(request) ? handler.handle(request) : Mono.error(
+            add(endpoint, request -> json.test(request) ? handler.handle(request) : Mono.error(
                     new UnsupportedMediaTypeStatusException(request.headers().contentType().orElse(null),
                             List.of(MediaType.APPLICATION_JSON))));
         }
 
-        RouterFunction<ServerResponse> routes() {
+        /**
+         * The routes, once every endpoint of {@code expected} has a handler and none else does.
+         *
+         * @throws IllegalStateException naming what is missing or extra: the service serves exactly its part of the
+         *                               wire ({@link InternalApi#CHECK_SERVICE})
+         */
+        RouterFunction<ServerResponse> routes(List<Endpoint> expected) {
+            if (!served.equals(new LinkedHashSet<>(expected))) {
+                Set<Endpoint> missing = new LinkedHashSet<>(expected);
+                missing.removeAll(served);
+                Set<Endpoint> extra = new LinkedHashSet<>(served);
+                extra.removeAll(expected);
+                throw new IllegalStateException("the check service's routes are not InternalApi.CHECK_SERVICE: missing "
+                        + missing + ", extra " + extra);
+            }
             for (Map.Entry<String, Set<HttpMethod>> path : methods.entrySet()) {
                 Set<HttpMethod> allowed = Set.copyOf(path.getValue());
                 route(RequestPredicates.path(path.getKey()),

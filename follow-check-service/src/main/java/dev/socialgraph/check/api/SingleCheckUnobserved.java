@@ -1,6 +1,6 @@
 package dev.socialgraph.check.api;
 
-import dev.socialgraph.common.api.ApiPaths;
+import dev.socialgraph.wire.InternalApi;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationPredicate;
 import org.springframework.http.HttpMethod;
@@ -14,16 +14,14 @@ import org.springframework.http.server.reactive.observation.ServerRequestObserva
  * per fleet at well under a millisecond each) and is timed already by {@code graph.check.latency}, tagged by the
  * layer that answered; the observation would add a second timer with its tags, a context and, while tracing, a span
  * (the check makes no call that a trace context would need to reach). Its cost on the skipped path is this test: a
- * method comparison and one scan of the path, no allocation.
+ * method comparison and one scan of the path against {@link InternalApi#CHECK} ({@code Endpoint.matches}), no
+ * allocation.
  *
  * <p>Runs when each observation is created, before routing, so it matches the raw path: {@code GET} and exactly
  * {@code /internal/v1/users/<segment>/following/<segment>}. {@code /following/contains} is a {@code POST} and stays
  * observed.
  */
 final class SingleCheckUnobserved implements ObservationPredicate {
-
-    private static final String PREFIX = ApiPaths.USERS + "/";
-    private static final String FOLLOWING = "/following/";
 
     @Override
     public boolean test(String name, Observation.Context context) {
@@ -40,14 +38,6 @@ final class SingleCheckUnobserved implements ObservationPredicate {
 
     /** {@code /internal/v1/users/<one segment>/following/<one segment>}, segments non-empty. */
     static boolean isSingleCheckPath(String path) {
-        if (!path.startsWith(PREFIX)) {
-            return false;
-        }
-        int idEnd = path.indexOf('/', PREFIX.length());
-        if (idEnd <= PREFIX.length() || !path.startsWith(FOLLOWING, idEnd)) {
-            return false;
-        }
-        int target = idEnd + FOLLOWING.length();
-        return target < path.length() && path.indexOf('/', target) < 0;
+        return InternalApi.CHECK.matches(path);
     }
 }

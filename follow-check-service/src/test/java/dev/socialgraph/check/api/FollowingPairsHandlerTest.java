@@ -7,16 +7,17 @@ import static org.awaitility.Awaitility.await;
 import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.reads.FakeGraph;
 import dev.socialgraph.check.reads.GraphReads;
-import dev.socialgraph.common.api.FollowingPairs;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.store.account.AccountState;
 import dev.socialgraph.web.BadParameterException;
+import dev.socialgraph.wire.FollowingPairs;
+import dev.socialgraph.wire.WireFormatException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
@@ -376,6 +377,8 @@ class FollowingPairsHandlerTest {
             call.run();
         } catch (BadParameterException e) {
             return e.parameter();
+        } catch (WireFormatException e) {
+            return e.field();
         } catch (InvalidUserIdException e) {
             return e.field();
         }

@@ -15,6 +15,7 @@ import dev.socialgraph.store.account.AccountState;
 import dev.socialgraph.store.account.InactiveUsers;
 import dev.socialgraph.store.following.FollowingRow;
 import dev.socialgraph.web.BadParameterException;
+import dev.socialgraph.wire.WireFormatException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -322,8 +323,8 @@ class GraphReadHandlersTest {
                 () -> handlers.hidden(MockServerRequest.builder().pathVariable("id", String.valueOf(A))
                         .header("X-Follow-Token", tooLong).body(Mono.just(JSON.readTree("{\"ids\":[20]}")))));
         for (Runnable read : reads) {
-            assertThatThrownBy(read::run).isInstanceOfSatisfying(BadParameterException.class, e -> {
-                assertThat(e.parameter()).isEqualTo("X-Follow-Token");
+            assertThatThrownBy(read::run).isInstanceOfSatisfying(WireFormatException.class, e -> {
+                assertThat(e.field()).isEqualTo("X-Follow-Token");
                 assertThat(e.getMessage()).contains("at most 64 characters").contains("was 65");
             });
         }

@@ -1,13 +1,13 @@
 package dev.socialgraph.write.api;
 
-import dev.socialgraph.common.api.ApiHeaders;
-import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.account.AccountJob;
 import dev.socialgraph.store.account.AccountStatus;
 import dev.socialgraph.store.account.JobStatus;
 import dev.socialgraph.web.UserIdJson;
+import dev.socialgraph.wire.Headers;
+import dev.socialgraph.wire.InternalApi;
 import dev.socialgraph.write.account.AccountService;
 import dev.socialgraph.write.account.JobId;
 import org.springframework.http.MediaType;
@@ -33,7 +33,7 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code conflict}.
  */
 @RestController
-@RequestMapping(path = ApiPaths.ADMIN, produces = MediaType.APPLICATION_JSON_VALUE)
+@RequestMapping(produces = MediaType.APPLICATION_JSON_VALUE)
 class AccountController {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -46,35 +46,35 @@ class AccountController {
         this.tokens = tokens;
     }
 
-    @PutMapping("/users/{id}/deactivation")
+    @PutMapping(InternalApi.DEACTIVATION_PATH)
     ResponseEntity<Object> deactivate(@PathVariable("id") String id,
             @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
         boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
         return reply(accounts.deactivate(UserIds.parse(id, "id")), strings);
     }
 
-    @DeleteMapping("/users/{id}/deactivation")
+    @DeleteMapping(InternalApi.DEACTIVATION_PATH)
     ResponseEntity<Object> reactivate(@PathVariable("id") String id,
             @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
         boolean strings = UserIdJson.asStrings(stringifyIds);
         return reply(accounts.reactivate(UserIds.parse(id, "id")), strings);
     }
 
-    @DeleteMapping("/users/{id}")
+    @DeleteMapping(InternalApi.ACCOUNT_PATH)
     ResponseEntity<Object> erase(@PathVariable("id") String id,
             @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
         boolean strings = UserIdJson.asStrings(stringifyIds);
         return reply(accounts.erase(UserIds.parse(id, "id")), strings);
     }
 
-    @GetMapping("/users/{id}")
+    @GetMapping(InternalApi.ACCOUNT_PATH)
     ResponseEntity<Object> state(@PathVariable("id") String id,
             @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
         boolean strings = UserIdJson.asStrings(stringifyIds);
         return reply(accounts.state(UserIds.parse(id, "id")), strings);
     }
 
-    @GetMapping("/jobs/{jobId}")
+    @GetMapping(InternalApi.JOB_PATH)
     ResponseEntity<Object> job(@PathVariable("jobId") String jobId,
             @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
         boolean strings = UserIdJson.asStrings(stringifyIds);
@@ -86,7 +86,7 @@ class AccountController {
     private ResponseEntity<Object> reply(AccountStatus status, boolean strings) {
         String token = tokens.issue(status.userId());
         ResponseEntity<Object> ok = UserIdJson.ok(StateResponse.of(status, token), strings);
-        return ResponseEntity.ok().headers(ok.getHeaders()).header(ApiHeaders.FOLLOW_TOKEN, token).body(ok.getBody());
+        return ResponseEntity.ok().headers(ok.getHeaders()).header(Headers.FOLLOW_TOKEN, token).body(ok.getBody());
     }
 
     /** No job of that id: 404 {@code not-found} naming {@code jobId}. */

@@ -1,9 +1,9 @@
 package dev.socialgraph.write.api;
 
-import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.web.UserIdJson;
+import dev.socialgraph.wire.InternalApi;
 import dev.socialgraph.write.follow.FollowResult;
 import dev.socialgraph.write.follow.FollowService;
 import org.springframework.http.MediaType;
@@ -22,7 +22,7 @@ import org.springframework.web.bind.annotation.RestController;
  * are {@code application/problem+json} from {@link ProblemAdvice}.
  */
 @RestController
-@RequestMapping(path = ApiPaths.USERS + "/{followerId}/following/{followeeId}",
+@RequestMapping(path = InternalApi.FOLLOW_PATH,
         produces = MediaType.APPLICATION_JSON_VALUE)
 class FollowController {
 

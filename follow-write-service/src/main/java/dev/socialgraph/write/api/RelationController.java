@@ -1,9 +1,9 @@
 package dev.socialgraph.write.api;
 
-import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.web.UserIdJson;
+import dev.socialgraph.wire.InternalApi;
 import dev.socialgraph.write.follow.RelationResult;
 import dev.socialgraph.write.follow.RelationService;
 import org.springframework.http.MediaType;
@@ -24,7 +24,7 @@ import tools.jackson.databind.annotation.JsonSerialize;
  * {@code application/problem+json} from {@link ProblemAdvice}.
  */
 @RestController
-@RequestMapping(path = ApiPaths.USERS + "/{userId}", produces = MediaType.APPLICATION_JSON_VALUE)
+@RequestMapping(produces = MediaType.APPLICATION_JSON_VALUE)
 class RelationController {
 
     private final RelationService relations;
@@ -35,28 +35,28 @@ class RelationController {
         this.tokens = tokens;
     }
 
-    @PutMapping("/blocking/{targetId}")
+    @PutMapping(InternalApi.BLOCK_PATH)
     ResponseEntity<Object> block(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId,
             @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
         boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
         return UserIdJson.ok(reply(relations.block(user(userId), target(targetId))), strings);
     }
 
-    @DeleteMapping("/blocking/{targetId}")
+    @DeleteMapping(InternalApi.BLOCK_PATH)
     ResponseEntity<Object> unblock(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId,
             @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
         boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
         return UserIdJson.ok(reply(relations.unblock(user(userId), target(targetId))), strings);
     }
 
-    @PutMapping("/muting/{targetId}")
+    @PutMapping(InternalApi.MUTE_PATH)
     ResponseEntity<Object> mute(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId,
             @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
         boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
         return UserIdJson.ok(reply(relations.mute(user(userId), target(targetId))), strings);
     }
 
-    @DeleteMapping("/muting/{targetId}")
+    @DeleteMapping(InternalApi.MUTE_PATH)
     ResponseEntity<Object> unmute(@PathVariable("userId") String userId, @PathVariable("targetId") String targetId,
             @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
         boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written

@@ -2,12 +2,10 @@ package dev.socialgraph.common.token;
 
 /**
  * The service credential: one shared secret per deployment that callers of the services' internal endpoints (the
- * gateway, backends through graph-client, the launcher, tools) send and every service checks (graph-web's guard).
+ * gateway, backends through graph-client, the launcher, tools) send and every service checks (graph-web's guard), in
+ * the header graph-wire's {@code Headers.SERVICE_TOKEN} names.
  */
 public final class ServiceCredential {
-
-    /** The request header that carries it. */
-    public static final String HEADER = "X-Service-Token";
 
     /**
      * Its shortest accepted length in characters: 32 random characters of a URL-safe alphabet carry about 190 bits,

@@ -1,6 +1,6 @@
 package dev.socialgraph.store.outbox;
 
-import dev.socialgraph.common.api.ApiHeaders;
+import dev.socialgraph.wire.Headers;
 import io.micrometer.tracing.Baggage;
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.TraceContext;
@@ -37,9 +37,9 @@ public final class EventTracing {
 
     /**
      * The request id header of an event record, as the gateway issues it for the request that wrote the event: the
-     * HTTP header's name ({@link ApiHeaders#REQUEST_ID}), so a record and a request carry the id under one name.
+     * HTTP header's name ({@link Headers#REQUEST_ID}), so a record and a request carry the id under one name.
      */
-    public static final String REQUEST_ID = ApiHeaders.REQUEST_ID;
+    public static final String REQUEST_ID = Headers.REQUEST_ID;
 
     /** No tracer: rows carry no context and no span is ever started. */
     public static final EventTracing NONE = new EventTracing(Tracer.NOOP);

@@ -3,6 +3,7 @@ package dev.socialgraph.reconciler.admin;
 import dev.socialgraph.reconciler.repair.Divergence;
 import dev.socialgraph.reconciler.scan.ScanService;
 import dev.socialgraph.reconciler.scan.ScanStatus;
+import dev.socialgraph.wire.InternalApi;
 import jakarta.validation.Valid;
 import java.net.URI;
 import java.sql.SQLException;
@@ -15,7 +16,6 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -31,7 +31,6 @@ import org.springframework.web.bind.annotation.RestController;
  * </ul>
  */
 @RestController
-@RequestMapping("/admin/scans")
 @ConditionalOnProperty(prefix = "graph.reconciler.admin", name = "enabled", havingValue = "true", matchIfMissing = true)
 class ScanController {
 
@@ -41,18 +40,18 @@ class ScanController {
         this.scans = scans;
     }
 
-    @PostMapping
+    @PostMapping(InternalApi.SCANS_PATH)
     ResponseEntity<Map<String, Object>> start(@Valid @RequestBody StartScanRequest request) throws SQLException {
         long id = scans.start(request.firstShard(), request.lastShard());
-        return ResponseEntity.accepted().location(URI.create("/admin/scans/" + id)).body(Map.of("id", id));
+        return ResponseEntity.accepted().location(URI.create(InternalApi.SCAN.path(id))).body(Map.of("id", id));
     }
 
-    @GetMapping("/{id}")
+    @GetMapping(InternalApi.SCAN_PATH)
     Map<String, Object> status(@PathVariable long id) throws SQLException {
         return json(scans.status(id).orElseThrow(() -> new ScanNotFoundException(id)));
     }
 
-    @DeleteMapping("/{id}")
+    @DeleteMapping(InternalApi.SCAN_PATH)
     Map<String, Object> cancel(@PathVariable long id) throws SQLException {
         ScanStatus before = scans.status(id).orElseThrow(() -> new ScanNotFoundException(id));
         if (!scans.cancel(id)) {

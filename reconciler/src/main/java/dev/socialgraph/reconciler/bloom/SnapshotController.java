@@ -1,6 +1,7 @@
 package dev.socialgraph.reconciler.bloom;
 
 import dev.socialgraph.web.BadParameterException;
+import dev.socialgraph.wire.InternalApi;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
@@ -9,7 +10,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -20,7 +20,6 @@ import org.springframework.web.bind.annotation.RestController;
  * range outside the logical shards (problem+json, from graph-web's {@code ProblemAdvice}).
  */
 @RestController
-@RequestMapping("/admin/snapshots")
 @ConditionalOnProperty(prefix = "graph.reconciler.admin", name = "enabled", havingValue = "true", matchIfMissing = true)
 class SnapshotController {
 
@@ -34,7 +33,7 @@ class SnapshotController {
         this.builder = builder;
     }
 
-    @PostMapping
+    @PostMapping(InternalApi.SNAPSHOTS_PATH)
     ResponseEntity<Map<String, Object>> build(@RequestBody(required = false) Request request)
             throws SQLException, IOException {
         int last = builderLastShard();

@@ -1,7 +1,7 @@
 package dev.socialgraph.loadgen;
 
-import dev.socialgraph.common.api.ApiPaths;
-import dev.socialgraph.common.token.ServiceCredential;
+import dev.socialgraph.wire.Headers;
+import dev.socialgraph.wire.InternalApi;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -20,9 +20,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.function.BooleanSupplier;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -193,8 +193,8 @@ public final class AccountLifecycleBench implements Callable<Integer> {
 
     private boolean check(long a, long b) {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(checkUrl + ApiPaths.USERS + "/" + a
-                            + "/following/" + b)).header(ServiceCredential.HEADER, token).GET().build(),
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(checkUrl + InternalApi.USERS + "/" + a
+                            + "/following/" + b)).header(Headers.SERVICE_TOKEN, token).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             return JSON.readTree(r.body()).get("following").asBoolean();
         } catch (IOException e) {
@@ -206,8 +206,8 @@ public final class AccountLifecycleBench implements Callable<Integer> {
     }
 
     private JsonNode admin(String method, String path) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(writeUrl + ApiPaths.ADMIN + "/" + path))
-                .header(ServiceCredential.HEADER, token).method(method, HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(writeUrl + InternalApi.ADMIN + "/" + path))
+                .header(Headers.SERVICE_TOKEN, token).method(method, HttpRequest.BodyPublishers.noBody()).build(),
                 HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IllegalStateException(method + " " + path + ": " + r.statusCode() + " " + r.body());

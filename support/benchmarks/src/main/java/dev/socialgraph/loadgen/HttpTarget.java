@@ -7,8 +7,8 @@ import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.socialgraph.client.FollowCheckClient;
-import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.loadgen.Operation.Kind;
+import dev.socialgraph.wire.InternalApi;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -64,7 +64,7 @@ final class HttpTarget implements Target {
     static final String SERVICE_TOKEN_HEADER = FollowCheckClient.SERVICE_TOKEN_HEADER;
 
     /** Where every per-user path of a service starts, below its base URI. */
-    private static final String USERS = ApiPaths.USERS + "/";
+    private static final String USERS = InternalApi.USERS + "/";
 
     private final String name;
     private final String readBase;

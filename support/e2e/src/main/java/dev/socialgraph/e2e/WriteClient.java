@@ -1,7 +1,7 @@
 package dev.socialgraph.e2e;
 
-import dev.socialgraph.common.api.ApiPaths;
-import dev.socialgraph.common.token.ServiceCredential;
+import dev.socialgraph.wire.Headers;
+import dev.socialgraph.wire.InternalApi;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -34,8 +34,8 @@ public final class WriteClient {
      * @param serviceToken the service's credential, sent as {@code X-Service-Token} on every request
      */
     public WriteClient(int port, String serviceToken) {
-        this.base = "http://127.0.0.1:" + port + ApiPaths.USERS + "/";
-        this.admin = "http://127.0.0.1:" + port + ApiPaths.ADMIN + "/";
+        this.base = "http://127.0.0.1:" + port + InternalApi.USERS + "/";
+        this.admin = "http://127.0.0.1:" + port + InternalApi.ADMIN + "/";
         this.serviceToken = serviceToken;
     }
 
@@ -110,7 +110,7 @@ public final class WriteClient {
     private AccountReply admin(String method, String path) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(admin + path))
                 .timeout(Duration.ofSeconds(30))
-                .header(ServiceCredential.HEADER, serviceToken)
+                .header(Headers.SERVICE_TOKEN, serviceToken)
                 .method(method, HttpRequest.BodyPublishers.noBody())
                 .build();
         HttpResponse<String> response = exchange(request);
@@ -136,7 +136,7 @@ public final class WriteClient {
     private Reply send(String method, long followerId, String list, long followeeId) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(base + followerId + "/" + list + "/" + followeeId))
                 .timeout(Duration.ofSeconds(30))
-                .header(ServiceCredential.HEADER, serviceToken)
+                .header(Headers.SERVICE_TOKEN, serviceToken)
                 .method(method, HttpRequest.BodyPublishers.noBody())
                 .build();
         HttpResponse<String> response = exchange(request);

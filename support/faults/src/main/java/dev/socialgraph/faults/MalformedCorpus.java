@@ -1,6 +1,6 @@
 package dev.socialgraph.faults;
 
-import dev.socialgraph.common.api.ApiPaths;
+import dev.socialgraph.wire.InternalApi;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -103,7 +103,7 @@ public final class MalformedCorpus {
                 + "a".repeat(9_000) + "\r\nConnection: close\r\n\r\n");
         String[] badPaths = {"//v1/users/2/counts", "/v1//users/2/counts", "/v1/users/2/counts;x=y", "/v1/users;x=y/2/counts",
                 "/v1/users/2/../3/counts", "/v1/users/2/%2e%2e/counts", "/v1/users/2%2Fcounts", "/v1/users/2/counts%00",
-                ApiPaths.USERS + "/2/counts", "/admin/scans", "/v1/users/2/counts?%zz", "/v1/users/2/unknown",
+                InternalApi.USERS + "/2/counts", "/admin/scans", "/v1/users/2/counts?%zz", "/v1/users/2/unknown",
                 "/v1/users", "/v1", "/", "/v1/me/following", "/v1/me/following/", "/v1/users/2/following/3/x",
                 "/" + "a".repeat(10_000), "/v1/users/2/counts%23frag"};
         for (String path : badPaths) {

@@ -1,13 +1,13 @@
 package dev.socialgraph.launcher;
 
-import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.common.edges.EdgeListFormatException;
 import dev.socialgraph.common.edges.EdgeListParser;
 import dev.socialgraph.common.relation.Relation;
-import dev.socialgraph.common.token.ServiceCredential;
 import dev.socialgraph.localruntime.KraftBroker;
 import dev.socialgraph.localruntime.RedisCluster;
 import dev.socialgraph.tools.GraphTool;
+import dev.socialgraph.wire.Headers;
+import dev.socialgraph.wire.InternalApi;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -809,8 +809,8 @@ public final class GraphLauncher {
                     continue;
                 }
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                                + ApiPaths.BLOOM_SWAP)).timeout(Duration.ofMinutes(5))
-                                .header(ServiceCredential.HEADER, secrets.serviceToken())
+                                + InternalApi.BLOOM_SWAP.template())).timeout(Duration.ofMinutes(5))
+                                .header(Headers.SERVICE_TOKEN, secrets.serviceToken())
                                 .POST(HttpRequest.BodyPublishers.noBody()).build(),
                         HttpResponse.BodyHandlers.ofString());
                 System.out.println(name + " bloom swap: " + r.statusCode() + " " + r.body());

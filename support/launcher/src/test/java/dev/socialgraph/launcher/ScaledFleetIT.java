@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.shard.ShardAffinity;
-import dev.socialgraph.common.token.ServiceCredential;
 import dev.socialgraph.localruntime.RedisCluster;
 import dev.socialgraph.localruntime.RepositoryRoot;
+import dev.socialgraph.wire.Headers;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -91,7 +91,7 @@ class ScaledFleetIT {
             long actor = 102 + i;
             HttpResponse<String> direct = send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
                             + ports.port(PortPlan.write(i)) + "/internal/v1/users/" + actor + "/following/1"))
-                    .header(ServiceCredential.HEADER, serviceToken).PUT(HttpRequest.BodyPublishers.noBody()));
+                    .header(Headers.SERVICE_TOKEN, serviceToken).PUT(HttpRequest.BodyPublishers.noBody()));
             assertThat(direct.statusCode()).as("%s: %s", PortPlan.write(i), direct.body()).isEqualTo(200);
         }
         for (long actor = 101; actor <= 103; actor++) {

@@ -1,7 +1,7 @@
 package dev.socialgraph.floors.bare;
 
-import dev.socialgraph.common.api.ApiPaths;
 import dev.socialgraph.web.ReactiveServiceGuardAutoConfiguration;
+import dev.socialgraph.wire.InternalApi;
 import java.util.Map;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -40,7 +40,7 @@ public class BareGatewayApplication {
     static final String ROUTE = "bare";
 
     /** The one path routed, the check service's single check. */
-    public static final String CHECK_PATH = ApiPaths.USERS + "/{id}/following/{targetId}";
+    public static final String CHECK_PATH = InternalApi.USERS + "/{id}/following/{targetId}";
 
     /**
      * Starts the bare gateway.

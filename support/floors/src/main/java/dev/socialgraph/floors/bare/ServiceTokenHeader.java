@@ -1,6 +1,6 @@
 package dev.socialgraph.floors.bare;
 
-import dev.socialgraph.common.token.ServiceCredential;
+import dev.socialgraph.wire.Headers;
 import org.springframework.cloud.gateway.filter.headers.HttpHeadersFilter;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -23,7 +23,7 @@ final class ServiceTokenHeader implements HttpHeadersFilter, Ordered {
     @Override
     public HttpHeaders filter(HttpHeaders input, ServerWebExchange exchange) {
         HttpHeaders out = HttpHeaders.copyOf(input); // the incoming request's headers are read-only
-        out.set(ServiceCredential.HEADER, token);
+        out.set(Headers.SERVICE_TOKEN, token);
         return out;
     }
 

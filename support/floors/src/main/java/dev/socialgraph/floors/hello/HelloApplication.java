@@ -1,6 +1,6 @@
 package dev.socialgraph.floors.hello;
 
-import dev.socialgraph.common.api.ApiPaths;
+import dev.socialgraph.wire.InternalApi;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.springframework.boot.SpringApplication;
@@ -35,7 +35,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 public class HelloApplication {
 
     /** The one path answered. */
-    public static final String PATH = ApiPaths.INTERNAL + "/hello";
+    public static final String PATH = InternalApi.PREFIX + "/hello";
 
     /** The constant answer, encoded once. */
     static final byte[] BODY = "{\"hello\":\"world\"}".getBytes(StandardCharsets.US_ASCII);

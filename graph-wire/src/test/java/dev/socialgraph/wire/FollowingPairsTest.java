@@ -1,4 +1,4 @@
-package dev.socialgraph.common.api;
+package dev.socialgraph.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

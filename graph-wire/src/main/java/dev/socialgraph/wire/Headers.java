@@ -1,10 +1,16 @@
-package dev.socialgraph.common.api;
+package dev.socialgraph.wire;
 
 /**
  * The HTTP headers the fleet's own API defines, one home for their names: the gateway sets them, the services read
  * them, {@code graph-client} sends them.
  */
-public final class ApiHeaders {
+public final class Headers {
+
+    /**
+     * The service credential every request on a service's API port carries (graph-web's guard checks it; the gateway,
+     * {@code graph-client}, the launcher and the tools send it).
+     */
+    public static final String SERVICE_TOKEN = "X-Service-Token";
 
     /**
      * The follow token of a caller's newest write (from the write's answer), sent on its next reads so they see that
@@ -25,6 +31,9 @@ public final class ApiHeaders {
      */
     public static final String PUBLIC_PATH = "X-Public-Path";
 
-    private ApiHeaders() {
+    /** The check instance that answered a read (its {@code graph.check.affinity.instance-id}); the gateway passes it on. */
+    public static final String SERVED_BY = "X-Served-By";
+
+    private Headers() {
     }
 }
