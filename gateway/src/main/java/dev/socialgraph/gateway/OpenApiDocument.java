@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.wire.PublicApi;
 import java.util.Map;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.MediaType;
@@ -16,7 +17,7 @@ import org.springframework.web.reactive.config.WebFluxConfigurer;
 class OpenApiDocument implements WebFluxConfigurer {
 
     /** Where the document is served; no token needed. */
-    static final String PATH = "/openapi.yaml";
+    static final String PATH = PublicApi.GET_OPENAPI_DOCUMENT.template();
 
     /** Where the build puts it on the classpath. */
     static final String LOCATION = "classpath:/static/";

@@ -287,7 +287,7 @@ final class FollowingPairsHandler {
      * graph's own problems is, they are about 250 bytes) is a bug, logged, and the pair gets the bug's 500 instead.
      */
     private static byte[] document(ProblemDetail problem, long follower, long followee) {
-        String path = InternalApi.USERS + "/" + follower + "/following/" + followee;
+        String path = InternalApi.CHECK.path(follower, followee);
         ProblemTypes.complete(problem, null, path);
         byte[] document = ProblemJson.of(problem);
         if (document.length <= FollowingPairs.MAX_RESULT_BYTES) {
