@@ -64,7 +64,7 @@ class SingleCheckEntryIT {
     }
 
     /** Every pair follows; any other path is answered {@code {"followers":1,"following":2}} as counts are. */
-    private static void serve(HttpExchange exchange) throws IOException {
+    static void serve(HttpExchange exchange) throws IOException {
         byte[] request = exchange.getRequestBody().readAllBytes();
         SEEN.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getRawPath() + " "
                 + exchange.getRequestHeaders().getFirst("traceparent"));

@@ -10,7 +10,6 @@ import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpServer;
 import dev.socialgraph.testsupport.TestServers;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -50,19 +49,8 @@ class TokenAudienceIT {
             throw new IllegalStateException(e);
         }
         SERVICE.setExecutor(Executors.newCachedThreadPool(Thread.ofPlatform().daemon().factory()));
-        SERVICE.createContext("/", exchange -> {
-            byte[] request = exchange.getRequestBody().readAllBytes();
-            int pairs = new String(request, StandardCharsets.UTF_8).split("followerId", -1).length - 1;
-            String body = exchange.getRequestURI().getRawPath().equals(FollowPairsClient.PATH)
-                    ? "{\"results\":[" + "{\"following\":true},".repeat(Math.max(0, pairs - 1)) + "{\"following\":true}]}"
-                    : "{\"followers\":1,\"following\":2}";
-            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, bytes.length);
-            try (OutputStream out = exchange.getResponseBody()) {
-                out.write(bytes);
-            }
-        });
+        // The same stand-in check instance as SingleCheckEntryIT's: every pair follows, any other read is counts.
+        SERVICE.createContext("/", SingleCheckEntryIT::serve);
         SERVICE.start();
     }
 
