@@ -82,6 +82,8 @@ class ServiceProbesIT {
     void theManagementPort_servesTheActuatorAndNothingOfTheApi() {
         // Asked with the service credential: the management port is reachable from the monitoring namespace, which
         // must not get a way around the API port's network policy.
-        ActuatorProbe.assertOnlyActuatorOn(managementPort, List.of("/internal/v1/users/1/following/2", "/internal/v1/users/1/counts", "/internal/v1/bloom"), Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
+        ActuatorProbe.assertOnlyActuatorOn(managementPort,
+                List.of("/internal/v1/users/1/following/2", "/internal/v1/users/1/counts", "/internal/v1/bloom"),
+                Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
     }
 }

@@ -8,6 +8,7 @@ import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
 import dev.socialgraph.testsupport.TestShards;
+import dev.socialgraph.testsupport.WireRoutes;
 import dev.socialgraph.wire.InternalApi;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -16,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -105,7 +105,9 @@ class ServiceProbesIT {
     void theManagementPort_servesTheActuatorAndNothingOfTheApi() {
         // Asked with the service credential: the management port is reachable from the monitoring namespace, which
         // must not get a way around the API port's network policy.
-        ActuatorProbe.assertOnlyActuatorOn(managementPort, List.of("/internal/v1/admin/users/1", "/internal/v1/admin/jobs/1", "/internal/v1/users/1/blocking"), Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
+        ActuatorProbe.assertOnlyActuatorOn(managementPort,
+                List.of("/internal/v1/admin/users/1", "/internal/v1/admin/jobs/1", "/internal/v1/users/1/blocking"),
+                Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
     }
 
     @Autowired
@@ -114,14 +116,7 @@ class ServiceProbesIT {
 
     @Test
     void theRoutes_areExactlyThisServicesPartOfTheWire() {
-        Set<String> served = new TreeSet<>();
-        mappings.getHandlerMethods().keySet().forEach(info -> info.getPatternValues().forEach(pattern ->
-                info.getMethodsCondition().getMethods().forEach(method -> served.add(method.name() + " " + pattern))));
-        served.removeIf(route -> route.endsWith(" /error"));
-        Set<String> described = new TreeSet<>();
-        InternalApi.WRITE_SERVICE.forEach(endpoint -> described.add(endpoint.toString()));
-
-        assertThat(served).isEqualTo(described);
+        WireRoutes.assertServesExactly(mappings, InternalApi.WRITE_SERVICE);
     }
 }
 

@@ -6,11 +6,11 @@ import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.GuardProbe;
 import dev.socialgraph.testsupport.TestShards;
+import dev.socialgraph.testsupport.WireRoutes;
 import dev.socialgraph.wire.InternalApi;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -59,7 +59,9 @@ class ServiceProbesIT {
     void theManagementPort_servesTheActuatorAndNothingOfTheApi() {
         // Asked with the service credential: the management port is reachable from the monitoring namespace, which
         // must not get a way around the API port's network policy.
-        ActuatorProbe.assertOnlyActuatorOn(managementPort, List.of("/admin/scans/1", "/admin/snapshots"), Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
+        ActuatorProbe.assertOnlyActuatorOn(managementPort,
+                List.of("/admin/scans/1", "/admin/snapshots"),
+                Map.of("X-Service-Token", ServiceProcess.SERVICE_TOKEN));
     }
 
     @Autowired
@@ -68,14 +70,7 @@ class ServiceProbesIT {
 
     @Test
     void theRoutes_areExactlyThisServicesPartOfTheWire() {
-        Set<String> served = new TreeSet<>();
-        mappings.getHandlerMethods().keySet().forEach(info -> info.getPatternValues().forEach(pattern ->
-                info.getMethodsCondition().getMethods().forEach(method -> served.add(method.name() + " " + pattern))));
-        served.removeIf(route -> route.endsWith(" /error"));
-        Set<String> described = new TreeSet<>();
-        InternalApi.RECONCILER.forEach(endpoint -> described.add(endpoint.toString()));
-
-        assertThat(served).isEqualTo(described);
+        WireRoutes.assertServesExactly(mappings, InternalApi.RECONCILER);
     }
 }
 
