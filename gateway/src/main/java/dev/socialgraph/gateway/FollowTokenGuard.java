@@ -19,7 +19,7 @@ import reactor.core.publisher.Mono;
  * {@link #isTooLong} before the pair enters a batch.
  *
  * <p>Why at the gateway: a coalesced check's token travels in one call with other callers' checks, and that call's
- * body must fit the check service's body limit (docs/decisions.md, "Coalesced batches isolated"); a value that cannot
+ * body must fit the check service's body limit (docs/decisions/0048-coalesced-batches-isolated.md); a value that cannot
  * verify gives its own check nothing but takes room from everyone's. A value up to 64 characters is passed on as it is
  * (the check service reads one that does not verify as no token). Every value of the header is judged: a proxied
  * request carries them all. The check service refuses the same values the same way, for callers that reach it

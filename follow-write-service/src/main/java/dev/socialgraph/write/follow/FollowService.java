@@ -23,7 +23,7 @@ import org.springframework.stereotype.Service;
  * on the row lock, so versions and outbox ids follow commit order per follower. A repeat (already following, not
  * following) writes nothing, appends no outbox row and returns the current state.
  *
- * <p>Blocks stop follows both ways (docs/decisions.md, "Blocks and mutes"). A follower who blocks the followee is
+ * <p>Blocks stop follows both ways (docs/decisions/0029-blocks-and-mutes.md). A follower who blocks the followee is
  * refused under the row lock ({@link BlockingException}): a block takes the same lock, so the two serialize. A
  * followee who blocks the follower lives on another database: it is read before the transaction (refused with
  * {@link BlockedException}) and read again after the commit; a block that committed in between makes this call undo
@@ -121,7 +121,7 @@ public class FollowService {
 
     /**
      * {@code followerId} stops following {@code followeeId}. Idempotent: not following writes nothing. The outbox
-     * row carries the removed edge's {@code followedAt} (docs/decisions.md, Events).
+     * row carries the removed edge's {@code followedAt} (docs/decisions/0003-events.md).
      *
      * @param followerId the actor, positive
      * @param followeeId the user to unfollow, positive

@@ -16,7 +16,7 @@ import java.util.function.Supplier;
 import org.springframework.stereotype.Service;
 
 /**
- * Block and unblock, mute and unmute (docs/decisions.md, "Blocks and mutes"): each one transaction on the actor's
+ * Block and unblock, mute and unmute (docs/decisions/0029-blocks-and-mutes.md): each one transaction on the actor's
  * following shard, through the same rows, outbox and events as follows ({@link RelationEdges}). All are idempotent:
  * a repeat writes nothing and returns the current state.
  *

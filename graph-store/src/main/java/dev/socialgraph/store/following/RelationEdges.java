@@ -110,7 +110,7 @@ public final class RelationEdges {
 
     /**
      * Removes {@code targetId} from a locked row, if present. The outbox row carries the removed edge's creation
-     * time (docs/decisions.md, Events).
+     * time (docs/decisions/0003-events.md).
      *
      * @param locked   the source's row, locked in this transaction
      * @param targetId positive user id

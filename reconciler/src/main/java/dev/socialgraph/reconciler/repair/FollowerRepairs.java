@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  * <p>Race with the cdc-consumer: an event the consumer is applying holds the row lock, so step 1 waits and step 2
  * sees its result. A follow or unfollow committed on the following side after step 2 is not seen here; its event
  * is applied after our commit (the consumer needs our lock), on top of the repaired state, and since a follow is
- * idempotent by id and an unfollow removes only the exact {@code (id, followedAt)} entry (docs/decisions.md), the
+ * idempotent by id and an unfollow removes only the exact {@code (id, followedAt)} entry (docs/decisions/0003-events.md), the
  * row converges either way. Edge age is judged by this JVM's clock against {@code followedAt}; outbox age by the
  * database's {@code now()} against {@code created_at}.
  *

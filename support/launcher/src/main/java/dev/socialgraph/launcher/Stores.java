@@ -385,7 +385,7 @@ final class Stores implements AutoCloseable {
      * a committing backend waits {@code commit_delay} = 50 µs before flushing the WAL, so that one flush covers the
      * commits that arrive meanwhile. 50 µs is half of one 8 kB {@code fdatasync} on the machine this was tuned on
      * (110 µs, {@code pg_test_fsync}), the starting point PostgreSQL's manual recommends; a lone commit never waits.
-     * See docs/decisions.md.
+     * See docs/decisions/0026-durable-commits-in-the-launchers-postgresql.md.
      *
      * <p>{@code max_connections}: each service process has a pool of up to 10 connections per shard database, and
      * a server can hold all four databases: 40 per process, plus 240 for the importer, tools and a psql (400 with
