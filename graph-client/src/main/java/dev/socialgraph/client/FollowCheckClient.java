@@ -3,12 +3,12 @@ package dev.socialgraph.client;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardAffineRouter;
+import dev.socialgraph.wire.Endpoint;
+import dev.socialgraph.wire.FollowingAnswer;
 import dev.socialgraph.wire.Headers;
 import dev.socialgraph.wire.InternalApi;
-import io.github.resilience4j.core.functions.CheckedSupplier;
+import dev.socialgraph.wire.WireFormatException;
 import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.retry.RetryConfig;
-import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -21,32 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import java.util.function.IntUnaryOperator;
 import java.util.stream.Stream;
-import org.apache.hc.client5.http.classic.methods.HttpDelete;
-import org.apache.hc.client5.http.classic.methods.HttpGet;
-import org.apache.hc.client5.http.classic.methods.HttpPost;
-import org.apache.hc.client5.http.classic.methods.HttpPut;
-import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
-import org.apache.hc.client5.http.config.ConnectionConfig;
-import org.apache.hc.client5.http.config.RequestConfig;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
-import org.apache.hc.core5.http.ContentType;
-import org.apache.hc.core5.http.Header;
-import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
-import org.apache.hc.core5.http.io.entity.EntityUtils;
-import org.apache.hc.core5.io.CloseMode;
-import org.apache.hc.core5.util.TimeValue;
-import org.apache.hc.core5.util.Timeout;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The social graph's internal API for server-side callers (feed fan-out, notification eligibility, button state),
@@ -85,7 +62,7 @@ import tools.jackson.databind.json.JsonMapper;
  * problem's type and {@code parameter}.
  *
  * <p><b>Connections and timeouts.</b> Apache HttpClient 5's classic client: HTTP/1.1 on keep-alive connections,
- * at most {@link Builder#maxConnectionsPerInstance} per instance, idle ones closed after {@value #IDLE_SECONDS} s. A
+ * at most {@link Builder#maxConnectionsPerInstance} per instance, idle ones closed after 30 s. A
  * call runs on the calling thread from request to answer, with no hand-off (the JDK's {@code HttpClient} passes
  * each request to its selector thread and each answer on to an executor, which cost about 130 µs per call at one
  * connection here). Each attempt is bounded by
@@ -114,93 +91,19 @@ public final class FollowCheckClient implements AutoCloseable {
     /** The header naming the user a relationship is shown to (see {@link #relationshipSeenBy}). */
     public static final String VIEWER_HEADER = Headers.VIEWER_ID;
 
-    private static final String USERS = InternalApi.USERS + "/";
-    private static final String ADMIN = InternalApi.ADMIN + "/";
-    private static final byte[] TRUE = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] FALSE = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-    /** Idle time after which a pooled connection is closed: below the services' and proxies' usual idle timeouts. */
-    static final int IDLE_SECONDS = 30;
-    /**
-     * Idle time after which a pooled connection is checked before reuse: a connection the server closed while idle
-     * would otherwise fail the next call's first attempt.
-     */
-    private static final TimeValue VALIDATE_AFTER_IDLE = TimeValue.ofSeconds(2);
     /** Remembered actors past which expired follow tokens are swept (see {@link FollowTokenMemory}). */
     private static final int TOKEN_SWEEP_AT = 10_000;
 
-    /** {@code null} without check instances. */
-    private final ShardAffineRouter router;
-    /** {@code <base URI>/internal/v1/users/} of each check instance, indexed as the router's instance ids. */
-    private final String[] usersBase;
-    /** The same of each write instance, in the builder's order. */
-    private final String[] writeBase;
-    /** {@code <base URI>/internal/v1/admin/} of each write instance, in the builder's order. */
-    private final String[] adminBase;
-    private final WriteBalancing writeBalancing;
-    private final AtomicInteger nextWrite = new AtomicInteger();
-    private final CloseableHttpClient http;
-    private final Retry readRetry;
-    private final Retry writeRetry;
-    private final String serviceToken;
+    private final HttpTransport transport;
     private final int batchSize;
     /** {@code null} unless read-your-writes was asked for. */
     private final FollowTokenMemory tokens;
 
-    private FollowCheckClient(Builder b) {
-        List<String> ids = new ArrayList<>(b.instances.keySet());
-        this.router = ids.isEmpty() ? null : new ShardAffineRouter(ids, b.logicalShardCount);
-        this.usersBase = new String[ids.size()];
-        for (int i = 0; i < usersBase.length; i++) {
-            usersBase[i] = usersBase(b.instances.get(ids.get(i)));
-        }
-        this.writeBase = b.writeInstances.stream().map(FollowCheckClient::usersBase).toArray(String[]::new);
-        this.adminBase = b.writeInstances.stream().map(u -> base(u) + ADMIN).toArray(String[]::new);
-        this.writeBalancing = b.writeBalancing;
-        int routes = usersBase.length + writeBase.length;
-        PoolingHttpClientConnectionManager connections = PoolingHttpClientConnectionManagerBuilder.create()
-                .setMaxConnPerRoute(b.maxConnectionsPerInstance)
-                .setMaxConnTotal(b.maxConnectionsPerInstance * routes)
-                .setDefaultConnectionConfig(ConnectionConfig.custom()
-                        .setConnectTimeout(Timeout.of(b.connectTimeout))
-                        .setSocketTimeout(Timeout.of(b.requestTimeout))
-                        .setValidateAfterInactivity(VALIDATE_AFTER_IDLE)
-                        .build())
-                .build();
-        this.http = HttpClients.custom()
-                .setConnectionManager(connections)
-                .setDefaultRequestConfig(RequestConfig.custom()
-                        .setConnectionRequestTimeout(Timeout.of(b.connectTimeout))
-                        .setResponseTimeout(Timeout.of(b.requestTimeout))
-                        .build())
-                .evictIdleConnections(TimeValue.ofSeconds(IDLE_SECONDS))
-                // Fail-over is the Retry's, to another instance; the transport's own retries would repeat the same one.
-                .disableAutomaticRetries()
-                .disableRedirectHandling()
-                .disableCookieManagement()
-                .disableAuthCaching()
-                .disableContentCompression()
-                .build();
-        RetryConfig retries = RetryConfig.custom()
-                .maxAttempts(b.maxAttempts)
-                .waitDuration(b.retryWait)
-                .retryOnException(FollowCheckClient::retryable)
-                .build();
-        this.readRetry = Retry.of("graph-client-reads", retries);
-        this.writeRetry = Retry.of("graph-client-writes", retries);
-        this.serviceToken = b.serviceToken;
-        this.batchSize = b.batchSize;
-        this.tokens = b.readYourWrites
-                ? new FollowTokenMemory(b.followTokenTtl.toNanos(), TOKEN_SWEEP_AT, System::nanoTime) : null;
-    }
-
-    private static String usersBase(URI uri) {
-        return base(uri) + USERS;
-    }
-
-    private static String base(URI uri) {
-        String base = uri.toString();
-        return base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
+    private FollowCheckClient(Settings s) {
+        this.transport = new HttpTransport(s);
+        this.batchSize = s.batchSize();
+        this.tokens = s.readYourWrites()
+                ? new FollowTokenMemory(s.followTokenTtl().toNanos(), TOKEN_SWEEP_AT, System::nanoTime) : null;
     }
 
     /**
@@ -245,21 +148,21 @@ public final class FollowCheckClient implements AutoCloseable {
     public boolean isFollowing(long follower, long followee, String followToken) {
         UserIds.requirePositive(follower, "follower");
         UserIds.requirePositive(followee, "followee");
-        String path = follower + "/following/" + followee;
-        String token = tokenFor(follower, followToken);
-        return read(follower, instance -> {
-            HttpUriRequestBase r = request(new HttpGet(usersBase[instance] + path));
-            followToken(r, token);
-            byte[] body = send(r);
-            // The two answers are pre-encoded by the service; anything else is parsed.
-            if (Arrays.equals(body, TRUE)) {
-                return true;
-            }
-            if (Arrays.equals(body, FALSE)) {
-                return false;
-            }
-            return required(parse(body), "following").asBoolean();
-        });
+        Request request = Request.to(InternalApi.CHECK, follower, followee)
+                .header(Headers.FOLLOW_TOKEN, tokenFor(follower, followToken));
+        byte[] body = transport.read(follower, request);
+        // The two answers are pre-encoded by the service (graph-wire's FollowingAnswer); anything else is parsed.
+        if (Arrays.equals(body, FollowingAnswer.bytes(true))) {
+            return true;
+        }
+        if (Arrays.equals(body, FollowingAnswer.bytes(false))) {
+            return false;
+        }
+        try {
+            return FollowingAnswer.read(Answers.parse(body));
+        } catch (WireFormatException e) {
+            throw Problems.unreadable(e.getMessage(), e);
+        }
     }
 
     /**
@@ -290,18 +193,14 @@ public final class FollowCheckClient implements AutoCloseable {
     public FollowingBatch areFollowing(long follower, long[] followees, String followToken) {
         UserIds.requirePositive(follower, "follower");
         requirePositive(followees, "followees");
-        String path = follower + "/following/contains";
-        String token = tokenFor(follower, followToken);
+        Request request = Request.to(InternalApi.CONTAINS, follower)
+                .header(Headers.FOLLOW_TOKEN, tokenFor(follower, followToken));
         // Primitive all the way (no boxed set): each batch's ascending answer is merged into the last.
         long[] following = new long[0];
         for (int from = 0; from < followees.length; from += batchSize) {
-            String json = idsBody(followees, from, Math.min(followees.length, from + batchSize));
-            long[] batch = read(follower, instance -> {
-                HttpUriRequestBase r = request(post(usersBase[instance] + path, json));
-                followToken(r, token);
-                return ids(required(parse(send(r)), "following"), "following");
-            });
-            following = union(following, batch);
+            byte[] json = idsBody(followees, from, Math.min(followees.length, from + batchSize));
+            JsonNode body = Answers.parse(transport.read(follower, request.body(json)));
+            following = union(following, Answers.ids(body, "following"));
         }
         return new FollowingBatch(follower, followees, following);
     }
@@ -321,7 +220,7 @@ public final class FollowCheckClient implements AutoCloseable {
      *                                  {@code limit} or {@code cursor})
      */
     public Page<Followed> following(long user, int limit, String cursor) {
-        return followPage(user, "following", limit, cursor);
+        return followPage(InternalApi.FOLLOWING, user, limit, cursor);
     }
 
     /**
@@ -337,7 +236,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public Page<Followed> followers(long user, int limit, String cursor) {
-        return followPage(user, "followers", limit, cursor);
+        return followPage(InternalApi.FOLLOWERS, user, limit, cursor);
     }
 
     /**
@@ -381,7 +280,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public Page<Related> blocking(long user, int limit, String cursor) {
-        return relationPage(user, "blocking", limit, cursor);
+        return relationPage(InternalApi.BLOCKING, user, limit, cursor);
     }
 
     /**
@@ -395,7 +294,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public Page<Related> muting(long user, int limit, String cursor) {
-        return relationPage(user, "muting", limit, cursor);
+        return relationPage(InternalApi.MUTING, user, limit, cursor);
     }
 
     /**
@@ -438,7 +337,8 @@ public final class FollowCheckClient implements AutoCloseable {
     public Page<Long> commonFollowing(long a, long b, int limit, String cursor) {
         UserIds.requirePositive(a, "a");
         UserIds.requirePositive(b, "b");
-        return page(a, a + "/common-following/" + b, limit, cursor, item -> required(item, "userId").asLong());
+        return page(a, Request.to(InternalApi.COMMON_FOLLOWING, a, b), limit, cursor,
+                item -> Answers.required(item, "userId").asLong());
     }
 
     /**
@@ -468,15 +368,14 @@ public final class FollowCheckClient implements AutoCloseable {
     public List<Suggestion> suggestions(long user, int limit) {
         UserIds.requirePositive(user, "user");
         requireLimit(limit);
-        String path = user + "/suggestions?limit=" + limit;
-        return read(user, instance -> {
-            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
-            List<Suggestion> out = new ArrayList<>();
-            for (JsonNode item : items(body)) {
-                out.add(new Suggestion(required(item, "userId").asLong(), required(item, "mutualCount").asInt()));
-            }
-            return List.copyOf(out);
-        });
+        Request request = Request.to(InternalApi.SUGGESTIONS, user).query(InternalApi.LIMIT + "=" + limit);
+        JsonNode body = Answers.parse(transport.read(user, request));
+        List<Suggestion> out = new ArrayList<>();
+        for (JsonNode item : Answers.items(body)) {
+            out.add(new Suggestion(Answers.required(item, "userId").asLong(),
+                    Answers.required(item, "mutualCount").asInt()));
+        }
+        return List.copyOf(out);
     }
 
     /**
@@ -489,11 +388,8 @@ public final class FollowCheckClient implements AutoCloseable {
      */
     public Counts counts(long user) {
         UserIds.requirePositive(user, "user");
-        String path = user + "/counts";
-        return read(user, instance -> {
-            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
-            return new Counts(required(body, "followers").asLong(), required(body, "following").asLong());
-        });
+        JsonNode body = Answers.parse(transport.read(user, Request.to(InternalApi.COUNTS, user)));
+        return new Counts(Answers.required(body, "followers").asLong(), Answers.required(body, "following").asLong());
     }
 
     // ---- relationship and hidden authors -----------------------------------------------------------------------
@@ -547,19 +443,13 @@ public final class FollowCheckClient implements AutoCloseable {
     private Relationship relationship(long a, long b, long viewer, String followToken) {
         UserIds.requirePositive(a, "a");
         UserIds.requirePositive(b, "b");
-        String path = a + "/relationship/" + b;
-        String token = tokenFor(a, followToken);
-        return read(a, instance -> {
-            HttpUriRequestBase r = request(new HttpGet(usersBase[instance] + path));
-            followToken(r, token);
-            if (viewer > 0) {
-                r.addHeader(VIEWER_HEADER, Long.toString(viewer));
-            }
-            JsonNode body = parse(send(r));
-            return new Relationship(required(body, "following").asBoolean(), required(body, "followedBy").asBoolean(),
-                    optionalBoolean(body, "blocking"), optionalBoolean(body, "blockedBy"),
-                    optionalBoolean(body, "muting"));
-        });
+        Request request = Request.to(InternalApi.RELATIONSHIP, a, b)
+                .header(Headers.FOLLOW_TOKEN, tokenFor(a, followToken))
+                .header(Headers.VIEWER_ID, viewer > 0 ? Long.toString(viewer) : null);
+        JsonNode body = Answers.parse(transport.read(a, request));
+        return new Relationship(Answers.required(body, "following").asBoolean(),
+                Answers.required(body, "followedBy").asBoolean(), Answers.optionalBoolean(body, "blocking"),
+                Answers.optionalBoolean(body, "blockedBy"), Answers.optionalBoolean(body, "muting"));
     }
 
     /**
@@ -591,29 +481,20 @@ public final class FollowCheckClient implements AutoCloseable {
     public Hidden hidden(long viewer, long[] authors, String followToken) {
         UserIds.requirePositive(viewer, "viewer");
         requirePositive(authors, "authors");
-        String path = viewer + "/hidden";
-        String token = tokenFor(viewer, followToken);
-        TreeSet<Long> blocking = new TreeSet<>();
-        TreeSet<Long> blockedBy = new TreeSet<>();
-        TreeSet<Long> muting = new TreeSet<>();
+        Request request = Request.to(InternalApi.HIDDEN, viewer)
+                .header(Headers.FOLLOW_TOKEN, tokenFor(viewer, followToken));
+        // Each batch's three ascending answers are merged into the last, as for areFollowing.
+        long[] blocking = new long[0];
+        long[] blockedBy = new long[0];
+        long[] muting = new long[0];
         for (int from = 0; from < authors.length; from += batchSize) {
-            String json = idsBody(authors, from, Math.min(authors.length, from + batchSize));
-            JsonNode body = read(viewer, instance -> {
-                HttpUriRequestBase r = request(post(usersBase[instance] + path, json));
-                followToken(r, token);
-                return parse(send(r));
-            });
-            for (long id : ids(required(body, "blocking"), "blocking")) {
-                blocking.add(id);
-            }
-            for (long id : ids(required(body, "blockedBy"), "blockedBy")) {
-                blockedBy.add(id);
-            }
-            for (long id : ids(required(body, "muting"), "muting")) {
-                muting.add(id);
-            }
+            byte[] json = idsBody(authors, from, Math.min(authors.length, from + batchSize));
+            JsonNode body = Answers.parse(transport.read(viewer, request.body(json)));
+            blocking = union(blocking, Answers.ids(body, "blocking"));
+            blockedBy = union(blockedBy, Answers.ids(body, "blockedBy"));
+            muting = union(muting, Answers.ids(body, "muting"));
         }
-        return new Hidden(toArray(blocking), toArray(blockedBy), toArray(muting));
+        return new Hidden(blocking, blockedBy, muting);
     }
 
     // ---- writes -------------------------------------------------------------------------------------------------
@@ -714,41 +595,31 @@ public final class FollowCheckClient implements AutoCloseable {
         boolean follow = relation == Relation.FOLLOW;
         UserIds.requirePositive(actor, follow ? "follower" : "user");
         UserIds.requirePositive(target, follow ? "followee" : "target");
-        String path = actor + (follow ? "/following/" : relation == Relation.BLOCK ? "/blocking/" : "/muting/") + target;
-        WriteResult result = onWriteInstance(instance -> {
-            String uri = writeBase[instance] + path;
-            JsonNode body = parse(send(request(add ? new HttpPut(uri) : new HttpDelete(uri))));
-            return follow ? followReply(body) : relationReply(relation, body);
-        });
+        Endpoint endpoint = switch (relation) {
+            case FOLLOW -> add ? InternalApi.FOLLOW : InternalApi.UNFOLLOW;
+            case BLOCK -> add ? InternalApi.BLOCK : InternalApi.UNBLOCK;
+            case MUTE -> add ? InternalApi.MUTE : InternalApi.UNMUTE;
+        };
+        JsonNode body = Answers.parse(transport.write(Request.to(endpoint, actor, target)));
+        WriteResult result = follow ? followReply(body) : relationReply(relation, body);
         if (tokens != null) {
             tokens.remember(actor, result.followToken());
         }
         return result;
     }
 
-    /**
-     * Runs {@code attempt} on the write instances: first on the one {@code writeBalancing} picks, then on the next
-     * ones, as the retry policy allows.
-     */
-    private <T> T onWriteInstance(Attempt<T> attempt) {
-        if (writeBase.length == 0) {
-            throw new IllegalStateException("no write instance: add one with Builder.writeInstance");
-        }
-        int start = writeBalancing == WriteBalancing.ROUND_ROBIN
-                ? Math.floorMod(nextWrite.getAndIncrement(), writeBase.length) : 0;
-        return execute(writeRetry, "write instance", k -> (start + k) % writeBase.length, attempt);
-    }
-
     private static WriteResult followReply(JsonNode body) {
-        return new WriteResult(Relation.FOLLOW, required(body, "followerId").asLong(),
-                required(body, "followeeId").asLong(), required(body, "following").asBoolean(),
-                instant(body, "followedAt"), required(body, "version").asLong(), text(body, "followToken"));
+        return new WriteResult(Relation.FOLLOW, Answers.required(body, "followerId").asLong(),
+                Answers.required(body, "followeeId").asLong(), Answers.required(body, "following").asBoolean(),
+                Answers.instant(body, "followedAt"), Answers.required(body, "version").asLong(),
+                Answers.text(body, "followToken"));
     }
 
     private static WriteResult relationReply(Relation relation, JsonNode body) {
-        return new WriteResult(relation, required(body, "userId").asLong(), required(body, "targetId").asLong(),
-                required(body, "active").asBoolean(), instant(body, "createdAt"), required(body, "version").asLong(),
-                text(body, "followToken"));
+        return new WriteResult(relation, Answers.required(body, "userId").asLong(),
+                Answers.required(body, "targetId").asLong(), Answers.required(body, "active").asBoolean(),
+                Answers.instant(body, "createdAt"), Answers.required(body, "version").asLong(),
+                Answers.text(body, "followToken"));
     }
 
     // ---- accounts (docs/account-lifecycle.md) -------------------------------------------------------------------
@@ -769,7 +640,7 @@ public final class FollowCheckClient implements AutoCloseable {
      */
     public AccountState deactivate(long user) {
         UserIds.requirePositive(user, "user");
-        return accountChange(user, true, "users/" + user + "/deactivation");
+        return accountChange(user, Request.to(InternalApi.DEACTIVATE, user));
     }
 
     /**
@@ -785,7 +656,7 @@ public final class FollowCheckClient implements AutoCloseable {
      */
     public AccountState reactivate(long user) {
         UserIds.requirePositive(user, "user");
-        return accountChange(user, false, "users/" + user + "/deactivation");
+        return accountChange(user, Request.to(InternalApi.REACTIVATE, user));
     }
 
     /**
@@ -803,7 +674,7 @@ public final class FollowCheckClient implements AutoCloseable {
      */
     public AccountState erase(long user) {
         UserIds.requirePositive(user, "user");
-        return accountChange(user, false, "users/" + user);
+        return accountChange(user, Request.to(InternalApi.ERASE, user));
     }
 
     /**
@@ -818,8 +689,7 @@ public final class FollowCheckClient implements AutoCloseable {
      */
     public AccountState accountState(long user) {
         UserIds.requirePositive(user, "user");
-        return onWriteInstance(instance -> accountStateReply(
-                parse(send(request(new HttpGet(adminBase[instance] + "users/" + user))))));
+        return accountStateReply(Answers.parse(transport.write(Request.to(InternalApi.ACCOUNT, user))));
     }
 
     /**
@@ -834,16 +704,12 @@ public final class FollowCheckClient implements AutoCloseable {
      */
     public AccountJob accountJob(String jobId) {
         requireJobId(jobId);
-        return onWriteInstance(instance -> accountJobReply(
-                parse(send(request(new HttpGet(adminBase[instance] + "jobs/" + jobId))))));
+        return accountJobReply(Answers.parse(transport.write(Request.to(InternalApi.JOB, jobId))));
     }
 
-    /** A state change: {@code PUT} ({@code put}) or {@code DELETE} of {@code path} below the admin API. */
-    private AccountState accountChange(long user, boolean put, String path) {
-        AccountState state = onWriteInstance(instance -> {
-            String uri = adminBase[instance] + path;
-            return accountStateReply(parse(send(request(put ? new HttpPut(uri) : new HttpDelete(uri)))));
-        });
+    /** A state change of {@code user}: deactivation, reactivation or erasure. */
+    private AccountState accountChange(long user, Request request) {
+        AccountState state = accountStateReply(Answers.parse(transport.write(request)));
         if (tokens != null && state.followToken() != null) {
             tokens.remember(user, state.followToken());
         }
@@ -851,32 +717,32 @@ public final class FollowCheckClient implements AutoCloseable {
     }
 
     private static AccountState accountStateReply(JsonNode body) {
-        String state = required(body, "state").asString();
-        long changedAt = required(body, "changedAt").asLong();
-        return new AccountState(required(body, "userId").asLong(),
+        String state = Answers.required(body, "state").asString();
+        long changedAt = Answers.required(body, "changedAt").asLong();
+        return new AccountState(Answers.required(body, "userId").asLong(),
                 AccountState.State.of(state).orElseThrow(
                         () -> Problems.unreadable("unknown state '" + state + "'", null)),
-                required(body, "version").asLong(), changedAt == 0 ? null : Instant.ofEpochMilli(changedAt),
-                text(body, "jobId"), text(body, "followToken"));
+                Answers.required(body, "version").asLong(), changedAt == 0 ? null : Instant.ofEpochMilli(changedAt),
+                Answers.text(body, "jobId"), Answers.text(body, "followToken"));
     }
 
     private static AccountJob accountJobReply(JsonNode body) {
-        String kind = required(body, "kind").asString();
-        String status = required(body, "status").asString();
+        String kind = Answers.required(body, "kind").asString();
+        String status = Answers.required(body, "status").asString();
         JsonNode report = body.get("report");
         if (report != null && !report.isNull() && !report.isObject()) {
             throw Problems.unreadable("'report' is not an object", null);
         }
         @SuppressWarnings("unchecked")
         Map<String, Object> reportMap = report == null || report.isNull() ? Map.of()
-                : JSON.convertValue(report, Map.class);
-        return new AccountJob(required(body, "jobId").asString(), required(body, "userId").asLong(),
+                : Answers.JSON.convertValue(report, Map.class);
+        return new AccountJob(Answers.required(body, "jobId").asString(), Answers.required(body, "userId").asLong(),
                 AccountJob.Kind.of(kind).orElseThrow(() -> Problems.unreadable("unknown kind '" + kind + "'", null)),
                 AccountJob.Status.of(status).orElseThrow(
                         () -> Problems.unreadable("unknown status '" + status + "'", null)),
-                required(body, "done").asLong(), required(body, "total").asLong(),
-                Instant.ofEpochMilli(required(body, "createdAt").asLong()), instant(body, "startedAt"),
-                instant(body, "finishedAt"), reportMap);
+                Answers.required(body, "done").asLong(), Answers.required(body, "total").asLong(),
+                Instant.ofEpochMilli(Answers.required(body, "createdAt").asLong()), Answers.instant(body, "startedAt"),
+                Answers.instant(body, "finishedAt"), reportMap);
     }
 
     /**
@@ -907,7 +773,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @return the ids the router chooses among; empty without check instances
      */
     public List<String> instanceIds() {
-        return router == null ? List.of() : router.instanceIds();
+        return transport.instanceIds();
     }
 
     /**
@@ -920,13 +786,13 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws IllegalStateException when the client has no check instance
      */
     public String instanceFor(long user, int attempt) {
-        return router().instanceIds().get(router().candidate(user, attempt));
+        return transport.instanceFor(user, attempt);
     }
 
     /** Closes the pooled connections at once; calls after this fail. */
     @Override
     public void close() {
-        http.close(CloseMode.IMMEDIATE);
+        transport.close();
     }
 
     // ---- value types --------------------------------------------------------------------------------------------
@@ -1039,128 +905,36 @@ public final class FollowCheckClient implements AutoCloseable {
 
     // ---- plumbing -----------------------------------------------------------------------------------------------
 
-    /** One attempt against one instance. */
-    @FunctionalInterface
-    private interface Attempt<T> {
-        T run(int instance) throws IOException;
-    }
-
-    private ShardAffineRouter router() {
-        if (router == null) {
-            throw new IllegalStateException("no check instance: add one with Builder.instance");
-        }
-        return router;
-    }
-
-    /** Runs a read about {@code user} on its check instances in rendezvous order, as the retry policy allows. */
-    private <T> T read(long user, Attempt<T> attempt) {
-        ShardAffineRouter r = router();
-        return execute(readRetry, "check instance", k -> r.candidate(user, k), attempt);
-    }
-
-    /** Runs {@code attempt} on instance {@code candidate(k)} for attempt {@code k = 0, 1, ...}. */
-    private static <T> T execute(Retry retry, String what, IntUnaryOperator candidate, Attempt<T> attempt) {
-        int[] next = {0};
-        CheckedSupplier<T> onNextInstance = () -> attempt.run(candidate.applyAsInt(next[0]++));
-        try {
-            return retry.executeCheckedSupplier(onNextInstance);
-        } catch (GraphClientException e) {
-            throw e;
-        } catch (IOException e) {
-            throw Problems.noResponse("no " + what + " answered after " + next[0] + " attempt(s), last " + e, e);
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /**
-     * Connection failures and timeouts (every {@link IOException} of the transport: refused, reset, no response, connect,
-     * pool and response timeouts) and 503; nothing once the calling thread is interrupted (the transport reports an
-     * interrupt as an {@code InterruptedIOException}, which must end the call, not move it to the next instance).
-     */
-    private static boolean retryable(Throwable e) {
-        if (Thread.currentThread().isInterrupted()) {
-            return false;
-        }
-        return e instanceof IOException || e instanceof UnavailableException u && u.status() == 503;
-    }
-
     private String tokenFor(long actor, String explicit) {
         return tokens == null ? explicit : tokens.tokenFor(actor, explicit);
     }
 
-    private static void followToken(HttpUriRequestBase r, String token) {
-        if (token != null) {
-            r.addHeader(FOLLOW_TOKEN_HEADER, token);
-        }
-    }
-
-    /** {@code r} with the headers every request carries. */
-    private HttpUriRequestBase request(HttpUriRequestBase r) {
-        r.addHeader("Accept", "application/json, application/problem+json");
-        if (serviceToken != null) {
-            r.addHeader(SERVICE_TOKEN_HEADER, serviceToken);
-        }
-        return r;
-    }
-
-    private static HttpPost post(String uri, String json) {
-        HttpPost r = new HttpPost(uri);
-        r.setEntity(new ByteArrayEntity(json.getBytes(StandardCharsets.US_ASCII), ContentType.APPLICATION_JSON));
-        return r;
-    }
-
-    /** The body of a 2xx answer; other statuses throw the {@link GraphClientException} {@link Problems} makes. */
-    private byte[] send(HttpUriRequestBase r) throws IOException {
-        // The handler reads the whole body, so the connection goes back to the pool before this returns.
-        Answer answer = http.execute(r, response -> {
-            Header retryAfter = response.getFirstHeader("Retry-After");
-            return new Answer(response.getCode(),
-                    response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity()),
-                    retryAfter == null ? null : retryAfter.getValue());
-        });
-        if (answer.status / 100 != 2) {
-            throw Problems.of(r.getMethod() + " " + r.getRequestUri(), answer.status, answer.body, answer.retryAfter,
-                    Instant.now());
-        }
-        return answer.body;
-    }
-
-    /** A status, the body that came with it, and its {@code Retry-After} header. */
-    private record Answer(int status, byte[] body, String retryAfter) { }
-
-    private Page<Followed> followPage(long user, String list, int limit, String cursor) {
+    private Page<Followed> followPage(Endpoint list, long user, int limit, String cursor) {
         UserIds.requirePositive(user, "user");
-        return page(user, user + "/" + list, limit, cursor,
-                item -> new Followed(required(item, "userId").asLong(), instant(item, "followedAt")));
+        return page(user, Request.to(list, user), limit, cursor,
+                item -> new Followed(Answers.required(item, "userId").asLong(), Answers.instant(item, "followedAt")));
     }
 
-    private Page<Related> relationPage(long user, String list, int limit, String cursor) {
+    private Page<Related> relationPage(Endpoint list, long user, int limit, String cursor) {
         UserIds.requirePositive(user, "user");
-        return page(user, user + "/" + list, limit, cursor,
-                item -> new Related(required(item, "userId").asLong(), instant(item, "createdAt")));
+        return page(user, Request.to(list, user), limit, cursor,
+                item -> new Related(Answers.required(item, "userId").asLong(), Answers.instant(item, "createdAt")));
     }
 
     /**
-     * One page of a list: {@code GET <users>/<path>?limit&cursor} on the owner's instance, each item read by
+     * One page of a list: {@code request} with {@code ?limit&cursor} on the owner's instance, each item read by
      * {@code item}.
      *
      * @param owner the user whose shard's instance is asked (ids already checked by the caller)
-     * @param path  the list's path below {@code /internal/v1/users/}, without the query
      */
-    private <T> Page<T> page(long owner, String path, int limit, String cursor, Function<JsonNode, T> item) {
+    private <T> Page<T> page(long owner, Request request, int limit, String cursor, Function<JsonNode, T> item) {
         requireLimit(limit);
-        String target = path + query(limit, cursor);
-        return read(owner, instance -> {
-            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + target))));
-            List<T> items = new ArrayList<>();
-            for (JsonNode node : items(body)) {
-                items.add(item.apply(node));
-            }
-            return new Page<>(items, nextCursor(body));
-        });
+        JsonNode body = Answers.parse(transport.read(owner, request.query(query(limit, cursor))));
+        List<T> items = new ArrayList<>();
+        for (JsonNode node : Answers.items(body)) {
+            items.add(item.apply(node));
+        }
+        return new Page<>(items, Answers.nextCursor(body));
     }
 
     private static void check(long user, int pageSize) {
@@ -1181,71 +955,10 @@ public final class FollowCheckClient implements AutoCloseable {
         }
     }
 
-    /** {@code ?limit=..&cursor=..}; the cursor is opaque to the client, so it is percent-encoded whatever it holds. */
+    /** {@code limit=..&cursor=..}; the cursor is opaque to the client, so it is percent-encoded whatever it holds. */
     private static String query(int limit, String cursor) {
-        return "?limit=" + limit + (cursor == null ? "" : "&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
-    }
-
-    private static JsonNode parse(byte[] body) {
-        try {
-            JsonNode node = JSON.readTree(body);
-            if (node == null || !node.isObject()) {
-                throw Problems.unreadable("answer is not a JSON object", null);
-            }
-            return node;
-        } catch (JacksonException e) {
-            throw Problems.unreadable("unreadable answer: " + e.getOriginalMessage(), e);
-        }
-    }
-
-    private static JsonNode required(JsonNode node, String name) {
-        JsonNode v = node == null ? null : node.get(name);
-        if (v == null || v.isNull()) {
-            throw Problems.unreadable("answer without '" + name + "'", null);
-        }
-        return v;
-    }
-
-    private static JsonNode items(JsonNode body) {
-        JsonNode items = required(body, "items");
-        if (!items.isArray()) {
-            throw Problems.unreadable("'items' is not an array", null);
-        }
-        return items;
-    }
-
-    private static String nextCursor(JsonNode body) {
-        JsonNode next = body.get("nextCursor");
-        return next == null || next.isNull() ? null : next.asString();
-    }
-
-    private static Optional<Boolean> optionalBoolean(JsonNode body, String name) {
-        JsonNode v = body.get(name);
-        return v == null || v.isNull() ? Optional.empty() : Optional.of(v.asBoolean());
-    }
-
-    /** An epoch-ms member as an instant, {@code null} when absent or null. */
-    private static Instant instant(JsonNode body, String name) {
-        JsonNode v = body.get(name);
-        return v == null || v.isNull() ? null : Instant.ofEpochMilli(v.asLong());
-    }
-
-    private static String text(JsonNode body, String name) {
-        JsonNode v = body.get(name);
-        return v == null || v.isNull() ? null : v.asString();
-    }
-
-    /** The ids of a JSON array, sorted ascending (the service sends them so; sorting again is cheap insurance). */
-    private static long[] ids(JsonNode array, String name) {
-        if (!array.isArray()) {
-            throw Problems.unreadable("'" + name + "' is not an array", null);
-        }
-        long[] ids = new long[array.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = array.get(i).asLong();
-        }
-        Arrays.sort(ids);
-        return ids;
+        return InternalApi.LIMIT + "=" + limit + (cursor == null ? ""
+                : "&" + InternalApi.CURSOR + "=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
     }
 
     /** The ascending union of two ascending arrays, each id once. */
@@ -1263,16 +976,13 @@ public final class FollowCheckClient implements AutoCloseable {
         return n == out.length ? out : Arrays.copyOf(out, n);
     }
 
-    private static long[] toArray(TreeSet<Long> ids) {
-        return ids.stream().mapToLong(Long::longValue).toArray();
-    }
-
-    private static String idsBody(long[] ids, int from, int to) {
+    /** {@code {"ids":[..]}} of {@code ids[from..to)}, the body of a batch check and of hidden authors. */
+    private static byte[] idsBody(long[] ids, int from, int to) {
         StringBuilder s = new StringBuilder(12 + (to - from) * 12).append("{\"ids\":[");
         for (int i = from; i < to; i++) {
             s.append(i == from ? "" : ",").append(ids[i]);
         }
-        return s.append("]}").toString();
+        return s.append("]}").toString().getBytes(StandardCharsets.US_ASCII);
     }
 
     /**
@@ -1311,7 +1021,7 @@ public final class FollowCheckClient implements AutoCloseable {
             if (id == null || id.isBlank()) {
                 throw new IllegalArgumentException("instance id must not be blank");
             }
-            requireHttp(baseUri, "instance " + id);
+            Settings.requireHttp(baseUri, "instance " + id);
             if (instances.putIfAbsent(id, baseUri) != null) {
                 throw new IllegalArgumentException("instance id '" + id + "' added twice");
             }
@@ -1329,7 +1039,7 @@ public final class FollowCheckClient implements AutoCloseable {
          */
         public Builder writeInstance(URI baseUri) {
             Objects.requireNonNull(baseUri, "baseUri");
-            requireHttp(baseUri, "write instance");
+            Settings.requireHttp(baseUri, "write instance");
             if (writeInstances.contains(baseUri)) {
                 throw new IllegalArgumentException("write instance " + baseUri + " added twice");
             }
@@ -1479,44 +1189,9 @@ public final class FollowCheckClient implements AutoCloseable {
          * @throws IllegalArgumentException naming the first bad setting
          */
         public FollowCheckClient build() {
-            if (instances.isEmpty() && writeInstances.isEmpty()) {
-                throw new IllegalArgumentException("at least one check instance or write instance is required");
-            }
-            if (logicalShardCount < 1) {
-                throw new IllegalArgumentException("logicalShardCount must be >= 1, was " + logicalShardCount);
-            }
-            requirePositive(connectTimeout, "connectTimeout");
-            requirePositive(requestTimeout, "requestTimeout");
-            if (maxConnectionsPerInstance < 1 || maxConnectionsPerInstance > 10_000) {
-                throw new IllegalArgumentException("maxConnectionsPerInstance must be in 1..10000, was "
-                        + maxConnectionsPerInstance);
-            }
-            if (maxAttempts < 1) {
-                throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
-            }
-            if (retryWait == null || retryWait.isNegative()) {
-                throw new IllegalArgumentException("retryWait must be >= 0, was " + retryWait);
-            }
-            if (serviceToken != null && (serviceToken.isBlank() || !serviceToken.strip().equals(serviceToken))) {
-                throw new IllegalArgumentException("serviceToken must not be blank or padded with spaces");
-            }
-            if (batchSize < 1 || batchSize > 10_000) {
-                throw new IllegalArgumentException("batchSize must be in 1..10000, was " + batchSize);
-            }
-            requirePositive(followTokenTtl, "followTokenTtl");
-            return new FollowCheckClient(this);
-        }
-
-        private static void requireHttp(URI uri, String what) {
-            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
-                throw new IllegalArgumentException(what + ": base URI must be http(s)://host[:port], was " + uri);
-            }
-        }
-
-        private static void requirePositive(Duration d, String name) {
-            if (d == null || d.isZero() || d.isNegative()) {
-                throw new IllegalArgumentException(name + " must be positive, was " + d);
-            }
+            return new FollowCheckClient(new Settings(instances, writeInstances, writeBalancing, readYourWrites,
+                    followTokenTtl, logicalShardCount, connectTimeout, requestTimeout, maxConnectionsPerInstance,
+                    maxAttempts, retryWait, serviceToken, batchSize));
         }
     }
 }
