@@ -95,15 +95,22 @@ public final class FollowCheckClient implements AutoCloseable {
     private static final int TOKEN_SWEEP_AT = 10_000;
 
     private final HttpTransport transport;
-    private final int batchSize;
-    /** {@code null} unless read-your-writes was asked for. */
-    private final FollowTokenMemory tokens;
+    private final Checks checks;
+    private final Lists lists;
+    private final Relationships relationships;
+    private final Relations relations;
+    private final Accounts accounts;
 
     private FollowCheckClient(Settings s) {
         this.transport = new HttpTransport(s);
-        this.batchSize = s.batchSize();
-        this.tokens = s.readYourWrites()
+        // Read-your-writes: one memory, filled by the writes and account changes, read by the reads that take a token.
+        FollowTokenMemory tokens = s.readYourWrites()
                 ? new FollowTokenMemory(s.followTokenTtl().toNanos(), TOKEN_SWEEP_AT, System::nanoTime) : null;
+        this.checks = new Checks(transport, tokens, s.batchSize());
+        this.lists = new Lists(transport);
+        this.relationships = new Relationships(transport, tokens);
+        this.relations = new Relations(transport, tokens);
+        this.accounts = new Accounts(transport, tokens);
     }
 
     /**
@@ -146,23 +153,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public boolean isFollowing(long follower, long followee, String followToken) {
-        UserIds.requirePositive(follower, "follower");
-        UserIds.requirePositive(followee, "followee");
-        Request request = Request.to(InternalApi.CHECK, follower, followee)
-                .header(Headers.FOLLOW_TOKEN, tokenFor(follower, followToken));
-        byte[] body = transport.read(follower, request);
-        // The two answers are pre-encoded by the service (graph-wire's FollowingAnswer); anything else is parsed.
-        if (Arrays.equals(body, FollowingAnswer.bytes(true))) {
-            return true;
-        }
-        if (Arrays.equals(body, FollowingAnswer.bytes(false))) {
-            return false;
-        }
-        try {
-            return FollowingAnswer.read(Answers.parse(body));
-        } catch (WireFormatException e) {
-            throw Problems.unreadable(e.getMessage(), e);
-        }
+        return checks.isFollowing(follower, followee, followToken);
     }
 
     /**
@@ -191,18 +182,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public FollowingBatch areFollowing(long follower, long[] followees, String followToken) {
-        UserIds.requirePositive(follower, "follower");
-        requirePositive(followees, "followees");
-        Request request = Request.to(InternalApi.CONTAINS, follower)
-                .header(Headers.FOLLOW_TOKEN, tokenFor(follower, followToken));
-        // Primitive all the way (no boxed set): each batch's ascending answer is merged into the last.
-        long[] following = new long[0];
-        for (int from = 0; from < followees.length; from += batchSize) {
-            byte[] json = idsBody(followees, from, Math.min(followees.length, from + batchSize));
-            JsonNode body = Answers.parse(transport.read(follower, request.body(json)));
-            following = union(following, Answers.ids(body, "following"));
-        }
-        return new FollowingBatch(follower, followees, following);
+        return checks.areFollowing(follower, followees, followToken);
     }
 
     // ---- lists --------------------------------------------------------------------------------------------------
@@ -220,7 +200,7 @@ public final class FollowCheckClient implements AutoCloseable {
      *                                  {@code limit} or {@code cursor})
      */
     public Page<Followed> following(long user, int limit, String cursor) {
-        return followPage(InternalApi.FOLLOWING, user, limit, cursor);
+        return lists.follows(InternalApi.FOLLOWING, user, limit, cursor);
     }
 
     /**
@@ -236,7 +216,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public Page<Followed> followers(long user, int limit, String cursor) {
-        return followPage(InternalApi.FOLLOWERS, user, limit, cursor);
+        return lists.follows(InternalApi.FOLLOWERS, user, limit, cursor);
     }
 
     /**
@@ -280,7 +260,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public Page<Related> blocking(long user, int limit, String cursor) {
-        return relationPage(InternalApi.BLOCKING, user, limit, cursor);
+        return lists.relations(InternalApi.BLOCKING, user, limit, cursor);
     }
 
     /**
@@ -294,7 +274,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public Page<Related> muting(long user, int limit, String cursor) {
-        return relationPage(InternalApi.MUTING, user, limit, cursor);
+        return lists.relations(InternalApi.MUTING, user, limit, cursor);
     }
 
     /**
@@ -335,10 +315,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public Page<Long> commonFollowing(long a, long b, int limit, String cursor) {
-        UserIds.requirePositive(a, "a");
-        UserIds.requirePositive(b, "b");
-        return page(a, Request.to(InternalApi.COMMON_FOLLOWING, a, b), limit, cursor,
-                item -> Answers.required(item, "userId").asLong());
+        return lists.commonFollowing(a, b, limit, cursor);
     }
 
     /**
@@ -366,16 +343,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public List<Suggestion> suggestions(long user, int limit) {
-        UserIds.requirePositive(user, "user");
-        requireLimit(limit);
-        Request request = Request.to(InternalApi.SUGGESTIONS, user).query(InternalApi.LIMIT + "=" + limit);
-        JsonNode body = Answers.parse(transport.read(user, request));
-        List<Suggestion> out = new ArrayList<>();
-        for (JsonNode item : Answers.items(body)) {
-            out.add(new Suggestion(Answers.required(item, "userId").asLong(),
-                    Answers.required(item, "mutualCount").asInt()));
-        }
-        return List.copyOf(out);
+        return relationships.suggestions(user, limit);
     }
 
     /**
@@ -387,9 +355,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public Counts counts(long user) {
-        UserIds.requirePositive(user, "user");
-        JsonNode body = Answers.parse(transport.read(user, Request.to(InternalApi.COUNTS, user)));
-        return new Counts(Answers.required(body, "followers").asLong(), Answers.required(body, "following").asLong());
+        return relationships.counts(user);
     }
 
     // ---- relationship and hidden authors -----------------------------------------------------------------------
@@ -405,7 +371,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public Relationship relationship(long a, long b) {
-        return relationship(a, b, 0, null);
+        return relationships.relationship(a, b, 0, null);
     }
 
     /**
@@ -419,7 +385,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public Relationship relationship(long a, long b, String followToken) {
-        return relationship(a, b, 0, followToken);
+        return relationships.relationship(a, b, 0, followToken);
     }
 
     /**
@@ -437,19 +403,7 @@ public final class FollowCheckClient implements AutoCloseable {
      */
     public Relationship relationshipSeenBy(long a, long b, long viewer, String followToken) {
         UserIds.requirePositive(viewer, "viewer");
-        return relationship(a, b, viewer, followToken);
-    }
-
-    private Relationship relationship(long a, long b, long viewer, String followToken) {
-        UserIds.requirePositive(a, "a");
-        UserIds.requirePositive(b, "b");
-        Request request = Request.to(InternalApi.RELATIONSHIP, a, b)
-                .header(Headers.FOLLOW_TOKEN, tokenFor(a, followToken))
-                .header(Headers.VIEWER_ID, viewer > 0 ? Long.toString(viewer) : null);
-        JsonNode body = Answers.parse(transport.read(a, request));
-        return new Relationship(Answers.required(body, "following").asBoolean(),
-                Answers.required(body, "followedBy").asBoolean(), Answers.optionalBoolean(body, "blocking"),
-                Answers.optionalBoolean(body, "blockedBy"), Answers.optionalBoolean(body, "muting"));
+        return relationships.relationship(a, b, viewer, followToken);
     }
 
     /**
@@ -479,22 +433,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no instance answered, or one refused the request
      */
     public Hidden hidden(long viewer, long[] authors, String followToken) {
-        UserIds.requirePositive(viewer, "viewer");
-        requirePositive(authors, "authors");
-        Request request = Request.to(InternalApi.HIDDEN, viewer)
-                .header(Headers.FOLLOW_TOKEN, tokenFor(viewer, followToken));
-        // Each batch's three ascending answers are merged into the last, as for areFollowing.
-        long[] blocking = new long[0];
-        long[] blockedBy = new long[0];
-        long[] muting = new long[0];
-        for (int from = 0; from < authors.length; from += batchSize) {
-            byte[] json = idsBody(authors, from, Math.min(authors.length, from + batchSize));
-            JsonNode body = Answers.parse(transport.read(viewer, request.body(json)));
-            blocking = union(blocking, Answers.ids(body, "blocking"));
-            blockedBy = union(blockedBy, Answers.ids(body, "blockedBy"));
-            muting = union(muting, Answers.ids(body, "muting"));
-        }
-        return new Hidden(blocking, blockedBy, muting);
+        return checks.hidden(viewer, authors, followToken);
     }
 
     // ---- writes -------------------------------------------------------------------------------------------------
@@ -514,7 +453,7 @@ public final class FollowCheckClient implements AutoCloseable {
      *                                  followings
      */
     public WriteResult follow(long follower, long followee) {
-        return write(Relation.FOLLOW, true, follower, followee);
+        return relations.write(Relation.FOLLOW, true, follower, followee);
     }
 
     /**
@@ -529,7 +468,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no write instance answered, or one refused the request
      */
     public WriteResult unfollow(long follower, long followee) {
-        return write(Relation.FOLLOW, false, follower, followee);
+        return relations.write(Relation.FOLLOW, false, follower, followee);
     }
 
     /**
@@ -545,7 +484,7 @@ public final class FollowCheckClient implements AutoCloseable {
      *                                  {@code limit-reached} past 50,000 blocks)
      */
     public WriteResult block(long user, long target) {
-        return write(Relation.BLOCK, true, user, target);
+        return relations.write(Relation.BLOCK, true, user, target);
     }
 
     /**
@@ -559,7 +498,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no write instance answered, or one refused the request
      */
     public WriteResult unblock(long user, long target) {
-        return write(Relation.BLOCK, false, user, target);
+        return relations.write(Relation.BLOCK, false, user, target);
     }
 
     /**
@@ -574,7 +513,7 @@ public final class FollowCheckClient implements AutoCloseable {
      *                                  {@code limit-reached} past 50,000 mutes)
      */
     public WriteResult mute(long user, long target) {
-        return write(Relation.MUTE, true, user, target);
+        return relations.write(Relation.MUTE, true, user, target);
     }
 
     /**
@@ -588,38 +527,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no write instance answered, or one refused the request
      */
     public WriteResult unmute(long user, long target) {
-        return write(Relation.MUTE, false, user, target);
-    }
-
-    private WriteResult write(Relation relation, boolean add, long actor, long target) {
-        boolean follow = relation == Relation.FOLLOW;
-        UserIds.requirePositive(actor, follow ? "follower" : "user");
-        UserIds.requirePositive(target, follow ? "followee" : "target");
-        Endpoint endpoint = switch (relation) {
-            case FOLLOW -> add ? InternalApi.FOLLOW : InternalApi.UNFOLLOW;
-            case BLOCK -> add ? InternalApi.BLOCK : InternalApi.UNBLOCK;
-            case MUTE -> add ? InternalApi.MUTE : InternalApi.UNMUTE;
-        };
-        JsonNode body = Answers.parse(transport.write(Request.to(endpoint, actor, target)));
-        WriteResult result = follow ? followReply(body) : relationReply(relation, body);
-        if (tokens != null) {
-            tokens.remember(actor, result.followToken());
-        }
-        return result;
-    }
-
-    private static WriteResult followReply(JsonNode body) {
-        return new WriteResult(Relation.FOLLOW, Answers.required(body, "followerId").asLong(),
-                Answers.required(body, "followeeId").asLong(), Answers.required(body, "following").asBoolean(),
-                Answers.instant(body, "followedAt"), Answers.required(body, "version").asLong(),
-                Answers.text(body, "followToken"));
-    }
-
-    private static WriteResult relationReply(Relation relation, JsonNode body) {
-        return new WriteResult(relation, Answers.required(body, "userId").asLong(),
-                Answers.required(body, "targetId").asLong(), Answers.required(body, "active").asBoolean(),
-                Answers.instant(body, "createdAt"), Answers.required(body, "version").asLong(),
-                Answers.text(body, "followToken"));
+        return relations.write(Relation.MUTE, false, user, target);
     }
 
     // ---- accounts (docs/account-lifecycle.md) -------------------------------------------------------------------
@@ -639,8 +547,7 @@ public final class FollowCheckClient implements AutoCloseable {
      *                                  erased user
      */
     public AccountState deactivate(long user) {
-        UserIds.requirePositive(user, "user");
-        return accountChange(user, Request.to(InternalApi.DEACTIVATE, user));
+        return accounts.deactivate(user);
     }
 
     /**
@@ -655,8 +562,7 @@ public final class FollowCheckClient implements AutoCloseable {
      *                                  erased user
      */
     public AccountState reactivate(long user) {
-        UserIds.requirePositive(user, "user");
-        return accountChange(user, Request.to(InternalApi.REACTIVATE, user));
+        return accounts.reactivate(user);
     }
 
     /**
@@ -673,8 +579,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no write instance answered, or one refused the request
      */
     public AccountState erase(long user) {
-        UserIds.requirePositive(user, "user");
-        return accountChange(user, Request.to(InternalApi.ERASE, user));
+        return accounts.erase(user);
     }
 
     /**
@@ -688,8 +593,7 @@ public final class FollowCheckClient implements AutoCloseable {
      * @throws GraphClientException     when no write instance answered, or one refused the request
      */
     public AccountState accountState(long user) {
-        UserIds.requirePositive(user, "user");
-        return accountStateReply(Answers.parse(transport.write(Request.to(InternalApi.ACCOUNT, user))));
+        return accounts.state(user);
     }
 
     /**
@@ -703,66 +607,7 @@ public final class FollowCheckClient implements AutoCloseable {
      *                                  {@link RequestRejectedException} of 404 {@code not-found} for an unknown job
      */
     public AccountJob accountJob(String jobId) {
-        requireJobId(jobId);
-        return accountJobReply(Answers.parse(transport.write(Request.to(InternalApi.JOB, jobId))));
-    }
-
-    /** A state change of {@code user}: deactivation, reactivation or erasure. */
-    private AccountState accountChange(long user, Request request) {
-        AccountState state = accountStateReply(Answers.parse(transport.write(request)));
-        if (tokens != null && state.followToken() != null) {
-            tokens.remember(user, state.followToken());
-        }
-        return state;
-    }
-
-    private static AccountState accountStateReply(JsonNode body) {
-        String state = Answers.required(body, "state").asString();
-        long changedAt = Answers.required(body, "changedAt").asLong();
-        return new AccountState(Answers.required(body, "userId").asLong(),
-                AccountState.State.of(state).orElseThrow(
-                        () -> Problems.unreadable("unknown state '" + state + "'", null)),
-                Answers.required(body, "version").asLong(), changedAt == 0 ? null : Instant.ofEpochMilli(changedAt),
-                Answers.text(body, "jobId"), Answers.text(body, "followToken"));
-    }
-
-    private static AccountJob accountJobReply(JsonNode body) {
-        String kind = Answers.required(body, "kind").asString();
-        String status = Answers.required(body, "status").asString();
-        JsonNode report = body.get("report");
-        if (report != null && !report.isNull() && !report.isObject()) {
-            throw Problems.unreadable("'report' is not an object", null);
-        }
-        @SuppressWarnings("unchecked")
-        Map<String, Object> reportMap = report == null || report.isNull() ? Map.of()
-                : Answers.JSON.convertValue(report, Map.class);
-        return new AccountJob(Answers.required(body, "jobId").asString(), Answers.required(body, "userId").asLong(),
-                AccountJob.Kind.of(kind).orElseThrow(() -> Problems.unreadable("unknown kind '" + kind + "'", null)),
-                AccountJob.Status.of(status).orElseThrow(
-                        () -> Problems.unreadable("unknown status '" + status + "'", null)),
-                Answers.required(body, "done").asLong(), Answers.required(body, "total").asLong(),
-                Instant.ofEpochMilli(Answers.required(body, "createdAt").asLong()), Answers.instant(body, "startedAt"),
-                Answers.instant(body, "finishedAt"), reportMap);
-    }
-
-    /**
-     * Refuses anything but {@code <userId>-<version>} in canonical decimal before it goes into a URL path: the
-     * service would refuse it too (400), and a job id holding {@code /} or {@code ?} must not reach another path.
-     */
-    static void requireJobId(String jobId) {
-        Objects.requireNonNull(jobId, "jobId");
-        int dash = jobId.indexOf('-');
-        try {
-            if (dash < 0) {
-                throw new IllegalArgumentException("no '-'");
-            }
-            UserIds.parse(jobId.substring(0, dash), "jobId");
-            UserIds.parse(jobId.substring(dash + 1), "jobId");
-        } catch (IllegalArgumentException e) {
-            String echo = jobId.length() > 32 ? jobId.substring(0, 32) + "..." : jobId;
-            throw new IllegalArgumentException(
-                    "jobId must be '<userId>-<version>', both positive decimal integers, was '" + echo + "'", e);
-        }
+        return accounts.job(jobId);
     }
 
     // ---- instances ----------------------------------------------------------------------------------------------
@@ -903,86 +748,10 @@ public final class FollowCheckClient implements AutoCloseable {
         }
     }
 
-    // ---- plumbing -----------------------------------------------------------------------------------------------
-
-    private String tokenFor(long actor, String explicit) {
-        return tokens == null ? explicit : tokens.tokenFor(actor, explicit);
-    }
-
-    private Page<Followed> followPage(Endpoint list, long user, int limit, String cursor) {
-        UserIds.requirePositive(user, "user");
-        return page(user, Request.to(list, user), limit, cursor,
-                item -> new Followed(Answers.required(item, "userId").asLong(), Answers.instant(item, "followedAt")));
-    }
-
-    private Page<Related> relationPage(Endpoint list, long user, int limit, String cursor) {
-        UserIds.requirePositive(user, "user");
-        return page(user, Request.to(list, user), limit, cursor,
-                item -> new Related(Answers.required(item, "userId").asLong(), Answers.instant(item, "createdAt")));
-    }
-
-    /**
-     * One page of a list: {@code request} with {@code ?limit&cursor} on the owner's instance, each item read by
-     * {@code item}.
-     *
-     * @param owner the user whose shard's instance is asked (ids already checked by the caller)
-     */
-    private <T> Page<T> page(long owner, Request request, int limit, String cursor, Function<JsonNode, T> item) {
-        requireLimit(limit);
-        JsonNode body = Answers.parse(transport.read(owner, request.query(query(limit, cursor))));
-        List<T> items = new ArrayList<>();
-        for (JsonNode node : Answers.items(body)) {
-            items.add(item.apply(node));
-        }
-        return new Page<>(items, Answers.nextCursor(body));
-    }
-
+    /** Checks a stream's arguments before it is built (its pages are fetched later). */
     private static void check(long user, int pageSize) {
         UserIds.requirePositive(user, "user");
-        requireLimit(pageSize);
-    }
-
-    private static void requireLimit(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("limit must be >= 1, was " + limit);
-        }
-    }
-
-    private static void requirePositive(long[] ids, String name) {
-        Objects.requireNonNull(ids, name);
-        for (int i = 0; i < ids.length; i++) {
-            UserIds.requirePositive(ids[i], name + "[" + i + "]");
-        }
-    }
-
-    /** {@code limit=..&cursor=..}; the cursor is opaque to the client, so it is percent-encoded whatever it holds. */
-    private static String query(int limit, String cursor) {
-        return InternalApi.LIMIT + "=" + limit + (cursor == null ? ""
-                : "&" + InternalApi.CURSOR + "=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
-    }
-
-    /** The ascending union of two ascending arrays, each id once. */
-    static long[] union(long[] a, long[] b) {
-        long[] out = new long[a.length + b.length];
-        int i = 0;
-        int j = 0;
-        int n = 0;
-        while (i < a.length || j < b.length) {
-            long next = j == b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++];
-            if (n == 0 || out[n - 1] != next) {
-                out[n++] = next;
-            }
-        }
-        return n == out.length ? out : Arrays.copyOf(out, n);
-    }
-
-    /** {@code {"ids":[..]}} of {@code ids[from..to)}, the body of a batch check and of hidden authors. */
-    private static byte[] idsBody(long[] ids, int from, int to) {
-        StringBuilder s = new StringBuilder(12 + (to - from) * 12).append("{\"ids\":[");
-        for (int i = from; i < to; i++) {
-            s.append(i == from ? "" : ",").append(ids[i]);
-        }
-        return s.append("]}").toString().getBytes(StandardCharsets.US_ASCII);
+        Lists.requireLimit(pageSize);
     }
 
     /**
