@@ -68,7 +68,7 @@ final class Checks {
     }
 
     /** Which of {@code authors} {@code viewer} blocks, is blocked by, or mutes; one request per batch. */
-    FollowCheckClient.Hidden hidden(long viewer, long[] authors, String followToken) {
+    FollowChecks.Hidden hidden(long viewer, long[] authors, String followToken) {
         UserIds.requirePositive(viewer, "viewer");
         requirePositive(authors, "authors");
         Request request = Request.to(InternalApi.HIDDEN, viewer)
@@ -84,7 +84,7 @@ final class Checks {
             blockedBy = union(blockedBy, Answers.ids(body, "blockedBy"));
             muting = union(muting, Answers.ids(body, "muting"));
         }
-        return new FollowCheckClient.Hidden(blocking, blockedBy, muting);
+        return new FollowChecks.Hidden(blocking, blockedBy, muting);
     }
 
     /** The ascending union of two ascending arrays, each id once. */

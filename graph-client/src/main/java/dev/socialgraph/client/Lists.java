@@ -26,16 +26,16 @@ final class Lists {
     }
 
     /** A page of {@link InternalApi#FOLLOWING} or {@link InternalApi#FOLLOWERS}, newest first. */
-    Page<FollowCheckClient.Followed> follows(Endpoint list, long user, int limit, String cursor) {
+    Page<FollowLists.Followed> follows(Endpoint list, long user, int limit, String cursor) {
         UserIds.requirePositive(user, "user");
-        return page(user, Request.to(list, user), limit, cursor, item -> new FollowCheckClient.Followed(
+        return page(user, Request.to(list, user), limit, cursor, item -> new FollowLists.Followed(
                 Answers.required(item, "userId").asLong(), Answers.instant(item, "followedAt")));
     }
 
     /** A page of {@link InternalApi#BLOCKING} or {@link InternalApi#MUTING}, newest first. */
-    Page<FollowCheckClient.Related> relations(Endpoint list, long user, int limit, String cursor) {
+    Page<FollowLists.Related> relations(Endpoint list, long user, int limit, String cursor) {
         UserIds.requirePositive(user, "user");
-        return page(user, Request.to(list, user), limit, cursor, item -> new FollowCheckClient.Related(
+        return page(user, Request.to(list, user), limit, cursor, item -> new FollowLists.Related(
                 Answers.required(item, "userId").asLong(), Answers.instant(item, "createdAt")));
     }
 
@@ -67,6 +67,12 @@ final class Lists {
     static String query(int limit, String cursor) {
         return InternalApi.LIMIT + "=" + limit + (cursor == null ? ""
                 : "&" + InternalApi.CURSOR + "=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
+    }
+
+    /** Checks a walk's arguments before its stream is built (its pages are fetched later). */
+    static void requireWalk(long user, int pageSize) {
+        UserIds.requirePositive(user, "user");
+        requireLimit(pageSize);
     }
 
     /** @throws IllegalArgumentException for a limit (or page size) below 1 */

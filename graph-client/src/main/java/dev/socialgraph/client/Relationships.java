@@ -30,35 +30,35 @@ final class Relationships {
      * @param viewer      the user it is shown to ({@link Headers#VIEWER_ID}), or {@code 0} for every field
      * @param followToken {@code a}'s token, or {@code null} for the remembered one
      */
-    FollowCheckClient.Relationship relationship(long a, long b, long viewer, String followToken) {
+    FollowChecks.Relationship relationship(long a, long b, long viewer, String followToken) {
         UserIds.requirePositive(a, "a");
         UserIds.requirePositive(b, "b");
         Request request = Request.to(InternalApi.RELATIONSHIP, a, b)
                 .header(Headers.FOLLOW_TOKEN, tokens == null ? followToken : tokens.tokenFor(a, followToken))
                 .header(Headers.VIEWER_ID, viewer > 0 ? Long.toString(viewer) : null);
         JsonNode body = Answers.parse(transport.read(a, request));
-        return new FollowCheckClient.Relationship(Answers.required(body, "following").asBoolean(),
+        return new FollowChecks.Relationship(Answers.required(body, "following").asBoolean(),
                 Answers.required(body, "followedBy").asBoolean(), Answers.optionalBoolean(body, "blocking"),
                 Answers.optionalBoolean(body, "blockedBy"), Answers.optionalBoolean(body, "muting"));
     }
 
     /** {@code user}'s follower and following counts. */
-    FollowCheckClient.Counts counts(long user) {
+    FollowLists.Counts counts(long user) {
         UserIds.requirePositive(user, "user");
         JsonNode body = Answers.parse(transport.read(user, Request.to(InternalApi.COUNTS, user)));
-        return new FollowCheckClient.Counts(Answers.required(body, "followers").asLong(),
+        return new FollowLists.Counts(Answers.required(body, "followers").asLong(),
                 Answers.required(body, "following").asLong());
     }
 
     /** At most {@code limit} users {@code user} may want to follow, best first. */
-    List<FollowCheckClient.Suggestion> suggestions(long user, int limit) {
+    List<FollowLists.Suggestion> suggestions(long user, int limit) {
         UserIds.requirePositive(user, "user");
         Lists.requireLimit(limit);
         Request request = Request.to(InternalApi.SUGGESTIONS, user).query(InternalApi.LIMIT + "=" + limit);
         JsonNode body = Answers.parse(transport.read(user, request));
-        List<FollowCheckClient.Suggestion> out = new ArrayList<>();
+        List<FollowLists.Suggestion> out = new ArrayList<>();
         for (JsonNode item : Answers.items(body)) {
-            out.add(new FollowCheckClient.Suggestion(Answers.required(item, "userId").asLong(),
+            out.add(new FollowLists.Suggestion(Answers.required(item, "userId").asLong(),
                     Answers.required(item, "mutualCount").asInt()));
         }
         return List.copyOf(out);

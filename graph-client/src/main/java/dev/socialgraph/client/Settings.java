@@ -63,6 +63,15 @@ record Settings(Map<String, URI> instances, List<URI> writeInstances, WriteBalan
         requirePositive(followTokenTtl, "followTokenTtl");
     }
 
+    /** Refuses a blank check instance id or a base URI that is not http(s). */
+    static void requireInstance(String id, URI baseUri) {
+        Objects.requireNonNull(baseUri, "baseUri");
+        if (id == null || id.isBlank()) {
+            throw new IllegalArgumentException("instance id must not be blank");
+        }
+        requireHttp(baseUri, "instance " + id);
+    }
+
     /**
      * Refuses a base URI that is not {@code http(s)://host[:port]} (a path prefix is allowed).
      *

@@ -25,7 +25,8 @@ class ChecksTest {
     }
 
     private static String json(long[] ids) {
-        return Arrays.stream(ids).sorted().distinct().mapToObj(Long::toString).collect(Collectors.joining(",", "[", "]"));
+        return Arrays.stream(ids).sorted().distinct().mapToObj(Long::toString)
+                .collect(Collectors.joining(",", "[", "]"));
     }
 
     @Test

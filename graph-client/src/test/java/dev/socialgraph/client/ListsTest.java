@@ -28,7 +28,8 @@ class ListsTest {
                 java.util.List.of(new FollowCheckClient.Followed(7, Instant.ofEpochMilli(1000))), "c2"));
         assertThat(blocking.items()).containsExactly(new FollowCheckClient.Related(7, Instant.ofEpochMilli(2000)));
         assertThat(common.items()).containsExactly(7L);
-        assertThat(transport.calls()).extracting(c -> c.user() + " " + c.request().method() + " " + c.request().target())
+        assertThat(transport.calls())
+                .extracting(c -> c.user() + " " + c.request().method() + " " + c.request().target())
                 .containsExactly(
                         "3 GET /internal/v1/users/3/following?limit=10",
                         "3 GET /internal/v1/users/3/followers?limit=10&cursor=c1",

@@ -38,7 +38,8 @@ class RequestTest {
         Request list = Request.to(InternalApi.FOLLOWING, 5L);
 
         assertThat(list.target()).isEqualTo("/internal/v1/users/5/following");
-        assertThat(list.query("limit=2&cursor=x").target()).isEqualTo("/internal/v1/users/5/following?limit=2&cursor=x");
+        assertThat(list.query("limit=2&cursor=x").target())
+                .isEqualTo("/internal/v1/users/5/following?limit=2&cursor=x");
     }
 
     @Test
