@@ -2,110 +2,37 @@ package dev.socialgraph.client;
 
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.relation.Relation;
-import dev.socialgraph.common.shard.ShardAffineRouter;
 import dev.socialgraph.wire.Headers;
 import dev.socialgraph.wire.InternalApi;
-import io.github.resilience4j.core.functions.CheckedSupplier;
-import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.retry.RetryConfig;
-import java.io.IOException;
 import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
-import java.util.function.IntUnaryOperator;
-import java.util.stream.Stream;
-import org.apache.hc.client5.http.classic.methods.HttpDelete;
-import org.apache.hc.client5.http.classic.methods.HttpGet;
-import org.apache.hc.client5.http.classic.methods.HttpPost;
-import org.apache.hc.client5.http.classic.methods.HttpPut;
-import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
-import org.apache.hc.client5.http.config.ConnectionConfig;
-import org.apache.hc.client5.http.config.RequestConfig;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
-import org.apache.hc.core5.http.ContentType;
-import org.apache.hc.core5.http.Header;
-import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
-import org.apache.hc.core5.http.io.entity.EntityUtils;
-import org.apache.hc.core5.io.CloseMode;
-import org.apache.hc.core5.util.TimeValue;
-import org.apache.hc.core5.util.Timeout;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The social graph's internal API for server-side callers (feed fan-out, notification eligibility, button state),
  * without the public gateway's hop: every read on follow-check-service's instances, every write on
- * follow-write-service's. (The name is older than the writes; it stays so that callers need not change.)
+ * follow-write-service's. (The name is older than the writes; it stays so that callers need not change.) Its methods
+ * are documented by part: {@link FollowChecks} (follow checks, relationship, hidden authors), {@link FollowLists}
+ * (lists, counts, suggestions) and {@link FollowWrites} (follows, blocks, mutes, accounts).
  *
- * <p><b>Reads</b> ({@code /internal/v1/users/...} of the check service): follow checks single and batched, following
- * and followers lists (one page, or every page as a lazy {@link Stream}), block and mute lists, counts, common
- * following, suggestions, the relationship between two users, and hidden authors. A read about user {@code u} goes
- * to the check instance that owns {@code u}'s logical shard, {@code floorMod(u, logicalShardCount)}, by the same
- * {@link ShardAffineRouter} the gateway's load balancer uses, so it lands on the instance whose bloom filter and
- * caches hold {@code u}'s slice. The instances are a fixed list of (id, base URI); the ids must be the check
- * instances' {@code graph.check.affinity.instance-id}s and the list their {@code graph.check.affinity.instances} (as
- * for the gateway).
- *
- * <p><b>Writes</b> (follow, unfollow, block, unblock, mute, unmute) go to the write service's instances
- * ({@link Builder#writeInstance}), spread by {@link Builder#writeBalancing}, and return a {@link WriteResult} with the
- * actor's follow token. With {@link Builder#readYourWrites} the client remembers each actor's newest token for
- * {@link Builder#followTokenTtl} and sends it as {@value #FOLLOW_TOKEN_HEADER} on that actor's next reads that take
- * one (check, batch check, relationship, hidden authors), so a backend sees its own writes at once.
- *
- * <p><b>Accounts</b> (docs/account-lifecycle.md; the write service's {@code /internal/v1/admin/...}, on the write
- * instances like the writes): {@link #deactivate}, {@link #reactivate} and {@link #erase} a user, each answering the
- * {@link AccountState} after it, {@link #accountState} and the {@link AccountJob} of a state change
- * ({@link #accountJob}). While a user is deactivated or erased, reads answer as if the user had no edges and writes by
- * or of the user throw a {@link RequestRejectedException} of type {@code user-inactive}.
- *
- * <p><b>Fail-over.</b> A connection failure, a timeout or HTTP 503 is retried (Resilience4j {@link Retry}) on the next
- * instance: for a read the next in rendezvous order for the user's shard, which is the instance that takes the shard
- * over when the owner leaves the list; for a write the next write instance. After {@link Builder#maxAttempts}
- * attempts the call throws {@link UnavailableException}. Reads are safe to repeat. Writes are too: they are
- * idempotent {@code PUT}/{@code DELETE}s, so a write repeated after an attempt that did reach the service (a
- * response timeout) leaves the same state and gets the same reply. Every other status is thrown at once and never
- * retried: a 4xx as {@link RequestRejectedException}, 429 as {@link RateLimitedException} (waiting is the caller's
- * choice; see {@link GraphClientException#retryAfter()}), anything else as {@link GraphClientException}; each with the
- * problem's type and {@code parameter}.
- *
- * <p><b>Connections and timeouts.</b> Apache HttpClient 5's classic client: HTTP/1.1 on keep-alive connections,
- * at most {@link Builder#maxConnectionsPerInstance} per instance, idle ones closed after {@value #IDLE_SECONDS} s. A
- * call runs on the calling thread from request to answer, with no hand-off (the JDK's {@code HttpClient} passes
- * each request to its selector thread and each answer on to an executor, which cost about 130 µs per call at one
- * connection here). Each attempt is bounded by
- * {@link Builder#connectTimeout} twice, to wait for a pooled connection when all of the instance's are busy and to
- * open a new one, and by {@link Builder#requestTimeout} for the answer (the longest silence while it is awaited,
- * which for the service's small answers is the time to the answer). A call therefore takes at most about
- * {@code maxAttempts × (2 × connectTimeout + requestTimeout)} plus {@link Builder#retryWait} between attempts; a
- * stream of pages takes that per page.
- *
- * <p><b>Service credential.</b> With {@link Builder#serviceToken}, every request carries
- * {@value #SERVICE_TOKEN_HEADER}{@code : <token>}, a header of its own so it never collides with a user's
- * {@code Authorization} header that the gateway forwards.
- *
- * <p><b>Ids.</b> User ids are positive 64-bit numbers; a zero or negative id is a bug of the caller and throws
- * {@link IllegalArgumentException} before any request is sent, as does a limit below 1. A read without check
- * instances, or a write without write instances, throws {@link IllegalStateException}.
+ * <p>A read about user {@code u} goes to the check instance that owns {@code u}'s logical shard, by the gateway's
+ * rendezvous choice ({@link #instanceFor}); a write to a write instance. A connection failure, a timeout or 503 moves
+ * the call to the next instance, up to {@link Builder#maxAttempts} attempts, then throws
+ * {@link UnavailableException}; any other status is thrown at once, a 4xx as {@link RequestRejectedException} and 429
+ * as {@link RateLimitedException}, with the problem's type and {@code parameter}. A call takes at most about
+ * {@code maxAttempts × (2 × connectTimeout + requestTimeout)} plus {@link Builder#retryWait} between attempts. Ids
+ * are positive; a zero or negative id, or a limit below 1, throws {@link IllegalArgumentException} before any
+ * request. A read without check instances, or a write without write instances, throws {@link IllegalStateException}.
  *
  * <p>Thread-safe; build one per process and share it. Calls block the calling thread (virtual threads are fine).
+ * Inside, a facade: each call goes to a resource class that builds its request from graph-wire's descriptors and
+ * reads the answer, over one HTTP transport (Apache HttpClient 5's classic client on keep-alive connections).
  */
-public final class FollowCheckClient implements AutoCloseable {
+public final class FollowCheckClient implements FollowChecks, FollowLists, FollowWrites, AutoCloseable {
 
     /** The header carrying the service credential. */
     public static final String SERVICE_TOKEN_HEADER = Headers.SERVICE_TOKEN;
@@ -114,93 +41,22 @@ public final class FollowCheckClient implements AutoCloseable {
     /** The header naming the user a relationship is shown to (see {@link #relationshipSeenBy}). */
     public static final String VIEWER_HEADER = Headers.VIEWER_ID;
 
-    private static final String USERS = InternalApi.USERS + "/";
-    private static final String ADMIN = InternalApi.ADMIN + "/";
-    private static final byte[] TRUE = "{\"following\":true}".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] FALSE = "{\"following\":false}".getBytes(StandardCharsets.US_ASCII);
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-    /** Idle time after which a pooled connection is closed: below the services' and proxies' usual idle timeouts. */
-    static final int IDLE_SECONDS = 30;
-    /**
-     * Idle time after which a pooled connection is checked before reuse: a connection the server closed while idle
-     * would otherwise fail the next call's first attempt.
-     */
-    private static final TimeValue VALIDATE_AFTER_IDLE = TimeValue.ofSeconds(2);
-    /** Remembered actors past which expired follow tokens are swept (see {@link FollowTokenMemory}). */
-    private static final int TOKEN_SWEEP_AT = 10_000;
+    private final HttpTransport transport;
+    private final Checks checks;
+    private final Lists lists;
+    private final Relationships relationships;
+    private final Relations relations;
+    private final Accounts accounts;
 
-    /** {@code null} without check instances. */
-    private final ShardAffineRouter router;
-    /** {@code <base URI>/internal/v1/users/} of each check instance, indexed as the router's instance ids. */
-    private final String[] usersBase;
-    /** The same of each write instance, in the builder's order. */
-    private final String[] writeBase;
-    /** {@code <base URI>/internal/v1/admin/} of each write instance, in the builder's order. */
-    private final String[] adminBase;
-    private final WriteBalancing writeBalancing;
-    private final AtomicInteger nextWrite = new AtomicInteger();
-    private final CloseableHttpClient http;
-    private final Retry readRetry;
-    private final Retry writeRetry;
-    private final String serviceToken;
-    private final int batchSize;
-    /** {@code null} unless read-your-writes was asked for. */
-    private final FollowTokenMemory tokens;
-
-    private FollowCheckClient(Builder b) {
-        List<String> ids = new ArrayList<>(b.instances.keySet());
-        this.router = ids.isEmpty() ? null : new ShardAffineRouter(ids, b.logicalShardCount);
-        this.usersBase = new String[ids.size()];
-        for (int i = 0; i < usersBase.length; i++) {
-            usersBase[i] = usersBase(b.instances.get(ids.get(i)));
-        }
-        this.writeBase = b.writeInstances.stream().map(FollowCheckClient::usersBase).toArray(String[]::new);
-        this.adminBase = b.writeInstances.stream().map(u -> base(u) + ADMIN).toArray(String[]::new);
-        this.writeBalancing = b.writeBalancing;
-        int routes = usersBase.length + writeBase.length;
-        PoolingHttpClientConnectionManager connections = PoolingHttpClientConnectionManagerBuilder.create()
-                .setMaxConnPerRoute(b.maxConnectionsPerInstance)
-                .setMaxConnTotal(b.maxConnectionsPerInstance * routes)
-                .setDefaultConnectionConfig(ConnectionConfig.custom()
-                        .setConnectTimeout(Timeout.of(b.connectTimeout))
-                        .setSocketTimeout(Timeout.of(b.requestTimeout))
-                        .setValidateAfterInactivity(VALIDATE_AFTER_IDLE)
-                        .build())
-                .build();
-        this.http = HttpClients.custom()
-                .setConnectionManager(connections)
-                .setDefaultRequestConfig(RequestConfig.custom()
-                        .setConnectionRequestTimeout(Timeout.of(b.connectTimeout))
-                        .setResponseTimeout(Timeout.of(b.requestTimeout))
-                        .build())
-                .evictIdleConnections(TimeValue.ofSeconds(IDLE_SECONDS))
-                // Fail-over is the Retry's, to another instance; the transport's own retries would repeat the same one.
-                .disableAutomaticRetries()
-                .disableRedirectHandling()
-                .disableCookieManagement()
-                .disableAuthCaching()
-                .disableContentCompression()
-                .build();
-        RetryConfig retries = RetryConfig.custom()
-                .maxAttempts(b.maxAttempts)
-                .waitDuration(b.retryWait)
-                .retryOnException(FollowCheckClient::retryable)
-                .build();
-        this.readRetry = Retry.of("graph-client-reads", retries);
-        this.writeRetry = Retry.of("graph-client-writes", retries);
-        this.serviceToken = b.serviceToken;
-        this.batchSize = b.batchSize;
-        this.tokens = b.readYourWrites
-                ? new FollowTokenMemory(b.followTokenTtl.toNanos(), TOKEN_SWEEP_AT, System::nanoTime) : null;
-    }
-
-    private static String usersBase(URI uri) {
-        return base(uri) + USERS;
-    }
-
-    private static String base(URI uri) {
-        String base = uri.toString();
-        return base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
+    private FollowCheckClient(Settings s) {
+        this.transport = new HttpTransport(s);
+        // Read-your-writes: one memory, filled by the writes and account changes, read by the reads that take a token.
+        FollowTokenMemory tokens = FollowTokenMemory.of(s);
+        this.checks = new Checks(transport, tokens, s.batchSize());
+        this.lists = new Lists(transport);
+        this.relationships = new Relationships(transport, tokens);
+        this.relations = new Relations(transport, tokens);
+        this.accounts = new Accounts(transport, tokens);
     }
 
     /**
@@ -212,1072 +68,138 @@ public final class FollowCheckClient implements AutoCloseable {
         return new Builder();
     }
 
-    // ---- follow checks ----------------------------------------------------------------------------------------
-
-    /**
-     * Does {@code follower} follow {@code followee}? Answered by the check service's layers (bloom filter, caches,
-     * shard), as fresh as its follow-events stream: a follow acknowledged a moment ago may still read {@code false}
-     * unless its follow token is sent ({@link #isFollowing(long, long, String)}, or {@link Builder#readYourWrites}).
-     *
-     * @param follower a user id, positive
-     * @param followee a user id, positive
-     * @return whether the edge exists
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
-    public boolean isFollowing(long follower, long followee) {
-        return isFollowing(follower, followee, null);
-    }
-
-    /**
-     * Does {@code follower} follow {@code followee}, reading the shard when {@code followToken} says the follower
-     * wrote since (read-your-writes)?
-     *
-     * @param follower    a user id, positive
-     * @param followee    a user id, positive
-     * @param followToken the follow token the write service returned to the follower's last write, sent as
-     *                    {@value #FOLLOW_TOKEN_HEADER}; {@code null} for none (then the remembered one, with
-     *                    {@link Builder#readYourWrites}). A token that does not verify is ignored by the service.
-     * @return whether the edge exists
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
+    @Override
     public boolean isFollowing(long follower, long followee, String followToken) {
-        UserIds.requirePositive(follower, "follower");
-        UserIds.requirePositive(followee, "followee");
-        String path = follower + "/following/" + followee;
-        String token = tokenFor(follower, followToken);
-        return read(follower, instance -> {
-            HttpUriRequestBase r = request(new HttpGet(usersBase[instance] + path));
-            followToken(r, token);
-            byte[] body = send(r);
-            // The two answers are pre-encoded by the service; anything else is parsed.
-            if (Arrays.equals(body, TRUE)) {
-                return true;
-            }
-            if (Arrays.equals(body, FALSE)) {
-                return false;
-            }
-            return required(parse(body), "following").asBoolean();
-        });
+        return checks.isFollowing(follower, followee, followToken);
     }
 
-    /**
-     * Which of {@code followees} does {@code follower} follow? One request per {@link Builder#batchSize} ids, all to
-     * {@code follower}'s instance.
-     *
-     * @param follower  a user id, positive
-     * @param followees user ids, each positive; any order, repeats allowed; not modified
-     * @return the answers, by position in {@code followees} or by id
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
-    public FollowingBatch areFollowing(long follower, long[] followees) {
-        return areFollowing(follower, followees, null);
-    }
-
-    /**
-     * {@link #areFollowing(long, long[])} with read-your-writes: the service reads the shard for every id when
-     * {@code followToken} is a young token of {@code follower}.
-     *
-     * @param follower    a user id, positive
-     * @param followees   user ids, each positive; any order, repeats allowed; not modified
-     * @param followToken the follower's {@value #FOLLOW_TOKEN_HEADER}, or {@code null} (then the remembered one)
-     * @return the answers, by position in {@code followees} or by id
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
+    @Override
     public FollowingBatch areFollowing(long follower, long[] followees, String followToken) {
-        UserIds.requirePositive(follower, "follower");
-        requirePositive(followees, "followees");
-        String path = follower + "/following/contains";
-        String token = tokenFor(follower, followToken);
-        // Primitive all the way (no boxed set): each batch's ascending answer is merged into the last.
-        long[] following = new long[0];
-        for (int from = 0; from < followees.length; from += batchSize) {
-            String json = idsBody(followees, from, Math.min(followees.length, from + batchSize));
-            long[] batch = read(follower, instance -> {
-                HttpUriRequestBase r = request(post(usersBase[instance] + path, json));
-                followToken(r, token);
-                return ids(required(parse(send(r)), "following"), "following");
-            });
-            following = union(following, batch);
-        }
-        return new FollowingBatch(follower, followees, following);
+        return checks.areFollowing(follower, followees, followToken);
     }
 
-    // ---- lists --------------------------------------------------------------------------------------------------
-
-    /**
-     * One page of the users {@code user} follows, newest follow first.
-     *
-     * @param user   a user id, positive
-     * @param limit  items per page, {@code >= 1} and at most the service's {@code graph.check.max-limit} (1000)
-     * @param cursor the previous page's {@link Page#nextCursor()}, or {@code null} for the first page
-     * @return the page; {@link Page#nextCursor()} is {@code null} on the last
-     * @throws IllegalArgumentException when the id is not positive or {@code limit < 1} (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request (a limit over the
-     *                                  service's maximum or a cursor of another list: 400, {@code parameter}
-     *                                  {@code limit} or {@code cursor})
-     */
-    public Page<Followed> following(long user, int limit, String cursor) {
-        return followPage(user, "following", limit, cursor);
-    }
-
-    /**
-     * One page of {@code user}'s followers, newest follow first; users {@code user} blocks are left out, so a page
-     * may hold fewer than {@code limit} items although more follow. A celebrity's followers (cdc-consumer's celebrity
-     * pages) are paged the same way.
-     *
-     * @param user   a user id, positive
-     * @param limit  items per page, {@code >= 1} and at most the service's {@code graph.check.max-limit} (1000)
-     * @param cursor the previous page's {@link Page#nextCursor()}, or {@code null} for the first page
-     * @return the page; {@link Page#nextCursor()} is {@code null} on the last
-     * @throws IllegalArgumentException when the id is not positive or {@code limit < 1} (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
-    public Page<Followed> followers(long user, int limit, String cursor) {
-        return followPage(user, "followers", limit, cursor);
-    }
-
-    /**
-     * Every user {@code user} follows, newest first, fetched {@code pageSize} at a time as the stream is consumed
-     * (nothing before its terminal operation; a {@code limit(n)} fetches only the pages it needs). The walk follows
-     * each page's cursor, so follows made meanwhile do not repeat or shift items.
-     *
-     * @param user     a user id, positive
-     * @param pageSize items per request, {@code >= 1} and at most the service's maximum (1000)
-     * @return a lazy, ordered, sequential stream; a failed page fetch throws {@link GraphClientException} from the
-     *         stream's operation
-     * @throws IllegalArgumentException when the id is not positive or {@code pageSize < 1}
-     */
-    public Stream<Followed> allFollowing(long user, int pageSize) {
-        check(user, pageSize);
-        return PageWalker.stream(cursor -> following(user, pageSize, cursor));
-    }
-
-    /**
-     * Every follower of {@code user}, newest first, a page at a time as for {@link #allFollowing}.
-     *
-     * @param user     a user id, positive
-     * @param pageSize items per request, {@code >= 1} and at most the service's maximum (1000)
-     * @return a lazy, ordered, sequential stream; a failed page fetch throws {@link GraphClientException} from the
-     *         stream's operation
-     * @throws IllegalArgumentException when the id is not positive or {@code pageSize < 1}
-     */
-    public Stream<Followed> allFollowers(long user, int pageSize) {
-        check(user, pageSize);
-        return PageWalker.stream(cursor -> followers(user, pageSize, cursor));
-    }
-
-    /**
-     * One page of the users {@code user} blocks, newest block first.
-     *
-     * @param user   a user id, positive
-     * @param limit  items per page, {@code >= 1} and at most the service's maximum (1000)
-     * @param cursor the previous page's {@link Page#nextCursor()}, or {@code null} for the first page
-     * @return the page
-     * @throws IllegalArgumentException when the id is not positive or {@code limit < 1} (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
-    public Page<Related> blocking(long user, int limit, String cursor) {
-        return relationPage(user, "blocking", limit, cursor);
-    }
-
-    /**
-     * One page of the users {@code user} mutes, newest mute first.
-     *
-     * @param user   a user id, positive
-     * @param limit  items per page, {@code >= 1} and at most the service's maximum (1000)
-     * @param cursor the previous page's {@link Page#nextCursor()}, or {@code null} for the first page
-     * @return the page
-     * @throws IllegalArgumentException when the id is not positive or {@code limit < 1} (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
-    public Page<Related> muting(long user, int limit, String cursor) {
-        return relationPage(user, "muting", limit, cursor);
-    }
-
-    /**
-     * Every user {@code user} blocks, newest first, a page at a time as for {@link #allFollowing}.
-     *
-     * @param user     a user id, positive
-     * @param pageSize items per request, {@code >= 1}
-     * @return a lazy, ordered, sequential stream
-     * @throws IllegalArgumentException when the id is not positive or {@code pageSize < 1}
-     */
-    public Stream<Related> allBlocking(long user, int pageSize) {
-        check(user, pageSize);
-        return PageWalker.stream(cursor -> blocking(user, pageSize, cursor));
-    }
-
-    /**
-     * Every user {@code user} mutes, newest first, a page at a time as for {@link #allFollowing}.
-     *
-     * @param user     a user id, positive
-     * @param pageSize items per request, {@code >= 1}
-     * @return a lazy, ordered, sequential stream
-     * @throws IllegalArgumentException when the id is not positive or {@code pageSize < 1}
-     */
-    public Stream<Related> allMuting(long user, int pageSize) {
-        check(user, pageSize);
-        return PageWalker.stream(cursor -> muting(user, pageSize, cursor));
-    }
-
-    /**
-     * One page of the users both {@code a} and {@code b} follow, ascending by id. Asked of {@code a}'s instance.
-     *
-     * @param a      a user id, positive
-     * @param b      a user id, positive
-     * @param limit  items per page, {@code >= 1} and at most the service's maximum (1000)
-     * @param cursor the previous page's {@link Page#nextCursor()}, or {@code null} for the first page
-     * @return the page of user ids
-     * @throws IllegalArgumentException when an id is not positive or {@code limit < 1} (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
-    public Page<Long> commonFollowing(long a, long b, int limit, String cursor) {
-        UserIds.requirePositive(a, "a");
-        UserIds.requirePositive(b, "b");
-        return page(a, a + "/common-following/" + b, limit, cursor, item -> required(item, "userId").asLong());
-    }
-
-    /**
-     * Every user both {@code a} and {@code b} follow, ascending by id, a page at a time as for {@link #allFollowing}.
-     *
-     * @param a        a user id, positive
-     * @param b        a user id, positive
-     * @param pageSize items per request, {@code >= 1}
-     * @return a lazy, ordered, sequential stream of user ids
-     * @throws IllegalArgumentException when an id is not positive or {@code pageSize < 1}
-     */
-    public Stream<Long> allCommonFollowing(long a, long b, int pageSize) {
-        check(a, pageSize);
-        UserIds.requirePositive(b, "b");
-        return PageWalker.stream(cursor -> commonFollowing(a, b, pageSize, cursor));
-    }
-
-    /**
-     * Users {@code user} may want to follow: followed by the users it follows (depth 2), best first.
-     *
-     * @param user  a user id, positive
-     * @param limit most suggestions, {@code >= 1} and at most the service's maximum (1000)
-     * @return the suggestions, best first; empty when there are none
-     * @throws IllegalArgumentException when the id is not positive or {@code limit < 1} (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
-    public List<Suggestion> suggestions(long user, int limit) {
-        UserIds.requirePositive(user, "user");
-        requireLimit(limit);
-        String path = user + "/suggestions?limit=" + limit;
-        return read(user, instance -> {
-            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
-            List<Suggestion> out = new ArrayList<>();
-            for (JsonNode item : items(body)) {
-                out.add(new Suggestion(required(item, "userId").asLong(), required(item, "mutualCount").asInt()));
-            }
-            return List.copyOf(out);
-        });
-    }
-
-    /**
-     * A user's follower and following counts.
-     *
-     * @param user a user id, positive
-     * @return the counts, each {@code >= 0}
-     * @throws IllegalArgumentException when the id is not positive (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
-    public Counts counts(long user) {
-        UserIds.requirePositive(user, "user");
-        String path = user + "/counts";
-        return read(user, instance -> {
-            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + path))));
-            return new Counts(required(body, "followers").asLong(), required(body, "following").asLong());
-        });
-    }
-
-    // ---- relationship and hidden authors -----------------------------------------------------------------------
-
-    /**
-     * Everything between {@code a} and {@code b}: both follows, both blocks, and {@code a}'s mute of {@code b}. No
-     * follow is reported while a block stands either way.
-     *
-     * @param a a user id, positive
-     * @param b a user id, positive
-     * @return the relationship with every field present
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
-    public Relationship relationship(long a, long b) {
-        return relationship(a, b, 0, null);
-    }
-
-    /**
-     * {@link #relationship(long, long)} with read-your-writes for {@code a}.
-     *
-     * @param a           a user id, positive
-     * @param b           a user id, positive
-     * @param followToken {@code a}'s {@value #FOLLOW_TOKEN_HEADER}, or {@code null} (then the remembered one)
-     * @return the relationship with every field present
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
+    @Override
     public Relationship relationship(long a, long b, String followToken) {
-        return relationship(a, b, 0, followToken);
+        return relationships.relationship(a, b, 0, followToken);
     }
 
-    /**
-     * The relationship between {@code a} and {@code b} as {@code viewer} may see it, as the gateway asks for a
-     * signed-in user ({@value #VIEWER_HEADER}): the blocks are present only when the viewer is {@code a} or
-     * {@code b}, the mute only when it is {@code a}.
-     *
-     * @param a           a user id, positive
-     * @param b           a user id, positive
-     * @param viewer      the user it is shown to, positive
-     * @param followToken {@code a}'s {@value #FOLLOW_TOKEN_HEADER}, or {@code null} (then the remembered one)
-     * @return the relationship; the fields hidden from {@code viewer} are empty
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
+    @Override
     public Relationship relationshipSeenBy(long a, long b, long viewer, String followToken) {
-        UserIds.requirePositive(viewer, "viewer");
-        return relationship(a, b, viewer, followToken);
+        return relationships.relationship(a, b, UserIds.requirePositive(viewer, "viewer"), followToken);
     }
 
-    private Relationship relationship(long a, long b, long viewer, String followToken) {
-        UserIds.requirePositive(a, "a");
-        UserIds.requirePositive(b, "b");
-        String path = a + "/relationship/" + b;
-        String token = tokenFor(a, followToken);
-        return read(a, instance -> {
-            HttpUriRequestBase r = request(new HttpGet(usersBase[instance] + path));
-            followToken(r, token);
-            if (viewer > 0) {
-                r.addHeader(VIEWER_HEADER, Long.toString(viewer));
-            }
-            JsonNode body = parse(send(r));
-            return new Relationship(required(body, "following").asBoolean(), required(body, "followedBy").asBoolean(),
-                    optionalBoolean(body, "blocking"), optionalBoolean(body, "blockedBy"),
-                    optionalBoolean(body, "muting"));
-        });
-    }
-
-    /**
-     * Which of {@code authors} are hidden from {@code viewer}: those it blocks, is blocked by, or mutes.
-     *
-     * @param viewer  a user id, positive
-     * @param authors user ids, each positive; any order, repeats allowed; not modified
-     * @return the three subsets of {@code authors}, each ascending and without repeats
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
-    public Hidden hidden(long viewer, long[] authors) {
-        return hidden(viewer, authors, null);
-    }
-
-    /**
-     * Which of {@code authors} does {@code viewer} block, is blocked by, or mute? The check a feed makes before
-     * rendering, for the same cost class as {@link #areFollowing}: one request per {@link Builder#batchSize} ids, all
-     * to {@code viewer}'s instance, answered there mostly in process. Pass the viewer's follow token (from its block
-     * or mute reply) to see that write at once.
-     *
-     * @param viewer      a user id, positive
-     * @param authors     user ids, each positive; any order, repeats allowed; not modified
-     * @param followToken the viewer's {@value #FOLLOW_TOKEN_HEADER}, or {@code null} (then the remembered one)
-     * @return the three subsets of {@code authors}, each ascending and without repeats
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws GraphClientException     when no instance answered, or one refused the request
-     */
+    @Override
     public Hidden hidden(long viewer, long[] authors, String followToken) {
-        UserIds.requirePositive(viewer, "viewer");
-        requirePositive(authors, "authors");
-        String path = viewer + "/hidden";
-        String token = tokenFor(viewer, followToken);
-        TreeSet<Long> blocking = new TreeSet<>();
-        TreeSet<Long> blockedBy = new TreeSet<>();
-        TreeSet<Long> muting = new TreeSet<>();
-        for (int from = 0; from < authors.length; from += batchSize) {
-            String json = idsBody(authors, from, Math.min(authors.length, from + batchSize));
-            JsonNode body = read(viewer, instance -> {
-                HttpUriRequestBase r = request(post(usersBase[instance] + path, json));
-                followToken(r, token);
-                return parse(send(r));
-            });
-            for (long id : ids(required(body, "blocking"), "blocking")) {
-                blocking.add(id);
-            }
-            for (long id : ids(required(body, "blockedBy"), "blockedBy")) {
-                blockedBy.add(id);
-            }
-            for (long id : ids(required(body, "muting"), "muting")) {
-                muting.add(id);
-            }
-        }
-        return new Hidden(toArray(blocking), toArray(blockedBy), toArray(muting));
+        return checks.hidden(viewer, authors, followToken);
     }
 
-    // ---- writes -------------------------------------------------------------------------------------------------
+    @Override
+    public Page<Followed> following(long user, int limit, String cursor) {
+        return lists.follows(InternalApi.FOLLOWING, user, limit, cursor);
+    }
 
-    /**
-     * {@code follower} follows {@code followee} ({@code PUT .../following/{followee}} on a write instance);
-     * idempotent.
-     *
-     * @param follower a user id, positive
-     * @param followee a user id, positive, not {@code follower}
-     * @return the follow, {@link WriteResult#active()} {@code true}, with the follower's follow token
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws IllegalStateException    when the client has no write instance
-     * @throws GraphClientException     when no write instance answered, or one refused: 400 for a self-follow, 403
-     *                                  {@code blocked} when the followee blocks the follower, 409 {@code blocking} when
-     *                                  the follower blocks the followee, 409 {@code limit-reached} past 10,000
-     *                                  followings
-     */
+    @Override
+    public Page<Followed> followers(long user, int limit, String cursor) {
+        return lists.follows(InternalApi.FOLLOWERS, user, limit, cursor);
+    }
+
+    @Override
+    public Page<Related> blocking(long user, int limit, String cursor) {
+        return lists.relations(InternalApi.BLOCKING, user, limit, cursor);
+    }
+
+    @Override
+    public Page<Related> muting(long user, int limit, String cursor) {
+        return lists.relations(InternalApi.MUTING, user, limit, cursor);
+    }
+
+    @Override
+    public Page<Long> commonFollowing(long a, long b, int limit, String cursor) {
+        return lists.commonFollowing(a, b, limit, cursor);
+    }
+
+    @Override
+    public List<Suggestion> suggestions(long user, int limit) {
+        return relationships.suggestions(user, limit);
+    }
+
+    @Override
+    public Counts counts(long user) {
+        return relationships.counts(user);
+    }
+
+    @Override
     public WriteResult follow(long follower, long followee) {
-        return write(Relation.FOLLOW, true, follower, followee);
+        return relations.write(Relation.FOLLOW, true, follower, followee);
     }
 
-    /**
-     * {@code follower} no longer follows {@code followee}; idempotent (unfollowing a user not followed is a
-     * success).
-     *
-     * @param follower a user id, positive
-     * @param followee a user id, positive
-     * @return {@link WriteResult#active()} {@code false}, with the follower's follow token
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws IllegalStateException    when the client has no write instance
-     * @throws GraphClientException     when no write instance answered, or one refused the request
-     */
+    @Override
     public WriteResult unfollow(long follower, long followee) {
-        return write(Relation.FOLLOW, false, follower, followee);
+        return relations.write(Relation.FOLLOW, false, follower, followee);
     }
 
-    /**
-     * {@code user} blocks {@code target}: removes {@code user}'s follow of {@code target} at once and
-     * {@code target}'s follow of {@code user} shortly after (cdc-consumer); idempotent.
-     *
-     * @param user   a user id, positive
-     * @param target a user id, positive, not {@code user}
-     * @return the block, {@link WriteResult#active()} {@code true}, with {@code user}'s follow token
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws IllegalStateException    when the client has no write instance
-     * @throws GraphClientException     when no write instance answered, or one refused (400 for oneself, 409
-     *                                  {@code limit-reached} past 50,000 blocks)
-     */
+    @Override
     public WriteResult block(long user, long target) {
-        return write(Relation.BLOCK, true, user, target);
+        return relations.write(Relation.BLOCK, true, user, target);
     }
 
-    /**
-     * {@code user} no longer blocks {@code target}; idempotent. Follows the block removed are not restored.
-     *
-     * @param user   a user id, positive
-     * @param target a user id, positive
-     * @return {@link WriteResult#active()} {@code false}, with {@code user}'s follow token
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws IllegalStateException    when the client has no write instance
-     * @throws GraphClientException     when no write instance answered, or one refused the request
-     */
+    @Override
     public WriteResult unblock(long user, long target) {
-        return write(Relation.BLOCK, false, user, target);
+        return relations.write(Relation.BLOCK, false, user, target);
     }
 
-    /**
-     * {@code user} mutes {@code target} (hidden from {@code user}'s feed; follows stay); idempotent.
-     *
-     * @param user   a user id, positive
-     * @param target a user id, positive, not {@code user}
-     * @return the mute, {@link WriteResult#active()} {@code true}, with {@code user}'s follow token
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws IllegalStateException    when the client has no write instance
-     * @throws GraphClientException     when no write instance answered, or one refused (400 for oneself, 409
-     *                                  {@code limit-reached} past 50,000 mutes)
-     */
+    @Override
     public WriteResult mute(long user, long target) {
-        return write(Relation.MUTE, true, user, target);
+        return relations.write(Relation.MUTE, true, user, target);
     }
 
-    /**
-     * {@code user} no longer mutes {@code target}; idempotent.
-     *
-     * @param user   a user id, positive
-     * @param target a user id, positive
-     * @return {@link WriteResult#active()} {@code false}, with {@code user}'s follow token
-     * @throws IllegalArgumentException when an id is not positive (no request is sent)
-     * @throws IllegalStateException    when the client has no write instance
-     * @throws GraphClientException     when no write instance answered, or one refused the request
-     */
+    @Override
     public WriteResult unmute(long user, long target) {
-        return write(Relation.MUTE, false, user, target);
+        return relations.write(Relation.MUTE, false, user, target);
     }
 
-    private WriteResult write(Relation relation, boolean add, long actor, long target) {
-        boolean follow = relation == Relation.FOLLOW;
-        UserIds.requirePositive(actor, follow ? "follower" : "user");
-        UserIds.requirePositive(target, follow ? "followee" : "target");
-        String path = actor + (follow ? "/following/" : relation == Relation.BLOCK ? "/blocking/" : "/muting/") + target;
-        WriteResult result = onWriteInstance(instance -> {
-            String uri = writeBase[instance] + path;
-            JsonNode body = parse(send(request(add ? new HttpPut(uri) : new HttpDelete(uri))));
-            return follow ? followReply(body) : relationReply(relation, body);
-        });
-        if (tokens != null) {
-            tokens.remember(actor, result.followToken());
-        }
-        return result;
-    }
-
-    /**
-     * Runs {@code attempt} on the write instances: first on the one {@code writeBalancing} picks, then on the next
-     * ones, as the retry policy allows.
-     */
-    private <T> T onWriteInstance(Attempt<T> attempt) {
-        if (writeBase.length == 0) {
-            throw new IllegalStateException("no write instance: add one with Builder.writeInstance");
-        }
-        int start = writeBalancing == WriteBalancing.ROUND_ROBIN
-                ? Math.floorMod(nextWrite.getAndIncrement(), writeBase.length) : 0;
-        return execute(writeRetry, "write instance", k -> (start + k) % writeBase.length, attempt);
-    }
-
-    private static WriteResult followReply(JsonNode body) {
-        return new WriteResult(Relation.FOLLOW, required(body, "followerId").asLong(),
-                required(body, "followeeId").asLong(), required(body, "following").asBoolean(),
-                instant(body, "followedAt"), required(body, "version").asLong(), text(body, "followToken"));
-    }
-
-    private static WriteResult relationReply(Relation relation, JsonNode body) {
-        return new WriteResult(relation, required(body, "userId").asLong(), required(body, "targetId").asLong(),
-                required(body, "active").asBoolean(), instant(body, "createdAt"), required(body, "version").asLong(),
-                text(body, "followToken"));
-    }
-
-    // ---- accounts (docs/account-lifecycle.md) -------------------------------------------------------------------
-
-    /**
-     * Deactivates {@code user} ({@code PUT /internal/v1/admin/users/{user}/deactivation} on a write instance):
-     * reversibly hides the user; within the propagation bound every read answers as if the user had no edges and
-     * every write by or of the user is refused ({@code user-inactive}). Idempotent: deactivating a deactivated user
-     * answers its current state.
-     *
-     * @param user a user id, positive
-     * @return the state after the call, {@link AccountState.State#DEACTIVATED}, with the job that corrects other
-     *         users' counts; with {@link Builder#readYourWrites} its token goes with {@code user}'s next reads
-     * @throws IllegalArgumentException when {@code user} is not positive (no request is sent)
-     * @throws IllegalStateException    when the client has no write instance
-     * @throws GraphClientException     when no write instance answered, or one refused: 409 {@code conflict} for an
-     *                                  erased user
-     */
+    @Override
     public AccountState deactivate(long user) {
-        UserIds.requirePositive(user, "user");
-        return accountChange(user, true, "users/" + user + "/deactivation");
+        return accounts.deactivate(user);
     }
 
-    /**
-     * Reactivates {@code user} ({@code DELETE /internal/v1/admin/users/{user}/deactivation}): the user's edges are
-     * visible again exactly as they were. Idempotent: reactivating an active user answers its current state.
-     *
-     * @param user a user id, positive
-     * @return the state after the call, {@link AccountState.State#ACTIVE}
-     * @throws IllegalArgumentException when {@code user} is not positive (no request is sent)
-     * @throws IllegalStateException    when the client has no write instance
-     * @throws GraphClientException     when no write instance answered, or one refused: 409 {@code conflict} for an
-     *                                  erased user
-     */
+    @Override
     public AccountState reactivate(long user) {
-        UserIds.requirePositive(user, "user");
-        return accountChange(user, false, "users/" + user + "/deactivation");
+        return accounts.reactivate(user);
     }
 
-    /**
-     * Erases {@code user} ({@code DELETE /internal/v1/admin/users/{user}}), active or deactivated: irreversible
-     * (GDPR article 17). At once the user has no edges in any read and can neither write nor be written about; the
-     * job deletes every row that names the user, and the id can never be followed again. Idempotent: erasing an
-     * erased user answers its current state. This is also what a user's own erasure ({@code DELETE /v1/me} on the
-     * gateway) does for the token's subject: a backend names the user instead.
-     *
-     * @param user a user id, positive
-     * @return the state after the call, {@link AccountState.State#ERASED}
-     * @throws IllegalArgumentException when {@code user} is not positive (no request is sent)
-     * @throws IllegalStateException    when the client has no write instance
-     * @throws GraphClientException     when no write instance answered, or one refused the request
-     */
+    @Override
     public AccountState erase(long user) {
-        UserIds.requirePositive(user, "user");
-        return accountChange(user, false, "users/" + user);
+        return accounts.erase(user);
     }
 
-    /**
-     * {@code user}'s account state ({@code GET /internal/v1/admin/users/{user}} on a write instance). Every id has
-     * one: a user never changed is {@link AccountState.State#ACTIVE} with version 0.
-     *
-     * @param user a user id, positive
-     * @return the state
-     * @throws IllegalArgumentException when {@code user} is not positive (no request is sent)
-     * @throws IllegalStateException    when the client has no write instance
-     * @throws GraphClientException     when no write instance answered, or one refused the request
-     */
+    @Override
     public AccountState accountState(long user) {
-        UserIds.requirePositive(user, "user");
-        return onWriteInstance(instance -> accountStateReply(
-                parse(send(request(new HttpGet(adminBase[instance] + "users/" + user))))));
+        return accounts.state(user);
     }
 
-    /**
-     * The job a state change started ({@code GET /internal/v1/admin/jobs/{jobId}} on a write instance).
-     *
-     * @param jobId an {@link AccountState#jobId()}: {@code <userId>-<version>}, both positive decimal integers
-     * @return the job
-     * @throws IllegalArgumentException when {@code jobId} is not of that form (no request is sent)
-     * @throws IllegalStateException    when the client has no write instance
-     * @throws GraphClientException     when no write instance answered, or one refused: a
-     *                                  {@link RequestRejectedException} of 404 {@code not-found} for an unknown job
-     */
+    @Override
     public AccountJob accountJob(String jobId) {
-        requireJobId(jobId);
-        return onWriteInstance(instance -> accountJobReply(
-                parse(send(request(new HttpGet(adminBase[instance] + "jobs/" + jobId))))));
+        return accounts.job(jobId);
     }
 
-    /** A state change: {@code PUT} ({@code put}) or {@code DELETE} of {@code path} below the admin API. */
-    private AccountState accountChange(long user, boolean put, String path) {
-        AccountState state = onWriteInstance(instance -> {
-            String uri = adminBase[instance] + path;
-            return accountStateReply(parse(send(request(put ? new HttpPut(uri) : new HttpDelete(uri)))));
-        });
-        if (tokens != null && state.followToken() != null) {
-            tokens.remember(user, state.followToken());
-        }
-        return state;
-    }
-
-    private static AccountState accountStateReply(JsonNode body) {
-        String state = required(body, "state").asString();
-        long changedAt = required(body, "changedAt").asLong();
-        return new AccountState(required(body, "userId").asLong(),
-                AccountState.State.of(state).orElseThrow(
-                        () -> Problems.unreadable("unknown state '" + state + "'", null)),
-                required(body, "version").asLong(), changedAt == 0 ? null : Instant.ofEpochMilli(changedAt),
-                text(body, "jobId"), text(body, "followToken"));
-    }
-
-    private static AccountJob accountJobReply(JsonNode body) {
-        String kind = required(body, "kind").asString();
-        String status = required(body, "status").asString();
-        JsonNode report = body.get("report");
-        if (report != null && !report.isNull() && !report.isObject()) {
-            throw Problems.unreadable("'report' is not an object", null);
-        }
-        @SuppressWarnings("unchecked")
-        Map<String, Object> reportMap = report == null || report.isNull() ? Map.of()
-                : JSON.convertValue(report, Map.class);
-        return new AccountJob(required(body, "jobId").asString(), required(body, "userId").asLong(),
-                AccountJob.Kind.of(kind).orElseThrow(() -> Problems.unreadable("unknown kind '" + kind + "'", null)),
-                AccountJob.Status.of(status).orElseThrow(
-                        () -> Problems.unreadable("unknown status '" + status + "'", null)),
-                required(body, "done").asLong(), required(body, "total").asLong(),
-                Instant.ofEpochMilli(required(body, "createdAt").asLong()), instant(body, "startedAt"),
-                instant(body, "finishedAt"), reportMap);
-    }
-
-    /**
-     * Refuses anything but {@code <userId>-<version>} in canonical decimal before it goes into a URL path: the
-     * service would refuse it too (400), and a job id holding {@code /} or {@code ?} must not reach another path.
-     */
-    static void requireJobId(String jobId) {
-        Objects.requireNonNull(jobId, "jobId");
-        int dash = jobId.indexOf('-');
-        try {
-            if (dash < 0) {
-                throw new IllegalArgumentException("no '-'");
-            }
-            UserIds.parse(jobId.substring(0, dash), "jobId");
-            UserIds.parse(jobId.substring(dash + 1), "jobId");
-        } catch (IllegalArgumentException e) {
-            String echo = jobId.length() > 32 ? jobId.substring(0, 32) + "..." : jobId;
-            throw new IllegalArgumentException(
-                    "jobId must be '<userId>-<version>', both positive decimal integers, was '" + echo + "'", e);
-        }
-    }
-
-    // ---- instances ----------------------------------------------------------------------------------------------
-
-    /**
-     * The check instance ids, in the order given to the builder.
-     *
-     * @return the ids the router chooses among; empty without check instances
-     */
+    @Override
     public List<String> instanceIds() {
-        return router == null ? List.of() : router.instanceIds();
+        return transport.instanceIds();
     }
 
-    /**
-     * The check instance a read about {@code user} goes to on attempt {@code attempt} (0 first): the owner of its
-     * logical shard, then the next instances in rendezvous order. The same choice as the gateway's.
-     *
-     * @param user    a user id
-     * @param attempt {@code >= 0}
-     * @return one of {@link #instanceIds()}
-     * @throws IllegalStateException when the client has no check instance
-     */
+    @Override
     public String instanceFor(long user, int attempt) {
-        return router().instanceIds().get(router().candidate(user, attempt));
+        return transport.instanceFor(user, attempt);
     }
 
     /** Closes the pooled connections at once; calls after this fail. */
     @Override
     public void close() {
-        http.close(CloseMode.IMMEDIATE);
+        transport.close();
     }
 
-    // ---- value types --------------------------------------------------------------------------------------------
-
-    /**
-     * Everything between users {@code a} and {@code b}.
-     *
-     * @param following  whether {@code a} follows {@code b} (never while a block stands either way)
-     * @param followedBy whether {@code b} follows {@code a} (never while a block stands either way)
-     * @param blocking   whether {@code a} blocks {@code b}; empty when hidden from the viewer
-     * @param blockedBy  whether {@code b} blocks {@code a}; empty when hidden from the viewer
-     * @param muting     whether {@code a} mutes {@code b}; empty when hidden from the viewer
-     */
-    public record Relationship(boolean following, boolean followedBy, Optional<Boolean> blocking,
-                               Optional<Boolean> blockedBy, Optional<Boolean> muting) {
-
-        /**
-         * @param following  whether {@code a} follows {@code b}
-         * @param followedBy whether {@code b} follows {@code a}
-         * @param blocking   whether {@code a} blocks {@code b}, or empty
-         * @param blockedBy  whether {@code b} blocks {@code a}, or empty
-         * @param muting     whether {@code a} mutes {@code b}, or empty
-         */
-        public Relationship {
-            Objects.requireNonNull(blocking, "blocking");
-            Objects.requireNonNull(blockedBy, "blockedBy");
-            Objects.requireNonNull(muting, "muting");
-        }
-
-        /**
-         * A relationship with every field known.
-         *
-         * @param following  whether {@code a} follows {@code b}
-         * @param followedBy whether {@code b} follows {@code a}
-         * @param blocking   whether {@code a} blocks {@code b}
-         * @param blockedBy  whether {@code b} blocks {@code a}
-         * @param muting     whether {@code a} mutes {@code b}
-         * @return the relationship
-         */
-        public static Relationship of(boolean following, boolean followedBy, boolean blocking, boolean blockedBy,
-                                      boolean muting) {
-            return new Relationship(following, followedBy, Optional.of(blocking), Optional.of(blockedBy),
-                    Optional.of(muting));
-        }
-
-        /**
-         * Whether a block stands either way, as far as the viewer may know.
-         *
-         * @return {@code blocking || blockedBy}, absent fields read as {@code false}
-         */
-        public boolean blocked() {
-            return blocking.orElse(false) || blockedBy.orElse(false);
-        }
-    }
-
-    /**
-     * A user's counts.
-     *
-     * @param followers how many users follow the user
-     * @param following how many users the user follows
-     */
-    public record Counts(long followers, long following) {
-    }
-
-    /**
-     * One item of a following or followers list.
-     *
-     * @param userId     the followee (following list) or follower (followers list)
-     * @param followedAt when the follow was made, millisecond precision
-     */
-    public record Followed(long userId, Instant followedAt) {
-    }
-
-    /**
-     * One item of a block or mute list.
-     *
-     * @param userId    the blocked or muted user
-     * @param createdAt when the block or mute was made, millisecond precision
-     */
-    public record Related(long userId, Instant createdAt) {
-    }
-
-    /**
-     * One suggestion.
-     *
-     * @param userId      the suggested user
-     * @param mutualCount how many of the user's followings follow it, {@code >= 1}
-     */
-    public record Suggestion(long userId, int mutualCount) {
-    }
-
-    /**
-     * Which authors are hidden from a viewer.
-     *
-     * @param blocking  authors the viewer blocks, ascending
-     * @param blockedBy authors who block the viewer, ascending
-     * @param muting    authors the viewer mutes, ascending
-     */
-    public record Hidden(long[] blocking, long[] blockedBy, long[] muting) {
-
-        /**
-         * Whether nobody is hidden.
-         *
-         * @return whether all three arrays are empty
-         */
-        public boolean isEmpty() {
-            return blocking.length == 0 && blockedBy.length == 0 && muting.length == 0;
-        }
-    }
-
-    // ---- plumbing -----------------------------------------------------------------------------------------------
-
-    /** One attempt against one instance. */
-    @FunctionalInterface
-    private interface Attempt<T> {
-        T run(int instance) throws IOException;
-    }
-
-    private ShardAffineRouter router() {
-        if (router == null) {
-            throw new IllegalStateException("no check instance: add one with Builder.instance");
-        }
-        return router;
-    }
-
-    /** Runs a read about {@code user} on its check instances in rendezvous order, as the retry policy allows. */
-    private <T> T read(long user, Attempt<T> attempt) {
-        ShardAffineRouter r = router();
-        return execute(readRetry, "check instance", k -> r.candidate(user, k), attempt);
-    }
-
-    /** Runs {@code attempt} on instance {@code candidate(k)} for attempt {@code k = 0, 1, ...}. */
-    private static <T> T execute(Retry retry, String what, IntUnaryOperator candidate, Attempt<T> attempt) {
-        int[] next = {0};
-        CheckedSupplier<T> onNextInstance = () -> attempt.run(candidate.applyAsInt(next[0]++));
-        try {
-            return retry.executeCheckedSupplier(onNextInstance);
-        } catch (GraphClientException e) {
-            throw e;
-        } catch (IOException e) {
-            throw Problems.noResponse("no " + what + " answered after " + next[0] + " attempt(s), last " + e, e);
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /**
-     * Connection failures and timeouts (every {@link IOException} of the transport: refused, reset, no response, connect,
-     * pool and response timeouts) and 503; nothing once the calling thread is interrupted (the transport reports an
-     * interrupt as an {@code InterruptedIOException}, which must end the call, not move it to the next instance).
-     */
-    private static boolean retryable(Throwable e) {
-        if (Thread.currentThread().isInterrupted()) {
-            return false;
-        }
-        return e instanceof IOException || e instanceof UnavailableException u && u.status() == 503;
-    }
-
-    private String tokenFor(long actor, String explicit) {
-        return tokens == null ? explicit : tokens.tokenFor(actor, explicit);
-    }
-
-    private static void followToken(HttpUriRequestBase r, String token) {
-        if (token != null) {
-            r.addHeader(FOLLOW_TOKEN_HEADER, token);
-        }
-    }
-
-    /** {@code r} with the headers every request carries. */
-    private HttpUriRequestBase request(HttpUriRequestBase r) {
-        r.addHeader("Accept", "application/json, application/problem+json");
-        if (serviceToken != null) {
-            r.addHeader(SERVICE_TOKEN_HEADER, serviceToken);
-        }
-        return r;
-    }
-
-    private static HttpPost post(String uri, String json) {
-        HttpPost r = new HttpPost(uri);
-        r.setEntity(new ByteArrayEntity(json.getBytes(StandardCharsets.US_ASCII), ContentType.APPLICATION_JSON));
-        return r;
-    }
-
-    /** The body of a 2xx answer; other statuses throw the {@link GraphClientException} {@link Problems} makes. */
-    private byte[] send(HttpUriRequestBase r) throws IOException {
-        // The handler reads the whole body, so the connection goes back to the pool before this returns.
-        Answer answer = http.execute(r, response -> {
-            Header retryAfter = response.getFirstHeader("Retry-After");
-            return new Answer(response.getCode(),
-                    response.getEntity() == null ? new byte[0] : EntityUtils.toByteArray(response.getEntity()),
-                    retryAfter == null ? null : retryAfter.getValue());
-        });
-        if (answer.status / 100 != 2) {
-            throw Problems.of(r.getMethod() + " " + r.getRequestUri(), answer.status, answer.body, answer.retryAfter,
-                    Instant.now());
-        }
-        return answer.body;
-    }
-
-    /** A status, the body that came with it, and its {@code Retry-After} header. */
-    private record Answer(int status, byte[] body, String retryAfter) { }
-
-    private Page<Followed> followPage(long user, String list, int limit, String cursor) {
-        UserIds.requirePositive(user, "user");
-        return page(user, user + "/" + list, limit, cursor,
-                item -> new Followed(required(item, "userId").asLong(), instant(item, "followedAt")));
-    }
-
-    private Page<Related> relationPage(long user, String list, int limit, String cursor) {
-        UserIds.requirePositive(user, "user");
-        return page(user, user + "/" + list, limit, cursor,
-                item -> new Related(required(item, "userId").asLong(), instant(item, "createdAt")));
-    }
-
-    /**
-     * One page of a list: {@code GET <users>/<path>?limit&cursor} on the owner's instance, each item read by
-     * {@code item}.
-     *
-     * @param owner the user whose shard's instance is asked (ids already checked by the caller)
-     * @param path  the list's path below {@code /internal/v1/users/}, without the query
-     */
-    private <T> Page<T> page(long owner, String path, int limit, String cursor, Function<JsonNode, T> item) {
-        requireLimit(limit);
-        String target = path + query(limit, cursor);
-        return read(owner, instance -> {
-            JsonNode body = parse(send(request(new HttpGet(usersBase[instance] + target))));
-            List<T> items = new ArrayList<>();
-            for (JsonNode node : items(body)) {
-                items.add(item.apply(node));
-            }
-            return new Page<>(items, nextCursor(body));
-        });
-    }
-
-    private static void check(long user, int pageSize) {
-        UserIds.requirePositive(user, "user");
-        requireLimit(pageSize);
-    }
-
-    private static void requireLimit(int limit) {
-        if (limit < 1) {
-            throw new IllegalArgumentException("limit must be >= 1, was " + limit);
-        }
-    }
-
-    private static void requirePositive(long[] ids, String name) {
-        Objects.requireNonNull(ids, name);
-        for (int i = 0; i < ids.length; i++) {
-            UserIds.requirePositive(ids[i], name + "[" + i + "]");
-        }
-    }
-
-    /** {@code ?limit=..&cursor=..}; the cursor is opaque to the client, so it is percent-encoded whatever it holds. */
-    private static String query(int limit, String cursor) {
-        return "?limit=" + limit + (cursor == null ? "" : "&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
-    }
-
-    private static JsonNode parse(byte[] body) {
-        try {
-            JsonNode node = JSON.readTree(body);
-            if (node == null || !node.isObject()) {
-                throw Problems.unreadable("answer is not a JSON object", null);
-            }
-            return node;
-        } catch (JacksonException e) {
-            throw Problems.unreadable("unreadable answer: " + e.getOriginalMessage(), e);
-        }
-    }
-
-    private static JsonNode required(JsonNode node, String name) {
-        JsonNode v = node == null ? null : node.get(name);
-        if (v == null || v.isNull()) {
-            throw Problems.unreadable("answer without '" + name + "'", null);
-        }
-        return v;
-    }
-
-    private static JsonNode items(JsonNode body) {
-        JsonNode items = required(body, "items");
-        if (!items.isArray()) {
-            throw Problems.unreadable("'items' is not an array", null);
-        }
-        return items;
-    }
-
-    private static String nextCursor(JsonNode body) {
-        JsonNode next = body.get("nextCursor");
-        return next == null || next.isNull() ? null : next.asString();
-    }
-
-    private static Optional<Boolean> optionalBoolean(JsonNode body, String name) {
-        JsonNode v = body.get(name);
-        return v == null || v.isNull() ? Optional.empty() : Optional.of(v.asBoolean());
-    }
-
-    /** An epoch-ms member as an instant, {@code null} when absent or null. */
-    private static Instant instant(JsonNode body, String name) {
-        JsonNode v = body.get(name);
-        return v == null || v.isNull() ? null : Instant.ofEpochMilli(v.asLong());
-    }
-
-    private static String text(JsonNode body, String name) {
-        JsonNode v = body.get(name);
-        return v == null || v.isNull() ? null : v.asString();
-    }
-
-    /** The ids of a JSON array, sorted ascending (the service sends them so; sorting again is cheap insurance). */
-    private static long[] ids(JsonNode array, String name) {
-        if (!array.isArray()) {
-            throw Problems.unreadable("'" + name + "' is not an array", null);
-        }
-        long[] ids = new long[array.size()];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = array.get(i).asLong();
-        }
-        Arrays.sort(ids);
-        return ids;
-    }
-
-    /** The ascending union of two ascending arrays, each id once. */
-    static long[] union(long[] a, long[] b) {
-        long[] out = new long[a.length + b.length];
-        int i = 0;
-        int j = 0;
-        int n = 0;
-        while (i < a.length || j < b.length) {
-            long next = j == b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++];
-            if (n == 0 || out[n - 1] != next) {
-                out[n++] = next;
-            }
-        }
-        return n == out.length ? out : Arrays.copyOf(out, n);
-    }
-
-    private static long[] toArray(TreeSet<Long> ids) {
-        return ids.stream().mapToLong(Long::longValue).toArray();
-    }
-
-    private static String idsBody(long[] ids, int from, int to) {
-        StringBuilder s = new StringBuilder(12 + (to - from) * 12).append("{\"ids\":[");
-        for (int i = from; i < to; i++) {
-            s.append(i == from ? "" : ",").append(ids[i]);
-        }
-        return s.append("]}").toString();
-    }
-
-    /**
-     * Settings of a {@link FollowCheckClient}. Not thread-safe; {@link #build} validates.
-     */
+    /** Settings of a {@link FollowCheckClient}. Not thread-safe; {@link #build} validates. */
     public static final class Builder {
 
         private final Map<String, URI> instances = new LinkedHashMap<>();
@@ -1307,11 +229,7 @@ public final class FollowCheckClient implements AutoCloseable {
          * @throws IllegalArgumentException when the id is blank or already added, or the URI is not absolute http(s)
          */
         public Builder instance(String id, URI baseUri) {
-            Objects.requireNonNull(baseUri, "baseUri");
-            if (id == null || id.isBlank()) {
-                throw new IllegalArgumentException("instance id must not be blank");
-            }
-            requireHttp(baseUri, "instance " + id);
+            Settings.requireInstance(id, baseUri);
             if (instances.putIfAbsent(id, baseUri) != null) {
                 throw new IllegalArgumentException("instance id '" + id + "' added twice");
             }
@@ -1328,8 +246,7 @@ public final class FollowCheckClient implements AutoCloseable {
          * @throws IllegalArgumentException when the URI is not absolute http(s) or already added
          */
         public Builder writeInstance(URI baseUri) {
-            Objects.requireNonNull(baseUri, "baseUri");
-            requireHttp(baseUri, "write instance");
+            Settings.requireHttp(Objects.requireNonNull(baseUri, "baseUri"), "write instance");
             if (writeInstances.contains(baseUri)) {
                 throw new IllegalArgumentException("write instance " + baseUri + " added twice");
             }
@@ -1349,12 +266,9 @@ public final class FollowCheckClient implements AutoCloseable {
         }
 
         /**
-         * Read-your-writes for this process: when {@code true}, the client remembers the newest follow token each
-         * actor got from a write through it, and sends it as {@value FollowCheckClient#FOLLOW_TOKEN_HEADER} on that
-         * actor's reads that take one ({@code isFollowing}, {@code areFollowing}, {@code relationship} and
-         * {@code hidden}, where the actor is the follower, {@code a} or the viewer) for {@link #followTokenTtl}
-         * after the write, unless the call passes a token of its own. Writes made elsewhere (another process, the
-         * gateway) are not known to it.
+         * Read-your-writes for this process ({@link FollowChecks}): the client keeps the newest follow token each actor
+         * got from a write through it and sends it on that actor's checks for {@link #followTokenTtl}, unless the call
+         * passes one. Writes made elsewhere (another process, the gateway) are not known to it.
          *
          * @param enabled default {@code false}: tokens reach reads only when the caller passes them
          * @return this builder
@@ -1424,10 +338,9 @@ public final class FollowCheckClient implements AutoCloseable {
         }
 
         /**
-         * Attempts per call, the first included: for a read, attempt {@code k} goes to the {@code k}-th check
-         * instance in rendezvous order for the user's shard (again the owner after the last instance); for a write,
-         * to the {@code k}-th write instance after the one {@link #writeBalancing} starts at. Retried are connection
-         * failures, timeouts and 503, on reads and writes alike (writes are idempotent).
+         * Attempts per call, the first included: attempt {@code k} of a read goes to the {@code k}-th check instance in
+         * rendezvous order for the user's shard, of a write to the {@code k}-th write instance after the first.
+         * Retried are connection failures, timeouts and 503, on reads and writes alike (writes are idempotent).
          *
          * @param attempts {@code >= 1}; default 2 (the owner, then the instance that takes its shards over)
          * @return this builder
@@ -1440,8 +353,7 @@ public final class FollowCheckClient implements AutoCloseable {
         /**
          * Pause before each retry.
          *
-         * @param wait {@code >= 0}; default 0: the next attempt goes to another instance, so there is nothing to wait
-         *             for
+         * @param wait {@code >= 0}; default 0 (the next attempt goes to another instance: nothing to wait for)
          * @return this builder
          */
         public Builder retryWait(Duration wait) {
@@ -1463,8 +375,7 @@ public final class FollowCheckClient implements AutoCloseable {
         /**
          * Most ids in one batch-check request; larger batches are split.
          *
-         * @param size {@code 1..10000}, at most the service's {@code graph.check.batch-max}; default 1000 (the
-         *             service's default)
+         * @param size {@code 1..10000}, at most the service's {@code graph.check.batch-max}; default 1000 (its default)
          * @return this builder
          */
         public Builder batchSize(int size) {
@@ -1479,44 +390,9 @@ public final class FollowCheckClient implements AutoCloseable {
          * @throws IllegalArgumentException naming the first bad setting
          */
         public FollowCheckClient build() {
-            if (instances.isEmpty() && writeInstances.isEmpty()) {
-                throw new IllegalArgumentException("at least one check instance or write instance is required");
-            }
-            if (logicalShardCount < 1) {
-                throw new IllegalArgumentException("logicalShardCount must be >= 1, was " + logicalShardCount);
-            }
-            requirePositive(connectTimeout, "connectTimeout");
-            requirePositive(requestTimeout, "requestTimeout");
-            if (maxConnectionsPerInstance < 1 || maxConnectionsPerInstance > 10_000) {
-                throw new IllegalArgumentException("maxConnectionsPerInstance must be in 1..10000, was "
-                        + maxConnectionsPerInstance);
-            }
-            if (maxAttempts < 1) {
-                throw new IllegalArgumentException("maxAttempts must be >= 1, was " + maxAttempts);
-            }
-            if (retryWait == null || retryWait.isNegative()) {
-                throw new IllegalArgumentException("retryWait must be >= 0, was " + retryWait);
-            }
-            if (serviceToken != null && (serviceToken.isBlank() || !serviceToken.strip().equals(serviceToken))) {
-                throw new IllegalArgumentException("serviceToken must not be blank or padded with spaces");
-            }
-            if (batchSize < 1 || batchSize > 10_000) {
-                throw new IllegalArgumentException("batchSize must be in 1..10000, was " + batchSize);
-            }
-            requirePositive(followTokenTtl, "followTokenTtl");
-            return new FollowCheckClient(this);
-        }
-
-        private static void requireHttp(URI uri, String what) {
-            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
-                throw new IllegalArgumentException(what + ": base URI must be http(s)://host[:port], was " + uri);
-            }
-        }
-
-        private static void requirePositive(Duration d, String name) {
-            if (d == null || d.isZero() || d.isNegative()) {
-                throw new IllegalArgumentException(name + " must be positive, was " + d);
-            }
+            return new FollowCheckClient(new Settings(instances, writeInstances, writeBalancing, readYourWrites,
+                    followTokenTtl, logicalShardCount, connectTimeout, requestTimeout, maxConnectionsPerInstance,
+                    maxAttempts, retryWait, serviceToken, batchSize));
         }
     }
 }

@@ -25,6 +25,9 @@ final class FollowTokenMemory {
     private record Entry(String token, long issuedAtMillis, long rememberedAtNanos) {
     }
 
+    /** Remembered actors past which expired tokens are swept: the memory a busy client's writes of one ttl need. */
+    private static final int SWEEP_AT = 10_000;
+
     private final ConcurrentHashMap<Long, Entry> byActor = new ConcurrentHashMap<>();
     private final long ttlNanos;
     private final int sweepAt;
@@ -39,6 +42,16 @@ final class FollowTokenMemory {
         this.ttlNanos = ttlNanos;
         this.sweepAt = sweepAt;
         this.nanoTime = nanoTime;
+    }
+
+    /**
+     * The memory a client with {@code settings} keeps: none unless it asked for read-your-writes.
+     *
+     * @return a memory sending tokens for {@code followTokenTtl} on {@link System#nanoTime}, or {@code null}
+     */
+    static FollowTokenMemory of(Settings settings) {
+        return settings.readYourWrites()
+                ? new FollowTokenMemory(settings.followTokenTtl().toNanos(), SWEEP_AT, System::nanoTime) : null;
     }
 
     /** Remembers {@code token} for {@code actor} unless a newer one is remembered already. */

@@ -1,23 +1,25 @@
 package dev.socialgraph.client;
 
 import dev.socialgraph.common.problem.ProblemType;
+import dev.socialgraph.wire.ProblemDocument;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Turns a non-2xx answer into the {@link GraphClientException} a caller sees: the RFC 9457 problem body's
  * {@code type}, {@code title}, {@code detail} and {@code parameter} when the body is a JSON object, the
  * {@code Retry-After} header, and the status. Tolerant by design: the body may be empty, not JSON, or name a type
  * outside the fleet's vocabulary ({@code about:blank}, an older service's URN), and the type then defaults to
- * {@link ProblemType#forStatus} of the status. Pure; no I/O.
+ * {@link ProblemType#forStatus} of the status. The body is read by graph-wire's {@link ProblemDocument}, the one
+ * parser of problems the gateway uses too. Pure; no I/O.
  */
 final class Problems {
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
+    /** What an answer without a problem document says: nothing, so its type is its status'. */
+    private static final ProblemDocument NONE = new ProblemDocument(Map.of());
     /** Characters of a body that is not a problem kept in the message, enough to recognise a proxy's error page. */
     private static final int EXCERPT = 200;
 
@@ -36,13 +38,12 @@ final class Problems {
      *         {@link UnavailableException} (503) or a plain {@link GraphClientException} (anything else)
      */
     static GraphClientException of(String request, int status, byte[] body, String retryAfter, Instant now) {
-        JsonNode problem = object(body);
-        String typeText = text(problem, "type");
-        ProblemType type = ProblemType.fromUri(typeText).orElseGet(() -> status >= 400 && status <= 599
-                ? ProblemType.forStatus(status) : ProblemType.INTERNAL_ERROR);
-        String parameter = text(problem, ProblemType.PARAMETER);
+        Optional<ProblemDocument> document = ProblemDocument.parse(body);
+        ProblemDocument problem = document.orElse(NONE);
+        ProblemType type = problem.problemType(status);
+        String parameter = problem.parameter();
         Duration wait = RetryAfter.parse(retryAfter, now).orElse(null);
-        String message = message(request, status, type, problem, body, parameter);
+        String message = message(request, status, type, problem, document.isEmpty() ? body : null, parameter);
         if (status == 429) {
             return new RateLimitedException(type, parameter, wait, message);
         }
@@ -66,39 +67,22 @@ final class Problems {
         return new GraphClientException(200, ProblemType.INTERNAL_ERROR, null, null, message, cause);
     }
 
-    private static String message(String request, int status, ProblemType type, JsonNode problem, byte[] body,
-                                  String parameter) {
+    /** {@code excerpt} is the body when it is no problem document, else {@code null}. */
+    private static String message(String request, int status, ProblemType type, ProblemDocument problem,
+                                  byte[] excerpt, String parameter) {
         StringBuilder s = new StringBuilder(request).append(": HTTP ").append(status).append(' ').append(type.slug());
         if (parameter != null) {
             s.append(" (").append(parameter).append(')');
         }
-        String detail = text(problem, "detail");
-        String title = text(problem, "title");
+        String detail = problem.detail();
+        String title = problem.title();
         if (detail != null) {
             s.append(": ").append(detail);
         } else if (title != null) {
             s.append(": ").append(title);
-        } else if (problem == null && body.length > 0) {
-            s.append(": ").append(new String(body, 0, Math.min(body.length, EXCERPT), StandardCharsets.UTF_8));
+        } else if (excerpt != null && excerpt.length > 0) {
+            s.append(": ").append(new String(excerpt, 0, Math.min(excerpt.length, EXCERPT), StandardCharsets.UTF_8));
         }
         return s.toString();
-    }
-
-    /** The body as a JSON object, or {@code null} when it is empty, not JSON, or JSON but not an object. */
-    private static JsonNode object(byte[] body) {
-        if (body == null || body.length == 0) {
-            return null;
-        }
-        try {
-            JsonNode node = JSON.readTree(body);
-            return node != null && node.isObject() ? node : null;
-        } catch (JacksonException e) {
-            return null;
-        }
-    }
-
-    private static String text(JsonNode object, String field) {
-        JsonNode v = object == null ? null : object.get(field);
-        return v != null && v.isString() ? v.asString() : null;
     }
 }

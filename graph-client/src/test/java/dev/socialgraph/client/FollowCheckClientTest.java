@@ -515,14 +515,6 @@ class FollowCheckClientTest {
     }
 
     @Test
-    void union_mergesAscendingArrays_eachIdOnce() {
-        assertThat(FollowCheckClient.union(new long[0], new long[] {3, 3, 9})).containsExactly(3, 9);
-        assertThat(FollowCheckClient.union(new long[] {1, 4, 9}, new long[] {2, 4, 10})).containsExactly(1, 2, 4, 9, 10);
-        assertThat(FollowCheckClient.union(new long[] {5}, new long[0])).containsExactly(5);
-        assertThat(FollowCheckClient.union(new long[0], new long[0])).isEmpty();
-    }
-
-    @Test
     void nonPositiveIds_areRefusedBeforeAnyRequest() {
         assertThatThrownBy(() -> client.isFollowing(0, 5)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("follower");

@@ -1,0 +1,84 @@
+package dev.socialgraph.client;
+
+import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.wire.Endpoint;
+import dev.socialgraph.wire.InternalApi;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The cursor-paged lists of the check service, one page per call on the owner's check instance: following and
+ * followers ({@link InternalApi#FOLLOWING}, {@link InternalApi#FOLLOWERS}), blocking and muting, and the users two
+ * users both follow ({@link InternalApi#COMMON_FOLLOWING}, on the first user's instance). A page is
+ * {@code {"items":[..],"nextCursor":".."|null}}; the cursor is opaque and goes back percent-encoded. Ids and limits
+ * are checked before any request. Thread-safe.
+ */
+final class Lists {
+
+    private final Transport transport;
+
+    Lists(Transport transport) {
+        this.transport = transport;
+    }
+
+    /** A page of {@link InternalApi#FOLLOWING} or {@link InternalApi#FOLLOWERS}, newest first. */
+    Page<FollowLists.Followed> follows(Endpoint list, long user, int limit, String cursor) {
+        UserIds.requirePositive(user, "user");
+        return page(user, Request.to(list, user), limit, cursor, item -> new FollowLists.Followed(
+                Answers.required(item, "userId").asLong(), Answers.instant(item, "followedAt")));
+    }
+
+    /** A page of {@link InternalApi#BLOCKING} or {@link InternalApi#MUTING}, newest first. */
+    Page<FollowLists.Related> relations(Endpoint list, long user, int limit, String cursor) {
+        UserIds.requirePositive(user, "user");
+        return page(user, Request.to(list, user), limit, cursor, item -> new FollowLists.Related(
+                Answers.required(item, "userId").asLong(), Answers.instant(item, "createdAt")));
+    }
+
+    /** A page of the users both {@code a} and {@code b} follow, ascending, asked of {@code a}'s instance. */
+    Page<Long> commonFollowing(long a, long b, int limit, String cursor) {
+        UserIds.requirePositive(a, "a");
+        UserIds.requirePositive(b, "b");
+        return page(a, Request.to(InternalApi.COMMON_FOLLOWING, a, b), limit, cursor,
+                item -> Answers.required(item, "userId").asLong());
+    }
+
+    /**
+     * One page of a list: {@code request} with {@code ?limit&cursor} on the owner's instance, each item read by
+     * {@code item}.
+     *
+     * @param owner the user whose shard's instance is asked (ids already checked by the caller)
+     */
+    private <T> Page<T> page(long owner, Request request, int limit, String cursor, Function<JsonNode, T> item) {
+        requireLimit(limit);
+        JsonNode body = Answers.parse(transport.read(owner, request.query(query(limit, cursor))));
+        List<T> items = new ArrayList<>();
+        for (JsonNode node : Answers.items(body)) {
+            items.add(item.apply(node));
+        }
+        return new Page<>(items, Answers.nextCursor(body));
+    }
+
+    /** {@code limit=..&cursor=..}; the cursor is opaque to the client, so it is percent-encoded whatever it holds. */
+    static String query(int limit, String cursor) {
+        return InternalApi.LIMIT + "=" + limit + (cursor == null ? ""
+                : "&" + InternalApi.CURSOR + "=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
+    }
+
+    /** Checks a walk's arguments before its stream is built (its pages are fetched later). */
+    static void requireWalk(long user, int pageSize) {
+        UserIds.requirePositive(user, "user");
+        requireLimit(pageSize);
+    }
+
+    /** @throws IllegalArgumentException for a limit (or page size) below 1 */
+    static void requireLimit(int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be >= 1, was " + limit);
+        }
+    }
+}
