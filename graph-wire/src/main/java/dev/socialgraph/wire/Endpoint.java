@@ -147,6 +147,30 @@ public final class Endpoint {
     }
 
     /**
+     * {@link #path(Object...)} for a template of one variable, without boxing: the form a client's per-request path
+     * takes.
+     *
+     * @param id the variable's value, e.g. a positive user id
+     * @return e.g. {@code /internal/v1/users/12/counts}
+     * @throws IllegalArgumentException when the template has not exactly one variable
+     */
+    public String path(long id) {
+        return path(new String[] {Long.toString(id)});
+    }
+
+    /**
+     * {@link #path(Object...)} for a template of two variables, without boxing.
+     *
+     * @param first  the first variable's value
+     * @param second the second's
+     * @return e.g. {@code /internal/v1/users/12/following/13}
+     * @throws IllegalArgumentException when the template has not exactly two variables
+     */
+    public String path(long first, long second) {
+        return path(new String[] {Long.toString(first), Long.toString(second)});
+    }
+
+    /**
      * Whether a request of {@code method} for {@code path} (no query) is one of this endpoint: the same number of
      * segments, each literal equal and each variable any non-empty segment. Allocates nothing: servers ask it per
      * request.

@@ -59,7 +59,7 @@ public final class InternalApi {
     public static final Endpoint CONTAINS = Endpoint.of("contains", Method.POST, USERS + "/{id}/following/contains")
             .withHeaders(Headers.FOLLOW_TOKEN).withQuery(STRINGIFY_IDS);
 
-    /** Many single checks in one call, for a caller that coalesces them ({@link FollowingPairsCodec}). */
+    /** Many single checks in one call, for a caller that coalesces them ({@link FollowingPairs}). */
     public static final Endpoint PAIRS = Endpoint.of("pairs", Method.POST, PREFIX + "/following/pairs")
             .withQuery(STRINGIFY_IDS);
 

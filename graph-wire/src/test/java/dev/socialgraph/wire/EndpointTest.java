@@ -17,6 +17,10 @@ class EndpointTest {
         assertThat(InternalApi.JOB.path("42-1")).isEqualTo("/internal/v1/admin/jobs/42-1");
         assertThat(InternalApi.PAIRS.path()).isEqualTo("/internal/v1/following/pairs");
         assertThat(InternalApi.CHECK.variables()).containsExactly("id", "targetId");
+        assertThat(InternalApi.COUNTS.path(12L)).isEqualTo("/internal/v1/users/12/counts");
+        assertThat(InternalApi.CHECK.path(Long.MAX_VALUE, 1L)).isEqualTo("/internal/v1/users/" + Long.MAX_VALUE
+                + "/following/1");
+        assertThatThrownBy(() -> InternalApi.CHECK.path(12L)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
