@@ -1,7 +1,7 @@
 package dev.socialgraph.check.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.check.suggest.Suggestions;

@@ -3,7 +3,7 @@ package dev.socialgraph.check.cache;
 import dev.socialgraph.cache.FollowingCache;
 import dev.socialgraph.cache.RedisConnector;
 import dev.socialgraph.cache.RedisEndpoint;
-import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.follow.FollowChecker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;

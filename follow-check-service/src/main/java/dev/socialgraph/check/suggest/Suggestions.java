@@ -1,8 +1,8 @@
 package dev.socialgraph.check.suggest;
 
-import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.cache.RedisFollowingCache;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.keys.RedisKeys;

@@ -3,8 +3,8 @@ package dev.socialgraph.check.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.accounts.AccountVisibility;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
