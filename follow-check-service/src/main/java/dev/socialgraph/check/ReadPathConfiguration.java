@@ -84,9 +84,8 @@ class ReadPathConfiguration {
     }
 
     @Bean
-    AccountVisibility accountVisibility(InactiveUsers view, AccountStates states, FollowChecker checker,
-                                        CheckProperties properties) {
-        return new AccountVisibility(view, states::state, checker, properties.accounts().enabled());
+    AccountVisibility accountVisibility(InactiveUsers view, AccountStates states, CheckProperties properties) {
+        return new AccountVisibility(view, states::state, properties.accounts().enabled());
     }
 
     @Bean

@@ -33,35 +33,32 @@ public final class AccountVisibility {
 
     private final InactiveUsers view;
     private final StateReader states;
-    private final FollowChecker checker;
     private final boolean enabled;
 
     /**
      * @param view    the inactive users
      * @param states  reads a state row ({@link AccountStates#state}), for reads with a follow token
-     * @param checker verifies follow tokens
      * @param enabled {@code false} turns the rule off (only to measure its cost: inactive users are then shown)
      */
-    public AccountVisibility(InactiveUsers view, StateReader states, FollowChecker checker, boolean enabled) {
+    public AccountVisibility(InactiveUsers view, StateReader states, boolean enabled) {
         this.view = view;
         this.states = states;
-        this.checker = checker;
         this.enabled = enabled;
     }
 
     /**
      * Whether an edge between {@code a} and {@code b} is visible, from memory only.
      *
-     * @param a     positive user id
-     * @param b     positive user id
-     * @param token the {@code X-Follow-Token} header, or {@code null}
+     * @param a      positive user id
+     * @param b      positive user id
+     * @param writer the request's follow token, as {@link FollowChecker#writer} verified it
      * @return {@link #VISIBLE}, {@link #HIDDEN} or {@link #ASK_SHARD}
      */
-    public int inProcess(long a, long b, String token) {
+    public int inProcess(long a, long b, long writer) {
         if (!enabled) {
             return VISIBLE;
         }
-        if (token != null && (checker.isOwnWrite(a, token) || checker.isOwnWrite(b, token))) {
+        if (writer == a || writer == b) {
             return ASK_SHARD;
         }
         return view.hidesEither(a, b) ? HIDDEN : VISIBLE;
@@ -70,29 +67,29 @@ public final class AccountVisibility {
     /**
      * Whether an edge between {@code a} and {@code b} is invisible; may read a state row, so never on an I/O thread.
      *
-     * @param a     positive user id
-     * @param b     positive user id
-     * @param token the {@code X-Follow-Token} header, or {@code null}
+     * @param a      positive user id
+     * @param b      positive user id
+     * @param writer the request's follow token, as {@link FollowChecker#writer} verified it
      * @return whether either user is inactive
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when a state row must be read and its database
      *                                                                is down
      */
-    public boolean hides(long a, long b, String token) {
-        return isInactive(a, token) || isInactive(b, token);
+    public boolean hides(long a, long b, long writer) {
+        return isInactive(a, writer) || isInactive(b, writer);
     }
 
     /**
      * Whether {@code userId} is inactive; may read its state row (see {@link #hides}).
      *
      * @param userId positive user id
-     * @param token  the {@code X-Follow-Token} header, or {@code null}
+     * @param writer the request's follow token, as {@link FollowChecker#writer} verified it
      * @return whether the user is deactivated or erased
      */
-    public boolean isInactive(long userId, String token) {
+    public boolean isInactive(long userId, long writer) {
         if (!enabled) {
             return false;
         }
-        if (token != null && checker.isOwnWrite(userId, token)) {
+        if (writer == userId) {
             return !states.state(userId).isActive();
         }
         return view.isInactive(userId);

@@ -125,23 +125,26 @@ final class FollowingPairsHandler {
         byte[][] results = new byte[n][];
         int[] known = null; // what memory said of each pair it could not answer
         int waiting = 0;
+        long[] writers = null; // each pair's follow token, verified once, where memory could not answer
         for (int i = 0; i < n; i++) {
-            int inProcess = reads.isFollowingInProcess(pairs.followerIds()[i], pairs.followeeIds()[i],
-                    pairs.followTokens()[i]);
+            long writer = reads.writer(pairs.followTokens()[i]);
+            int inProcess = reads.isFollowingInProcess(pairs.followerIds()[i], pairs.followeeIds()[i], writer);
             if (GraphReads.isAnswer(inProcess)) {
                 results[i] = inProcess == GraphReads.FOLLOWING ? FOLLOWING : NOT_FOLLOWING;
             } else {
                 if (known == null) {
                     known = new int[n];
+                    writers = new long[n];
                 }
                 known[i] = inProcess;
+                writers[i] = writer;
                 waiting++;
             }
         }
         if (waiting == 0) {
             return ok(FollowingPairs.encodeAnswer(results));
         }
-        Blocking blocking = new Blocking(pairs, results, known, waiting);
+        Blocking blocking = new Blocking(pairs, results, known, writers, waiting);
         return Mono.create(blocking::start).flatMap(FollowingPairsHandler::ok);
     }
 
@@ -171,6 +174,7 @@ final class FollowingPairsHandler {
         private final FollowingPairs.Request pairs;
         private final AtomicReferenceArray<byte[]> results;
         private final int[] known;
+        private final long[] writers;
         /** 1 where the pair's task has begun its read. */
         private final AtomicIntegerArray reading;
         private final AtomicInteger unanswered;
@@ -178,10 +182,11 @@ final class FollowingPairsHandler {
         private MonoSink<byte[]> sink;
         private volatile Disposable deadline;
 
-        Blocking(FollowingPairs.Request pairs, byte[][] results, int[] known, int waiting) {
+        Blocking(FollowingPairs.Request pairs, byte[][] results, int[] known, long[] writers, int waiting) {
             this.pairs = pairs;
             this.results = new AtomicReferenceArray<>(results);
             this.known = known;
+            this.writers = writers;
             this.reading = new AtomicIntegerArray(results.length);
             this.unanswered = new AtomicInteger(waiting);
         }
@@ -206,7 +211,7 @@ final class FollowingPairsHandler {
         private void read(int i) {
             if (results.get(i) == null) { // else answered already: past the deadline, or the caller went away
                 reading.set(i, 1);
-                answer(i, result(pairs.followerIds()[i], pairs.followeeIds()[i], pairs.followTokens()[i], known[i]));
+                answer(i, result(pairs.followerIds()[i], pairs.followeeIds()[i], writers[i], known[i]));
             }
         }
 
@@ -251,9 +256,9 @@ final class FollowingPairsHandler {
         }
     }
 
-    private byte[] result(long follower, long followee, String token, int known) {
+    private byte[] result(long follower, long followee, long writer, int known) {
         try {
-            return reads.isFollowing(follower, followee, token, known) ? FOLLOWING : NOT_FOLLOWING;
+            return reads.isFollowing(follower, followee, writer, known) ? FOLLOWING : NOT_FOLLOWING;
         } catch (RuntimeException e) {
             return problem(e, follower, followee);
         }

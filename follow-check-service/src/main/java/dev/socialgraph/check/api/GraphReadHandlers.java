@@ -142,15 +142,15 @@ final class GraphReadHandlers {
     Mono<ServerResponse> isFollowing(ServerRequest request) {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
         long followee = UserIds.parse(request.pathVariable("targetId"), "targetId");
-        String token = followToken(request);
+        long writer = reads.writer(followToken(request)); // verified once for the whole request
         if (request.uri().getRawQuery() != null) {
             UserIdJson.asStrings(param(request, UserIdJson.PARAMETER)); // no id in this answer; only refuse bad values
         }
-        int known = reads.isFollowingInProcess(follower, followee, token);
+        int known = reads.isFollowingInProcess(follower, followee, writer);
         if (GraphReads.isAnswer(known)) {
             return check(known == GraphReads.FOLLOWING);
         }
-        return blocking(() -> reads.isFollowing(follower, followee, token, known))
+        return blocking(() -> reads.isFollowing(follower, followee, writer, known))
                 .flatMap(GraphReadHandlers::check);
     }
 
@@ -165,17 +165,17 @@ final class GraphReadHandlers {
      */
     Mono<ServerResponse> contains(ServerRequest request) {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
-        String token = followToken(request);
+        long writer = reads.writer(followToken(request)); // verified once for the whole request
         return request.bodyToMono(JsonNode.class)
                 .switchIfEmpty(Mono.error(() -> new BadParameterException("body",
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
                     long[] ids = distinctSorted(parseIds(body));
-                    boolean[] known = reads.areFollowingInProcess(follower, ids, token);
+                    boolean[] known = reads.areFollowingInProcess(follower, ids, writer);
                     if (known != null) {
                         return json(request, contained(ids, known));
                     }
-                    return blocking(() -> contained(ids, reads.areFollowing(follower, ids, token)))
+                    return blocking(() -> contained(ids, reads.areFollowing(follower, ids, writer)))
                             .flatMap(answer -> json(request, answer));
                 });
     }
@@ -247,10 +247,10 @@ final class GraphReadHandlers {
     Mono<ServerResponse> relationship(ServerRequest request) {
         long a = UserIds.parse(request.pathVariable("id"), "id");
         long b = UserIds.parse(request.pathVariable("otherId"), "otherId");
-        String token = followToken(request);
+        long writer = reads.writer(followToken(request)); // verified once for the whole request
         String viewerHeader = request.headers().firstHeader(VIEWER);
         long viewer = viewerHeader == null ? GraphReads.ANY_VIEWER : UserIds.parse(viewerHeader, VIEWER);
-        GraphReads.RelationshipRead read = reads.relationshipInProcess(a, b, token, viewer);
+        GraphReads.RelationshipRead read = reads.relationshipInProcess(a, b, writer, viewer);
         if (read instanceof GraphReads.Relationship answered) {
             return json(request, RelationshipResponse.of(answered));
         }
@@ -289,13 +289,13 @@ final class GraphReadHandlers {
      */
     Mono<ServerResponse> hidden(ServerRequest request) {
         long viewer = UserIds.parse(request.pathVariable("id"), "id");
-        String token = followToken(request);
+        long writer = reads.writer(followToken(request)); // verified once for the whole request
         return request.bodyToMono(JsonNode.class)
                 .switchIfEmpty(Mono.error(() -> new BadParameterException("body",
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
                     long start = System.nanoTime();
-                    long[] candidates = reads.mayBeHidden(viewer, distinctSorted(parseIds(body)), token);
+                    long[] candidates = reads.mayBeHidden(viewer, distinctSorted(parseIds(body)), writer);
                     if (candidates.length == 0) { // nothing to read
                         return json(request, HiddenResponse.of(reads.hidden(viewer, candidates, start)));
                     }

@@ -150,6 +150,11 @@ public class FollowChecker {
     /** The bloom filter said "maybe" and the in-process cache lacks the follower. */
     private static final int BLOOM_MAYBE = -2;
 
+    /** {@link #writer} of a request without a follow token. */
+    public static final long NO_TOKEN = 0;
+    /** {@link #writer} of a follow token that proves no write: old, forged or malformed. Equal to no user id. */
+    public static final long NO_WRITER = -1;
+
     /** Layers that answer a check, the values of the {@code layer} tag. */
     enum Layer { BLOOM, LOCAL, REDIS, SHARD }
 
@@ -209,15 +214,20 @@ public class FollowChecker {
     }
 
     /**
-     * Whether {@code followToken} proves a write of {@code actorId} younger than the token bound (5 s): the caller
-     * then skips every layer the write may not have reached yet.
+     * A request's {@code X-Follow-Token}, verified once: the value every read of the request is given instead of the
+     * header, and compares with the users it names ({@code writer == userId}: that user's own write, younger than
+     * the token bound, 5 s, which the reads of that user then skip every layer it may not have reached yet).
      *
-     * @param actorId     positive
      * @param followToken the {@code X-Follow-Token} header, or {@code null}
-     * @return {@code false} for {@code null}, another actor's token, an old or a forged one
+     * @return the id of the user whose write the token proves (positive); {@link #NO_TOKEN} without a header;
+     *         {@link #NO_WRITER} for a token that proves none (old, forged, malformed)
      */
-    public boolean isOwnWrite(long actorId, String followToken) {
-        return followToken != null && tokens.verify(followToken, actorId, tokenMaxAge).isValid();
+    public long writer(String followToken) {
+        if (followToken == null) {
+            return NO_TOKEN;
+        }
+        long actor = tokens.actorOf(followToken, tokenMaxAge);
+        return actor == FollowTokens.NO_ACTOR ? NO_WRITER : actor;
     }
 
     /**
@@ -225,13 +235,13 @@ public class FollowChecker {
      *
      * @param followerId  positive
      * @param followeeId  positive
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}
+     * @param writer     the request's follow token ({@link #writer}); the follower's own write reads the shard
      * @return the answer, correct whatever the state of the caches
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when the answer needs a shard that is down
      */
-    public boolean isFollowing(long followerId, long followeeId, String followToken) {
+    public boolean isFollowing(long followerId, long followeeId, long writer) {
         long start = System.nanoTime();
-        boolean ownWrite = isOwnWrite(followerId, followToken);
+        boolean ownWrite = writer == followerId;
         boolean fresh = feed.isFresh();
         boolean bloomSaidMaybe = false;
         if (!ownWrite) {
@@ -264,13 +274,13 @@ public class FollowChecker {
      *
      * @param followerId  positive
      * @param followeeId  positive
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}; any token means {@link #UNKNOWN}
-     *                    (read-your-writes reads the shard)
+     * @param writer     the request's follow token ({@link #writer}); any token, {@link #NO_WRITER} too, means
+     *                   {@link #UNKNOWN} (read-your-writes reads the shard)
      * @return {@link #FOLLOWING}, {@link #NOT_FOLLOWING}, or {@link #UNKNOWN} when only Redis or a shard can answer
      *         (then nothing was recorded: {@link #isFollowing} answers it in full)
      */
-    public int answerInProcess(long followerId, long followeeId, String followToken) {
-        if (followToken != null || !feed.isFresh()) {
+    public int answerInProcess(long followerId, long followeeId, long writer) {
+        if (writer != NO_TOKEN || !feed.isFresh()) {
             return UNKNOWN;
         }
         int answer = inProcessLayers(followerId, followeeId, System.nanoTime());
@@ -301,14 +311,14 @@ public class FollowChecker {
      *
      * @param followerId  positive
      * @param followeeIds positive ids
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}; a valid one of {@code followerId}
-     *                    reads the shard (read-your-writes)
+     * @param writer      the request's follow token ({@link #writer}); the follower's own write reads the shard
+     *                    (read-your-writes)
      * @return membership aligned with {@code followeeIds}
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when the answer needs a shard that is down
      */
-    public boolean[] areFollowing(long followerId, long[] followeeIds, String followToken) {
+    public boolean[] areFollowing(long followerId, long[] followeeIds, long writer) {
         long start = System.nanoTime();
-        boolean ownWrite = isOwnWrite(followerId, followToken);
+        boolean ownWrite = writer == followerId;
         boolean fresh = feed.isFresh();
         if (!ownWrite) {
             if (fresh) {
@@ -338,12 +348,12 @@ public class FollowChecker {
      *
      * @param followerId  positive
      * @param followeeIds positive ids
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}; any token means {@code null}
+     * @param writer      the request's follow token ({@link #writer}); any token means {@code null}
      * @return membership aligned with {@code followeeIds}, or {@code null} when only Redis or a shard can answer
      *         (then nothing was recorded)
      */
-    public boolean[] areFollowingInProcess(long followerId, long[] followeeIds, String followToken) {
-        if (followToken != null || !feed.isFresh()) {
+    public boolean[] areFollowingInProcess(long followerId, long[] followeeIds, long writer) {
+        if (writer != NO_TOKEN || !feed.isFresh()) {
             return null;
         }
         return inProcessLayers(followerId, followeeIds, System.nanoTime());

@@ -29,8 +29,8 @@ import org.springframework.stereotype.Service;
  * can answer it on the I/O thread that read the request: the {@code ...InProcess} step never blocks and returns the
  * answer, or what only the blocking step can finish; that step, given what the first one found, may wait for Redis
  * or a shard database and so never runs on an I/O thread. Every other read here may block. Ids are positive 64-bit
- * user ids; a follow token is the {@code X-Follow-Token} header (or {@code null}) and proves a write of its own actor
- * only (read-your-writes). Every read that may block throws
+ * user ids. A request's {@code X-Follow-Token} is verified once, by {@link #writer}, into the {@code long} every read
+ * of the request is given: it proves a write of its own actor only (read-your-writes). Every read that may block throws
  * {@link dev.socialgraph.common.shard.ShardUnavailableException} when a database it must read is down. Thread-safe.
  */
 @Service
@@ -73,25 +73,36 @@ public class GraphReads {
     }
 
     /**
+     * A request's follow token, verified once ({@link FollowChecker#writer}): what every read of the request is given.
+     *
+     * @param followToken the {@code X-Follow-Token} header, or {@code null}
+     * @return the user whose own write the token proves, {@link FollowChecker#NO_TOKEN} or
+     *         {@link FollowChecker#NO_WRITER}
+     */
+    public long writer(String followToken) {
+        return checker.writer(followToken);
+    }
+
+    /**
      * The first step of "does {@code followerId} visibly follow {@code followeeId}?": the answer when memory holds
      * it (the inactive users' view, the bloom filter, the in-process cache, the filter of hidden pairs), without any
      * I/O. Allocates nothing: the check's hot path.
      *
      * @param followerId  positive user id
      * @param followeeId  positive user id
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}
+     * @param writer the request's follow token, as {@link #writer} verified it
      * @return {@link #FOLLOWING} or {@link #NOT_FOLLOWING}; a negative value when only
-     *         {@link #isFollowing(long, long, String, int)} can answer, which is then to be given this value
+     *         {@link #isFollowing(long, long, long, int)} can answer, which is then to be given this value
      */
-    public int isFollowingInProcess(long followerId, long followeeId, String followToken) {
-        int visibility = accounts.inProcess(followerId, followeeId, followToken);
+    public int isFollowingInProcess(long followerId, long followeeId, long writer) {
+        int visibility = accounts.inProcess(followerId, followeeId, writer);
         if (visibility == AccountVisibility.HIDDEN) {
             return NOT_FOLLOWING; // a deactivated or erased user's edges are invisible
         }
         if (visibility == AccountVisibility.ASK_SHARD) {
             return ASK_ACCOUNTS;
         }
-        int known = checker.answerInProcess(followerId, followeeId, followToken);
+        int known = checker.answerInProcess(followerId, followeeId, writer);
         if (known == FollowChecker.NOT_FOLLOWING) {
             return NOT_FOLLOWING;
         }
@@ -118,29 +129,29 @@ public class GraphReads {
      *
      * @param followerId  positive user id
      * @param followeeId  positive user id
-     * @param followToken the same {@code X-Follow-Token} header, or {@code null}
+     * @param writer the request's follow token, as {@link #writer} verified it
      * @param inProcess   what {@link #isFollowingInProcess} returned for the same three arguments
      * @return {@code false} when either user is inactive, when there is no follow, and for a follow under the
      *         followee's block whose removal is still on its way
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when a database that must be read is down
      */
-    public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
+    public boolean isFollowing(long followerId, long followeeId, long writer, int inProcess) {
         return switch (inProcess) {
             case FOLLOWING -> true;
             case NOT_FOLLOWING -> false;
-            case ASK_ACCOUNTS -> !accounts.hides(followerId, followeeId, followToken)
-                    && followsVisibly(followerId, followeeId, followToken);
+            case ASK_ACCOUNTS -> !accounts.hides(followerId, followeeId, writer)
+                    && followsVisibly(followerId, followeeId, writer);
             case ASK_BLOCK -> !relations.blocks(followeeId, followerId);
-            case ASK_LAYERS -> followsVisibly(followerId, followeeId, followToken);
+            case ASK_LAYERS -> followsVisibly(followerId, followeeId, writer);
             default -> throw new IllegalArgumentException("not a value of isFollowingInProcess: " + inProcess);
         };
     }
 
     /** The check from Redis or the shard, a block of the follower by the followee hiding the follow; may block. */
-    private boolean followsVisibly(long follower, long followee, String token) {
+    private boolean followsVisibly(long follower, long followee, long writer) {
         // The followee's token: it may have just blocked the follower, before the filter has the block.
-        return checker.isFollowing(follower, followee, token)
-                && !((checker.isOwnWrite(followee, token) || relations.followMayBeBlocked(follower, followee))
+        return checker.isFollowing(follower, followee, writer)
+                && !((writer == followee || relations.followMayBeBlocked(follower, followee))
                 && relations.blocks(followee, follower));
     }
 
@@ -152,15 +163,15 @@ public class GraphReads {
      *
      * @param followerId  positive user id
      * @param followeeIds positive user ids
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}
+     * @param writer the request's follow token, as {@link #writer} verified it
      * @return membership aligned with {@code followeeIds}, an inactive followee's {@code false}; {@code null} when
      *         only {@link #areFollowing} can answer
      */
-    public boolean[] areFollowingInProcess(long followerId, long[] followeeIds, String followToken) {
-        if (accounts.inProcess(followerId, followerId, followToken) != AccountVisibility.VISIBLE) {
+    public boolean[] areFollowingInProcess(long followerId, long[] followeeIds, long writer) {
+        if (accounts.inProcess(followerId, followerId, writer) != AccountVisibility.VISIBLE) {
             return null; // an inactive follower, or a state row to read: off the I/O thread
         }
-        boolean[] known = checker.areFollowingInProcess(followerId, followeeIds, followToken);
+        boolean[] known = checker.areFollowingInProcess(followerId, followeeIds, writer);
         return known == null ? null : visible(followeeIds, known);
     }
 
@@ -169,16 +180,16 @@ public class GraphReads {
      *
      * @param followerId  positive user id
      * @param followeeIds positive user ids
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}; a valid one of the follower reads its
-     *                    state row and its following row (read-your-writes)
+     * @param writer      the request's follow token ({@link #writer}); the follower's own write reads its state row
+     *                    and its following row (read-your-writes)
      * @return membership aligned with {@code followeeIds}: all {@code false} for an inactive follower, {@code false}
      *         for an inactive followee
      */
-    public boolean[] areFollowing(long followerId, long[] followeeIds, String followToken) {
-        if (accounts.isInactive(followerId, followToken)) {
+    public boolean[] areFollowing(long followerId, long[] followeeIds, long writer) {
+        if (accounts.isInactive(followerId, writer)) {
             return new boolean[followeeIds.length];
         }
-        return visible(followeeIds, checker.areFollowing(followerId, followeeIds, followToken));
+        return visible(followeeIds, checker.areFollowing(followerId, followeeIds, writer));
     }
 
     /** {@code answers} with every inactive followee's answer made {@code false}. */
@@ -223,7 +234,7 @@ public class GraphReads {
 
         private final long a;
         private final long b;
-        private final String token;
+        private final long writer;
         private final boolean showBlocks;
         private final boolean showMute;
         /** A follow token of {@code a} or {@code b}: their state rows decide first. */
@@ -234,11 +245,11 @@ public class GraphReads {
         /** No relation is to be read: none is shown to the viewer, or the filter rules every one out. */
         private final boolean noRelations;
 
-        private UnansweredRelationship(long a, long b, String token, boolean showBlocks, boolean showMute,
+        private UnansweredRelationship(long a, long b, long writer, boolean showBlocks, boolean showMute,
                                        boolean askAccounts, int following, int followedBy, boolean noRelations) {
             this.a = a;
             this.b = b;
-            this.token = token;
+            this.writer = writer;
             this.showBlocks = showBlocks;
             this.showMute = showMute;
             this.askAccounts = askAccounts;
@@ -255,32 +266,31 @@ public class GraphReads {
      *
      * @param a           positive user id
      * @param b           positive user id
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}; it proves only its own actor's writes, so
-     *                    it is verified against each direction's follower
+     * @param writer      the request's follow token ({@link #writer}); it proves only its own actor's writes, so it
+     *                    is compared with each direction's follower
      * @param viewerId    who asks (the gateway's token subject), or {@link #ANY_VIEWER}
      * @return a {@link Relationship}, or what {@link #relationship} must finish
      */
-    public RelationshipRead relationshipInProcess(long a, long b, String followToken, long viewerId) {
+    public RelationshipRead relationshipInProcess(long a, long b, long writer, long viewerId) {
         boolean showBlocks = viewerId == ANY_VIEWER || viewerId == a || viewerId == b;
         boolean showMute = viewerId == ANY_VIEWER || viewerId == a;
-        int visibility = accounts.inProcess(a, b, followToken);
+        int visibility = accounts.inProcess(a, b, writer);
         if (visibility == AccountVisibility.HIDDEN) {
             return Relationship.of(false, false, RelationReads.Between.NONE, showBlocks, showMute);
         }
         boolean askAccounts = visibility == AccountVisibility.ASK_SHARD;
         // A state row to read means a token of a or b: neither direction may come from memory then.
-        int following = askAccounts ? FollowChecker.UNKNOWN : checker.answerInProcess(a, b, followToken);
-        int followedBy = askAccounts ? FollowChecker.UNKNOWN : checker.answerInProcess(b, a, followToken);
+        int following = askAccounts ? FollowChecker.UNKNOWN : checker.answerInProcess(a, b, writer);
+        int followedBy = askAccounts ? FollowChecker.UNKNOWN : checker.answerInProcess(b, a, writer);
         // A third party sees neither blocks nor mutes: the relations are not read for it at all. A follow token of
         // either user: its block or mute may not be in the in-process filter yet.
-        boolean ownWrite = askAccounts || followToken != null
-                && (checker.isOwnWrite(a, followToken) || checker.isOwnWrite(b, followToken));
+        boolean ownWrite = askAccounts || writer == a || writer == b;
         boolean noRelations = !showBlocks || a == b || !ownWrite && relations.surelyNone(a, b);
         if (following != FollowChecker.UNKNOWN && followedBy != FollowChecker.UNKNOWN && noRelations) {
             return Relationship.of(following == FollowChecker.FOLLOWING, followedBy == FollowChecker.FOLLOWING,
                     RelationReads.Between.NONE, showBlocks, showMute);
         }
-        return new UnansweredRelationship(a, b, followToken, showBlocks, showMute, askAccounts, following,
+        return new UnansweredRelationship(a, b, writer, showBlocks, showMute, askAccounts, following,
                 followedBy, noRelations);
     }
 
@@ -295,13 +305,13 @@ public class GraphReads {
         return switch (read) {
             case Relationship answered -> answered;
             case UnansweredRelationship r -> {
-                if (r.askAccounts && accounts.hides(r.a, r.b, r.token)) {
+                if (r.askAccounts && accounts.hides(r.a, r.b, r.writer)) {
                     yield Relationship.of(false, false, RelationReads.Between.NONE, r.showBlocks, r.showMute);
                 }
                 boolean following = r.following != FollowChecker.UNKNOWN ? r.following == FollowChecker.FOLLOWING
-                        : checker.isFollowing(r.a, r.b, r.token);
+                        : checker.isFollowing(r.a, r.b, r.writer);
                 boolean followedBy = r.followedBy != FollowChecker.UNKNOWN
-                        ? r.followedBy == FollowChecker.FOLLOWING : checker.isFollowing(r.b, r.a, r.token);
+                        ? r.followedBy == FollowChecker.FOLLOWING : checker.isFollowing(r.b, r.a, r.writer);
                 yield Relationship.of(following, followedBy,
                         r.noRelations ? RelationReads.Between.NONE : relations.between(r.a, r.b), r.showBlocks,
                         r.showMute);
@@ -318,11 +328,11 @@ public class GraphReads {
      *
      * @param viewerId    positive user id
      * @param authorIds   positive, ascending, distinct
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}
+     * @param writer the request's follow token, as {@link #writer} verified it
      * @return a subset of {@code authorIds}, ascending; when empty, {@link #hidden} reads nothing
      */
-    public long[] mayBeHidden(long viewerId, long[] authorIds, String followToken) {
-        boolean ownWrite = checker.isOwnWrite(viewerId, followToken);
+    public long[] mayBeHidden(long viewerId, long[] authorIds, long writer) {
+        boolean ownWrite = writer == viewerId;
         long[] asked = accounts.isInactive(viewerId) ? new long[0] : authorIds;
         return relations.mayBeHidden(viewerId, accounts.withoutInactive(asked), ownWrite);
     }
@@ -365,7 +375,7 @@ public class GraphReads {
      * @param limit page size, {@code >= 1}
      */
     public VisiblePage following(long userId, CursorPosition after, int limit) {
-        if (accounts.isInactive(userId, null)) {
+        if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return VisiblePage.EMPTY; // an inactive user's lists are empty
         }
         Page page = lists.following(userId, at(after), from(after), limit);
@@ -380,7 +390,7 @@ public class GraphReads {
      * @param limit page size, {@code >= 1}
      */
     public VisiblePage followers(long userId, CursorPosition after, int limit) {
-        if (accounts.isInactive(userId, null)) {
+        if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return VisiblePage.EMPTY;
         }
         Page page = lists.followers(userId, at(after), from(after), limit);
@@ -395,7 +405,7 @@ public class GraphReads {
      * @param limit    page size, {@code >= 1}
      */
     public VisiblePage relationList(Relation relation, long userId, CursorPosition after, int limit) {
-        if (accounts.isInactive(userId, null)) {
+        if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return VisiblePage.EMPTY;
         }
         return visible(relations.list(relation, userId, at(after), from(after), limit), new long[0]);
@@ -434,7 +444,7 @@ public class GraphReads {
      * @return the page; {@code next} carries the last id of the page as cut ({@code followedAt} 0)
      */
     public VisiblePage commonFollowing(long a, long b, long afterId, int limit) {
-        if (accounts.hides(a, b, null)) {
+        if (accounts.hides(a, b, FollowChecker.NO_TOKEN)) {
             return VisiblePage.EMPTY;
         }
         FollowLists.CommonPage page = lists.commonFollowing(a, b, afterId, limit);
@@ -448,7 +458,7 @@ public class GraphReads {
      * an inactive user.
      */
     public FollowLists.Counts counts(long userId) {
-        return accounts.isInactive(userId, null) ? FollowLists.Counts.NONE : lists.counts(userId);
+        return accounts.isInactive(userId, FollowChecker.NO_TOKEN) ? FollowLists.Counts.NONE : lists.counts(userId);
     }
 
     /**
@@ -457,6 +467,6 @@ public class GraphReads {
      * @param limit the most to return, {@code >= 1}
      */
     public List<Suggestions.Suggestion> suggestions(long userId, int limit) {
-        return accounts.isInactive(userId, null) ? List.of() : suggestions.suggest(userId, limit);
+        return accounts.isInactive(userId, FollowChecker.NO_TOKEN) ? List.of() : suggestions.suggest(userId, limit);
     }
 }

@@ -170,7 +170,7 @@ public class Suggestions {
     }
 
     private SuggestionRanking.Ranked withoutFollowed(long userId, SuggestionRanking.Ranked ranked) {
-        boolean[] followed = checker.areFollowing(userId, ranked.ids(), null);
+        boolean[] followed = checker.areFollowing(userId, ranked.ids(), FollowChecker.NO_TOKEN);
         return keep(ranked, i -> !followed[i]);
     }
 

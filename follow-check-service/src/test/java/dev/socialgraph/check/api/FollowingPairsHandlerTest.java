@@ -154,13 +154,13 @@ class FollowingPairsHandlerTest {
         graph.local.put(A, new long[] {B});
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger lateAnswers = new AtomicInteger();
-        GraphReads hanging = delegating((follower, followee, token, inProcess) -> {
+        GraphReads hanging = delegating((follower, followee, writer, inProcess) -> {
             if (follower == hung) {
                 release.await();
                 lateAnswers.incrementAndGet();
                 return true;
             }
-            return graph.reads.isFollowing(follower, followee, token, inProcess);
+            return graph.reads.isFollowing(follower, followee, writer, inProcess);
         });
         Scheduler threads = Schedulers.newBoundedElastic(4, 100, "pairs-test");
         try {
@@ -204,12 +204,12 @@ class FollowingPairsHandlerTest {
     void aPairQueuedBehindAHungOne_isTheOverload503_andNotReadAfterTheDeadline() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger reads = new AtomicInteger();
-        GraphReads hanging = delegating((follower, followee, token, inProcess) -> {
+        GraphReads hanging = delegating((follower, followee, writer, inProcess) -> {
             reads.incrementAndGet();
             if (follower == C) {
                 release.await();
             }
-            return graph.reads.isFollowing(follower, followee, token, inProcess);
+            return graph.reads.isFollowing(follower, followee, writer, inProcess);
         });
         Scheduler oneThread = Schedulers.newBoundedElastic(1, 100, "pairs-test-one");
         try {
@@ -239,21 +239,21 @@ class FollowingPairsHandlerTest {
     /** A blocking read of one pair, which may wait. */
     @FunctionalInterface
     interface BlockingRead {
-        boolean isFollowing(long follower, long followee, String token, int inProcess) throws InterruptedException;
+        boolean isFollowing(long follower, long followee, long writer, int inProcess) throws InterruptedException;
     }
 
     /** The graph's reads, but each pair memory cannot answer read by {@code read}. */
     private GraphReads delegating(BlockingRead read) {
         return new GraphReads(graph.checker, graph.relations, graph.accounts, null, null) {
             @Override
-            public int isFollowingInProcess(long followerId, long followeeId, String followToken) {
-                return graph.reads.isFollowingInProcess(followerId, followeeId, followToken);
+            public int isFollowingInProcess(long followerId, long followeeId, long writer) {
+                return graph.reads.isFollowingInProcess(followerId, followeeId, writer);
             }
 
             @Override
-            public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
+            public boolean isFollowing(long followerId, long followeeId, long writer, int inProcess) {
                 try {
-                    return read.isFollowing(followerId, followeeId, followToken, inProcess);
+                    return read.isFollowing(followerId, followeeId, writer, inProcess);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException(e);
@@ -282,7 +282,7 @@ class FollowingPairsHandlerTest {
     void aBug_isThe500Problem_withoutInternals() {
         GraphReads broken = new GraphReads(graph.checker, graph.relations, graph.accounts, null, null) {
             @Override
-            public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
+            public boolean isFollowing(long followerId, long followeeId, long writer, int inProcess) {
                 throw new IllegalStateException("secret internals");
             }
         };
@@ -302,7 +302,7 @@ class FollowingPairsHandlerTest {
         String pair = "{\"pairs\":[{\"followerId\":" + max + ",\"followeeId\":" + (max - 1) + "}]}";
         GraphReads broken = new GraphReads(graph.checker, graph.relations, graph.accounts, null, null) {
             @Override
-            public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
+            public boolean isFollowing(long followerId, long followeeId, long writer, int inProcess) {
                 throw new IllegalStateException("a bug");
             }
         };

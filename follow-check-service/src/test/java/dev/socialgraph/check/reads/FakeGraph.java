@@ -171,7 +171,7 @@ public final class FakeGraph {
         available(id);
         stateReads.incrementAndGet();
         return states.getOrDefault(id, AccountState.ACTIVE);
-    }, checker, true);
+    }, true);
 
     /** The lists over the same rows: the followers of X are the users whose row holds X, all followed at time 0. */
     public final FollowLists lists = new FollowLists(new FollowLists.Shards() {

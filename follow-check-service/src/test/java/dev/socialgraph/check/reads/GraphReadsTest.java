@@ -1,5 +1,6 @@
 package dev.socialgraph.check.reads;
 
+import static dev.socialgraph.check.follow.FollowChecker.NO_TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -29,31 +30,31 @@ class GraphReadsTest {
 
     /** The two steps as a server runs them: memory, then the blocking call when memory cannot tell. */
     boolean check(long follower, long followee, String token) {
-        int known = reads.isFollowingInProcess(follower, followee, token);
+        int known = reads.isFollowingInProcess(follower, followee, reads.writer(token));
         return GraphReads.isAnswer(known) ? known == GraphReads.FOLLOWING
-                : reads.isFollowing(follower, followee, token, known);
+                : reads.isFollowing(follower, followee, reads.writer(token), known);
     }
 
     @Test
     void isFollowingInProcess_bloomNo_isNotFollowing_andReadsNothing() {
-        assertThat(reads.isFollowingInProcess(A, 99, null)).isEqualTo(GraphReads.NOT_FOLLOWING);
+        assertThat(reads.isFollowingInProcess(A, 99, NO_TOKEN)).isEqualTo(GraphReads.NOT_FOLLOWING);
         assertThat(graph.shardReads.get() + graph.relationReads.get() + graph.stateReads.get()).isZero();
     }
 
     @Test
     void isFollowingInProcess_localHit_ofAPairTheFilterNeverSaw_isFollowing_andReadsNothing() {
         graph.local.put(A, new long[] {B});
-        assertThat(reads.isFollowingInProcess(A, B, null)).isEqualTo(GraphReads.FOLLOWING);
+        assertThat(reads.isFollowingInProcess(A, B, NO_TOKEN)).isEqualTo(GraphReads.FOLLOWING);
         assertThat(graph.shardReads.get() + graph.relationReads.get()).isZero();
     }
 
     @Test
     void localMiss_isLeftToTheBlockingStep_whichReadsTheShard() {
-        int known = reads.isFollowingInProcess(A, B, null);
+        int known = reads.isFollowingInProcess(A, B, NO_TOKEN);
         assertThat(GraphReads.isAnswer(known)).isFalse();
         assertThat(graph.shardReads).hasValue(0);
 
-        assertThat(reads.isFollowing(A, B, null, known)).isTrue();
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, known)).isTrue();
         assertThat(graph.shardReads).hasValue(1);
         assertThat(graph.relationReads).as("the filter has not seen the pair: no block read").hasValue(0);
     }
@@ -63,9 +64,9 @@ class GraphReadsTest {
         graph.local.put(A, new long[0]); // stale: would say "no"
         graph.redis.put(A, new long[] {B});
         graph.fresh = false;
-        int known = reads.isFollowingInProcess(A, B, null);
+        int known = reads.isFollowingInProcess(A, B, NO_TOKEN);
         assertThat(GraphReads.isAnswer(known)).isFalse();
-        assertThat(reads.isFollowing(A, B, null, known)).isTrue();
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, known)).isTrue();
         assertThat(graph.shardReads).as("Redis answered").hasValue(0);
     }
 
@@ -78,9 +79,9 @@ class GraphReadsTest {
         assertThat(graph.relationReads).hasValue(0);
 
         graph.filterSawBlock(B, A);
-        int known = reads.isFollowingInProcess(A, B, null);
+        int known = reads.isFollowingInProcess(A, B, NO_TOKEN);
         assertThat(GraphReads.isAnswer(known)).isFalse();
-        assertThat(reads.isFollowing(A, B, null, known)).isFalse();
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, known)).isFalse();
         assertThat(graph.relationReads).hasValue(1);
         assertThat(graph.shardReads).as("the follow itself came from memory").hasValue(0);
 
@@ -98,7 +99,7 @@ class GraphReadsTest {
         graph.relates(Relation.BLOCK, B, A);
         graph.filterSawBlock(B, A);
         graph.filterTrusted = false;
-        assertThat(reads.isFollowingInProcess(A, B, null)).isEqualTo(GraphReads.FOLLOWING);
+        assertThat(reads.isFollowingInProcess(A, B, NO_TOKEN)).isEqualTo(GraphReads.FOLLOWING);
         graph.local.remove(A);
         assertThat(check(A, B, null)).isTrue();
         assertThat(graph.relationReads).hasValue(0);
@@ -126,14 +127,14 @@ class GraphReadsTest {
     void inactiveUser_atEitherEnd_isNotFollowed_fromMemory() {
         graph.local.put(A, new long[] {B});
         graph.inactive.apply(B, AccountState.DEACTIVATED);
-        assertThat(reads.isFollowingInProcess(A, B, null)).isEqualTo(GraphReads.NOT_FOLLOWING);
+        assertThat(reads.isFollowingInProcess(A, B, NO_TOKEN)).isEqualTo(GraphReads.NOT_FOLLOWING);
         graph.inactive.apply(B, AccountState.ACTIVE);
         graph.inactive.apply(A, AccountState.ERASED);
-        assertThat(reads.isFollowingInProcess(A, B, null)).isEqualTo(GraphReads.NOT_FOLLOWING);
+        assertThat(reads.isFollowingInProcess(A, B, NO_TOKEN)).isEqualTo(GraphReads.NOT_FOLLOWING);
         assertThat(graph.shardReads.get() + graph.stateReads.get()).isZero();
 
         graph.inactive.apply(A, AccountState.ACTIVE); // reactivated: the edge is back as it was
-        assertThat(reads.isFollowingInProcess(A, B, null)).isEqualTo(GraphReads.FOLLOWING);
+        assertThat(reads.isFollowingInProcess(A, B, NO_TOKEN)).isEqualTo(GraphReads.FOLLOWING);
     }
 
     /** An operator's deactivation answers with the user's token: that user's state row, not the view, decides. */
@@ -142,10 +143,10 @@ class GraphReadsTest {
         graph.local.put(A, new long[] {B});
         graph.states.put(B, AccountState.DEACTIVATED); // just written; the view's poll has not run
         String ofB = graph.tokens.issue(B);
-        int known = reads.isFollowingInProcess(A, B, ofB);
+        int known = reads.isFollowingInProcess(A, B, reads.writer(ofB));
         assertThat(GraphReads.isAnswer(known)).as("a state row is never read from memory").isFalse();
         assertThat(graph.stateReads).hasValue(0);
-        assertThat(reads.isFollowing(A, B, ofB, known)).isFalse();
+        assertThat(reads.isFollowing(A, B, reads.writer(ofB), known)).isFalse();
         assertThat(graph.stateReads).hasValue(1);
         assertThat(graph.shardReads).as("an inactive user's follow is not read").hasValue(0);
 
@@ -157,19 +158,19 @@ class GraphReadsTest {
     @Test
     void shardDown_failsTheBlockingStep_only() {
         graph.down.add(A);
-        int known = reads.isFollowingInProcess(A, B, null);
-        assertThatThrownBy(() -> reads.isFollowing(A, B, null, known))
+        int known = reads.isFollowingInProcess(A, B, NO_TOKEN);
+        assertThatThrownBy(() -> reads.isFollowing(A, B, NO_TOKEN, known))
                 .isInstanceOf(ShardUnavailableException.class);
         graph.local.put(A, new long[] {B});
-        assertThat(reads.isFollowingInProcess(A, B, null)).as("memory still answers").isEqualTo(GraphReads.FOLLOWING);
+        assertThat(reads.isFollowingInProcess(A, B, NO_TOKEN)).as("memory still answers").isEqualTo(GraphReads.FOLLOWING);
     }
 
     @Test
     void isFollowing_ofAnAnswer_isThatAnswer_andOfAnotherValue_isRefused() {
-        assertThat(reads.isFollowing(A, B, null, GraphReads.FOLLOWING)).isTrue();
-        assertThat(reads.isFollowing(A, B, null, GraphReads.NOT_FOLLOWING)).isFalse();
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, GraphReads.FOLLOWING)).isTrue();
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, GraphReads.NOT_FOLLOWING)).isFalse();
         assertThat(graph.shardReads).hasValue(0);
-        assertThatThrownBy(() -> reads.isFollowing(A, B, null, 7)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> reads.isFollowing(A, B, NO_TOKEN, 7)).isInstanceOf(IllegalArgumentException.class);
     }
 
     // ---------------------------------------------------------------- batch check
@@ -178,7 +179,7 @@ class GraphReadsTest {
     void areFollowingInProcess_answersFromTheCache_withAnInactiveFolloweeNotFollowed() {
         graph.local.put(A, new long[] {B, 30});
         graph.inactive.apply(30, AccountState.DEACTIVATED);
-        assertThat(reads.areFollowingInProcess(A, new long[] {B, 30, 99}, null)).containsExactly(true, false, false);
+        assertThat(reads.areFollowingInProcess(A, new long[] {B, 30, 99}, NO_TOKEN)).containsExactly(true, false, false);
         assertThat(graph.shardReads).hasValue(0);
     }
 
@@ -186,25 +187,25 @@ class GraphReadsTest {
     void areFollowing_ofAnInactiveFollower_isNoneFollowed_andLeftToTheBlockingStep() {
         graph.local.put(A, new long[] {B});
         graph.inactive.apply(A, AccountState.DEACTIVATED);
-        assertThat(reads.areFollowingInProcess(A, new long[] {B}, null)).isNull();
-        assertThat(reads.areFollowing(A, new long[] {B}, null)).containsExactly(false);
+        assertThat(reads.areFollowingInProcess(A, new long[] {B}, NO_TOKEN)).isNull();
+        assertThat(reads.areFollowing(A, new long[] {B}, NO_TOKEN)).containsExactly(false);
         assertThat(graph.shardReads).hasValue(0);
     }
 
     @Test
     void areFollowing_whenMemoryCannotTell_readsTheShard_andAFollowersTokenItsStateRow() {
-        assertThat(reads.areFollowingInProcess(A, new long[] {B}, null)).as("local miss").isNull();
-        assertThat(reads.areFollowing(A, new long[] {B}, null)).containsExactly(true);
+        assertThat(reads.areFollowingInProcess(A, new long[] {B}, NO_TOKEN)).as("local miss").isNull();
+        assertThat(reads.areFollowing(A, new long[] {B}, NO_TOKEN)).containsExactly(true);
         graph.states.put(A, AccountState.ERASED); // just written; the view's poll has not run
-        assertThat(reads.areFollowingInProcess(A, new long[] {B}, graph.tokens.issue(A))).isNull();
-        assertThat(reads.areFollowing(A, new long[] {B}, graph.tokens.issue(A))).containsExactly(false);
+        assertThat(reads.areFollowingInProcess(A, new long[] {B}, reads.writer(graph.tokens.issue(A)))).isNull();
+        assertThat(reads.areFollowing(A, new long[] {B}, reads.writer(graph.tokens.issue(A)))).containsExactly(false);
         assertThat(graph.stateReads).hasValue(1);
     }
 
     // ---------------------------------------------------------------- relationship
 
     GraphReads.Relationship relationship(long a, long b, String token, long viewer) {
-        GraphReads.RelationshipRead read = reads.relationshipInProcess(a, b, token, viewer);
+        GraphReads.RelationshipRead read = reads.relationshipInProcess(a, b, reads.writer(token), viewer);
         return reads.relationship(read);
     }
 
@@ -217,7 +218,7 @@ class GraphReadsTest {
     void relationship_bothDirectionsInMemory_andTheFilterRulingOutEveryRelation_isAnsweredFromMemory() {
         graph.local.put(A, new long[] {B});
         graph.local.put(B, new long[0]);
-        assertThat(reads.relationshipInProcess(A, B, null, GraphReads.ANY_VIEWER))
+        assertThat(reads.relationshipInProcess(A, B, NO_TOKEN, GraphReads.ANY_VIEWER))
                 .isEqualTo(seen(true, false, false, false, false));
         assertThat(graph.shardReads.get() + graph.relationReads.get()).isZero();
     }
@@ -225,7 +226,7 @@ class GraphReadsTest {
     @Test
     void relationship_finishesOnlyWhatMemoryCouldNotAnswer() {
         graph.local.put(A, new long[] {B}); // B's direction needs the shard
-        GraphReads.RelationshipRead read = reads.relationshipInProcess(A, B, null, GraphReads.ANY_VIEWER);
+        GraphReads.RelationshipRead read = reads.relationshipInProcess(A, B, NO_TOKEN, GraphReads.ANY_VIEWER);
         assertThat(read).isInstanceOf(GraphReads.UnansweredRelationship.class);
         assertThat(reads.relationship(read)).isEqualTo(seen(true, false, false, false, false));
         assertThat(graph.shardReads).as("only B's row").hasValue(1);
@@ -243,7 +244,7 @@ class GraphReadsTest {
         assertThat(relationship(A, B, null, A)).isEqualTo(seen(false, false, true, false, true));
         assertThat(relationship(A, B, null, B)).as("the mute is A's own").isEqualTo(seen(false, false, true, false, null));
         int before = graph.relationReads.get();
-        assertThat(reads.relationshipInProcess(A, B, null, 99))
+        assertThat(reads.relationshipInProcess(A, B, NO_TOKEN, 99))
                 .as("a third party: no relation is read, so the follow the block forbids is still shown to it")
                 .isEqualTo(seen(false, true, null, null, null));
         assertThat(graph.relationReads).hasValue(before);
@@ -253,7 +254,7 @@ class GraphReadsTest {
     void relationship_withAnInactiveUser_isNothing_fromMemory() {
         graph.local.put(A, new long[] {B});
         graph.inactive.apply(B, AccountState.DEACTIVATED);
-        assertThat(reads.relationshipInProcess(A, B, null, GraphReads.ANY_VIEWER))
+        assertThat(reads.relationshipInProcess(A, B, NO_TOKEN, GraphReads.ANY_VIEWER))
                 .isEqualTo(seen(false, false, false, false, false));
         assertThat(graph.shardReads.get() + graph.relationReads.get()).isZero();
     }
@@ -265,7 +266,7 @@ class GraphReadsTest {
         graph.local.put(B, new long[0]);
         graph.relates(Relation.BLOCK, B, A); // just written: not in the filter yet
         String ofB = graph.tokens.issue(B);
-        assertThat(reads.relationshipInProcess(A, B, ofB, GraphReads.ANY_VIEWER))
+        assertThat(reads.relationshipInProcess(A, B, reads.writer(ofB), GraphReads.ANY_VIEWER))
                 .isInstanceOf(GraphReads.UnansweredRelationship.class);
         assertThat(relationship(A, B, ofB, GraphReads.ANY_VIEWER)).isEqualTo(seen(false, false, false, true, false));
         assertThat(graph.stateReads).hasValue(1);
@@ -282,7 +283,7 @@ class GraphReadsTest {
     void relationship_withOneself_readsNoRelation() {
         graph.filterTrusted = false;
         graph.local.put(A, new long[] {B});
-        assertThat(reads.relationshipInProcess(A, A, null, GraphReads.ANY_VIEWER))
+        assertThat(reads.relationshipInProcess(A, A, NO_TOKEN, GraphReads.ANY_VIEWER))
                 .isEqualTo(seen(false, false, false, false, false));
         assertThat(graph.relationReads).hasValue(0);
     }
@@ -292,7 +293,7 @@ class GraphReadsTest {
     @Test
     void mayBeHidden_isNobody_whenTheFilterRulesEveryAuthorOut_andHiddenThenReadsNothing() {
         graph.hiddenPairs.add(List.of(99L, 98L)); // another viewer's pair
-        long[] candidates = reads.mayBeHidden(A, new long[] {B, 30, 40}, null);
+        long[] candidates = reads.mayBeHidden(A, new long[] {B, 30, 40}, NO_TOKEN);
         assertThat(candidates).isEmpty();
         RelationReadsView hidden = RelationReadsView.of(reads.hidden(A, candidates, System.nanoTime()));
         assertThat(hidden).isEqualTo(new RelationReadsView(List.of(), List.of(), List.of()));
@@ -303,9 +304,9 @@ class GraphReadsTest {
     void mayBeHidden_leavesOutInactiveAuthors_andAnInactiveViewerHidesNobody() {
         graph.filterTrusted = false; // every author is a candidate
         graph.inactive.apply(30, AccountState.ERASED);
-        assertThat(reads.mayBeHidden(A, new long[] {B, 30, 40}, null)).containsExactly(B, 40);
+        assertThat(reads.mayBeHidden(A, new long[] {B, 30, 40}, NO_TOKEN)).containsExactly(B, 40);
         graph.inactive.apply(A, AccountState.DEACTIVATED);
-        assertThat(reads.mayBeHidden(A, new long[] {B, 30, 40}, null)).isEmpty();
+        assertThat(reads.mayBeHidden(A, new long[] {B, 30, 40}, NO_TOKEN)).isEmpty();
     }
 
     /** A block or mute just written may not be in the filter yet: the viewer's follow token skips the filter. */
@@ -314,8 +315,8 @@ class GraphReadsTest {
         graph.relates(Relation.BLOCK, B, A);
         graph.relates(Relation.MUTE, B, 30);
         graph.relates(Relation.BLOCK, 40, B);
-        assertThat(reads.mayBeHidden(B, new long[] {A, 30, 40}, null)).isEmpty();
-        long[] candidates = reads.mayBeHidden(B, new long[] {A, 30, 40}, graph.tokens.issue(B));
+        assertThat(reads.mayBeHidden(B, new long[] {A, 30, 40}, NO_TOKEN)).isEmpty();
+        long[] candidates = reads.mayBeHidden(B, new long[] {A, 30, 40}, reads.writer(graph.tokens.issue(B)));
         assertThat(candidates).containsExactly(A, 30, 40);
         assertThat(RelationReadsView.of(reads.hidden(B, candidates, System.nanoTime())))
                 .isEqualTo(new RelationReadsView(List.of(A), List.of(40L), List.of(30L)));
