@@ -2,6 +2,7 @@ package dev.socialgraph.check.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.socialgraph.check.config.CheckProperties;
+import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.check.suggest.Suggestions;
@@ -36,10 +37,12 @@ import tools.jackson.databind.annotation.JsonSerialize;
  * problem mapping), each question is one call of {@link GraphReads}, which owns every rule of what is visible, and
  * its answer is written as JSON.
  *
- * <p><b>Threads.</b> A question with an in-process step in {@link GraphReads} (the single and batch checks, the
- * relationship, hidden authors) that memory answers is answered on the server's I/O thread, with no hand-off; every
- * other read may wait for Redis or a shard database and runs on {@code blockingReads}, a bounded scheduler of
- * blocking threads, so that no I/O thread ever waits.
+ * <p><b>Threads.</b> The single and batch checks and the relationship are asked first on the server's I/O thread
+ * ({@code mayBlock == false}): when memory answers, the answer goes out with no hand-off; otherwise the same read is
+ * asked again on {@code blockingReads}, a bounded scheduler of blocking threads, with nothing carried over but the
+ * request's own values. The hidden-authors check reads nothing when the filter rules out every author. Every other
+ * read may wait for Redis or a shard database and runs on {@code blockingReads}, so that no I/O thread ever waits.
+ * Each request's {@code X-Follow-Token} is verified once ({@link GraphReads#writer}).
  */
 final class GraphReadHandlers {
 
@@ -136,8 +139,8 @@ final class GraphReadHandlers {
 
     /**
      * {@code GET /internal/v1/users/{id}/following/{targetId}}: {@code {"following":true|false}}, as
-     * {@link GraphReads#isFollowingInProcess} and {@link GraphReads#isFollowing(long, long, String, int)} decide: on
-     * this (I/O) thread when memory holds the answer, else on a blocking thread.
+     * {@link GraphReads#isFollowing} decides: on this (I/O) thread when memory holds the answer, else on a blocking
+     * thread.
      */
     Mono<ServerResponse> isFollowing(ServerRequest request) {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
@@ -146,11 +149,11 @@ final class GraphReadHandlers {
         if (request.uri().getRawQuery() != null) {
             UserIdJson.asStrings(param(request, UserIdJson.PARAMETER)); // no id in this answer; only refuse bad values
         }
-        int known = reads.isFollowingInProcess(follower, followee, writer);
-        if (GraphReads.isAnswer(known)) {
-            return check(known == GraphReads.FOLLOWING);
+        int answer = reads.isFollowing(follower, followee, writer, false);
+        if (Answer.isAnswer(answer)) {
+            return check(answer == Answer.YES);
         }
-        return blocking(() -> reads.isFollowing(follower, followee, writer, known))
+        return blocking(() -> reads.isFollowing(follower, followee, writer, true) == Answer.YES)
                 .flatMap(GraphReadHandlers::check);
     }
 
@@ -171,11 +174,11 @@ final class GraphReadHandlers {
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
                     long[] ids = distinctSorted(parseIds(body));
-                    boolean[] known = reads.areFollowingInProcess(follower, ids, writer);
+                    boolean[] known = reads.areFollowing(follower, ids, writer, false);
                     if (known != null) {
                         return json(request, contained(ids, known));
                     }
-                    return blocking(() -> contained(ids, reads.areFollowing(follower, ids, writer)))
+                    return blocking(() -> contained(ids, reads.areFollowing(follower, ids, writer, true)))
                             .flatMap(answer -> json(request, answer));
                 });
     }
@@ -241,8 +244,7 @@ final class GraphReadHandlers {
 
     /**
      * {@code GET /internal/v1/users/{id}/relationship/{otherId}}: {@link RelationshipResponse}, as
-     * {@link GraphReads#relationshipInProcess} and {@link GraphReads#relationship} decide: on this (I/O) thread when
-     * memory holds it, else on a blocking thread.
+     * {@link GraphReads#relationship} decides: on this (I/O) thread when memory holds it, else on a blocking thread.
      */
     Mono<ServerResponse> relationship(ServerRequest request) {
         long a = UserIds.parse(request.pathVariable("id"), "id");
@@ -250,11 +252,12 @@ final class GraphReadHandlers {
         long writer = reads.writer(followToken(request)); // verified once for the whole request
         String viewerHeader = request.headers().firstHeader(VIEWER);
         long viewer = viewerHeader == null ? GraphReads.ANY_VIEWER : UserIds.parse(viewerHeader, VIEWER);
-        GraphReads.RelationshipRead read = reads.relationshipInProcess(a, b, writer, viewer);
-        if (read instanceof GraphReads.Relationship answered) {
+        GraphReads.Relationship answered = reads.relationship(a, b, writer, viewer, false);
+        if (answered != null) {
             return json(request, RelationshipResponse.of(answered));
         }
-        return blocking(() -> RelationshipResponse.of(reads.relationship(read))).flatMap(body -> json(request, body));
+        return blocking(() -> RelationshipResponse.of(reads.relationship(a, b, writer, viewer, true)))
+                .flatMap(body -> json(request, body));
     }
 
     /** {@code GET /internal/v1/users/{id}/blocking?limit&cursor}: {@link RelationListResponse}, newest first. */

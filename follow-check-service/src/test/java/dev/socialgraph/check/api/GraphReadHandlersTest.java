@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.socialgraph.check.accounts.AccountVisibility;
+import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.reads.GraphReads;
@@ -116,7 +117,7 @@ class GraphReadHandlersTest {
             new FollowChecker.Cache() {
                 @Override
                 public int isFollowing(long followerId, long followeeId) {
-                    return MISS;
+                    return Answer.NEXT;
                 }
 
                 @Override

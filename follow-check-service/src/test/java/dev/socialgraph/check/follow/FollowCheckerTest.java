@@ -210,11 +210,11 @@ class FollowCheckerTest {
     /** The I/O-thread answer: bloom "no" and local hits only; everything else is left to the full check. */
     @Test
     void answerInProcess_answersFromBloomAndLocal_andTouchesNothingElse() {
-        assertThat(checker.answerInProcess(A, 99, NO_TOKEN)).isEqualTo(FollowChecker.NOT_FOLLOWING);
-        assertThat(checker.answerInProcess(A, B, NO_TOKEN)).as("local miss").isEqualTo(FollowChecker.UNKNOWN);
+        assertThat(answerInProcess(A, 99, NO_TOKEN)).isEqualTo(Answer.NO);
+        assertThat(answerInProcess(A, B, NO_TOKEN)).as("local miss").isEqualTo(Answer.NEXT);
         local.entries.put(A, new long[] {B});
-        assertThat(checker.answerInProcess(A, B, NO_TOKEN)).isEqualTo(FollowChecker.FOLLOWING);
-        assertThat(checker.answerInProcess(A, C, NO_TOKEN)).isEqualTo(FollowChecker.NOT_FOLLOWING);
+        assertThat(answerInProcess(A, B, NO_TOKEN)).isEqualTo(Answer.YES);
+        assertThat(answerInProcess(A, C, NO_TOKEN)).isEqualTo(Answer.NO);
         assertThat(redis.reads + shards.reads).isZero();
         assertThat(admissions).isEmpty();
         assertThat(answers("bloom")).isEqualTo(1);
@@ -226,24 +226,70 @@ class FollowCheckerTest {
     void answerInProcess_withAFollowTokenOrALaggingFeed_isUnknown() {
         local.entries.put(A, new long[0]);
         bloom.edges.clear();
-        assertThat(checker.answerInProcess(A, B, checker.writer(tokens.issue(A)))).isEqualTo(FollowChecker.UNKNOWN);
-        assertThat(checker.answerInProcess(A, B, checker.writer("not-a-token"))).isEqualTo(FollowChecker.UNKNOWN);
-        assertThat(checker.areFollowingInProcess(A, new long[] {B}, checker.writer(tokens.issue(A)))).isNull();
+        assertThat(answerInProcess(A, B, checker.writer(tokens.issue(A)))).isEqualTo(Answer.NEXT);
+        assertThat(answerInProcess(A, B, checker.writer("not-a-token"))).isEqualTo(Answer.NEXT);
+        assertThat(areFollowingInProcess(A, new long[] {B}, checker.writer(tokens.issue(A)))).isNull();
         feed.fresh = false;
-        assertThat(checker.answerInProcess(A, B, NO_TOKEN)).isEqualTo(FollowChecker.UNKNOWN);
-        assertThat(checker.areFollowingInProcess(A, new long[] {B}, NO_TOKEN)).isNull();
+        assertThat(answerInProcess(A, B, NO_TOKEN)).isEqualTo(Answer.NEXT);
+        assertThat(areFollowingInProcess(A, new long[] {B}, NO_TOKEN)).isNull();
         assertThat(bloom.consulted + local.reads + redis.reads + shards.reads).isZero();
         assertThat(registry.counter("graph.check.feed.lagged").count()).as("counted by the full check only").isZero();
     }
 
     @Test
     void areFollowingInProcess_answersFromBloomOrLocal_elseNull() {
-        assertThat(checker.areFollowingInProcess(A, new long[] {98, 99}, NO_TOKEN)).containsExactly(false, false);
-        assertThat(checker.areFollowingInProcess(A, new long[] {B, 99}, NO_TOKEN)).isNull();
+        assertThat(areFollowingInProcess(A, new long[] {98, 99}, NO_TOKEN)).containsExactly(false, false);
+        assertThat(areFollowingInProcess(A, new long[] {B, 99}, NO_TOKEN)).isNull();
         local.entries.put(A, new long[] {B});
-        assertThat(checker.areFollowingInProcess(A, new long[] {B, 99}, NO_TOKEN)).containsExactly(true, false);
+        assertThat(areFollowingInProcess(A, new long[] {B, 99}, NO_TOKEN)).containsExactly(true, false);
         assertThat(redis.reads + shards.reads).isZero();
         assertThat(answers("bloom") + answers("local")).isEqualTo(2);
+    }
+
+    /** The single check's blocks: a follow they may hide is finished where blocking is allowed, and recorded there. */
+    @Test
+    void aFollowABlockMayHide_isLeftToTheBlockingCall_andRecordedOnceThere() {
+        local.entries.put(A, new long[] {B});
+        FollowChecker.Blocks blockedByB = new FollowChecker.Blocks() {
+            @Override
+            public boolean followMayBeBlocked(long followerId, long followeeId, long writer) {
+                return followeeId == B;
+            }
+
+            @Override
+            public boolean blocks(long blockerId, long blockedId) {
+                return blockerId == B && blockedId == A;
+            }
+        };
+        assertThat(checker.isFollowing(A, B, NO_TOKEN, false, blockedByB)).isEqualTo(Answer.NEXT);
+        assertThat(answers("local")).as("nothing recorded by the call that did not answer").isZero();
+        assertThat(checker.isFollowing(A, B, NO_TOKEN, true, blockedByB)).isEqualTo(Answer.NO);
+        assertThat(answers("local")).as("the follow, found in memory, recorded once").isEqualTo(1);
+        assertThat(checker.isFollowing(A, C, NO_TOKEN, false, blockedByB)).as("no follow: no block to read")
+                .isEqualTo(Answer.NO);
+        assertThat(checker.isFollowing(A, B, NO_TOKEN, true, FollowChecker.Blocks.NONE)).isEqualTo(Answer.YES);
+        assertThat(redis.reads + shards.reads).isZero();
+    }
+
+    @Test
+    void knownInProcess_isWhatMemoryAnswers_andRecordsNothing() {
+        local.entries.put(A, new long[] {B});
+        assertThat(checker.knownInProcess(A, B, NO_TOKEN)).isEqualTo(Answer.YES);
+        assertThat(checker.knownInProcess(A, C, NO_TOKEN)).isEqualTo(Answer.NO);
+        assertThat(checker.knownInProcess(A, 99, NO_TOKEN)).isEqualTo(Answer.NO);
+        assertThat(checker.knownInProcess(NOT_OWNED, B, NO_TOKEN)).isEqualTo(Answer.NEXT);
+        assertThat(answers("bloom") + answers("local")).isZero();
+        assertThat(falsePositives()).isZero();
+    }
+
+    /** The pair's read on an I/O thread, of the follow as stored. */
+    private int answerInProcess(long followerId, long followeeId, long writer) {
+        return checker.isFollowing(followerId, followeeId, writer, false, FollowChecker.Blocks.NONE);
+    }
+
+    /** The batch's read on an I/O thread. */
+    private boolean[] areFollowingInProcess(long followerId, long[] followeeIds, long writer) {
+        return checker.areFollowing(followerId, followeeIds, writer, false);
     }
 
     private long answers(String layer) {
@@ -307,7 +353,8 @@ class FollowCheckerTest {
         public int isFollowing(long followerId, long followeeId) {
             reads++;
             long[] set = sets.get(followerId);
-            return set == null ? MISS : Arrays.stream(set).anyMatch(id -> id == followeeId) ? FOLLOWING : NOT_FOLLOWING;
+            return set == null ? Answer.NEXT
+                    : Answer.of(Arrays.stream(set).anyMatch(id -> id == followeeId));
         }
 
         @Override
