@@ -6,6 +6,7 @@ import dev.socialgraph.check.affinity.ShardOwnership;
 import dev.socialgraph.check.bloom.EdgeBloom;
 import dev.socialgraph.check.cache.LocalFollowingCache;
 import dev.socialgraph.check.cache.RedisFollowingCache;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.feed.FeedLag;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.common.token.FollowTokens;
@@ -25,7 +26,9 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Wires the read path's layers (DESIGN.md 5) into the {@link FollowChecker}: the bloom filter, the exact in-process
- * following cache, Redis, the shards, and the feed-lag guard that decides whether the in-process layers answer.
+ * following cache, Redis, the shards, and the feed-lag guard that decides whether the in-process layers answer. In the
+ * root package, above the features it wires: no feature depends on this package (their settings are in
+ * {@code check.config}), so the wiring closes no package cycle.
  */
 @Configuration(proxyBeanMethods = false)
 class ReadPathConfiguration {
@@ -81,9 +84,8 @@ class ReadPathConfiguration {
     }
 
     @Bean
-    AccountVisibility accountVisibility(InactiveUsers view, AccountStates states, FollowChecker checker,
-                                        CheckProperties properties) {
-        return new AccountVisibility(view, states::state, checker, properties.accounts().enabled());
+    AccountVisibility accountVisibility(InactiveUsers view, AccountStates states, CheckProperties properties) {
+        return new AccountVisibility(view, states::state, properties.accounts().enabled());
     }
 
     @Bean

@@ -2,7 +2,9 @@ package dev.socialgraph.reconciler;
 
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.reconciler.bloom.SnapshotBuilder;
+import dev.socialgraph.reconciler.config.ReconcilerProperties;
 import dev.socialgraph.reconciler.repair.FollowerRepairs;
+import dev.socialgraph.reconciler.repair.ReconcilerMetrics;
 import dev.socialgraph.reconciler.sample.OutboxPositionRepository;
 import dev.socialgraph.reconciler.sample.OutboxSampler;
 import dev.socialgraph.reconciler.scan.ScanListener;
@@ -39,7 +41,9 @@ import org.springframework.context.event.EventListener;
  * {@code graph.reconciler.sampling.interval}, and (on by default) a full scan of every logical shard every
  * {@code graph.reconciler.scan.scheduled-interval}, counted from the last full scan's start and paced by
  * {@code graph.reconciler.scan.rate-limit}. Both start when the application is ready, after
- * {@link ScanService#resumeInterrupted()}.
+ * {@link ScanService#resumeInterrupted()}. In the root package, above the features it wires: no feature depends on this
+ * package (the settings are in {@code reconciler.config}, the meters in {@code reconciler.repair}), so the wiring
+ * closes no package cycle.
  */
 @Configuration(proxyBeanMethods = false)
 class ReconcilerConfiguration {

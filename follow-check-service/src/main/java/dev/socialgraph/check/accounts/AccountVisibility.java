@@ -1,5 +1,6 @@
 package dev.socialgraph.check.accounts;
 
+import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.store.account.AccountState;
 import dev.socialgraph.store.account.InactiveUsers;
@@ -24,75 +25,49 @@ public final class AccountVisibility {
         AccountState state(long userId);
     }
 
-    /** {@link #inProcess}: neither user is inactive. */
-    public static final int VISIBLE = 0;
-    /** {@link #inProcess}: a user is inactive; the edge is not shown. */
-    public static final int HIDDEN = 1;
-    /** {@link #inProcess}: a follow token asks for a state row; call {@link #hides} off the I/O thread. */
-    public static final int ASK_SHARD = 2;
-
     private final InactiveUsers view;
     private final StateReader states;
-    private final FollowChecker checker;
     private final boolean enabled;
 
     /**
      * @param view    the inactive users
      * @param states  reads a state row ({@link AccountStates#state}), for reads with a follow token
-     * @param checker verifies follow tokens
      * @param enabled {@code false} turns the rule off (only to measure its cost: inactive users are then shown)
      */
-    public AccountVisibility(InactiveUsers view, StateReader states, FollowChecker checker, boolean enabled) {
+    public AccountVisibility(InactiveUsers view, StateReader states, boolean enabled) {
         this.view = view;
         this.states = states;
-        this.checker = checker;
         this.enabled = enabled;
     }
 
     /**
-     * Whether an edge between {@code a} and {@code b} is visible, from memory only.
+     * The account rule as a layer of a read about an edge between {@code a} and {@code b}.
      *
-     * @param a     positive user id
-     * @param b     positive user id
-     * @param token the {@code X-Follow-Token} header, or {@code null}
-     * @return {@link #VISIBLE}, {@link #HIDDEN} or {@link #ASK_SHARD}
-     */
-    public int inProcess(long a, long b, String token) {
-        if (!enabled) {
-            return VISIBLE;
-        }
-        if (token != null && (checker.isOwnWrite(a, token) || checker.isOwnWrite(b, token))) {
-            return ASK_SHARD;
-        }
-        return view.hidesEither(a, b) ? HIDDEN : VISIBLE;
-    }
-
-    /**
-     * Whether an edge between {@code a} and {@code b} is invisible; may read a state row, so never on an I/O thread.
-     *
-     * @param a     positive user id
-     * @param b     positive user id
-     * @param token the {@code X-Follow-Token} header, or {@code null}
-     * @return whether either user is inactive
+     * @param a      positive user id
+     * @param b      positive user id
+     * @param writer the request's follow token, as {@link FollowChecker#writer} verified it: the state row of the user
+     *               it names is read (so this may block then), the view answers for the other
+     * @return {@link Answer#NO} when either user is inactive (the edge is invisible), {@link Answer#NEXT} when both
+     *         are active (the next layer answers)
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when a state row must be read and its database
      *                                                                is down
      */
-    public boolean hides(long a, long b, String token) {
-        return isInactive(a, token) || isInactive(b, token);
+    public int answer(long a, long b, long writer) {
+        return isInactive(a, writer) || isInactive(b, writer) ? Answer.NO : Answer.NEXT;
     }
 
     /**
-     * Whether {@code userId} is inactive; may read its state row (see {@link #hides}).
+     * Whether {@code userId} is inactive; reads its state row when the request's follow token is the user's own.
      *
      * @param userId positive user id
-     * @param token  the {@code X-Follow-Token} header, or {@code null}
+     * @param writer the request's follow token, as {@link FollowChecker#writer} verified it
      * @return whether the user is deactivated or erased
      */
-    public boolean isInactive(long userId, String token) {
+    public boolean isInactive(long userId, long writer) {
         if (!enabled) {
             return false;
         }
-        if (token != null && checker.isOwnWrite(userId, token)) {
+        if (writer == userId) {
             return !states.state(userId).isActive();
         }
         return view.isInactive(userId);

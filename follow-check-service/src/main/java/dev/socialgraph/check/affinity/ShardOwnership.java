@@ -1,6 +1,6 @@
 package dev.socialgraph.check.affinity;
 
-import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.common.shard.ShardAffinity;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.store.shard.ShardDataSources;

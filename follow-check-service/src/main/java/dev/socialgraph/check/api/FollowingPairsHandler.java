@@ -1,5 +1,6 @@
 package dev.socialgraph.check.api;
 
+import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.web.ProblemJson;
@@ -50,13 +51,13 @@ import tools.jackson.databind.JsonNode;
  * {@code pairs[3].followerId}, {@code pairs[3].followeeId}, {@code pairs[3].followToken}, which is at most
  * {@value dev.socialgraph.common.token.FollowTokens#MAX_LENGTH} characters).
  *
- * <p><b>Threads.</b> Every pair is first asked of memory ({@link GraphReads#isFollowingInProcess}) on the I/O thread
- * that read the request, the common case and a few µs per pair; each pair memory cannot answer is a task of its own
- * on the blocking scheduler, as its single check would be. One task for all of them would make each wait for the
- * ones before it: a database that is down costs every pair routed there the pool's connection timeout. Those tasks
- * share one deadline, {@code pair-timeout} after they are handed over; a pair past it gets a problem of its own (504
- * while its read is under way, a hung database; the overload 503 while it still waits for a thread) and the answer
- * goes out without it ({@link Blocking}).
+ * <p><b>Threads.</b> Every pair is first asked of memory ({@link GraphReads#isFollowing} with {@code mayBlock} false)
+ * on the I/O thread that read the request, the common case and a few µs per pair; each pair memory cannot answer is a
+ * task of its own on the blocking scheduler, the same read asked where blocking is allowed, as its single check would
+ * be. One task for all of them would make each wait for the ones before it: a database that is down costs every pair
+ * routed there the pool's connection timeout. Those tasks share one deadline, {@code pair-timeout} after they are
+ * handed over; a pair past it gets a problem of its own (504 while its read is under way, a hung database; the overload
+ * 503 while it still waits for a thread) and the answer goes out without it ({@link Blocking}).
  */
 final class FollowingPairsHandler {
 
@@ -123,25 +124,25 @@ final class FollowingPairsHandler {
     private Mono<ServerResponse> answer(FollowingPairs.Request pairs) {
         int n = pairs.followerIds().length;
         byte[][] results = new byte[n][];
-        int[] known = null; // what memory said of each pair it could not answer
         int waiting = 0;
+        long[] writers = null; // each pair's follow token, verified once, where memory could not answer
         for (int i = 0; i < n; i++) {
-            int inProcess = reads.isFollowingInProcess(pairs.followerIds()[i], pairs.followeeIds()[i],
-                    pairs.followTokens()[i]);
-            if (GraphReads.isAnswer(inProcess)) {
-                results[i] = inProcess == GraphReads.FOLLOWING ? FOLLOWING : NOT_FOLLOWING;
+            long writer = reads.writer(pairs.followTokens()[i]);
+            int answer = reads.isFollowing(pairs.followerIds()[i], pairs.followeeIds()[i], writer, false);
+            if (Answer.isAnswer(answer)) {
+                results[i] = answer == Answer.YES ? FOLLOWING : NOT_FOLLOWING;
             } else {
-                if (known == null) {
-                    known = new int[n];
+                if (writers == null) {
+                    writers = new long[n];
                 }
-                known[i] = inProcess;
+                writers[i] = writer;
                 waiting++;
             }
         }
         if (waiting == 0) {
             return ok(FollowingPairs.encodeAnswer(results));
         }
-        Blocking blocking = new Blocking(pairs, results, known, waiting);
+        Blocking blocking = new Blocking(pairs, results, writers, waiting);
         return Mono.create(blocking::start).flatMap(FollowingPairsHandler::ok);
     }
 
@@ -170,7 +171,8 @@ final class FollowingPairsHandler {
 
         private final FollowingPairs.Request pairs;
         private final AtomicReferenceArray<byte[]> results;
-        private final int[] known;
+        /** Each waiting pair's follow token, as {@link GraphReads#writer} verified it. */
+        private final long[] writers;
         /** 1 where the pair's task has begun its read. */
         private final AtomicIntegerArray reading;
         private final AtomicInteger unanswered;
@@ -178,10 +180,10 @@ final class FollowingPairsHandler {
         private MonoSink<byte[]> sink;
         private volatile Disposable deadline;
 
-        Blocking(FollowingPairs.Request pairs, byte[][] results, int[] known, int waiting) {
+        Blocking(FollowingPairs.Request pairs, byte[][] results, long[] writers, int waiting) {
             this.pairs = pairs;
             this.results = new AtomicReferenceArray<>(results);
-            this.known = known;
+            this.writers = writers;
             this.reading = new AtomicIntegerArray(results.length);
             this.unanswered = new AtomicInteger(waiting);
         }
@@ -206,7 +208,7 @@ final class FollowingPairsHandler {
         private void read(int i) {
             if (results.get(i) == null) { // else answered already: past the deadline, or the caller went away
                 reading.set(i, 1);
-                answer(i, result(pairs.followerIds()[i], pairs.followeeIds()[i], pairs.followTokens()[i], known[i]));
+                answer(i, result(pairs.followerIds()[i], pairs.followeeIds()[i], writers[i]));
             }
         }
 
@@ -251,9 +253,9 @@ final class FollowingPairsHandler {
         }
     }
 
-    private byte[] result(long follower, long followee, String token, int known) {
+    private byte[] result(long follower, long followee, long writer) {
         try {
-            return reads.isFollowing(follower, followee, token, known) ? FOLLOWING : NOT_FOLLOWING;
+            return reads.isFollowing(follower, followee, writer, true) == Answer.YES ? FOLLOWING : NOT_FOLLOWING;
         } catch (RuntimeException e) {
             return problem(e, follower, followee);
         }

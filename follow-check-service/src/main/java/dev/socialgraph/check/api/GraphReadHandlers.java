@@ -1,7 +1,8 @@
 package dev.socialgraph.check.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.config.CheckProperties;
+import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.check.suggest.Suggestions;
@@ -36,10 +37,12 @@ import tools.jackson.databind.annotation.JsonSerialize;
  * problem mapping), each question is one call of {@link GraphReads}, which owns every rule of what is visible, and
  * its answer is written as JSON.
  *
- * <p><b>Threads.</b> A question with an in-process step in {@link GraphReads} (the single and batch checks, the
- * relationship, hidden authors) that memory answers is answered on the server's I/O thread, with no hand-off; every
- * other read may wait for Redis or a shard database and runs on {@code blockingReads}, a bounded scheduler of
- * blocking threads, so that no I/O thread ever waits.
+ * <p><b>Threads.</b> The single and batch checks and the relationship are asked first on the server's I/O thread
+ * ({@code mayBlock == false}): when memory answers, the answer goes out with no hand-off; otherwise the same read is
+ * asked again on {@code blockingReads}, a bounded scheduler of blocking threads, with nothing carried over but the
+ * request's own values. The hidden-authors check reads nothing when the filter rules out every author. Every other
+ * read may wait for Redis or a shard database and runs on {@code blockingReads}, so that no I/O thread ever waits.
+ * Each request's {@code X-Follow-Token} is verified once ({@link GraphReads#writer}).
  */
 final class GraphReadHandlers {
 
@@ -136,21 +139,21 @@ final class GraphReadHandlers {
 
     /**
      * {@code GET /internal/v1/users/{id}/following/{targetId}}: {@code {"following":true|false}}, as
-     * {@link GraphReads#isFollowingInProcess} and {@link GraphReads#isFollowing(long, long, String, int)} decide: on
-     * this (I/O) thread when memory holds the answer, else on a blocking thread.
+     * {@link GraphReads#isFollowing} decides: on this (I/O) thread when memory holds the answer, else on a blocking
+     * thread.
      */
     Mono<ServerResponse> isFollowing(ServerRequest request) {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
         long followee = UserIds.parse(request.pathVariable("targetId"), "targetId");
-        String token = followToken(request);
+        long writer = reads.writer(followToken(request)); // verified once for the whole request
         if (request.uri().getRawQuery() != null) {
             UserIdJson.asStrings(param(request, UserIdJson.PARAMETER)); // no id in this answer; only refuse bad values
         }
-        int known = reads.isFollowingInProcess(follower, followee, token);
-        if (GraphReads.isAnswer(known)) {
-            return check(known == GraphReads.FOLLOWING);
+        int answer = reads.isFollowing(follower, followee, writer, false);
+        if (Answer.isAnswer(answer)) {
+            return check(answer == Answer.YES);
         }
-        return blocking(() -> reads.isFollowing(follower, followee, token, known))
+        return blocking(() -> reads.isFollowing(follower, followee, writer, true) == Answer.YES)
                 .flatMap(GraphReadHandlers::check);
     }
 
@@ -165,17 +168,17 @@ final class GraphReadHandlers {
      */
     Mono<ServerResponse> contains(ServerRequest request) {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
-        String token = followToken(request);
+        long writer = reads.writer(followToken(request)); // verified once for the whole request
         return request.bodyToMono(JsonNode.class)
                 .switchIfEmpty(Mono.error(() -> new BadParameterException("body",
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
                     long[] ids = distinctSorted(parseIds(body));
-                    boolean[] known = reads.areFollowingInProcess(follower, ids, token);
+                    boolean[] known = reads.areFollowing(follower, ids, writer, false);
                     if (known != null) {
                         return json(request, contained(ids, known));
                     }
-                    return blocking(() -> contained(ids, reads.areFollowing(follower, ids, token)))
+                    return blocking(() -> contained(ids, reads.areFollowing(follower, ids, writer, true)))
                             .flatMap(answer -> json(request, answer));
                 });
     }
@@ -241,20 +244,20 @@ final class GraphReadHandlers {
 
     /**
      * {@code GET /internal/v1/users/{id}/relationship/{otherId}}: {@link RelationshipResponse}, as
-     * {@link GraphReads#relationshipInProcess} and {@link GraphReads#relationship} decide: on this (I/O) thread when
-     * memory holds it, else on a blocking thread.
+     * {@link GraphReads#relationship} decides: on this (I/O) thread when memory holds it, else on a blocking thread.
      */
     Mono<ServerResponse> relationship(ServerRequest request) {
         long a = UserIds.parse(request.pathVariable("id"), "id");
         long b = UserIds.parse(request.pathVariable("otherId"), "otherId");
-        String token = followToken(request);
+        long writer = reads.writer(followToken(request)); // verified once for the whole request
         String viewerHeader = request.headers().firstHeader(VIEWER);
         long viewer = viewerHeader == null ? GraphReads.ANY_VIEWER : UserIds.parse(viewerHeader, VIEWER);
-        GraphReads.RelationshipRead read = reads.relationshipInProcess(a, b, token, viewer);
-        if (read instanceof GraphReads.Relationship answered) {
+        GraphReads.Relationship answered = reads.relationship(a, b, writer, viewer, false);
+        if (answered != null) {
             return json(request, RelationshipResponse.of(answered));
         }
-        return blocking(() -> RelationshipResponse.of(reads.relationship(read))).flatMap(body -> json(request, body));
+        return blocking(() -> RelationshipResponse.of(reads.relationship(a, b, writer, viewer, true)))
+                .flatMap(body -> json(request, body));
     }
 
     /** {@code GET /internal/v1/users/{id}/blocking?limit&cursor}: {@link RelationListResponse}, newest first. */
@@ -289,13 +292,13 @@ final class GraphReadHandlers {
      */
     Mono<ServerResponse> hidden(ServerRequest request) {
         long viewer = UserIds.parse(request.pathVariable("id"), "id");
-        String token = followToken(request);
+        long writer = reads.writer(followToken(request)); // verified once for the whole request
         return request.bodyToMono(JsonNode.class)
                 .switchIfEmpty(Mono.error(() -> new BadParameterException("body",
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
                     long start = System.nanoTime();
-                    long[] candidates = reads.mayBeHidden(viewer, distinctSorted(parseIds(body)), token);
+                    long[] candidates = reads.mayBeHidden(viewer, distinctSorted(parseIds(body)), writer);
                     if (candidates.length == 0) { // nothing to read
                         return json(request, HiddenResponse.of(reads.hidden(viewer, candidates, start)));
                     }

@@ -1,7 +1,7 @@
 package dev.socialgraph.check.api;
 
-import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.bloom.BloomHandlers;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.web.ServiceGuardProperties;
 import dev.socialgraph.wire.Endpoint;

@@ -1,7 +1,7 @@
 package dev.socialgraph.check.bloom;
 
-import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.affinity.ShardOwnership;
+import dev.socialgraph.check.config.CheckProperties;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.http.MediaType;

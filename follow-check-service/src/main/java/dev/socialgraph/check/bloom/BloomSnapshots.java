@@ -2,8 +2,8 @@ package dev.socialgraph.check.bloom;
 
 import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.bloom.SnapshotStore;
-import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.affinity.ShardOwnership;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.store.shard.ShardDataSources;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,8 +2,8 @@ package dev.socialgraph.check.bloom;
 
 import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.bloom.EdgeFilter;
-import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.affinity.ShardOwnership;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.relations.HiddenPairs;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;

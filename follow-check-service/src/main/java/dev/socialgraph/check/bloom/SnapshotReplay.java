@@ -1,7 +1,7 @@
 package dev.socialgraph.check.bloom;
 
 import dev.socialgraph.bloom.BloomSnapshot;
-import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;

@@ -3,7 +3,8 @@ package dev.socialgraph.check.cache;
 import dev.socialgraph.cache.FollowingCache;
 import dev.socialgraph.cache.RedisConnector;
 import dev.socialgraph.cache.RedisEndpoint;
-import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.config.CheckProperties;
+import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.follow.FollowChecker;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -49,14 +50,15 @@ public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean 
      *
      * @param followerId positive
      * @param followeeId positive
-     * @return {@link #FOLLOWING}, {@link #NOT_FOLLOWING} or {@link #MISS}
+     * @return {@link Answer#YES} or {@link Answer#NO} when the set is cached; {@link Answer#NEXT} when it is not, or
+     *         Redis did not answer
      */
     @Override
     public int isFollowing(long followerId, long followeeId) {
         return switch (cache.isFollowing(followerId, followeeId)) {
-            case FollowingCache.FOLLOWING -> FOLLOWING;
-            case FollowingCache.NOT_FOLLOWING -> NOT_FOLLOWING;
-            default -> MISS;
+            case FollowingCache.FOLLOWING -> Answer.YES;
+            case FollowingCache.NOT_FOLLOWING -> Answer.NO;
+            default -> Answer.NEXT;
         };
     }
 

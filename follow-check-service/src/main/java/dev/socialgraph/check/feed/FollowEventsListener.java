@@ -1,9 +1,9 @@
 package dev.socialgraph.check.feed;
 
-import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.bloom.EdgeBloom;
 import dev.socialgraph.check.bloom.EventFeed;
 import dev.socialgraph.check.cache.LocalFollowingCache;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.relations.HiddenPairs;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
@@ -27,9 +27,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

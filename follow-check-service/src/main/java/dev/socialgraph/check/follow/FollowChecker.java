@@ -23,13 +23,25 @@ import java.util.function.LongPredicate;
  *   <li>L2 the following shard, the truth, with a version-guarded backfill of Redis and a fill of the in-process
  *       cache.</li>
  * </ol>
- * <b>Feed-lag guard.</b> Both in-process layers are exactly as fresh as the {@code follow-events} this instance has
+ * <b>One pipeline, asked in two places.</b> Each question (one pair, or one follower and many followees) is one method
+ * that asks the layers in order, each answering in the one scheme of {@link Answer}: {@link Answer#YES} or
+ * {@link Answer#NO}, or {@link Answer#NEXT} to ask the next layer. Asked with {@code mayBlock == false}, on a server's
+ * I/O thread, it stops before the first layer that may wait (Redis, a shard, a block row) and answers
+ * {@link Answer#NEXT}; asked again with {@code mayBlock == true}, on a thread that may block, the same code runs to the
+ * end. A request that carries a follow token, valid or not, is answered where blocking is allowed (tokens are rare: the
+ * seconds after the caller's own write).
+ *
+ * <p><b>Feed-lag guard.</b> Both in-process layers are exactly as fresh as the {@code follow-events} this instance has
  * applied; while {@link Feed#isFresh()} is false (the stream is stalled or this consumer is behind) they are skipped
  * and Redis or the shard answers, so a stalled broker or relay never turns an acknowledged follow into a "no".
  *
- * <p><b>Read-your-writes.</b> A valid follow token of the same actor (younger than {@code tokenMaxAge}) skips the
- * in-process layers <em>and Redis</em> and reads the shard: the event may not have arrived yet, and the write
- * service's Redis update may have failed (DESIGN.md 3 step 3 allows it).
+ * <p><b>Read-your-writes.</b> A request's follow token is verified once ({@link #writer}); a valid token of the
+ * follower (younger than {@code tokenMaxAge}) skips the in-process layers <em>and Redis</em> and reads the shard: the
+ * event may not have arrived yet, and the write service's Redis update may have failed (DESIGN.md 3 step 3 allows it).
+ *
+ * <p><b>Blocks.</b> The single check shows no follow that a block of the follower by the followee forbids, whose
+ * removal by the block's event is still on its way ({@link Blocks}): a follow the in-process filter of hidden pairs
+ * (or the followee's own token) says may be under a block is finished by a read of the followee's block row.
  *
  * <p><b>Admission.</b> Only followers whose logical shard this instance owns are cached in process (shard-affine
  * reads send their checks here). A shard read fills the cache at once; a miss answered by Redis queues the
@@ -37,9 +49,10 @@ import java.util.function.LongPredicate;
  * happen only while the feed is fresh: an entry must be read after the consumer started applying events, or an
  * event between the read and the consumer's start would be lost to it.
  *
- * <p>Each answer is timed in {@code graph.check.latency}, tagged with the layer that answered (never the user);
- * {@code graph.check.bloom.false.positives} counts checks the filter was consulted on, said "maybe" to, and that
- * a later layer answered "no". The check path stays primitive: {@code long} ids, sorted {@code long[]} arrays.
+ * <p>Each answer is timed in {@code graph.check.latency}, tagged with the layer that answered (never the user), once:
+ * by the pass that answers, never by one that answers {@link Answer#NEXT}; {@code graph.check.bloom.false.positives}
+ * counts checks the filter was consulted on, said "maybe" to, and that a later layer answered "no". The check path
+ * stays primitive and allocates nothing: {@code long} ids, sorted {@code long[]} arrays, {@code int} answers.
  */
 public class FollowChecker {
 
@@ -92,17 +105,11 @@ public class FollowChecker {
 
     /** The L1 Redis cache, as {@code dev.socialgraph.check.cache.RedisFollowingCache}. */
     public interface Cache {
-        /** {@link #isFollowing}: the cached set has the member. */
-        int FOLLOWING = 1;
-        /** {@link #isFollowing}: the set is cached and lacks the member. */
-        int NOT_FOLLOWING = 0;
-        /** {@link #isFollowing}: not cached, or Redis did not answer. */
-        int MISS = -1;
-
         /**
          * @param followerId positive
          * @param followeeId positive
-         * @return {@link #FOLLOWING}, {@link #NOT_FOLLOWING} or {@link #MISS}
+         * @return {@link Answer#YES} or {@link Answer#NO} when the set is cached; {@link Answer#NEXT} when it is not,
+         *         or Redis did not answer
          */
         int isFollowing(long followerId, long followeeId);
 
@@ -133,6 +140,44 @@ public class FollowChecker {
         FollowingRow following(long followerId);
     }
 
+    /**
+     * Blocks that may hide a follow, as {@code dev.socialgraph.check.relations.RelationReads}: a follow of a user by
+     * one it blocks stands until the block's event removes it, and the single check must not show it meanwhile.
+     */
+    public interface Blocks {
+
+        /** The follow as stored: no block is consulted (relationships, batch checks, suggestions). */
+        Blocks NONE = new Blocks() {
+            @Override
+            public boolean followMayBeBlocked(long followerId, long followeeId, long writer) {
+                return false;
+            }
+
+            @Override
+            public boolean blocks(long blockerId, long blockedId) {
+                return false;
+            }
+        };
+
+        /**
+         * Whether a block of the follower by the followee may stand, from memory only; asked of follows only.
+         *
+         * @param followerId positive
+         * @param followeeId positive
+         * @param writer     the request's follow token ({@link #writer}): the followee's own write may be a block the
+         *                   in-process filter has not seen yet
+         * @return {@code false} when no block can stand, so the follow is shown without a read
+         */
+        boolean followMayBeBlocked(long followerId, long followeeId, long writer);
+
+        /**
+         * Whether {@code blockerId} blocks {@code blockedId}, from the blocker's row; may block.
+         *
+         * @throws dev.socialgraph.common.shard.ShardUnavailableException when the blocker's database is down
+         */
+        boolean blocks(long blockerId, long blockedId);
+    }
+
     /** The feed-lag guard, as {@code dev.socialgraph.check.feed.FeedLag}. */
     public interface Feed {
         /**
@@ -141,14 +186,10 @@ public class FollowChecker {
         boolean isFresh();
     }
 
-    /** {@link #answerInProcess}: {@code a} follows {@code b}. */
-    public static final int FOLLOWING = 1;
-    /** {@link #answerInProcess}: {@code a} does not follow {@code b}. */
-    public static final int NOT_FOLLOWING = 0;
-    /** {@link #answerInProcess}: the in-process layers cannot tell; {@link #isFollowing} must answer. */
-    public static final int UNKNOWN = -1;
-    /** The bloom filter said "maybe" and the in-process cache lacks the follower. */
-    private static final int BLOOM_MAYBE = -2;
+    /** {@link #writer} of a request without a follow token. */
+    public static final long NO_TOKEN = 0;
+    /** {@link #writer} of a follow token that proves no write: old, forged or malformed. Equal to no user id. */
+    public static final long NO_WRITER = -1;
 
     /** Layers that answer a check, the values of the {@code layer} tag. */
     enum Layer { BLOOM, LOCAL, REDIS, SHARD }
@@ -209,114 +250,165 @@ public class FollowChecker {
     }
 
     /**
-     * Whether {@code followToken} proves a write of {@code actorId} younger than the token bound (5 s): the caller
-     * then skips every layer the write may not have reached yet.
+     * A request's {@code X-Follow-Token}, verified once: the value every read of the request is given instead of the
+     * header, and compares with the users it names ({@code writer == userId}: that user's own write, younger than
+     * the token bound, 5 s, which the reads of that user then skip every layer it may not have reached yet).
      *
-     * @param actorId     positive
      * @param followToken the {@code X-Follow-Token} header, or {@code null}
-     * @return {@code false} for {@code null}, another actor's token, an old or a forged one
+     * @return the id of the user whose write the token proves (positive); {@link #NO_TOKEN} without a header;
+     *         {@link #NO_WRITER} for a token that proves none (old, forged, malformed)
      */
-    public boolean isOwnWrite(long actorId, String followToken) {
-        return followToken != null && tokens.verify(followToken, actorId, tokenMaxAge).isValid();
+    public long writer(String followToken) {
+        if (followToken == null) {
+            return NO_TOKEN;
+        }
+        long actor = tokens.actorOf(followToken, tokenMaxAge);
+        return actor == FollowTokens.NO_ACTOR ? NO_WRITER : actor;
     }
 
     /**
-     * Whether {@code followerId} follows {@code followeeId}.
+     * Whether {@code followerId} follows {@code followeeId}: the one read of a pair, in process or blocking.
      *
-     * @param followerId  positive
-     * @param followeeId  positive
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}
-     * @return the answer, correct whatever the state of the caches
+     * @param followerId positive
+     * @param followeeId positive
+     * @param writer     the request's follow token ({@link #writer}); the follower's own write reads the shard
+     * @param mayBlock   whether Redis, the shard and a block row may be read; {@code false} on an I/O thread
+     * @param blocks     the blocks that may hide the follow, or {@link Blocks#NONE} for the follow as stored
+     * @return {@link Answer#YES} or {@link Answer#NO}, correct whatever the state of the caches; {@link Answer#NEXT}
+     *         only when {@code !mayBlock} and the next layer to ask would block (then nothing was recorded)
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when the answer needs a shard that is down
      */
-    public boolean isFollowing(long followerId, long followeeId, String followToken) {
+    public int isFollowing(long followerId, long followeeId, long writer, boolean mayBlock, Blocks blocks) {
+        return follows(followerId, followeeId, writer, mayBlock, blocks, true);
+    }
+
+    /**
+     * Whether {@code followerId} follows {@code followeeId} as stored, through every layer: {@link #isFollowing(long,
+     * long, long, boolean, Blocks)} where blocking is allowed, with {@link Blocks#NONE}.
+     *
+     * @param followerId positive
+     * @param followeeId positive
+     * @param writer     the request's follow token ({@link #writer}); the follower's own write reads the shard
+     * @return the answer
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when the answer needs a shard that is down
+     */
+    public boolean isFollowing(long followerId, long followeeId, long writer) {
+        return follows(followerId, followeeId, writer, true, Blocks.NONE, true) == Answer.YES;
+    }
+
+    /**
+     * What {@link #isFollowing(long, long, long, boolean, Blocks)} answers on an I/O thread with {@link Blocks#NONE},
+     * recording nothing: for a read of several pairs that answers in process only when memory holds all of them, so
+     * that a pair it answered is not recorded again when the read is finished where blocking is allowed.
+     *
+     * @param followerId positive
+     * @param followeeId positive
+     * @param writer     the request's follow token ({@link #writer})
+     * @return {@link Answer#YES} or {@link Answer#NO} from memory, else {@link Answer#NEXT}
+     */
+    public int knownInProcess(long followerId, long followeeId, long writer) {
+        return follows(followerId, followeeId, writer, false, Blocks.NONE, false);
+    }
+
+    /** The pipeline of one pair: in-process layers, then (when {@code mayBlock}) Redis and the shard, then blocks. */
+    private int follows(long followerId, long followeeId, long writer, boolean mayBlock, Blocks blocks,
+                        boolean record) {
+        if (!mayBlock && writer != NO_TOKEN) {
+            return Answer.NEXT; // a follow token: answered where blocking is allowed
+        }
         long start = System.nanoTime();
-        boolean ownWrite = isOwnWrite(followerId, followToken);
+        boolean ownWrite = writer == followerId;
         boolean fresh = feed.isFresh();
         boolean bloomSaidMaybe = false;
-        if (!ownWrite) {
-            if (fresh) {
-                int inProcess = inProcessLayers(followerId, followeeId, start);
-                if (inProcess >= 0) {
-                    return inProcess == FOLLOWING;
+        int answer = Answer.NEXT;
+        Layer layer = null;
+        if (!ownWrite && fresh) {
+            if (bloom.covers(followerId)) {
+                if (bloom.mightFollow(followerId, followeeId)) {
+                    bloomSaidMaybe = true;
+                } else {
+                    answer = Answer.NO;
+                    layer = Layer.BLOOM;
                 }
-                bloomSaidMaybe = inProcess == BLOOM_MAYBE;
-            } else {
+            }
+            if (answer == Answer.NEXT) {
+                long[] ids = local.following(followerId);
+                if (ids != null) {
+                    answer = Answer.of(AdjacencyArray.contains(ids, followeeId));
+                    layer = Layer.LOCAL;
+                }
+            }
+        }
+        if (answer == Answer.NEXT && !mayBlock) {
+            return Answer.NEXT;
+        }
+        long elapsed = System.nanoTime() - start;
+        if (answer == Answer.NEXT && !ownWrite) {
+            if (!fresh) {
                 lagged.increment();
             }
-            int cached = redis.isFollowing(followerId, followeeId);
-            if (cached != Cache.MISS) {
-                boolean answer = answered(Layer.REDIS, start, cached == Cache.FOLLOWING);
+            answer = redis.isFollowing(followerId, followeeId);
+            elapsed = System.nanoTime() - start;
+            if (Answer.isAnswer(answer)) {
+                layer = Layer.REDIS;
                 if (fresh && owned.test(followerId)) {
                     admitLater(followerId);
                 }
-                return counted(bloomSaidMaybe, answer);
             }
         }
-        long[] ids = loadFromShard(followerId, fresh && owned.test(followerId));
-        return counted(bloomSaidMaybe, answered(Layer.SHARD, start, AdjacencyArray.contains(ids, followeeId)));
+        if (answer == Answer.NEXT) {
+            long[] ids = loadFromShard(followerId, fresh && owned.test(followerId));
+            answer = Answer.of(AdjacencyArray.contains(ids, followeeId));
+            layer = Layer.SHARD;
+            elapsed = System.nanoTime() - start;
+        }
+        boolean following = answer == Answer.YES;
+        boolean blockToRead = following && blocks.followMayBeBlocked(followerId, followeeId, writer);
+        if (blockToRead && !mayBlock) {
+            return Answer.NEXT; // the followee's block row decides: not recorded here, the blocking pass answers
+        }
+        if (record) {
+            record(layer, elapsed, bloomSaidMaybe, following);
+        }
+        return blockToRead && blocks.blocks(followeeId, followerId) ? Answer.NO : answer;
     }
 
     /**
-     * {@link #isFollowing}'s answer when the in-process layers (bloom filter, in-process cache) hold it, without
-     * any I/O or blocking: what a server may answer on its I/O thread before handing the rest of the check to a
-     * thread that may wait for Redis or a shard. Without a follow token only, and only while the feed is fresh.
-     *
-     * @param followerId  positive
-     * @param followeeId  positive
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}; any token means {@link #UNKNOWN}
-     *                    (read-your-writes reads the shard)
-     * @return {@link #FOLLOWING}, {@link #NOT_FOLLOWING}, or {@link #UNKNOWN} when only Redis or a shard can answer
-     *         (then nothing was recorded: {@link #isFollowing} answers it in full)
-     */
-    public int answerInProcess(long followerId, long followeeId, String followToken) {
-        if (followToken != null || !feed.isFresh()) {
-            return UNKNOWN;
-        }
-        int answer = inProcessLayers(followerId, followeeId, System.nanoTime());
-        return answer >= 0 ? answer : UNKNOWN;
-    }
-
-    /** {@link #FOLLOWING} or {@link #NOT_FOLLOWING} (recorded), {@link #BLOOM_MAYBE} or {@link #UNKNOWN}. */
-    private int inProcessLayers(long followerId, long followeeId, long start) {
-        boolean bloomSaidMaybe = false;
-        if (bloom.covers(followerId)) {
-            if (!bloom.mightFollow(followerId, followeeId)) {
-                answered(Layer.BLOOM, start, false);
-                return NOT_FOLLOWING;
-            }
-            bloomSaidMaybe = true;
-        }
-        long[] ids = local.following(followerId);
-        if (ids == null) {
-            return bloomSaidMaybe ? BLOOM_MAYBE : UNKNOWN;
-        }
-        boolean answer = counted(bloomSaidMaybe, answered(Layer.LOCAL, start, AdjacencyArray.contains(ids, followeeId)));
-        return answer ? FOLLOWING : NOT_FOLLOWING;
-    }
-
-    /**
-     * Membership of many followees at once: nothing but the bloom filter when it rules out every id, else one
-     * in-process lookup, else one Redis round trip for a cached user, else one shard read.
+     * Membership of many followees at once, the one read of a batch: nothing but the bloom filter when it rules out
+     * every id, else one in-process lookup, else (when {@code mayBlock}) one Redis round trip for a cached user, else
+     * one shard read. No block is consulted.
      *
      * @param followerId  positive
      * @param followeeIds positive ids
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}; a valid one of {@code followerId}
-     *                    reads the shard (read-your-writes)
-     * @return membership aligned with {@code followeeIds}
+     * @param writer      the request's follow token ({@link #writer}); the follower's own write reads the shard
+     *                    (read-your-writes)
+     * @param mayBlock    whether Redis and the shard may be read; {@code false} on an I/O thread
+     * @return membership aligned with {@code followeeIds}; {@code null} (the batch's {@link Answer#NEXT}) only when
+     *         {@code !mayBlock} and Redis or the shard must answer (then nothing was recorded)
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when the answer needs a shard that is down
      */
-    public boolean[] areFollowing(long followerId, long[] followeeIds, String followToken) {
+    public boolean[] areFollowing(long followerId, long[] followeeIds, long writer, boolean mayBlock) {
+        if (!mayBlock && writer != NO_TOKEN) {
+            return null; // a follow token: answered where blocking is allowed
+        }
         long start = System.nanoTime();
-        boolean ownWrite = isOwnWrite(followerId, followToken);
+        boolean ownWrite = writer == followerId;
         boolean fresh = feed.isFresh();
+        if (!ownWrite && fresh) {
+            if (bloom.covers(followerId) && noneMightFollow(followerId, followeeIds)) {
+                latency[Layer.BLOOM.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                return new boolean[followeeIds.length];
+            }
+            long[] ids = local.following(followerId);
+            if (ids != null) {
+                return membership(ids, followeeIds, Layer.LOCAL, start);
+            }
+        }
+        if (!mayBlock) {
+            return null;
+        }
         if (!ownWrite) {
-            if (fresh) {
-                boolean[] inProcess = inProcessLayers(followerId, followeeIds, start);
-                if (inProcess != null) {
-                    return inProcess;
-                }
-            } else {
+            if (!fresh) {
                 lagged.increment();
             }
             boolean[] cached = redis.areFollowing(followerId, followeeIds);
@@ -333,29 +425,16 @@ public class FollowChecker {
     }
 
     /**
-     * {@link #areFollowing}'s answer when the in-process layers hold it, without any I/O or blocking (as
-     * {@link #answerInProcess}).
+     * {@link #areFollowing(long, long[], long, boolean)} where blocking is allowed.
      *
      * @param followerId  positive
      * @param followeeIds positive ids
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}; any token means {@code null}
-     * @return membership aligned with {@code followeeIds}, or {@code null} when only Redis or a shard can answer
-     *         (then nothing was recorded)
+     * @param writer      the request's follow token ({@link #writer})
+     * @return membership aligned with {@code followeeIds}
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when the answer needs a shard that is down
      */
-    public boolean[] areFollowingInProcess(long followerId, long[] followeeIds, String followToken) {
-        if (followToken != null || !feed.isFresh()) {
-            return null;
-        }
-        return inProcessLayers(followerId, followeeIds, System.nanoTime());
-    }
-
-    private boolean[] inProcessLayers(long followerId, long[] followeeIds, long start) {
-        if (bloom.covers(followerId) && noneMightFollow(followerId, followeeIds)) {
-            latency[Layer.BLOOM.ordinal()].record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-            return new boolean[followeeIds.length];
-        }
-        long[] ids = local.following(followerId);
-        return ids == null ? null : membership(ids, followeeIds, Layer.LOCAL, start);
+    public boolean[] areFollowing(long followerId, long[] followeeIds, long writer) {
+        return areFollowing(followerId, followeeIds, writer, true);
     }
 
     private boolean[] membership(long[] ids, long[] followeeIds, Layer layer, long start) {
@@ -376,12 +455,15 @@ public class FollowChecker {
         return true;
     }
 
-    /** Counts a bloom false positive: the filter was consulted, said "maybe", and the answer is "no". */
-    private boolean counted(boolean bloomSaidMaybe, boolean answer) {
-        if (bloomSaidMaybe && !answer) {
+    /**
+     * Records an answer of the follow layers: its latency under the layer that gave it, and a bloom false positive
+     * when the filter was consulted, said "maybe", and the answer is "no".
+     */
+    private void record(Layer layer, long elapsedNanos, boolean bloomSaidMaybe, boolean following) {
+        latency[layer.ordinal()].record(elapsedNanos, TimeUnit.NANOSECONDS);
+        if (bloomSaidMaybe && !following) {
             bloomFalsePositives.increment();
         }
-        return answer;
     }
 
     /** Queues a shard read that puts the follower's row into the in-process cache; at most one per follower. */
@@ -420,10 +502,5 @@ public class FollowChecker {
             local.put(followerId, row.followingIds(), row.version(), ticket);
         }
         return row.followingIds();
-    }
-
-    private boolean answered(Layer layer, long startNanos, boolean answer) {
-        latency[layer.ordinal()].record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
-        return answer;
     }
 }

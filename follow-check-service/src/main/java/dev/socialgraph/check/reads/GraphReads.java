@@ -1,6 +1,7 @@
 package dev.socialgraph.check.reads;
 
 import dev.socialgraph.check.accounts.AccountVisibility;
+import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.lists.FollowLists;
 import dev.socialgraph.check.relations.RelationReads;
@@ -25,27 +26,22 @@ import org.springframework.stereotype.Service;
  * It composes the {@link FollowChecker} (bloom filter, in-process cache, Redis, shard), the relation reads, the lists
  * and the suggestions; the HTTP handlers only translate requests and answers.
  *
- * <p><b>Threads.</b> A question that the in-process layers can often answer is asked in two steps, so that a server
- * can answer it on the I/O thread that read the request: the {@code ...InProcess} step never blocks and returns the
- * answer, or what only the blocking step can finish; that step, given what the first one found, may wait for Redis
- * or a shard database and so never runs on an I/O thread. Every other read here may block. Ids are positive 64-bit
- * user ids; a follow token is the {@code X-Follow-Token} header (or {@code null}) and proves a write of its own actor
- * only (read-your-writes). Every read that may block throws
- * {@link dev.socialgraph.common.shard.ShardUnavailableException} when a database it must read is down. Thread-safe.
+ * <p><b>One read pipeline.</b> Each layer answers in the one scheme of {@link Answer} ({@link Answer#YES},
+ * {@link Answer#NO}, or {@link Answer#NEXT}: ask the next layer), and each read is written once. The reads a server
+ * may answer on the I/O thread that read the request (the single check, the batch check, the relationship) take
+ * {@code mayBlock}: with {@code false} the read asks the layers in memory and answers {@link Answer#NEXT} (for the
+ * batch and the relationship, {@code null}) where its next layer would wait for Redis, a shard database or a state
+ * row; the same call with {@code true}, on a thread that may block, answers in full. No state passes between the two
+ * calls but the request's own values. Every other read here may block.
+ *
+ * <p><b>Follow tokens.</b> A request's {@code X-Follow-Token} is verified once, by {@link #writer}, into the
+ * {@code long} every read of the request is given: the user whose own write it proves (read-your-writes), or none.
+ * A request that carries a token is answered where blocking is allowed. Ids are positive 64-bit user ids. Every read
+ * that may block throws {@link dev.socialgraph.common.shard.ShardUnavailableException} when a database it must read
+ * is down. Thread-safe.
  */
 @Service
 public class GraphReads {
-
-    /** {@link #isFollowingInProcess}: the follow stands and is visible. */
-    public static final int FOLLOWING = 1;
-    /** {@link #isFollowingInProcess}: no visible follow. */
-    public static final int NOT_FOLLOWING = 0;
-    /** A follow token of one of the two users: their state rows decide, then the layers that the token skips to. */
-    private static final int ASK_ACCOUNTS = -1;
-    /** The follow stands in process, and the in-process filter has seen the pair: the followee's block row decides. */
-    private static final int ASK_BLOCK = -2;
-    /** Only Redis or the shard can tell. */
-    private static final int ASK_LAYERS = -3;
 
     /** No viewer named: the internal API's caller, who sees every relation. */
     public static final long ANY_VIEWER = 0;
@@ -57,7 +53,7 @@ public class GraphReads {
     private final Suggestions suggestions;
 
     /**
-     * @param checker     the follow check through its layers
+     * @param checker     the follow check through its layers, and the follow tokens' verification
      * @param relations   blocks and mutes, and the in-process filter of hidden pairs
      * @param accounts    the rule for inactive accounts
      * @param lists       following and follower lists, counts, common following
@@ -73,112 +69,67 @@ public class GraphReads {
     }
 
     /**
-     * The first step of "does {@code followerId} visibly follow {@code followeeId}?": the answer when memory holds
-     * it (the inactive users' view, the bloom filter, the in-process cache, the filter of hidden pairs), without any
-     * I/O. Allocates nothing: the check's hot path.
+     * A request's follow token, verified once ({@link FollowChecker#writer}): what every read of the request is given.
      *
-     * @param followerId  positive user id
-     * @param followeeId  positive user id
      * @param followToken the {@code X-Follow-Token} header, or {@code null}
-     * @return {@link #FOLLOWING} or {@link #NOT_FOLLOWING}; a negative value when only
-     *         {@link #isFollowing(long, long, String, int)} can answer, which is then to be given this value
+     * @return the user whose own write the token proves, {@link FollowChecker#NO_TOKEN} or
+     *         {@link FollowChecker#NO_WRITER}
      */
-    public int isFollowingInProcess(long followerId, long followeeId, String followToken) {
-        int visibility = accounts.inProcess(followerId, followeeId, followToken);
-        if (visibility == AccountVisibility.HIDDEN) {
-            return NOT_FOLLOWING; // a deactivated or erased user's edges are invisible
-        }
-        if (visibility == AccountVisibility.ASK_SHARD) {
-            return ASK_ACCOUNTS;
-        }
-        int known = checker.answerInProcess(followerId, followeeId, followToken);
-        if (known == FollowChecker.NOT_FOLLOWING) {
-            return NOT_FOLLOWING;
-        }
-        if (known == FollowChecker.FOLLOWING) {
-            // The filter of hidden pairs says when the followee's block row must be read, which is rare.
-            return relations.followMayBeBlocked(followerId, followeeId) ? ASK_BLOCK : FOLLOWING;
-        }
-        return ASK_LAYERS;
+    public long writer(String followToken) {
+        return checker.writer(followToken);
     }
 
     /**
-     * Whether {@link #isFollowingInProcess}'s value is the answer.
+     * Whether {@code followerId} visibly follows {@code followeeId}: the layers in order, the inactive users' view (or
+     * the state row of a user the token names), then the follow check (bloom filter, in-process cache, Redis, shard),
+     * whose "yes" the followee's block row decides when the filter of hidden pairs (or the followee's token) says a
+     * block may stand. Allocates nothing: the check's hot path.
      *
-     * @param inProcess a value of {@link #isFollowingInProcess}
-     * @return {@code true} for {@link #FOLLOWING} and {@link #NOT_FOLLOWING}
-     */
-    public static boolean isAnswer(int inProcess) {
-        return inProcess >= 0;
-    }
-
-    /**
-     * The second step: whether {@code followerId} visibly follows {@code followeeId}, reading what the first step
-     * could not answer from memory (a state row, the followee's block row, Redis or the following shard). May block.
-     *
-     * @param followerId  positive user id
-     * @param followeeId  positive user id
-     * @param followToken the same {@code X-Follow-Token} header, or {@code null}
-     * @param inProcess   what {@link #isFollowingInProcess} returned for the same three arguments
-     * @return {@code false} when either user is inactive, when there is no follow, and for a follow under the
-     *         followee's block whose removal is still on its way
+     * @param followerId positive user id
+     * @param followeeId positive user id
+     * @param writer     the request's follow token, as {@link #writer} verified it
+     * @param mayBlock   whether Redis, a shard or a state row may be read; {@code false} on an I/O thread
+     * @return {@link Answer#YES} or {@link Answer#NO} ({@code NO} when either user is inactive, when there is no
+     *         follow, and for a follow under the followee's block whose removal is still on its way);
+     *         {@link Answer#NEXT} only when {@code !mayBlock} and the next layer would block
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when a database that must be read is down
      */
-    public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
-        return switch (inProcess) {
-            case FOLLOWING -> true;
-            case NOT_FOLLOWING -> false;
-            case ASK_ACCOUNTS -> !accounts.hides(followerId, followeeId, followToken)
-                    && followsVisibly(followerId, followeeId, followToken);
-            case ASK_BLOCK -> !relations.blocks(followeeId, followerId);
-            case ASK_LAYERS -> followsVisibly(followerId, followeeId, followToken);
-            default -> throw new IllegalArgumentException("not a value of isFollowingInProcess: " + inProcess);
-        };
-    }
-
-    /** The check from Redis or the shard, a block of the follower by the followee hiding the follow; may block. */
-    private boolean followsVisibly(long follower, long followee, String token) {
-        // The followee's token: it may have just blocked the follower, before the filter has the block.
-        return checker.isFollowing(follower, followee, token)
-                && !((checker.isOwnWrite(followee, token) || relations.followMayBeBlocked(follower, followee))
-                && relations.blocks(followee, follower));
+    public int isFollowing(long followerId, long followeeId, long writer, boolean mayBlock) {
+        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+            return Answer.NEXT; // a follow token: a state row or the shard may have to be read
+        }
+        if (accounts.answer(followerId, followeeId, writer) == Answer.NO) {
+            return Answer.NO; // a deactivated or erased user's edges are invisible
+        }
+        return checker.isFollowing(followerId, followeeId, writer, mayBlock, relations);
     }
 
     // ---------------------------------------------------------------- batch check
 
     /**
-     * The first step of the batch check: which of {@code followeeIds} {@code followerId} visibly follows, when
-     * memory holds the answer (the bloom filter rules every id out, or the in-process cache has the follower).
+     * Which of {@code followeeIds} {@code followerId} visibly follows: the follower's account, then the follow check
+     * (nothing but the bloom filter when it rules out every id, else the in-process cache, else Redis or the shard),
+     * then the followees' accounts by the view.
      *
      * @param followerId  positive user id
      * @param followeeIds positive user ids
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}
-     * @return membership aligned with {@code followeeIds}, an inactive followee's {@code false}; {@code null} when
-     *         only {@link #areFollowing} can answer
-     */
-    public boolean[] areFollowingInProcess(long followerId, long[] followeeIds, String followToken) {
-        if (accounts.inProcess(followerId, followerId, followToken) != AccountVisibility.VISIBLE) {
-            return null; // an inactive follower, or a state row to read: off the I/O thread
-        }
-        boolean[] known = checker.areFollowingInProcess(followerId, followeeIds, followToken);
-        return known == null ? null : visible(followeeIds, known);
-    }
-
-    /**
-     * Which of {@code followeeIds} {@code followerId} visibly follows, through every layer. May block.
-     *
-     * @param followerId  positive user id
-     * @param followeeIds positive user ids
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}; a valid one of the follower reads its
-     *                    state row and its following row (read-your-writes)
+     * @param writer      the request's follow token, as {@link #writer} verified it; the follower's own write reads
+     *                    its state row and its following row (read-your-writes)
+     * @param mayBlock    whether Redis, a shard or a state row may be read; {@code false} on an I/O thread
      * @return membership aligned with {@code followeeIds}: all {@code false} for an inactive follower, {@code false}
-     *         for an inactive followee
+     *         for an inactive followee; {@code null} (the batch's {@link Answer#NEXT}) only when {@code !mayBlock} and
+     *         the next layer would block, or the follower is inactive
      */
-    public boolean[] areFollowing(long followerId, long[] followeeIds, String followToken) {
-        if (accounts.isInactive(followerId, followToken)) {
-            return new boolean[followeeIds.length];
+    public boolean[] areFollowing(long followerId, long[] followeeIds, long writer, boolean mayBlock) {
+        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+            return null; // a follow token: a state row or the shard may have to be read
         }
-        return visible(followeeIds, checker.areFollowing(followerId, followeeIds, followToken));
+        if (accounts.isInactive(followerId, writer)) {
+            // Rare: answered where blocking is allowed, as it always was.
+            return mayBlock ? new boolean[followeeIds.length] : null;
+        }
+        boolean[] known = checker.areFollowing(followerId, followeeIds, writer, mayBlock);
+        return known == null ? null : visible(followeeIds, known);
     }
 
     /** {@code answers} with every inactive followee's answer made {@code false}. */
@@ -193,10 +144,6 @@ public class GraphReads {
 
     // ---------------------------------------------------------------- relationship
 
-    /** {@link #relationshipInProcess}'s value: the relationship, or what the blocking step must still read. */
-    public sealed interface RelationshipRead permits Relationship, UnansweredRelationship {
-    }
-
     /**
      * Both directions between two users and the relations between them, as a viewer may see them. While a block
      * stands either way neither follow is shown: a follow the block's event has not removed yet is never reported.
@@ -208,7 +155,7 @@ public class GraphReads {
      * @param muting     {@code a} mutes {@code b}; {@code null} for a viewer other than {@code a}
      */
     public record Relationship(boolean following, boolean followedBy, Boolean blocking, Boolean blockedBy,
-                               Boolean muting) implements RelationshipRead {
+                               Boolean muting) {
 
         static Relationship of(boolean following, boolean followedBy, RelationReads.Between between,
                                boolean showBlocks, boolean showMute) {
@@ -218,95 +165,52 @@ public class GraphReads {
         }
     }
 
-    /** What memory could not answer of a relationship; {@link #relationship} reads the rest. */
-    public static final class UnansweredRelationship implements RelationshipRead {
-
-        private final long a;
-        private final long b;
-        private final String token;
-        private final boolean showBlocks;
-        private final boolean showMute;
-        /** A follow token of {@code a} or {@code b}: their state rows decide first. */
-        private final boolean askAccounts;
-        /** Each direction as memory answered it, {@link FollowChecker#UNKNOWN} when it did not. */
-        private final int following;
-        private final int followedBy;
-        /** No relation is to be read: none is shown to the viewer, or the filter rules every one out. */
-        private final boolean noRelations;
-
-        private UnansweredRelationship(long a, long b, String token, boolean showBlocks, boolean showMute,
-                                       boolean askAccounts, int following, int followedBy, boolean noRelations) {
-            this.a = a;
-            this.b = b;
-            this.token = token;
-            this.showBlocks = showBlocks;
-            this.showMute = showMute;
-            this.askAccounts = askAccounts;
-            this.following = following;
-            this.followedBy = followedBy;
-            this.noRelations = noRelations;
-        }
-    }
-
     /**
-     * The first step of a relationship: answered from memory when both directions are (bloom filter, in-process
-     * cache) and no relation must be read (the filter of hidden pairs rules every one out, or none is shown to the
-     * viewer).
+     * The relationship between {@code a} and {@code b}: the accounts, both directions through the follow check's
+     * layers (as stored: the relations decide what a block hides), and the blocks and mute between them unless none is
+     * to be read (none is shown to the viewer, or the filter of hidden pairs rules every one out).
      *
-     * @param a           positive user id
-     * @param b           positive user id
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}; it proves only its own actor's writes, so
-     *                    it is verified against each direction's follower
-     * @param viewerId    who asks (the gateway's token subject), or {@link #ANY_VIEWER}
-     * @return a {@link Relationship}, or what {@link #relationship} must finish
+     * <p>On an I/O thread it answers only when memory holds all of it, and records a direction only then: the direction
+     * from {@code b}, whose shard an instance routed by {@code a} rarely owns, is looked up first without being
+     * recorded, then {@code a}'s, then {@code b}'s for the record. When memory cannot answer, nothing was recorded
+     * (unless {@code b}'s row left memory in the moment between its two lookups), so the blocking call records each
+     * direction once.
+     *
+     * @param a        positive user id
+     * @param b        positive user id
+     * @param writer   the request's follow token, as {@link #writer} verified it; it proves only its own actor's
+     *                 writes, so it is compared with each direction's follower
+     * @param viewerId who asks (the gateway's token subject), or {@link #ANY_VIEWER}
+     * @param mayBlock whether Redis, a shard or a state row may be read; {@code false} on an I/O thread
+     * @return the relationship; {@code null} (the relationship's {@link Answer#NEXT}) only when {@code !mayBlock} and a
+     *         layer it needs would block
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when a database that must be read is down
      */
-    public RelationshipRead relationshipInProcess(long a, long b, String followToken, long viewerId) {
+    public Relationship relationship(long a, long b, long writer, long viewerId, boolean mayBlock) {
         boolean showBlocks = viewerId == ANY_VIEWER || viewerId == a || viewerId == b;
         boolean showMute = viewerId == ANY_VIEWER || viewerId == a;
-        int visibility = accounts.inProcess(a, b, followToken);
-        if (visibility == AccountVisibility.HIDDEN) {
+        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+            return null; // a follow token: state rows, the shard or the relations may have to be read
+        }
+        if (accounts.answer(a, b, writer) == Answer.NO) {
             return Relationship.of(false, false, RelationReads.Between.NONE, showBlocks, showMute);
         }
-        boolean askAccounts = visibility == AccountVisibility.ASK_SHARD;
-        // A state row to read means a token of a or b: neither direction may come from memory then.
-        int following = askAccounts ? FollowChecker.UNKNOWN : checker.answerInProcess(a, b, followToken);
-        int followedBy = askAccounts ? FollowChecker.UNKNOWN : checker.answerInProcess(b, a, followToken);
         // A third party sees neither blocks nor mutes: the relations are not read for it at all. A follow token of
         // either user: its block or mute may not be in the in-process filter yet.
-        boolean ownWrite = askAccounts || followToken != null
-                && (checker.isOwnWrite(a, followToken) || checker.isOwnWrite(b, followToken));
-        boolean noRelations = !showBlocks || a == b || !ownWrite && relations.surelyNone(a, b);
-        if (following != FollowChecker.UNKNOWN && followedBy != FollowChecker.UNKNOWN && noRelations) {
-            return Relationship.of(following == FollowChecker.FOLLOWING, followedBy == FollowChecker.FOLLOWING,
-                    RelationReads.Between.NONE, showBlocks, showMute);
+        boolean noRelations = !showBlocks || a == b || writer != a && writer != b && relations.surelyNone(a, b);
+        if (!mayBlock && (!noRelations || !Answer.isAnswer(checker.knownInProcess(b, a, writer)))) {
+            return null;
         }
-        return new UnansweredRelationship(a, b, followToken, showBlocks, showMute, askAccounts, following,
-                followedBy, noRelations);
-    }
-
-    /**
-     * The relationship, finishing what {@link #relationshipInProcess} found: the state rows a token asks for, the
-     * directions memory did not answer, and the relations unless none is to be read. May block.
-     *
-     * @param read what {@link #relationshipInProcess} returned
-     * @return the relationship; {@code read} itself when it already was one
-     */
-    public Relationship relationship(RelationshipRead read) {
-        return switch (read) {
-            case Relationship answered -> answered;
-            case UnansweredRelationship r -> {
-                if (r.askAccounts && accounts.hides(r.a, r.b, r.token)) {
-                    yield Relationship.of(false, false, RelationReads.Between.NONE, r.showBlocks, r.showMute);
-                }
-                boolean following = r.following != FollowChecker.UNKNOWN ? r.following == FollowChecker.FOLLOWING
-                        : checker.isFollowing(r.a, r.b, r.token);
-                boolean followedBy = r.followedBy != FollowChecker.UNKNOWN
-                        ? r.followedBy == FollowChecker.FOLLOWING : checker.isFollowing(r.b, r.a, r.token);
-                yield Relationship.of(following, followedBy,
-                        r.noRelations ? RelationReads.Between.NONE : relations.between(r.a, r.b), r.showBlocks,
-                        r.showMute);
-            }
-        };
+        int following = checker.isFollowing(a, b, writer, mayBlock, FollowChecker.Blocks.NONE);
+        if (!Answer.isAnswer(following)) {
+            return null; // nothing recorded: a's direction is not in memory
+        }
+        int followedBy = checker.isFollowing(b, a, writer, mayBlock, FollowChecker.Blocks.NONE);
+        if (!Answer.isAnswer(followedBy)) {
+            return null; // b's row left memory since it was looked up, a moment ago
+        }
+        return Relationship.of(following == Answer.YES, followedBy == Answer.YES,
+                noRelations ? RelationReads.Between.NONE : relations.between(a, b), showBlocks, showMute);
     }
 
     // ---------------------------------------------------------------- hidden authors
@@ -316,13 +220,13 @@ public class GraphReads {
      * viewer has no blocks or mutes, and no relation with an inactive author is shown; the filter of hidden pairs
      * rules out the others unless a follow token of the viewer says its block or mute may not be in it yet.
      *
-     * @param viewerId    positive user id
-     * @param authorIds   positive, ascending, distinct
-     * @param followToken the {@code X-Follow-Token} header, or {@code null}
+     * @param viewerId  positive user id
+     * @param authorIds positive, ascending, distinct
+     * @param writer    the request's follow token, as {@link #writer} verified it
      * @return a subset of {@code authorIds}, ascending; when empty, {@link #hidden} reads nothing
      */
-    public long[] mayBeHidden(long viewerId, long[] authorIds, String followToken) {
-        boolean ownWrite = checker.isOwnWrite(viewerId, followToken);
+    public long[] mayBeHidden(long viewerId, long[] authorIds, long writer) {
+        boolean ownWrite = writer == viewerId;
         long[] asked = accounts.isInactive(viewerId) ? new long[0] : authorIds;
         return relations.mayBeHidden(viewerId, accounts.withoutInactive(asked), ownWrite);
     }
@@ -365,7 +269,7 @@ public class GraphReads {
      * @param limit page size, {@code >= 1}
      */
     public VisiblePage following(long userId, CursorPosition after, int limit) {
-        if (accounts.isInactive(userId, null)) {
+        if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return VisiblePage.EMPTY; // an inactive user's lists are empty
         }
         Page page = lists.following(userId, at(after), from(after), limit);
@@ -380,7 +284,7 @@ public class GraphReads {
      * @param limit page size, {@code >= 1}
      */
     public VisiblePage followers(long userId, CursorPosition after, int limit) {
-        if (accounts.isInactive(userId, null)) {
+        if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return VisiblePage.EMPTY;
         }
         Page page = lists.followers(userId, at(after), from(after), limit);
@@ -395,7 +299,7 @@ public class GraphReads {
      * @param limit    page size, {@code >= 1}
      */
     public VisiblePage relationList(Relation relation, long userId, CursorPosition after, int limit) {
-        if (accounts.isInactive(userId, null)) {
+        if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return VisiblePage.EMPTY;
         }
         return visible(relations.list(relation, userId, at(after), from(after), limit), new long[0]);
@@ -434,7 +338,7 @@ public class GraphReads {
      * @return the page; {@code next} carries the last id of the page as cut ({@code followedAt} 0)
      */
     public VisiblePage commonFollowing(long a, long b, long afterId, int limit) {
-        if (accounts.hides(a, b, null)) {
+        if (accounts.answer(a, b, FollowChecker.NO_TOKEN) == Answer.NO) {
             return VisiblePage.EMPTY;
         }
         FollowLists.CommonPage page = lists.commonFollowing(a, b, afterId, limit);
@@ -448,7 +352,7 @@ public class GraphReads {
      * an inactive user.
      */
     public FollowLists.Counts counts(long userId) {
-        return accounts.isInactive(userId, null) ? FollowLists.Counts.NONE : lists.counts(userId);
+        return accounts.isInactive(userId, FollowChecker.NO_TOKEN) ? FollowLists.Counts.NONE : lists.counts(userId);
     }
 
     /**
@@ -457,6 +361,6 @@ public class GraphReads {
      * @param limit the most to return, {@code >= 1}
      */
     public List<Suggestions.Suggestion> suggestions(long userId, int limit) {
-        return accounts.isInactive(userId, null) ? List.of() : suggestions.suggest(userId, limit);
+        return accounts.isInactive(userId, FollowChecker.NO_TOKEN) ? List.of() : suggestions.suggest(userId, limit);
     }
 }

@@ -1,5 +1,6 @@
 package dev.socialgraph.check.relations;
 
+import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.relation.Relation;
@@ -16,10 +17,11 @@ import org.springframework.stereotype.Service;
  * Reads of blocks and mutes: a user's own lists, the three relations between two users, and the hidden-authors
  * filter a feed runs before rendering. The lists and the "does A block or mute B" answers come from the source's
  * row on its following shard (the source of truth); "is A blocked by B" for many B comes from A's blocked-by row
- * on its follower shard, kept by the event consumer like followers. Thread-safe.
+ * on its follower shard, kept by the event consumer like followers. The single check asks it as its
+ * {@link FollowChecker.Blocks}. Thread-safe.
  */
 @Service
-public class RelationReads {
+public class RelationReads implements FollowChecker.Blocks {
 
     /** The shard reads this class needs: an adapter in {@code check.store} in production, a plain fake in tests. */
     public interface Shards {
@@ -137,12 +139,16 @@ public class RelationReads {
 
     /**
      * Whether a follow of {@code followeeId} by {@code followerId} may stand under the followee's block (the block's
-     * event not yet enforced): the in-process filter is trusted and has seen the pair. While the filter is not
-     * trusted (starting, feed lagging) this says {@code false} rather than read a shard for every follow.
+     * event not yet enforced): the request carries the followee's own follow token (its block may not be in the filter
+     * yet), or the in-process filter is trusted and has seen the pair. While the filter is not trusted (starting, feed
+     * lagging) this says {@code false} rather than read a shard for every follow.
+     *
+     * @param writer the request's follow token, as {@link FollowChecker#writer} verified it
      */
-    public boolean followMayBeBlocked(long followerId, long followeeId) {
+    @Override
+    public boolean followMayBeBlocked(long followerId, long followeeId, long writer) {
         // The follower's pair: a block puts both orders, and the follower is the user this instance owns.
-        return pairs.trusted() && pairs.mayHide(followerId, followeeId);
+        return writer == followeeId || pairs.trusted() && pairs.mayHide(followerId, followeeId);
     }
 
     /**
@@ -182,6 +188,7 @@ public class RelationReads {
      *
      * @throws ShardUnavailableException when the blocker's following database is down
      */
+    @Override
     public boolean blocks(long blockerId, long blockedId) {
         return shards.holds(Relation.BLOCK, blockerId, blockedId);
     }

@@ -1,8 +1,8 @@
 package dev.socialgraph.check.suggest;
 
-import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.cache.RedisFollowingCache;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.keys.RedisKeys;
@@ -170,7 +170,7 @@ public class Suggestions {
     }
 
     private SuggestionRanking.Ranked withoutFollowed(long userId, SuggestionRanking.Ranked ranked) {
-        boolean[] followed = checker.areFollowing(userId, ranked.ids(), null);
+        boolean[] followed = checker.areFollowing(userId, ranked.ids(), FollowChecker.NO_TOKEN);
         return keep(ranked, i -> !followed[i]);
     }
 

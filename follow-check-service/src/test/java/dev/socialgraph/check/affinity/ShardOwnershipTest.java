@@ -3,7 +3,7 @@ package dev.socialgraph.check.affinity;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.common.shard.ShardAffinity;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.config.CheckProperties;
+import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.reads.FakeGraph;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.common.id.InvalidUserIdException;
@@ -154,13 +155,13 @@ class FollowingPairsHandlerTest {
         graph.local.put(A, new long[] {B});
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger lateAnswers = new AtomicInteger();
-        GraphReads hanging = delegating((follower, followee, token, inProcess) -> {
+        GraphReads hanging = delegating((follower, followee, writer) -> {
             if (follower == hung) {
                 release.await();
                 lateAnswers.incrementAndGet();
                 return true;
             }
-            return graph.reads.isFollowing(follower, followee, token, inProcess);
+            return graph.reads.isFollowing(follower, followee, writer, true) == Answer.YES;
         });
         Scheduler threads = Schedulers.newBoundedElastic(4, 100, "pairs-test");
         try {
@@ -204,12 +205,12 @@ class FollowingPairsHandlerTest {
     void aPairQueuedBehindAHungOne_isTheOverload503_andNotReadAfterTheDeadline() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger reads = new AtomicInteger();
-        GraphReads hanging = delegating((follower, followee, token, inProcess) -> {
+        GraphReads hanging = delegating((follower, followee, writer) -> {
             reads.incrementAndGet();
             if (follower == C) {
                 release.await();
             }
-            return graph.reads.isFollowing(follower, followee, token, inProcess);
+            return graph.reads.isFollowing(follower, followee, writer, true) == Answer.YES;
         });
         Scheduler oneThread = Schedulers.newBoundedElastic(1, 100, "pairs-test-one");
         try {
@@ -239,21 +240,19 @@ class FollowingPairsHandlerTest {
     /** A blocking read of one pair, which may wait. */
     @FunctionalInterface
     interface BlockingRead {
-        boolean isFollowing(long follower, long followee, String token, int inProcess) throws InterruptedException;
+        boolean isFollowing(long follower, long followee, long writer) throws InterruptedException;
     }
 
     /** The graph's reads, but each pair memory cannot answer read by {@code read}. */
     private GraphReads delegating(BlockingRead read) {
         return new GraphReads(graph.checker, graph.relations, graph.accounts, null, null) {
             @Override
-            public int isFollowingInProcess(long followerId, long followeeId, String followToken) {
-                return graph.reads.isFollowingInProcess(followerId, followeeId, followToken);
-            }
-
-            @Override
-            public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
+            public int isFollowing(long followerId, long followeeId, long writer, boolean mayBlock) {
+                if (!mayBlock) {
+                    return graph.reads.isFollowing(followerId, followeeId, writer, false);
+                }
                 try {
-                    return read.isFollowing(followerId, followeeId, followToken, inProcess);
+                    return Answer.of(read.isFollowing(followerId, followeeId, writer));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException(e);
@@ -282,7 +281,10 @@ class FollowingPairsHandlerTest {
     void aBug_isThe500Problem_withoutInternals() {
         GraphReads broken = new GraphReads(graph.checker, graph.relations, graph.accounts, null, null) {
             @Override
-            public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
+            public int isFollowing(long followerId, long followeeId, long writer, boolean mayBlock) {
+                if (!mayBlock) {
+                    return super.isFollowing(followerId, followeeId, writer, false);
+                }
                 throw new IllegalStateException("secret internals");
             }
         };
@@ -302,7 +304,10 @@ class FollowingPairsHandlerTest {
         String pair = "{\"pairs\":[{\"followerId\":" + max + ",\"followeeId\":" + (max - 1) + "}]}";
         GraphReads broken = new GraphReads(graph.checker, graph.relations, graph.accounts, null, null) {
             @Override
-            public boolean isFollowing(long followerId, long followeeId, String followToken, int inProcess) {
+            public int isFollowing(long followerId, long followeeId, long writer, boolean mayBlock) {
+                if (!mayBlock) {
+                    return super.isFollowing(followerId, followeeId, writer, false);
+                }
                 throw new IllegalStateException("a bug");
             }
         };

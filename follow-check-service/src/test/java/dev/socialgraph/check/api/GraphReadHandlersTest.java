@@ -3,8 +3,9 @@ package dev.socialgraph.check.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.accounts.AccountVisibility;
+import dev.socialgraph.check.follow.Answer;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
@@ -20,6 +21,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -56,8 +60,26 @@ class GraphReadHandlersTest {
     final AtomicInteger shardReads = new AtomicInteger();
     boolean fresh = true;
 
+    /** Reads of the tokens' clock: {@link FollowTokens} reads it once for each genuine token it verifies. */
+    final AtomicInteger tokenClockReads = new AtomicInteger();
     final FollowTokens tokens = new FollowTokens(
-            "graph-read-handlers-test-secret-0123456789".getBytes(StandardCharsets.UTF_8), Clock.systemUTC());
+            "graph-read-handlers-test-secret-0123456789".getBytes(StandardCharsets.UTF_8), new Clock() {
+                @Override
+                public ZoneId getZone() {
+                    return ZoneOffset.UTC;
+                }
+
+                @Override
+                public Clock withZone(ZoneId zone) {
+                    throw new UnsupportedOperationException();
+                }
+
+                @Override
+                public Instant instant() {
+                    tokenClockReads.incrementAndGet();
+                    return Instant.now();
+                }
+            });
 
     final Scheduler reads = Schedulers.fromExecutor(task -> {
         hops.incrementAndGet();
@@ -95,7 +117,7 @@ class GraphReadHandlersTest {
             new FollowChecker.Cache() {
                 @Override
                 public int isFollowing(long followerId, long followeeId) {
-                    return MISS;
+                    return Answer.NEXT;
                 }
 
                 @Override
@@ -162,7 +184,7 @@ class GraphReadHandlersTest {
     /** The state rows, read with a follow token of their user; no row: active. */
     final Map<Long, AccountState> states = new HashMap<>();
     final AccountVisibility accounts = new AccountVisibility(inactive,
-            id -> states.getOrDefault(id, AccountState.ACTIVE), checker, true);
+            id -> states.getOrDefault(id, AccountState.ACTIVE), true);
     final GraphReadHandlers handlers = new GraphReadHandlers(new GraphReads(checker, relations, accounts, null, null),
             properties, reads);
 
@@ -330,6 +352,29 @@ class GraphReadHandlersTest {
         }
         assertThat(hops).hasValue(hopsBefore);
         assertThat(shardReads).hasValue(0);
+    }
+
+    /**
+     * One request, one verification of its follow token, into the value every layer is given: the single check with
+     * the followee's token verified it three times (the account rule for each user, again in the blocking step, then
+     * the block rule), the HMAC up to five.
+     */
+    @Test
+    void aFollowToken_isVerifiedOncePerRequest() {
+        local.put(A, new long[] {B});
+        local.put(B, new long[0]);
+        String ofB = tokens.issue(B);
+        int before = tokenClockReads.get();
+        MockServerRequest check = MockServerRequest.builder().pathVariable("id", String.valueOf(A))
+                .pathVariable("targetId", String.valueOf(B)).header("X-Follow-Token", ofB).build();
+        assertThat(body(handlers.isFollowing(check).block())).isEqualTo("{\"following\":true}");
+        assertThat(tokenClockReads.get() - before).as("the single check").isEqualTo(1);
+
+        MockServerRequest relationship = MockServerRequest.builder().pathVariable("id", String.valueOf(A))
+                .pathVariable("otherId", String.valueOf(B)).header("X-Follow-Token", ofB).build();
+        assertThat(String.valueOf(((EntityResponse<?>) handlers.relationship(relationship).block()).entity()))
+                .isEqualTo(relationshipOf(true, false, false, false, false));
+        assertThat(tokenClockReads.get() - before).as("and the relationship").isEqualTo(2);
     }
 
     private static String relationshipOf(boolean following, boolean followedBy, boolean blocking, boolean blockedBy,

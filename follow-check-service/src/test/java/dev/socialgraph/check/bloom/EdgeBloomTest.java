@@ -3,8 +3,8 @@ package dev.socialgraph.check.bloom;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.bloom.EdgeFilter;
-import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.affinity.ShardOwnership;
+import dev.socialgraph.check.config.CheckProperties;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;

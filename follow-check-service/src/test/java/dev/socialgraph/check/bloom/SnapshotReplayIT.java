@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.bloom.EdgeFilter;
-import dev.socialgraph.check.CheckProperties;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.testsupport.KafkaServer;

@@ -1,5 +1,6 @@
 package dev.socialgraph.check.follow;
 
+import static dev.socialgraph.check.follow.FollowChecker.NO_TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.common.token.FollowTokens;
@@ -50,7 +51,7 @@ class FollowCheckerTest {
 
     @Test
     void bloomSaysNo_answersFalse_andAsksNoOtherLayer() {
-        assertThat(checker.isFollowing(A, 99, null)).isFalse();
+        assertThat(checker.isFollowing(A, 99, NO_TOKEN)).isFalse();
         assertThat(answers("bloom")).isEqualTo(1);
         assertThat(local.reads + redis.reads + shards.reads).isZero();
     }
@@ -58,7 +59,7 @@ class FollowCheckerTest {
     @Test
     void bloomNotCoveringTheFollower_isNotConsulted() {
         bloom.covered = false;
-        assertThat(checker.isFollowing(A, 99, null)).isFalse();
+        assertThat(checker.isFollowing(A, 99, NO_TOKEN)).isFalse();
         assertThat(bloom.consulted).isZero();
         assertThat(answers("shard")).isEqualTo(1);
         assertThat(falsePositives()).isZero(); // not consulted: not a false positive of the filter
@@ -67,8 +68,8 @@ class FollowCheckerTest {
     @Test
     void localHit_answersInProcess() {
         local.entries.put(A, new long[] {B});
-        assertThat(checker.isFollowing(A, B, null)).isTrue();
-        assertThat(checker.isFollowing(A, C, null)).isFalse();
+        assertThat(checker.isFollowing(A, B, NO_TOKEN)).isTrue();
+        assertThat(checker.isFollowing(A, C, NO_TOKEN)).isFalse();
         assertThat(answers("local")).isEqualTo(2);
         assertThat(redis.reads + shards.reads).isZero();
         assertThat(falsePositives()).isEqualTo(1); // A->C passed the filter
@@ -77,22 +78,22 @@ class FollowCheckerTest {
     @Test
     void localMiss_redisHit_answersFromRedis_thenAdmitsFromTheShardAfterTheAnswer() {
         redis.sets.put(A, new long[] {B});
-        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(checker.isFollowing(A, B, NO_TOKEN)).isTrue();
         assertThat(answers("redis")).isEqualTo(1);
         assertThat(shards.reads).isZero(); // the answer did not wait for the admission
         assertThat(admissions).hasSize(1);
-        checker.isFollowing(A, B, null);
+        checker.isFollowing(A, B, NO_TOKEN);
         assertThat(admissions).as("one admission per follower in flight").hasSize(1);
         admissions.poll().run();
         assertThat(shards.reads).isEqualTo(1);
         assertThat(local.entries.get(A)).containsExactly(B);
-        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(checker.isFollowing(A, B, NO_TOKEN)).isTrue();
         assertThat(answers("local")).isEqualTo(1);
     }
 
     @Test
     void redisMiss_readsTheShard_fillsRedisAndTheLocalCache() {
-        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(checker.isFollowing(A, B, NO_TOKEN)).isTrue();
         assertThat(answers("shard")).isEqualTo(1);
         assertThat(redis.fills).containsExactly(A);
         assertThat(local.entries.get(A)).containsExactly(B);
@@ -101,9 +102,9 @@ class FollowCheckerTest {
 
     @Test
     void followerNotOwned_isNeverCachedInProcess() {
-        assertThat(checker.isFollowing(NOT_OWNED, B, null)).isTrue();
+        assertThat(checker.isFollowing(NOT_OWNED, B, NO_TOKEN)).isTrue();
         redis.sets.put(NOT_OWNED, new long[] {B});
-        assertThat(checker.isFollowing(NOT_OWNED, B, null)).isTrue();
+        assertThat(checker.isFollowing(NOT_OWNED, B, NO_TOKEN)).isTrue();
         assertThat(local.entries).doesNotContainKey(NOT_OWNED);
         assertThat(admissions).isEmpty();
     }
@@ -113,7 +114,7 @@ class FollowCheckerTest {
         local.entries.put(A, new long[0]); // stale: the follow of B has not arrived here
         redis.sets.put(A, new long[0]); // stale too: the write-through failed
         bloom.edges.remove(A + ":" + B);
-        assertThat(checker.isFollowing(A, B, tokens.issue(A))).isTrue();
+        assertThat(checker.isFollowing(A, B, checker.writer(tokens.issue(A)))).isTrue();
         assertThat(bloom.consulted + local.reads + redis.reads).isZero();
         assertThat(answers("shard")).isEqualTo(1);
     }
@@ -121,7 +122,7 @@ class FollowCheckerTest {
     @Test
     void followTokenOfAnotherActor_isIgnored() {
         bloom.edges.remove(A + ":" + B);
-        assertThat(checker.isFollowing(A, B, tokens.issue(B))).isFalse();
+        assertThat(checker.isFollowing(A, B, checker.writer(tokens.issue(B)))).isFalse();
         assertThat(answers("bloom")).isEqualTo(1);
     }
 
@@ -132,10 +133,10 @@ class FollowCheckerTest {
         local.entries.put(A, new long[0]); // nor has the local cache
         feed.fresh = false;
         redis.sets.put(A, new long[] {B});
-        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(checker.isFollowing(A, B, NO_TOKEN)).isTrue();
         assertThat(answers("redis")).isEqualTo(1);
         redis.sets.clear();
-        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(checker.isFollowing(A, B, NO_TOKEN)).isTrue();
         assertThat(answers("shard")).isEqualTo(1);
         assertThat(bloom.consulted + local.reads).isZero();
         assertThat(local.entries.get(A)).as("no fill while lagging").isEmpty();
@@ -146,7 +147,7 @@ class FollowCheckerTest {
     @Test
     void admissionQueuedWhileFresh_doesNotFillOnceTheFeedLags() {
         redis.sets.put(A, new long[] {B});
-        checker.isFollowing(A, B, null);
+        checker.isFollowing(A, B, NO_TOKEN);
         feed.fresh = false;
         admissions.poll().run();
         assertThat(local.entries).doesNotContainKey(A);
@@ -159,40 +160,40 @@ class FollowCheckerTest {
                     throw new java.util.concurrent.RejectedExecutionException("full");
                 }, new SimpleMeterRegistry());
         redis.sets.put(A, new long[] {B});
-        assertThat(full.isFollowing(A, B, null)).isTrue();
+        assertThat(full.isFollowing(A, B, NO_TOKEN)).isTrue();
         FollowChecker working = new FollowChecker(bloom, local, redis, shards, feed, id -> true, tokens,
                 Duration.ofSeconds(5), Runnable::run, new SimpleMeterRegistry());
-        assertThat(working.isFollowing(A, B, null)).isTrue();
+        assertThat(working.isFollowing(A, B, NO_TOKEN)).isTrue();
         assertThat(local.entries.get(A)).containsExactly(B);
     }
 
     @Test
     void falsePositive_isCountedOnlyWhenTheFilterWasConsultedAndSaidMaybe() {
-        assertThat(checker.isFollowing(A, C, null)).isFalse(); // filter said maybe, shard said no
+        assertThat(checker.isFollowing(A, C, NO_TOKEN)).isFalse(); // filter said maybe, shard said no
         assertThat(falsePositives()).isEqualTo(1);
-        assertThat(checker.isFollowing(A, B, null)).isTrue();
+        assertThat(checker.isFollowing(A, B, NO_TOKEN)).isTrue();
         assertThat(falsePositives()).isEqualTo(1);
         feed.fresh = false;
-        assertThat(checker.isFollowing(A, C, null)).isFalse();
+        assertThat(checker.isFollowing(A, C, NO_TOKEN)).isFalse();
         assertThat(falsePositives()).as("filter skipped while lagging").isEqualTo(1);
     }
 
     @Test
     void batch_bloomRulesOutEveryId_answersWithoutOtherLayers() {
-        assertThat(checker.areFollowing(A, new long[] {97, 98, 99}, null)).containsExactly(false, false, false);
+        assertThat(checker.areFollowing(A, new long[] {97, 98, 99}, NO_TOKEN)).containsExactly(false, false, false);
         assertThat(local.reads + redis.reads + shards.reads).isZero();
     }
 
     @Test
     void batch_layersInOrder() {
         long[] ids = {B, C, 99};
-        assertThat(checker.areFollowing(A, ids, null)).containsExactly(true, false, false);
+        assertThat(checker.areFollowing(A, ids, NO_TOKEN)).containsExactly(true, false, false);
         assertThat(answers("shard")).isEqualTo(1);
-        assertThat(checker.areFollowing(A, ids, null)).containsExactly(true, false, false);
+        assertThat(checker.areFollowing(A, ids, NO_TOKEN)).containsExactly(true, false, false);
         assertThat(answers("local")).isEqualTo(1);
         local.entries.clear();
         redis.sets.put(A, new long[] {B});
-        assertThat(checker.areFollowing(A, ids, null)).containsExactly(true, false, false);
+        assertThat(checker.areFollowing(A, ids, NO_TOKEN)).containsExactly(true, false, false);
         assertThat(answers("redis")).isEqualTo(1);
     }
 
@@ -200,20 +201,20 @@ class FollowCheckerTest {
     void batch_withFollowTokenOrLaggingFeed_doesNotTrustInProcessLayers() {
         local.entries.put(A, new long[0]);
         bloom.edges.clear();
-        assertThat(checker.areFollowing(A, new long[] {B}, tokens.issue(A))).containsExactly(true);
+        assertThat(checker.areFollowing(A, new long[] {B}, checker.writer(tokens.issue(A)))).containsExactly(true);
         feed.fresh = false;
-        assertThat(checker.areFollowing(A, new long[] {B}, null)).containsExactly(true);
+        assertThat(checker.areFollowing(A, new long[] {B}, NO_TOKEN)).containsExactly(true);
         assertThat(answers("shard")).isEqualTo(2);
     }
 
     /** The I/O-thread answer: bloom "no" and local hits only; everything else is left to the full check. */
     @Test
     void answerInProcess_answersFromBloomAndLocal_andTouchesNothingElse() {
-        assertThat(checker.answerInProcess(A, 99, null)).isEqualTo(FollowChecker.NOT_FOLLOWING);
-        assertThat(checker.answerInProcess(A, B, null)).as("local miss").isEqualTo(FollowChecker.UNKNOWN);
+        assertThat(answerInProcess(A, 99, NO_TOKEN)).isEqualTo(Answer.NO);
+        assertThat(answerInProcess(A, B, NO_TOKEN)).as("local miss").isEqualTo(Answer.NEXT);
         local.entries.put(A, new long[] {B});
-        assertThat(checker.answerInProcess(A, B, null)).isEqualTo(FollowChecker.FOLLOWING);
-        assertThat(checker.answerInProcess(A, C, null)).isEqualTo(FollowChecker.NOT_FOLLOWING);
+        assertThat(answerInProcess(A, B, NO_TOKEN)).isEqualTo(Answer.YES);
+        assertThat(answerInProcess(A, C, NO_TOKEN)).isEqualTo(Answer.NO);
         assertThat(redis.reads + shards.reads).isZero();
         assertThat(admissions).isEmpty();
         assertThat(answers("bloom")).isEqualTo(1);
@@ -225,24 +226,70 @@ class FollowCheckerTest {
     void answerInProcess_withAFollowTokenOrALaggingFeed_isUnknown() {
         local.entries.put(A, new long[0]);
         bloom.edges.clear();
-        assertThat(checker.answerInProcess(A, B, tokens.issue(A))).isEqualTo(FollowChecker.UNKNOWN);
-        assertThat(checker.answerInProcess(A, B, "not-a-token")).isEqualTo(FollowChecker.UNKNOWN);
-        assertThat(checker.areFollowingInProcess(A, new long[] {B}, tokens.issue(A))).isNull();
+        assertThat(answerInProcess(A, B, checker.writer(tokens.issue(A)))).isEqualTo(Answer.NEXT);
+        assertThat(answerInProcess(A, B, checker.writer("not-a-token"))).isEqualTo(Answer.NEXT);
+        assertThat(areFollowingInProcess(A, new long[] {B}, checker.writer(tokens.issue(A)))).isNull();
         feed.fresh = false;
-        assertThat(checker.answerInProcess(A, B, null)).isEqualTo(FollowChecker.UNKNOWN);
-        assertThat(checker.areFollowingInProcess(A, new long[] {B}, null)).isNull();
+        assertThat(answerInProcess(A, B, NO_TOKEN)).isEqualTo(Answer.NEXT);
+        assertThat(areFollowingInProcess(A, new long[] {B}, NO_TOKEN)).isNull();
         assertThat(bloom.consulted + local.reads + redis.reads + shards.reads).isZero();
         assertThat(registry.counter("graph.check.feed.lagged").count()).as("counted by the full check only").isZero();
     }
 
     @Test
     void areFollowingInProcess_answersFromBloomOrLocal_elseNull() {
-        assertThat(checker.areFollowingInProcess(A, new long[] {98, 99}, null)).containsExactly(false, false);
-        assertThat(checker.areFollowingInProcess(A, new long[] {B, 99}, null)).isNull();
+        assertThat(areFollowingInProcess(A, new long[] {98, 99}, NO_TOKEN)).containsExactly(false, false);
+        assertThat(areFollowingInProcess(A, new long[] {B, 99}, NO_TOKEN)).isNull();
         local.entries.put(A, new long[] {B});
-        assertThat(checker.areFollowingInProcess(A, new long[] {B, 99}, null)).containsExactly(true, false);
+        assertThat(areFollowingInProcess(A, new long[] {B, 99}, NO_TOKEN)).containsExactly(true, false);
         assertThat(redis.reads + shards.reads).isZero();
         assertThat(answers("bloom") + answers("local")).isEqualTo(2);
+    }
+
+    /** The single check's blocks: a follow they may hide is finished where blocking is allowed, and recorded there. */
+    @Test
+    void aFollowABlockMayHide_isLeftToTheBlockingCall_andRecordedOnceThere() {
+        local.entries.put(A, new long[] {B});
+        FollowChecker.Blocks blockedByB = new FollowChecker.Blocks() {
+            @Override
+            public boolean followMayBeBlocked(long followerId, long followeeId, long writer) {
+                return followeeId == B;
+            }
+
+            @Override
+            public boolean blocks(long blockerId, long blockedId) {
+                return blockerId == B && blockedId == A;
+            }
+        };
+        assertThat(checker.isFollowing(A, B, NO_TOKEN, false, blockedByB)).isEqualTo(Answer.NEXT);
+        assertThat(answers("local")).as("nothing recorded by the call that did not answer").isZero();
+        assertThat(checker.isFollowing(A, B, NO_TOKEN, true, blockedByB)).isEqualTo(Answer.NO);
+        assertThat(answers("local")).as("the follow, found in memory, recorded once").isEqualTo(1);
+        assertThat(checker.isFollowing(A, C, NO_TOKEN, false, blockedByB)).as("no follow: no block to read")
+                .isEqualTo(Answer.NO);
+        assertThat(checker.isFollowing(A, B, NO_TOKEN, true, FollowChecker.Blocks.NONE)).isEqualTo(Answer.YES);
+        assertThat(redis.reads + shards.reads).isZero();
+    }
+
+    @Test
+    void knownInProcess_isWhatMemoryAnswers_andRecordsNothing() {
+        local.entries.put(A, new long[] {B});
+        assertThat(checker.knownInProcess(A, B, NO_TOKEN)).isEqualTo(Answer.YES);
+        assertThat(checker.knownInProcess(A, C, NO_TOKEN)).isEqualTo(Answer.NO);
+        assertThat(checker.knownInProcess(A, 99, NO_TOKEN)).isEqualTo(Answer.NO);
+        assertThat(checker.knownInProcess(NOT_OWNED, B, NO_TOKEN)).isEqualTo(Answer.NEXT);
+        assertThat(answers("bloom") + answers("local")).isZero();
+        assertThat(falsePositives()).isZero();
+    }
+
+    /** The pair's read on an I/O thread, of the follow as stored. */
+    private int answerInProcess(long followerId, long followeeId, long writer) {
+        return checker.isFollowing(followerId, followeeId, writer, false, FollowChecker.Blocks.NONE);
+    }
+
+    /** The batch's read on an I/O thread. */
+    private boolean[] areFollowingInProcess(long followerId, long[] followeeIds, long writer) {
+        return checker.areFollowing(followerId, followeeIds, writer, false);
     }
 
     private long answers(String layer) {
@@ -306,7 +353,8 @@ class FollowCheckerTest {
         public int isFollowing(long followerId, long followeeId) {
             reads++;
             long[] set = sets.get(followerId);
-            return set == null ? MISS : Arrays.stream(set).anyMatch(id -> id == followeeId) ? FOLLOWING : NOT_FOLLOWING;
+            return set == null ? Answer.NEXT
+                    : Answer.of(Arrays.stream(set).anyMatch(id -> id == followeeId));
         }
 
         @Override

@@ -1,6 +1,7 @@
 package dev.socialgraph.check.reads;
 
 import dev.socialgraph.check.accounts.AccountVisibility;
+import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.lists.FollowLists;
 import dev.socialgraph.check.relations.RelationReads;
@@ -103,7 +104,7 @@ public final class FakeGraph {
                 @Override
                 public int isFollowing(long followerId, long followeeId) {
                     long[] set = redis.get(followerId);
-                    return set == null ? MISS : Arrays.binarySearch(set, followeeId) >= 0 ? FOLLOWING : NOT_FOLLOWING;
+                    return set == null ? Answer.NEXT : Answer.of(Arrays.binarySearch(set, followeeId) >= 0);
                 }
 
                 @Override
@@ -171,7 +172,7 @@ public final class FakeGraph {
         available(id);
         stateReads.incrementAndGet();
         return states.getOrDefault(id, AccountState.ACTIVE);
-    }, checker, true);
+    }, true);
 
     /** The lists over the same rows: the followers of X are the users whose row holds X, all followed at time 0. */
     public final FollowLists lists = new FollowLists(new FollowLists.Shards() {

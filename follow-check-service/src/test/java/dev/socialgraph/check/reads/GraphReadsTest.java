@@ -1,8 +1,10 @@
 package dev.socialgraph.check.reads;
 
+import static dev.socialgraph.check.follow.FollowChecker.NO_TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.account.AccountState;
@@ -11,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link GraphReads}' decisions with every layer a plain fake ({@link FakeGraph}): which answers memory gives, what
- * the blocking step reads, and the account and block rules on top of the follow check.
+ * the same read reads where blocking is allowed, and the account and block rules on top of the follow check.
  */
 class GraphReadsTest {
 
@@ -27,33 +29,38 @@ class GraphReadsTest {
         graph.bloom.add(List.of(B, A)); // a false positive: B's direction passes the filter
     }
 
-    /** The two steps as a server runs them: memory, then the blocking call when memory cannot tell. */
+    /** The check as a server runs it: the token verified once, memory, then the same read where it may block. */
     boolean check(long follower, long followee, String token) {
-        int known = reads.isFollowingInProcess(follower, followee, token);
-        return GraphReads.isAnswer(known) ? known == GraphReads.FOLLOWING
-                : reads.isFollowing(follower, followee, token, known);
+        long writer = reads.writer(token);
+        int answer = reads.isFollowing(follower, followee, writer, false);
+        return Answer.isAnswer(answer) ? answer == Answer.YES : blocking(follower, followee, writer);
+    }
+
+    /** The check where blocking is allowed, as the server's blocking thread asks it. */
+    boolean blocking(long follower, long followee, long writer) {
+        return reads.isFollowing(follower, followee, writer, true) == Answer.YES;
     }
 
     @Test
-    void isFollowingInProcess_bloomNo_isNotFollowing_andReadsNothing() {
-        assertThat(reads.isFollowingInProcess(A, 99, null)).isEqualTo(GraphReads.NOT_FOLLOWING);
+    void isFollowing_inProcess_bloomNo_isNotFollowing_andReadsNothing() {
+        assertThat(reads.isFollowing(A, 99, NO_TOKEN, false)).isEqualTo(Answer.NO);
         assertThat(graph.shardReads.get() + graph.relationReads.get() + graph.stateReads.get()).isZero();
     }
 
     @Test
-    void isFollowingInProcess_localHit_ofAPairTheFilterNeverSaw_isFollowing_andReadsNothing() {
+    void isFollowing_inProcess_localHit_ofAPairTheFilterNeverSaw_isFollowing_andReadsNothing() {
         graph.local.put(A, new long[] {B});
-        assertThat(reads.isFollowingInProcess(A, B, null)).isEqualTo(GraphReads.FOLLOWING);
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, false)).isEqualTo(Answer.YES);
         assertThat(graph.shardReads.get() + graph.relationReads.get()).isZero();
     }
 
     @Test
     void localMiss_isLeftToTheBlockingStep_whichReadsTheShard() {
-        int known = reads.isFollowingInProcess(A, B, null);
-        assertThat(GraphReads.isAnswer(known)).isFalse();
+        int known = reads.isFollowing(A, B, NO_TOKEN, false);
+        assertThat(Answer.isAnswer(known)).isFalse();
         assertThat(graph.shardReads).hasValue(0);
 
-        assertThat(reads.isFollowing(A, B, null, known)).isTrue();
+        assertThat(blocking(A, B, NO_TOKEN)).isTrue();
         assertThat(graph.shardReads).hasValue(1);
         assertThat(graph.relationReads).as("the filter has not seen the pair: no block read").hasValue(0);
     }
@@ -63,9 +70,9 @@ class GraphReadsTest {
         graph.local.put(A, new long[0]); // stale: would say "no"
         graph.redis.put(A, new long[] {B});
         graph.fresh = false;
-        int known = reads.isFollowingInProcess(A, B, null);
-        assertThat(GraphReads.isAnswer(known)).isFalse();
-        assertThat(reads.isFollowing(A, B, null, known)).isTrue();
+        int known = reads.isFollowing(A, B, NO_TOKEN, false);
+        assertThat(Answer.isAnswer(known)).isFalse();
+        assertThat(blocking(A, B, NO_TOKEN)).isTrue();
         assertThat(graph.shardReads).as("Redis answered").hasValue(0);
     }
 
@@ -78,9 +85,9 @@ class GraphReadsTest {
         assertThat(graph.relationReads).hasValue(0);
 
         graph.filterSawBlock(B, A);
-        int known = reads.isFollowingInProcess(A, B, null);
-        assertThat(GraphReads.isAnswer(known)).isFalse();
-        assertThat(reads.isFollowing(A, B, null, known)).isFalse();
+        int known = reads.isFollowing(A, B, NO_TOKEN, false);
+        assertThat(Answer.isAnswer(known)).isFalse();
+        assertThat(blocking(A, B, NO_TOKEN)).isFalse();
         assertThat(graph.relationReads).hasValue(1);
         assertThat(graph.shardReads).as("the follow itself came from memory").hasValue(0);
 
@@ -98,7 +105,7 @@ class GraphReadsTest {
         graph.relates(Relation.BLOCK, B, A);
         graph.filterSawBlock(B, A);
         graph.filterTrusted = false;
-        assertThat(reads.isFollowingInProcess(A, B, null)).isEqualTo(GraphReads.FOLLOWING);
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, false)).isEqualTo(Answer.YES);
         graph.local.remove(A);
         assertThat(check(A, B, null)).isTrue();
         assertThat(graph.relationReads).hasValue(0);
@@ -126,14 +133,14 @@ class GraphReadsTest {
     void inactiveUser_atEitherEnd_isNotFollowed_fromMemory() {
         graph.local.put(A, new long[] {B});
         graph.inactive.apply(B, AccountState.DEACTIVATED);
-        assertThat(reads.isFollowingInProcess(A, B, null)).isEqualTo(GraphReads.NOT_FOLLOWING);
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, false)).isEqualTo(Answer.NO);
         graph.inactive.apply(B, AccountState.ACTIVE);
         graph.inactive.apply(A, AccountState.ERASED);
-        assertThat(reads.isFollowingInProcess(A, B, null)).isEqualTo(GraphReads.NOT_FOLLOWING);
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, false)).isEqualTo(Answer.NO);
         assertThat(graph.shardReads.get() + graph.stateReads.get()).isZero();
 
         graph.inactive.apply(A, AccountState.ACTIVE); // reactivated: the edge is back as it was
-        assertThat(reads.isFollowingInProcess(A, B, null)).isEqualTo(GraphReads.FOLLOWING);
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, false)).isEqualTo(Answer.YES);
     }
 
     /** An operator's deactivation answers with the user's token: that user's state row, not the view, decides. */
@@ -142,10 +149,10 @@ class GraphReadsTest {
         graph.local.put(A, new long[] {B});
         graph.states.put(B, AccountState.DEACTIVATED); // just written; the view's poll has not run
         String ofB = graph.tokens.issue(B);
-        int known = reads.isFollowingInProcess(A, B, ofB);
-        assertThat(GraphReads.isAnswer(known)).as("a state row is never read from memory").isFalse();
+        int known = reads.isFollowing(A, B, reads.writer(ofB), false);
+        assertThat(Answer.isAnswer(known)).as("a state row is never read from memory").isFalse();
         assertThat(graph.stateReads).hasValue(0);
-        assertThat(reads.isFollowing(A, B, ofB, known)).isFalse();
+        assertThat(blocking(A, B, reads.writer(ofB))).isFalse();
         assertThat(graph.stateReads).hasValue(1);
         assertThat(graph.shardReads).as("an inactive user's follow is not read").hasValue(0);
 
@@ -157,28 +164,41 @@ class GraphReadsTest {
     @Test
     void shardDown_failsTheBlockingStep_only() {
         graph.down.add(A);
-        int known = reads.isFollowingInProcess(A, B, null);
-        assertThatThrownBy(() -> reads.isFollowing(A, B, null, known))
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, false)).as("memory cannot tell").isEqualTo(Answer.NEXT);
+        assertThatThrownBy(() -> blocking(A, B, NO_TOKEN))
                 .isInstanceOf(ShardUnavailableException.class);
         graph.local.put(A, new long[] {B});
-        assertThat(reads.isFollowingInProcess(A, B, null)).as("memory still answers").isEqualTo(GraphReads.FOLLOWING);
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, false)).as("memory still answers").isEqualTo(Answer.YES);
     }
 
+    /** One read in both places: where memory answers, the blocking call gives the same answer and reads nothing. */
     @Test
-    void isFollowing_ofAnAnswer_isThatAnswer_andOfAnotherValue_isRefused() {
-        assertThat(reads.isFollowing(A, B, null, GraphReads.FOLLOWING)).isTrue();
-        assertThat(reads.isFollowing(A, B, null, GraphReads.NOT_FOLLOWING)).isFalse();
-        assertThat(graph.shardReads).hasValue(0);
-        assertThatThrownBy(() -> reads.isFollowing(A, B, null, 7)).isInstanceOf(IllegalArgumentException.class);
+    void isFollowing_whereMemoryAnswers_isTheSameAnswerWhereBlockingIsAllowed_andReadsNothing() {
+        graph.local.put(A, new long[] {B});
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, false)).isEqualTo(Answer.YES);
+        assertThat(reads.isFollowing(A, B, NO_TOKEN, true)).isEqualTo(Answer.YES);
+        assertThat(reads.isFollowing(A, 99, NO_TOKEN, false)).isEqualTo(Answer.NO);
+        assertThat(reads.isFollowing(A, 99, NO_TOKEN, true)).isEqualTo(Answer.NO);
+        assertThat(graph.shardReads.get() + graph.relationReads.get() + graph.stateReads.get()).isZero();
+    }
+
+    /** A check memory could not finish is recorded once, by the call that answers: the follow was in memory. */
+    @Test
+    void followUnderAPossibleBlock_isRecordedOnce_byTheCallThatAnswers() {
+        graph.local.put(A, new long[] {B});
+        graph.relates(Relation.BLOCK, B, A);
+        graph.filterSawBlock(B, A);
+        assertThat(check(A, B, null)).isFalse();
+        assertThat(answers("local")).isEqualTo(1);
     }
 
     // ---------------------------------------------------------------- batch check
 
     @Test
-    void areFollowingInProcess_answersFromTheCache_withAnInactiveFolloweeNotFollowed() {
+    void areFollowing_inProcess_answersFromTheCache_withAnInactiveFolloweeNotFollowed() {
         graph.local.put(A, new long[] {B, 30});
         graph.inactive.apply(30, AccountState.DEACTIVATED);
-        assertThat(reads.areFollowingInProcess(A, new long[] {B, 30, 99}, null)).containsExactly(true, false, false);
+        assertThat(reads.areFollowing(A, new long[] {B, 30, 99}, NO_TOKEN, false)).containsExactly(true, false, false);
         assertThat(graph.shardReads).hasValue(0);
     }
 
@@ -186,26 +206,29 @@ class GraphReadsTest {
     void areFollowing_ofAnInactiveFollower_isNoneFollowed_andLeftToTheBlockingStep() {
         graph.local.put(A, new long[] {B});
         graph.inactive.apply(A, AccountState.DEACTIVATED);
-        assertThat(reads.areFollowingInProcess(A, new long[] {B}, null)).isNull();
-        assertThat(reads.areFollowing(A, new long[] {B}, null)).containsExactly(false);
+        assertThat(reads.areFollowing(A, new long[] {B}, NO_TOKEN, false)).isNull();
+        assertThat(reads.areFollowing(A, new long[] {B}, NO_TOKEN, true)).containsExactly(false);
         assertThat(graph.shardReads).hasValue(0);
     }
 
     @Test
     void areFollowing_whenMemoryCannotTell_readsTheShard_andAFollowersTokenItsStateRow() {
-        assertThat(reads.areFollowingInProcess(A, new long[] {B}, null)).as("local miss").isNull();
-        assertThat(reads.areFollowing(A, new long[] {B}, null)).containsExactly(true);
+        assertThat(reads.areFollowing(A, new long[] {B}, NO_TOKEN, false)).as("local miss").isNull();
+        assertThat(reads.areFollowing(A, new long[] {B}, NO_TOKEN, true)).containsExactly(true);
         graph.states.put(A, AccountState.ERASED); // just written; the view's poll has not run
-        assertThat(reads.areFollowingInProcess(A, new long[] {B}, graph.tokens.issue(A))).isNull();
-        assertThat(reads.areFollowing(A, new long[] {B}, graph.tokens.issue(A))).containsExactly(false);
+        assertThat(reads.areFollowing(A, new long[] {B}, reads.writer(graph.tokens.issue(A)), false)).isNull();
+        assertThat(reads.areFollowing(A, new long[] {B}, reads.writer(graph.tokens.issue(A)), true))
+                .containsExactly(false);
         assertThat(graph.stateReads).hasValue(1);
     }
 
     // ---------------------------------------------------------------- relationship
 
+    /** The relationship as a server asks it: memory, then the same read where it may block. */
     GraphReads.Relationship relationship(long a, long b, String token, long viewer) {
-        GraphReads.RelationshipRead read = reads.relationshipInProcess(a, b, token, viewer);
-        return reads.relationship(read);
+        long writer = reads.writer(token);
+        GraphReads.Relationship read = reads.relationship(a, b, writer, viewer, false);
+        return read != null ? read : reads.relationship(a, b, writer, viewer, true);
     }
 
     static GraphReads.Relationship seen(boolean following, boolean followedBy, Boolean blocking, Boolean blockedBy,
@@ -217,7 +240,7 @@ class GraphReadsTest {
     void relationship_bothDirectionsInMemory_andTheFilterRulingOutEveryRelation_isAnsweredFromMemory() {
         graph.local.put(A, new long[] {B});
         graph.local.put(B, new long[0]);
-        assertThat(reads.relationshipInProcess(A, B, null, GraphReads.ANY_VIEWER))
+        assertThat(reads.relationship(A, B, NO_TOKEN, GraphReads.ANY_VIEWER, false))
                 .isEqualTo(seen(true, false, false, false, false));
         assertThat(graph.shardReads.get() + graph.relationReads.get()).isZero();
     }
@@ -225,9 +248,10 @@ class GraphReadsTest {
     @Test
     void relationship_finishesOnlyWhatMemoryCouldNotAnswer() {
         graph.local.put(A, new long[] {B}); // B's direction needs the shard
-        GraphReads.RelationshipRead read = reads.relationshipInProcess(A, B, null, GraphReads.ANY_VIEWER);
-        assertThat(read).isInstanceOf(GraphReads.UnansweredRelationship.class);
-        assertThat(reads.relationship(read)).isEqualTo(seen(true, false, false, false, false));
+        GraphReads.Relationship read = reads.relationship(A, B, NO_TOKEN, GraphReads.ANY_VIEWER, false);
+        assertThat(read).as("not answered in memory").isNull();
+        assertThat(reads.relationship(A, B, NO_TOKEN, GraphReads.ANY_VIEWER, true))
+                .isEqualTo(seen(true, false, false, false, false));
         assertThat(graph.shardReads).as("only B's row").hasValue(1);
         assertThat(graph.relationReads).as("the filter ruled out every relation").hasValue(0);
     }
@@ -243,7 +267,7 @@ class GraphReadsTest {
         assertThat(relationship(A, B, null, A)).isEqualTo(seen(false, false, true, false, true));
         assertThat(relationship(A, B, null, B)).as("the mute is A's own").isEqualTo(seen(false, false, true, false, null));
         int before = graph.relationReads.get();
-        assertThat(reads.relationshipInProcess(A, B, null, 99))
+        assertThat(reads.relationship(A, B, NO_TOKEN, 99, false))
                 .as("a third party: no relation is read, so the follow the block forbids is still shown to it")
                 .isEqualTo(seen(false, true, null, null, null));
         assertThat(graph.relationReads).hasValue(before);
@@ -253,9 +277,24 @@ class GraphReadsTest {
     void relationship_withAnInactiveUser_isNothing_fromMemory() {
         graph.local.put(A, new long[] {B});
         graph.inactive.apply(B, AccountState.DEACTIVATED);
-        assertThat(reads.relationshipInProcess(A, B, null, GraphReads.ANY_VIEWER))
+        assertThat(reads.relationship(A, B, NO_TOKEN, GraphReads.ANY_VIEWER, false))
                 .isEqualTo(seen(false, false, false, false, false));
         assertThat(graph.shardReads.get() + graph.relationReads.get()).isZero();
+    }
+
+    /** Each direction is recorded once, by the call that answers the relationship: never by one that did not. */
+    @Test
+    void relationship_recordsEachDirectionOnce() {
+        graph.local.put(A, new long[] {B}); // B's direction needs the shard
+        assertThat(relationship(A, B, null, GraphReads.ANY_VIEWER)).isEqualTo(seen(true, false, false, false, false));
+        assertThat(answers("local")).as("A's direction").isEqualTo(1);
+        assertThat(answers("shard")).as("B's direction").isEqualTo(1);
+
+        graph.local.put(B, new long[0]); // both in memory now
+        assertThat(reads.relationship(A, B, NO_TOKEN, GraphReads.ANY_VIEWER, false))
+                .isEqualTo(seen(true, false, false, false, false));
+        assertThat(answers("local")).isEqualTo(3);
+        assertThat(answers("shard")).isEqualTo(1);
     }
 
     /** A token of either user: its state row, then both directions and the relations from the rows. */
@@ -265,8 +304,8 @@ class GraphReadsTest {
         graph.local.put(B, new long[0]);
         graph.relates(Relation.BLOCK, B, A); // just written: not in the filter yet
         String ofB = graph.tokens.issue(B);
-        assertThat(reads.relationshipInProcess(A, B, ofB, GraphReads.ANY_VIEWER))
-                .isInstanceOf(GraphReads.UnansweredRelationship.class);
+        assertThat(reads.relationship(A, B, reads.writer(ofB), GraphReads.ANY_VIEWER, false))
+                .as("not answered in memory").isNull();
         assertThat(relationship(A, B, ofB, GraphReads.ANY_VIEWER)).isEqualTo(seen(false, false, false, true, false));
         assertThat(graph.stateReads).hasValue(1);
 
@@ -282,7 +321,7 @@ class GraphReadsTest {
     void relationship_withOneself_readsNoRelation() {
         graph.filterTrusted = false;
         graph.local.put(A, new long[] {B});
-        assertThat(reads.relationshipInProcess(A, A, null, GraphReads.ANY_VIEWER))
+        assertThat(reads.relationship(A, A, NO_TOKEN, GraphReads.ANY_VIEWER, false))
                 .isEqualTo(seen(false, false, false, false, false));
         assertThat(graph.relationReads).hasValue(0);
     }
@@ -292,7 +331,7 @@ class GraphReadsTest {
     @Test
     void mayBeHidden_isNobody_whenTheFilterRulesEveryAuthorOut_andHiddenThenReadsNothing() {
         graph.hiddenPairs.add(List.of(99L, 98L)); // another viewer's pair
-        long[] candidates = reads.mayBeHidden(A, new long[] {B, 30, 40}, null);
+        long[] candidates = reads.mayBeHidden(A, new long[] {B, 30, 40}, NO_TOKEN);
         assertThat(candidates).isEmpty();
         RelationReadsView hidden = RelationReadsView.of(reads.hidden(A, candidates, System.nanoTime()));
         assertThat(hidden).isEqualTo(new RelationReadsView(List.of(), List.of(), List.of()));
@@ -303,9 +342,9 @@ class GraphReadsTest {
     void mayBeHidden_leavesOutInactiveAuthors_andAnInactiveViewerHidesNobody() {
         graph.filterTrusted = false; // every author is a candidate
         graph.inactive.apply(30, AccountState.ERASED);
-        assertThat(reads.mayBeHidden(A, new long[] {B, 30, 40}, null)).containsExactly(B, 40);
+        assertThat(reads.mayBeHidden(A, new long[] {B, 30, 40}, NO_TOKEN)).containsExactly(B, 40);
         graph.inactive.apply(A, AccountState.DEACTIVATED);
-        assertThat(reads.mayBeHidden(A, new long[] {B, 30, 40}, null)).isEmpty();
+        assertThat(reads.mayBeHidden(A, new long[] {B, 30, 40}, NO_TOKEN)).isEmpty();
     }
 
     /** A block or mute just written may not be in the filter yet: the viewer's follow token skips the filter. */
@@ -314,8 +353,8 @@ class GraphReadsTest {
         graph.relates(Relation.BLOCK, B, A);
         graph.relates(Relation.MUTE, B, 30);
         graph.relates(Relation.BLOCK, 40, B);
-        assertThat(reads.mayBeHidden(B, new long[] {A, 30, 40}, null)).isEmpty();
-        long[] candidates = reads.mayBeHidden(B, new long[] {A, 30, 40}, graph.tokens.issue(B));
+        assertThat(reads.mayBeHidden(B, new long[] {A, 30, 40}, NO_TOKEN)).isEmpty();
+        long[] candidates = reads.mayBeHidden(B, new long[] {A, 30, 40}, reads.writer(graph.tokens.issue(B)));
         assertThat(candidates).containsExactly(A, 30, 40);
         assertThat(RelationReadsView.of(reads.hidden(B, candidates, System.nanoTime())))
                 .isEqualTo(new RelationReadsView(List.of(A), List.of(40L), List.of(30L)));
@@ -331,6 +370,11 @@ class GraphReadsTest {
     }
 
     // ---------------------------------------------------------------- lists, counts, suggestions
+
+    /** Checks answered by {@code layer}, as {@code graph.check.latency} counts them. */
+    long answers(String layer) {
+        return graph.registry.get("graph.check.latency").tag("layer", layer).timer().count();
+    }
 
     static List<Long> ids(GraphReads.VisiblePage page) {
         return java.util.Arrays.stream(page.ids()).boxed().toList();

@@ -2,8 +2,8 @@ package dev.socialgraph.check.relations;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.socialgraph.check.CheckProperties;
 import dev.socialgraph.check.affinity.ShardOwnership;
+import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.feed.FeedLag;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.relation.Relation;

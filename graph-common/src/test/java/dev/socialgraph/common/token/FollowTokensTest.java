@@ -156,6 +156,25 @@ class FollowTokensTest {
         assertThat(tokens.verify("A".repeat(64), 42, MAX_AGE)).isEqualTo(Verification.TAMPERED);
     }
 
+    /** The one verification of a request's token: the actor it proves, compared afterwards with any user. */
+    @Test
+    void actorOf_whenValid_isTheActor_andOtherwiseNoActor() {
+        String token = at(T0).issue(42);
+
+        assertThat(at(T0).actorOf(token, MAX_AGE)).isEqualTo(42);
+        assertThat(at(T0 + 4_999).actorOf(token, MAX_AGE)).isEqualTo(42);
+        assertThat(at(T0 + 5_000).actorOf(token, MAX_AGE)).as("expired").isEqualTo(FollowTokens.NO_ACTOR);
+        assertThat(at(T0 - 1_001).actorOf(token, MAX_AGE)).as("from the future").isEqualTo(FollowTokens.NO_ACTOR);
+        assertThat(new FollowTokens("another-secret-of-at-least-32-bytes".getBytes(StandardCharsets.US_ASCII),
+                Clock.fixed(Instant.ofEpochMilli(T0), ZoneOffset.UTC)).actorOf(token, MAX_AGE))
+                .as("tampered").isEqualTo(FollowTokens.NO_ACTOR);
+        assertThat(at(T0).actorOf(null, MAX_AGE)).isEqualTo(FollowTokens.NO_ACTOR);
+        assertThat(at(T0).actorOf("not-a-token", MAX_AGE)).isEqualTo(FollowTokens.NO_ACTOR);
+        assertThat(at(T0).actorOf(token + "A", MAX_AGE)).isEqualTo(FollowTokens.NO_ACTOR);
+        assertThatThrownBy(() -> at(T0).actorOf(token, Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
     void constructor_whenSecretTooShort_throws() {
         assertThatThrownBy(() -> new FollowTokens(new byte[31], Clock.systemUTC()))
@@ -202,6 +221,16 @@ class FollowTokensTest {
     void verify_whenRandomString_neverThrowsAndIsNeverValid(@ForAll("garbage") String token,
             @ForAll @LongRange(min = 1) long actorId) {
         assertThat(at(T0).verify(token, actorId, MAX_AGE)).isIn(Verification.MALFORMED, Verification.TAMPERED);
+    }
+
+    @Property(tries = 300)
+    void actorOf_agreesWithVerify(@ForAll @LongRange(min = 1) long actorId,
+            @ForAll @LongRange(min = -3_000, max = 10_000) long elapsedMillis) {
+        String token = at(T0).issue(actorId);
+        FollowTokens later = at(T0 + elapsedMillis);
+
+        assertThat(later.actorOf(token, MAX_AGE))
+                .isEqualTo(later.verify(token, actorId, MAX_AGE).isValid() ? actorId : FollowTokens.NO_ACTOR);
     }
 
     @Property(tries = 300)

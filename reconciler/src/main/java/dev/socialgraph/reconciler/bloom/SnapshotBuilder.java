@@ -6,7 +6,7 @@ import dev.socialgraph.bloom.SnapshotStore;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
-import dev.socialgraph.reconciler.ReconcilerProperties;
+import dev.socialgraph.reconciler.config.ReconcilerProperties;
 import dev.socialgraph.store.following.FollowingRepository;
 import dev.socialgraph.store.following.FollowingRow;
 import dev.socialgraph.store.shard.ShardDataSources;

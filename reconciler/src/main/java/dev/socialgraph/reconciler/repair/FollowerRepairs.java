@@ -4,7 +4,6 @@ import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
-import dev.socialgraph.reconciler.ReconcilerMetrics;
 import dev.socialgraph.store.account.AccountStateRepository;
 import dev.socialgraph.store.follower.CelebrityPage;
 import dev.socialgraph.store.follower.CelebrityPageRepository;

@@ -2,8 +2,8 @@ package dev.socialgraph.reconciler.scan;
 
 import com.google.common.util.concurrent.RateLimiter;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.reconciler.ReconcilerMetrics;
 import dev.socialgraph.reconciler.repair.FollowerRepairs;
+import dev.socialgraph.reconciler.repair.ReconcilerMetrics;
 import dev.socialgraph.store.following.BlockedFollows;
 import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.store.sql.SqlErrors;

@@ -7,7 +7,6 @@ import static org.awaitility.Awaitility.await;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.reconciler.ReconcilerMetrics;
 import dev.socialgraph.reconciler.ShardFixture;
 import dev.socialgraph.store.follower.CelebrityPageRepository;
 import dev.socialgraph.store.follower.FollowerRepository;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.socialgraph.common.relation.Relation;
-import dev.socialgraph.reconciler.ReconcilerMetrics;
 import dev.socialgraph.store.follower.CelebrityPageRepository;
 import dev.socialgraph.store.follower.FollowerRepository;
 import dev.socialgraph.store.following.FollowingRepository;

@@ -1,4 +1,4 @@
-package dev.socialgraph.check;
+package dev.socialgraph.check.config;
 
 import dev.socialgraph.cache.RedisMode;
 import dev.socialgraph.common.keys.Topics;

@@ -1,8 +1,6 @@
-package dev.socialgraph.reconciler;
+package dev.socialgraph.reconciler.repair;
 
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.reconciler.repair.Divergence;
-import dev.socialgraph.reconciler.repair.RepairResult;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -23,6 +21,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code reconciler_scan_progress}: fraction 0..1 of the scan running last;</li>
  *   <li>{@code reconciler_sampled_total}: outbox rows checked by the sampler.</li>
  * </ul>
+ * In the repair package because its counts are keyed by {@link Divergence} and {@link RepairResult}; the sampler and
+ * the scans, which depend on the repairs already, report through it.
  */
 public final class ReconcilerMetrics {
 

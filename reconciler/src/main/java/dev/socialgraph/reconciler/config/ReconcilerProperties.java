@@ -1,4 +1,4 @@
-package dev.socialgraph.reconciler;
+package dev.socialgraph.reconciler.config;
 
 import dev.socialgraph.common.keys.Topics;
 import jakarta.validation.Valid;

@@ -1,4 +1,4 @@
-package dev.socialgraph.check;
+package dev.socialgraph.check.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.socialgraph.reconciler;
+package dev.socialgraph.reconciler.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
