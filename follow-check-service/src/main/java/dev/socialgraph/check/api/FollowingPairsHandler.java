@@ -45,7 +45,7 @@ import tools.jackson.databind.JsonNode;
  * answer would carry ({@code type}, {@code title}, {@code status}, {@code detail}, {@code instance} naming that
  * single check's path): 503 {@code shard-unavailable} while the follower's database is down, 503
  * {@code service-unavailable} when no blocking thread is free (in time), and 504 {@code timeout} for a pair whose read
- * did not end within {@code graph.check.pair-timeout} (1 s). The other pairs are answered all the same: what one pair costs or how it
+ * did not end within {@code graph.check.pair-timeout} (3 s). The other pairs are answered all the same: what one pair costs or how it
  * fails is that pair's answer alone. Each result is at most {@link FollowingPairs#MAX_RESULT_BYTES}. Bad input
  * answers nothing: 400 problem+json naming {@code body}, {@code pairs}, or the member ({@code pairs[3]},
  * {@code pairs[3].followerId}, {@code pairs[3].followeeId}, {@code pairs[3].followToken}, which is at most

@@ -30,7 +30,7 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * Every endpoint of the check service but the actuator, as WebFlux functional routes on Reactor Netty: the server
- * stack chosen by measurement (docs/decisions.md), with no annotation processing, argument resolution or content
+ * stack chosen by measurement (docs/decisions/0014-the-check-services-http-path.md), with no annotation processing, argument resolution or content
  * negotiation per request. A path served for other methods answers 405 with {@code Allow}, and the batch check
  * with a body that is not JSON 415, as annotated controllers would.
  */

@@ -28,7 +28,7 @@ import org.springframework.stereotype.Component;
  * {@code POST /internal/v1/bloom/swap}, and on its own when a newer file appears (checked every
  * {@code swap-check-interval}). Only an instance that owns every logical shard uses snapshots: one that owns a
  * slice ({@code graph.check.affinity.instances}) builds its filter by scanning its shards, since a snapshot covers
- * a contiguous range and a rendezvous slice is scattered (docs/decisions.md); it never swaps.
+ * a contiguous range and a rendezvous slice is scattered (docs/decisions/0012-shard-affine-reads.md); it never swaps.
  */
 @Component
 public class BloomSnapshots implements DisposableBean {

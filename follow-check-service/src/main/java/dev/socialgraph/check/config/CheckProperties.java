@@ -48,11 +48,13 @@ import org.springframework.validation.annotation.Validated;
  * @param blockingQueue       most reads waiting for one of those threads (10,000); past it a read is answered
  *                            503 with {@code Retry-After}
  * @param pairTimeout         longest wait for one pair of {@code POST /internal/v1/following/pairs} that memory cannot
- *                            answer, from when it is handed to the blocking threads (1 s, 1 ms to 4 s): past it that
+ *                            answer, from when it is handed to the blocking threads (3 s, 1 ms to 4 s): past it that
  *                            pair alone is answered (504 {@code timeout} while its read is under way, the overload 503
  *                            while it waits for a thread) and the others get their answers, so a pair on a hung
- *                            database does not hold the gateway's whole batch until the store's own timeouts (2 s for
- *                            a pooled connection, 5 s for a statement). Under the gateway's 5 s response timeout,
+ *                            database does not hold the gateway's whole batch until the store's own timeouts (5 s for
+ *                            a statement, 10 s for a silent socket). 3 s, over the pool's 2 s connection timeout, so
+ *                            that a database refusing connections gives its own 503 as the single check does, and
+ *                            because 1 s failed cold reads of a freshly started fleet on a loaded 2-core machine. Under the gateway's 5 s response timeout,
  *                            which would answer every caller of the batch 504
  * @param bloom               the L0 edge bloom filter and its event feed
  * @param feed                the feed-lag guard of the in-process layers
@@ -81,7 +83,7 @@ public record CheckProperties(
         @Min(1) @Max(10000) @DefaultValue("1000") int suggestionsMax,
         @Min(1) @Max(10000) @DefaultValue("64") int blockingThreads,
         @Min(1) @Max(1_000_000) @DefaultValue("10000") int blockingQueue,
-        @NotNull @DurationMin(millis = 1) @DurationMax(seconds = 4) @DefaultValue("1s") Duration pairTimeout,
+        @NotNull @DurationMin(millis = 1) @DurationMax(seconds = 4) @DefaultValue("3s") Duration pairTimeout,
         @Valid @NotNull @DefaultValue Bloom bloom,
         @Valid @NotNull @DefaultValue Feed feed,
         @Valid @NotNull @DefaultValue Affinity affinity,

@@ -21,9 +21,9 @@ class CheckPropertiesTest {
                     "graph.check.cursor-key=0123456789abcdef0123456789abcdef");
 
     @Test
-    void pairTimeout_isOneSecondByDefault_andMayBeSetUpToFourSeconds() {
+    void pairTimeout_isThreeSecondsByDefault_andMayBeSetUpToFourSeconds() {
         runner.run(context -> assertThat(context.getBean(CheckProperties.class).pairTimeout())
-                .isEqualTo(Duration.ofSeconds(1)));
+                .isEqualTo(Duration.ofSeconds(3)));
         runner.withPropertyValues("graph.check.pair-timeout=4s").run(context ->
                 assertThat(context.getBean(CheckProperties.class).pairTimeout()).isEqualTo(Duration.ofSeconds(4)));
     }
