@@ -68,7 +68,7 @@ class CoalescedCheckIT {
     /** A follower whose lone batch the instance answers with 200 and a body larger than its pairs can take. */
     static final long BATCH_HUGE = 903;
     /**
-     * A follower on a hung database: the instance answers its pair with the 504 the check service gives a pair past
+     * A follower on a hung database: the instance answers its pair with the 503 the check service gives a pair past
      * its {@code graph.check.pair-timeout}, and every other pair of the batch as usual.
      */
     static final long HUNG = 800;
@@ -153,8 +153,8 @@ class CoalescedCheckIT {
             String token = pair.has("followToken") ? pair.get("followToken").asString() : null;
             results.append(i > 0 ? "," : "");
             if (follower == HUNG) {
-                results.append("{\"type\":\"").append(ProblemType.TIMEOUT.uriText())
-                        .append("\",\"title\":\"Gateway Timeout\",\"status\":504,")
+                results.append("{\"type\":\"").append(ProblemType.SHARD_UNAVAILABLE.uriText())
+                        .append("\",\"title\":\"Service Unavailable\",\"status\":503,")
                         .append("\"detail\":\"the check of this pair did not finish within 1000 ms; retry later\",")
                         .append("\"instance\":\"/internal/v1/users/").append(follower).append("/following/")
                         .append(followee).append("\"}");
@@ -325,10 +325,10 @@ class CoalescedCheckIT {
 
     /**
      * A pair the check instance could not answer in time (a follower on a hung database) among others in one batch:
-     * its caller gets that pair's 504, every other caller its own answer.
+     * its caller gets that pair's 503 with {@code Retry-After}, every other caller its own answer.
      */
     @Test
-    void aHungPairInABatch_isItsCallersOwn504_andTheOthersGetTheirAnswers() throws Exception {
+    void aHungPairInABatch_isItsCallersOwn503_andTheOthersGetTheirAnswers() throws Exception {
         hold = new CountDownLatch(1);
         CompletableFuture<HttpResponse<String>> lead = http.sendAsync(check("/v1/users/21/following/1"),
                 HttpResponse.BodyHandlers.ofString());
@@ -347,10 +347,11 @@ class CoalescedCheckIT {
         for (int i = 0; i < followers.length; i++) {
             HttpResponse<String> r = batch.get(i).get(60, TimeUnit.SECONDS);
             if (followers[i] == HUNG) {
-                assertThat(r.statusCode()).isEqualTo(504);
+                assertThat(r.statusCode()).isEqualTo(503);
                 assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+                assertThat(r.headers().firstValue("Retry-After")).hasValue("1");
                 JsonNode problem = JSON.readTree(r.body());
-                assertThat(problem.get("type").asString()).isEqualTo(ProblemType.TIMEOUT.uriText());
+                assertThat(problem.get("type").asString()).isEqualTo(ProblemType.SHARD_UNAVAILABLE.uriText());
                 assertThat(problem.get("instance").asString()).isEqualTo("/v1/users/" + HUNG + "/following/2");
             } else {
                 assertThat(r.statusCode()).as("follower %d", followers[i]).isEqualTo(200);

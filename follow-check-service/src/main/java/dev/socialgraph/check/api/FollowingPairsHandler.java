@@ -44,7 +44,7 @@ import tools.jackson.databind.JsonNode;
  * visibility rule of {@link GraphReads}), or, where that check would fail with a 5xx, the problem document its
  * answer would carry ({@code type}, {@code title}, {@code status}, {@code detail}, {@code instance} naming that
  * single check's path): 503 {@code shard-unavailable} while the follower's database is down, 503
- * {@code service-unavailable} when no blocking thread is free (in time), and 504 {@code timeout} for a pair whose read
+ * {@code service-unavailable} when no blocking thread is free (in time), and 503 {@code shard-unavailable} for a pair whose read
  * did not end within {@code graph.check.pair-timeout} (3 s). The other pairs are answered all the same: what one pair costs or how it
  * fails is that pair's answer alone. Each result is at most {@link FollowingPairs#MAX_RESULT_BYTES}. Bad input
  * answers nothing: 400 problem+json naming {@code body}, {@code pairs}, or the member ({@code pairs[3]},
@@ -56,7 +56,7 @@ import tools.jackson.databind.JsonNode;
  * task of its own on the blocking scheduler, the same read asked where blocking is allowed, as its single check would
  * be. One task for all of them would make each wait for the ones before it: a database that is down costs every pair
  * routed there the pool's connection timeout. Those tasks share one deadline, {@code pair-timeout} after they are
- * handed over; a pair past it gets a problem of its own (504 while its read is under way, a hung database; the overload
+ * handed over; a pair past it gets a problem of its own (503 shard-unavailable while its read is under way, a hung database; the overload
  * 503 while it still waits for a thread) and the answer goes out without it ({@link Blocking}).
  */
 final class FollowingPairsHandler {
@@ -150,7 +150,7 @@ final class FollowingPairsHandler {
      * The pairs of one request that memory could not answer, each a task of its own on the blocking scheduler, under
      * one deadline ({@code graph.check.pair-timeout} from when they are handed over).
      *
-     * <p><b>What the deadline answers.</b> A pair whose read is under way gets the 504 {@code timeout} problem: after
+     * <p><b>What the deadline answers.</b> A pair whose read is under way gets the 503 {@code shard-unavailable} problem: after
      * a second inside a read the pair waits on a store (Redis's commands time out in 100 ms, so a database: a hung
      * one, or one refusing connections whose pool waits {@code graph.shards.connection-timeout}, 2 s, before the 503
      * {@code shard-unavailable} a store failure earlier than the deadline gets). A pair whose task has not started
@@ -213,7 +213,7 @@ final class FollowingPairsHandler {
         }
 
         /**
-         * The deadline, on a timer thread: every pair not answered yet gets its own problem, 504 while reading, the
+         * The deadline, on a timer thread: every pair not answered yet gets its own problem, 503 shard-unavailable while reading, the
          * overload 503 while still waiting for a thread.
          */
         private void expire() {
@@ -271,11 +271,12 @@ final class FollowingPairsHandler {
     }
 
     /**
-     * A pair not answered within {@code graph.check.pair-timeout}: 504 {@code timeout}, what the gateway answers a check
-     * whose service did not answer in time, for this pair alone.
+     * A pair not answered within {@code graph.check.pair-timeout}: 503 {@code shard-unavailable}, what its single
+     * check answers while the follower's database is down, for this pair alone (the gateway adds {@code Retry-After}).
+     * Not 504: the caller is to retry later, as for any store outage, and a client tells an outage by 503.
      */
     private byte[] timedOut(long follower, long followee) {
-        return document(ProblemMapping.problem(ProblemType.TIMEOUT, timeoutDetail, null), follower, followee);
+        return document(ProblemMapping.problem(ProblemType.SHARD_UNAVAILABLE, timeoutDetail, null), follower, followee);
     }
 
     /** The single check's answer when the blocking scheduler's queue is full, as graph-web's handler writes it. */

@@ -49,7 +49,7 @@ import org.springframework.validation.annotation.Validated;
  *                            503 with {@code Retry-After}
  * @param pairTimeout         longest wait for one pair of {@code POST /internal/v1/following/pairs} that memory cannot
  *                            answer, from when it is handed to the blocking threads (3 s, 1 ms to 4 s): past it that
- *                            pair alone is answered (504 {@code timeout} while its read is under way, the overload 503
+ *                            pair alone is answered (503 {@code shard-unavailable} while its read is under way, the overload 503
  *                            while it waits for a thread) and the others get their answers, so a pair on a hung
  *                            database does not hold the gateway's whole batch until the store's own timeouts (5 s for
  *                            a statement, 10 s for a silent socket). 3 s, over the pool's 2 s connection timeout, so

@@ -146,10 +146,10 @@ class FollowingPairsHandlerTest {
 
     /**
      * One pair whose read blocks (a hung database) among pairs memory answers and pairs the shard answers: they get
-     * their answers at the deadline, it gets its own 504; its late answer changes nothing.
+     * their answers at the deadline, it gets its own 503 shard-unavailable; its late answer changes nothing.
      */
     @Test
-    void aPairThatHangs_isItsOwn504AtTheDeadline_andTheOthersAreAnswered() throws Exception {
+    void aPairThatHangs_isItsOwn503AtTheDeadline_andTheOthersAreAnswered() throws Exception {
         long hung = Long.MAX_VALUE;
         graph.bloom.add(List.of(hung, A));
         graph.local.put(A, new long[] {B});
@@ -178,9 +178,9 @@ class FollowingPairsHandlerTest {
             assertThat(results.get(1).toString()).as("the shard").isEqualTo("{\"following\":true}");
             assertThat(results.get(3).toString()).as("the shard").isEqualTo("{\"following\":false}");
             JsonNode timedOut = results.get(2);
-            assertThat(timedOut.get("status").intValue()).isEqualTo(504);
-            assertThat(timedOut.get("type").stringValue()).isEqualTo("https://socialgraph.dev/problems/timeout");
-            assertThat(timedOut.get("title").stringValue()).isEqualTo("Gateway Timeout");
+            assertThat(timedOut.get("status").intValue()).isEqualTo(503);
+            assertThat(timedOut.get("type").stringValue()).isEqualTo("https://socialgraph.dev/problems/shard-unavailable");
+            assertThat(timedOut.get("title").stringValue()).isEqualTo("Service Unavailable");
             assertThat(timedOut.get("detail").stringValue())
                     .isEqualTo("the check of this pair did not finish within 200 ms; retry later");
             assertThat(timedOut.get("instance").stringValue())
@@ -190,7 +190,7 @@ class FollowingPairsHandlerTest {
 
             release.countDown();
             await().atMost(Duration.ofSeconds(10)).until(() -> lateAnswers.get() == 1);
-            assertThat(answer).as("the late answer was dropped").contains("\"status\":504");
+            assertThat(answer).as("the late answer was dropped").contains("\"status\":503");
         } finally {
             release.countDown();
             threads.dispose();
@@ -199,7 +199,7 @@ class FollowingPairsHandlerTest {
 
     /**
      * A pair still waiting for a thread behind a hung one at the deadline gets the overload 503 (no thread was free in
-     * time), the hung one its 504; the waiting one is never read afterwards.
+     * time), the hung one its 503; the waiting one is never read afterwards.
      */
     @Test
     void aPairQueuedBehindAHungOne_isTheOverload503_andNotReadAfterTheDeadline() throws Exception {
@@ -218,8 +218,8 @@ class FollowingPairsHandlerTest {
                     oneThread), "{\"pairs\":[{\"followerId\":30,\"followeeId\":10},"
                     + "{\"followerId\":20,\"followeeId\":10}]}")).get("results");
 
-            assertThat(results.get(0).get("status").intValue()).isEqualTo(504);
-            assertThat(results.get(0).get("type").stringValue()).isEqualTo("https://socialgraph.dev/problems/timeout");
+            assertThat(results.get(0).get("status").intValue()).isEqualTo(503);
+            assertThat(results.get(0).get("type").stringValue()).isEqualTo("https://socialgraph.dev/problems/shard-unavailable");
             JsonNode waited = results.get(1);
             assertThat(waited.get("status").intValue()).as("queued behind the hung read").isEqualTo(503);
             assertThat(waited.get("type").stringValue())
