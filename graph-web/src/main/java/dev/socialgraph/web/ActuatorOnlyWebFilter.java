@@ -38,7 +38,7 @@ final class ActuatorOnlyWebFilter implements WebFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         String path = exchange.getRequest().getPath().value();
-        if (actuator.containsPlainly(path) && !path.contains("%")) { // the raw path, as WebFlux matches it
+        if (actuator.containsPlainlyRaw(path)) {
             return chain.filter(exchange);
         }
         return ReactiveProblems.write(exchange, ProblemType.NOT_FOUND.status(), ProblemJson.of(ProblemType.NOT_FOUND,

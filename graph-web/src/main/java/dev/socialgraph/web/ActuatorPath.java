@@ -36,4 +36,14 @@ final class ActuatorPath {
     boolean containsPlainly(String path) {
         return contains(path) && !path.contains("..") && !path.contains(";");
     }
+
+    /**
+     * {@link #containsPlainly} for a stack that matches the raw path, as WebFlux does: no percent-encoding either,
+     * which an actuator path never needs and which could hide a dot segment ({@code /actuator/%2e%2e/...}).
+     *
+     * @param rawPath the request's path as sent
+     */
+    boolean containsPlainlyRaw(String rawPath) {
+        return containsPlainly(rawPath) && !rawPath.contains("%");
+    }
 }

@@ -59,6 +59,11 @@ final class CredentialRule {
         return actuator.containsPlainly(path);
     }
 
+    /** {@link #isExempt} for the raw path of a stack that matches it unresolved ({@link ActuatorPath#containsPlainlyRaw}). */
+    boolean isExemptRaw(String rawPath) {
+        return actuator.containsPlainlyRaw(rawPath);
+    }
+
     /**
      * Judges a request's header and counts a refusal.
      *

@@ -40,7 +40,7 @@ final class ServiceTokenWebFilter implements WebFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         String path = exchange.getRequest().getPath().pathWithinApplication().value();
-        if (rule.isExempt(path) && !path.contains("%")) { // WebFlux matches the raw path: no encoded forms either
+        if (rule.isExemptRaw(path)) { // WebFlux matches the raw path
             return chain.filter(exchange);
         }
         Problems refusal = rule.refusal(exchange.getRequest().getHeaders().getFirst(ServiceTokenFilter.HEADER));
