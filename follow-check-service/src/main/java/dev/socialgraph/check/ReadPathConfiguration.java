@@ -1,17 +1,21 @@
 package dev.socialgraph.check;
 
+import com.github.benmanes.caffeine.cache.Ticker;
 import dev.socialgraph.check.accounts.AccountStates;
 import dev.socialgraph.check.accounts.AccountVisibility;
 import dev.socialgraph.check.affinity.ShardOwnership;
 import dev.socialgraph.check.bloom.EdgeBloom;
+import dev.socialgraph.check.cache.FollowerSideCache;
 import dev.socialgraph.check.cache.LocalFollowingCache;
 import dev.socialgraph.check.cache.RedisFollowingCache;
 import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.feed.FeedLag;
 import dev.socialgraph.check.follow.FollowChecker;
+import dev.socialgraph.check.lists.FollowLists;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.account.AccountStateFeed;
 import dev.socialgraph.store.account.InactiveUsers;
+import dev.socialgraph.store.following.FollowingRow;
 import dev.socialgraph.store.shard.ShardDataSources;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -39,7 +43,7 @@ class ReadPathConfiguration {
         Gauge.builder("graph.check.local.entries", cache, LocalFollowingCache::entries)
                 .description("Followers whose following array is cached in process").register(registry);
         Gauge.builder("graph.check.local.weight", cache, LocalFollowingCache::weightedBytes)
-                .description("Weighed size of the in-process following cache (8 bytes per edge + 112 per follower)")
+                .description("Weighed size of the in-process following cache (16 bytes per edge + 144 per follower)")
                 .baseUnit("bytes").register(registry);
         FunctionCounter.builder("graph.check.local.patched", cache, LocalFollowingCache::patched)
                 .description("follow-events that patched a cached following array").register(registry);
@@ -47,6 +51,30 @@ class ReadPathConfiguration {
                 .description("follow-events that dropped a cached array on a version gap").register(registry);
         FunctionCounter.builder("graph.check.local.refused.fills", cache, LocalFollowingCache::refusedFills)
                 .description("Fills refused because an event of the same stripe arrived during the read")
+                .register(registry);
+        return cache;
+    }
+
+    @Bean
+    FollowerSideCache followerSideCache(CheckProperties properties, MeterRegistry registry) {
+        CheckProperties.FollowerSide settings = properties.followerSide();
+        FollowerSideCache cache = new FollowerSideCache(settings.windowBudget().toBytes(), settings.countEntries(),
+                settings.windowSize(), settings.staleBound(), settings.maxAge(), Ticker.systemTicker());
+        Gauge.builder("graph.check.follower.windows", cache, FollowerSideCache::windows)
+                .description("Followees whose newest followers are cached in process").register(registry);
+        Gauge.builder("graph.check.follower.counts", cache, FollowerSideCache::counts)
+                .description("Followees whose follower count is cached in process").register(registry);
+        Gauge.builder("graph.check.follower.weight", cache, FollowerSideCache::windowBytes)
+                .description("Weighed size of the cached follower windows (16 bytes per follower + 136 per followee)")
+                .baseUnit("bytes").register(registry);
+        Gauge.builder("graph.check.follower.pending", cache, FollowerSideCache::pending)
+                .description("Followees with a follow event read but not yet applied by the cdc-consumer")
+                .register(registry);
+        FunctionCounter.builder("graph.check.follower.refused.fills", cache, FollowerSideCache::refusedFills)
+                .description("Follower-side fills refused: the followee was pending or an event came during the read")
+                .register(registry);
+        FunctionCounter.builder("graph.check.follower.invalidated", cache, FollowerSideCache::invalidated)
+                .description("Followees whose cached entries were dropped once the cdc-consumer applied their events")
                 .register(registry);
         return cache;
     }
@@ -113,5 +141,27 @@ class ReadPathConfiguration {
                 Clock.systemUTC());
         return new FollowChecker(bloom, local, redis, shards, feed, ownership::owns, tokens,
                 properties.tokenMaxAge(), localAdmissions, registry);
+    }
+
+    /**
+     * The lists over the following rows of the {@link FollowChecker}'s layers and the follower-side cache (none when
+     * {@code graph.check.follower-side.enabled} is off).
+     */
+    @Bean
+    FollowLists followLists(FollowLists.Shards shards, FollowChecker checker, FollowerSideCache followerSide,
+                            AccountVisibility accounts, CheckProperties properties) {
+        FollowLists.Rows rows = new FollowLists.Rows() {
+            @Override
+            public FollowingRow cached(long followerId, long writer) {
+                return checker.cachedRow(followerId, writer);
+            }
+
+            @Override
+            public FollowingRow read(long followerId, long writer) {
+                return checker.followingRow(followerId, writer);
+            }
+        };
+        return new FollowLists(shards, rows, properties.followerSide().enabled() ? followerSide : null,
+                accounts::inactiveAmong);
     }
 }

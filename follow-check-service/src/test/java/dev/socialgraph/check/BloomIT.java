@@ -206,7 +206,7 @@ class BloomIT {
         }
         publish(FollowEvent.unfollow(follower, followee, T0 + 20, unfollowed, T0 + 21));
         Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !check(follower, followee));
-        assertThat(localCache.entry(follower).version()).isEqualTo(unfollowed); // patched, not dropped
+        assertThat(localCache.row(follower).version()).isEqualTo(unfollowed); // patched, not dropped
         assertThat(localCache.following(follower)).isEmpty();
         // An unfollow cannot leave the filter: it still says "maybe", and the answer "no" counts as a false positive.
         assertThat(bloom.mightFollow(follower, followee)).isTrue();

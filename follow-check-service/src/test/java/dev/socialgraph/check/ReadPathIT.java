@@ -1,13 +1,13 @@
 package dev.socialgraph.check;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
+import dev.socialgraph.cache.FollowingCacheScripts;
 import dev.socialgraph.check.cache.LocalFollowingCache;
 import dev.socialgraph.check.feed.FeedLag;
-import dev.socialgraph.cache.FollowingCacheScripts;
 import dev.socialgraph.common.keys.RedisKeys;
+import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.localruntime.ServiceProcess;
+import dev.socialgraph.store.following.FollowingRow;
 import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.testsupport.ActuatorProbe;
 import dev.socialgraph.testsupport.PrivateRedisServer;
@@ -16,17 +16,15 @@ import dev.socialgraph.testsupport.TestShards;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import dev.socialgraph.common.shard.ShardGroup;
 import java.net.URI;
-import java.sql.Connection;
-import java.sql.Statement;
-import java.time.Duration;
-import org.awaitility.Awaitility;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -38,9 +36,10 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -50,6 +49,8 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The read path against real PostgreSQL shards and a private Redis, checked against a model of a generated graph
@@ -707,7 +708,8 @@ class ReadPathIT {
         writer.follow(8001, 8007, t + 5);
         Runnable stale = () -> { // 8001's array in process as it was before: what the feed has not patched yet
             localCache.invalidate(8001);
-            assertThat(localCache.put(8001, new long[] {8002}, before, localCache.ticket(8001))).isTrue();
+            assertThat(localCache.put(new FollowingRow(8001, new long[] {8002}, new long[] {t + 1}, before),
+                    localCache.ticket(8001))).isTrue();
         };
         writer.follow(8003, 8004, t + 2);
         writer.block(8004, 8003, t + 6); // 8003's follow of its blocker stands until the block's event
@@ -899,9 +901,10 @@ class ReadPathIT {
         check(a, CELEBRITY); // from Redis, or from the shard, which fills Redis
         localCache.clear();
         check(a, FIRST_USER); // from Redis: queues the admission, read from the shard after the answer
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> localCache.entry(a) != null);
-        LocalFollowingCache.Entry entry = localCache.entry(a);
-        assertThat(entry.ids()).containsExactly(MODEL.get(a).keySet().stream().mapToLong(Long::longValue).toArray());
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> localCache.row(a) != null);
+        FollowingRow entry = localCache.row(a);
+        assertThat(entry.followingIds())
+                .containsExactly(MODEL.get(a).keySet().stream().mapToLong(Long::longValue).toArray());
         assertThat(entry.version()).isPositive();
     }
 

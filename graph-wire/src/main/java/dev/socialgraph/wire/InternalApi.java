@@ -65,19 +65,20 @@ public final class InternalApi {
 
     /** {@code id}'s followees, newest first. */
     public static final Endpoint FOLLOWING = Endpoint.of("following", Method.GET, USERS + "/{id}/following")
-            .withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
+            .withHeaders(Headers.FOLLOW_TOKEN).withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
 
     /** {@code id}'s followers, newest first. */
     public static final Endpoint FOLLOWERS = Endpoint.of("followers", Method.GET, USERS + "/{id}/followers")
-            .withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
+            .withHeaders(Headers.FOLLOW_TOKEN).withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
 
     /** {@code id}'s follower and following counts. */
     public static final Endpoint COUNTS = Endpoint.of("counts", Method.GET, USERS + "/{id}/counts")
-            .withQuery(STRINGIFY_IDS);
+            .withHeaders(Headers.FOLLOW_TOKEN).withQuery(STRINGIFY_IDS);
 
     /** The users both {@code id} and {@code otherId} follow. */
     public static final Endpoint COMMON_FOLLOWING = Endpoint.of("common-following", Method.GET,
-            USERS + "/{id}/common-following/{otherId}").withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
+            USERS + "/{id}/common-following/{otherId}").withHeaders(Headers.FOLLOW_TOKEN)
+            .withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
 
     /** The relationship of two users, what the viewer may see of it. */
     public static final Endpoint RELATIONSHIP = Endpoint.of("relationship", Method.GET,

@@ -45,11 +45,11 @@ public final class PublicApi {
     public static final Endpoint ARE_FOLLOWING = Endpoint.of("areFollowing", Method.POST,
             USER + "/following/contains").withHeaders(Headers.FOLLOW_TOKEN, Headers.REQUEST_ID)
             .withQuery(InternalApi.STRINGIFY_IDS);
-    public static final Endpoint LIST_FOLLOWING = page("listFollowing", USER + "/following");
-    public static final Endpoint LIST_FOLLOWERS = page("listFollowers", USER + "/followers");
+    public static final Endpoint LIST_FOLLOWING = followPage("listFollowing", USER + "/following");
+    public static final Endpoint LIST_FOLLOWERS = followPage("listFollowers", USER + "/followers");
     public static final Endpoint COUNT_FOLLOWS = Endpoint.of("countFollows", Method.GET, USER + "/counts")
-            .withHeaders(Headers.REQUEST_ID);
-    public static final Endpoint LIST_COMMON_FOLLOWING = page("listCommonFollowing",
+            .withHeaders(Headers.FOLLOW_TOKEN, Headers.REQUEST_ID);
+    public static final Endpoint LIST_COMMON_FOLLOWING = followPage("listCommonFollowing",
             USER + "/common-following/{otherId}");
     public static final Endpoint GET_RELATIONSHIP = Endpoint.of("getRelationship", Method.GET,
             USER + "/relationship/{otherId}").withHeaders(Headers.FOLLOW_TOKEN, Headers.REQUEST_ID);
@@ -86,6 +86,12 @@ public final class PublicApi {
     /** An operation answering ids (so {@code stringify_ids}) that reads the request id. */
     private static Endpoint write(String name, Method method, String template) {
         return Endpoint.of(name, method, template).withHeaders(Headers.REQUEST_ID).withQuery(InternalApi.STRINGIFY_IDS);
+    }
+
+    /** A list of follows: a page of {@code limit} from {@code cursor}, read-your-writes with a follow token. */
+    private static Endpoint followPage(String name, String template) {
+        return Endpoint.of(name, Method.GET, template).withHeaders(Headers.FOLLOW_TOKEN, Headers.REQUEST_ID)
+                .withQuery(InternalApi.LIMIT, InternalApi.CURSOR, InternalApi.STRINGIFY_IDS);
     }
 
     /** A list: a page of {@code limit} from {@code cursor}. */

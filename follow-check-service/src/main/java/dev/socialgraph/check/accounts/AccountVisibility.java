@@ -84,6 +84,26 @@ public final class AccountVisibility {
     }
 
     /**
+     * How many of {@code ids} are inactive users by the view: what a count read from memory subtracts, as the shard's
+     * count has them taken out.
+     *
+     * @param ids any ids
+     * @return {@code 0..ids.length}; 0 without a look at the ids while no user is inactive
+     */
+    public int inactiveAmong(long[] ids) {
+        if (!anyInactive()) {
+            return 0;
+        }
+        int n = 0;
+        for (long id : ids) {
+            if (view.isInactive(id)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
      * Whether {@code userId} is inactive by the view (no state row read).
      *
      * @param userId any value

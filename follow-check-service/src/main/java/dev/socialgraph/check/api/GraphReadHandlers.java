@@ -197,9 +197,10 @@ final class GraphReadHandlers {
         long owner = UserIds.parse(request.pathVariable("id"), "id");
         int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.maxLimit());
         CursorPosition after = position(request, kind, owner);
+        long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
         return blocking(() -> {
-            GraphReads.VisiblePage page = kind == ListKind.FOLLOWING ? reads.following(owner, after, size)
-                    : reads.followers(owner, after, size);
+            GraphReads.VisiblePage page = kind == ListKind.FOLLOWING ? reads.following(owner, after, size, writer)
+                    : reads.followers(owner, after, size, writer);
             List<Item> items = new ArrayList<>(page.ids().length);
             for (int i = 0; i < page.ids().length; i++) {
                 items.add(new Item(page.ids()[i], page.times()[i]));
@@ -219,10 +220,14 @@ final class GraphReadHandlers {
         return page.next() == null ? null : cursors.encode(kind, owner, page.next());
     }
 
-    /** {@code GET /internal/v1/users/{id}/counts}: {@code {followers, following}} from the rows' count columns. */
+    /**
+     * {@code GET /internal/v1/users/{id}/counts}: {@code {followers, following}}, from memory or the rows' count
+     * columns.
+     */
     Mono<ServerResponse> counts(ServerRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
-        return blocking(() -> reads.counts(user)).flatMap(body -> json(request, body));
+        long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
+        return blocking(() -> reads.counts(user, writer)).flatMap(body -> json(request, body));
     }
 
     /** {@code GET /internal/v1/users/{id}/common-following/{otherId}?limit&cursor}: {@link CommonResponse}. */
@@ -232,8 +237,9 @@ final class GraphReadHandlers {
         int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.maxLimit());
         String cursor = param(request, "cursor");
         long after = cursor == null ? 0 : cursors.decode(cursor, ListKind.COMMON, a).userId();
+        long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
         return blocking(() -> {
-            GraphReads.VisiblePage page = reads.commonFollowing(a, b, after, size);
+            GraphReads.VisiblePage page = reads.commonFollowing(a, b, after, size, writer);
             List<CommonItem> items = new ArrayList<>(page.ids().length);
             for (long userId : page.ids()) {
                 items.add(new CommonItem(userId));

@@ -3,20 +3,23 @@ package dev.socialgraph.check.cache;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.socialgraph.check.follow.FollowChecker;
+import dev.socialgraph.common.adjacency.Adjacency;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
+import dev.socialgraph.store.following.FollowingRow;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The exact in-process following cache (DESIGN.md 5 step 3): the sorted following array of each cached follower,
- * stamped with the following row's version, kept exact by the {@code follow-events} stream. A hit answers with a
- * binary search and no network call, and is exactly as fresh as the events this instance has applied (the
- * feed-lag guard decides whether that is fresh enough).
+ * The exact in-process following cache (DESIGN.md 5 step 3): the following row of each cached follower (its sorted
+ * followee ids, their follow times, its version), kept exact by the {@code follow-events} stream. A hit answers a
+ * check with a binary search and no network call, and a following list, a following count or common following with
+ * no shard read; each is exactly as fresh as the events this instance has applied (the feed-lag guard decides whether
+ * that is fresh enough).
  *
  * <h2>Staying exact</h2>
  * <ul>
  *   <li>{@link #apply}: an event of version {@code v} for a cached entry of version {@code v - 1} patches it (insert
- *       or remove one id); {@code v} at or below the entry's version is a redelivery and is ignored; anything
+ *       or remove one id with its follow time); {@code v} at or below the entry's version is a redelivery and is ignored; anything
  *       else is a gap (a missed event, or events of one follower arriving out of order from different
  *       partitions: the topic is keyed by followee) and drops the entry rather than guessing. An event for a
  *       follower that is not cached changes nothing.</li>
@@ -30,32 +33,26 @@ import java.util.concurrent.atomic.LongAdder;
  * </ul>
  *
  * <h2>Size</h2>
- * Bounded by a byte budget with a weigher of {@value #BYTES_PER_EDGE} bytes per cached edge (one {@code long} of
- * the array) plus {@value #ENTRY_OVERHEAD_BYTES} bytes per entry (Caffeine's node, the boxed key, the entry
- * record and the array header on a 64-bit JVM with compressed oops); eviction is Caffeine's W-TinyLFU, so the hot
- * followers stay.
+ * Bounded by a byte budget with a weigher of {@value #BYTES_PER_EDGE} bytes per cached edge (two {@code long}s: the
+ * id and its follow time) plus {@value #ENTRY_OVERHEAD_BYTES} bytes per entry (Caffeine's node, the boxed key, the
+ * row record and the two array headers on a 64-bit JVM with compressed oops); eviction is Caffeine's W-TinyLFU, so
+ * the hot followers stay.
  *
- * <p>Thread-safe. Arrays handed out are never modified (patches copy), so a reader's binary search needs no lock.
+ * <p>Thread-safe. Arrays handed out are never modified (patches copy), so a reader's search needs no lock.
  */
 public final class LocalFollowingCache implements FollowChecker.Local {
 
-    /** Bytes per cached edge: one {@code long} in the sorted array. */
-    public static final int BYTES_PER_EDGE = Long.BYTES;
-    /** Bytes per entry besides its ids: Caffeine node (~56), {@code Long} key (16), entry (24), array header (16). */
-    public static final int ENTRY_OVERHEAD_BYTES = 112;
+    /** Bytes per cached edge: the id in the sorted array and its follow time in the aligned one. */
+    public static final int BYTES_PER_EDGE = 2 * Long.BYTES;
+    /**
+     * Bytes per entry besides its edges: Caffeine node (~56), {@code Long} key (16), the row record (40), two array
+     * headers (32).
+     */
+    public static final int ENTRY_OVERHEAD_BYTES = 144;
     /** Number of fill stripes; a power of two. */
     static final int STRIPES = 1 << 16;
 
-    /**
-     * A cached following array.
-     *
-     * @param ids     followee ids, sorted ascending, each once; never modified
-     * @param version the following row version the array is exact for, {@code >= 0}
-     */
-    public record Entry(long[] ids, long version) {
-    }
-
-    private final Cache<Long, Entry> cache;
+    private final Cache<Long, FollowingRow> cache;
     private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
     private final LongAdder patched = new LongAdder();
     private final LongAdder dropped = new LongAdder();
@@ -71,7 +68,7 @@ public final class LocalFollowingCache implements FollowChecker.Local {
         }
         this.cache = Caffeine.newBuilder()
                 .maximumWeight(budgetBytes)
-                .weigher((Long id, Entry e) -> weight(e.ids().length))
+                .weigher((Long id, FollowingRow row) -> weight(row.followingCount()))
                 .executor(Runnable::run) // maintenance on the caller: no ForkJoinPool hand-off per write
                 .build();
     }
@@ -94,17 +91,18 @@ public final class LocalFollowingCache implements FollowChecker.Local {
      */
     @Override
     public long[] following(long followerId) {
-        Entry e = cache.getIfPresent(followerId);
-        return e == null ? null : e.ids();
+        FollowingRow row = cache.getIfPresent(followerId);
+        return row == null ? null : row.followingIds();
     }
 
     /**
-     * The cached entry of {@code followerId}.
+     * The cached following row of {@code followerId}.
      *
      * @param followerId positive
-     * @return the entry, or {@code null} when not cached
+     * @return the row (its arrays not to be modified), or {@code null} when not cached
      */
-    public Entry entry(long followerId) {
+    @Override
+    public FollowingRow row(long followerId) {
         return cache.getIfPresent(followerId);
     }
 
@@ -123,14 +121,14 @@ public final class LocalFollowingCache implements FollowChecker.Local {
      * Caches a following row read after {@link #ticket} returned {@code ticket}, unless an event of a follower of
      * the same stripe was applied since (the row may already be stale) or a newer version is cached.
      *
-     * @param followerId positive
-     * @param ids        the row's followee ids, sorted ascending; the cache keeps this array, do not modify it
-     * @param version    the row's version, {@code >= 0}
-     * @param ticket     from {@link #ticket}, taken before the row was read
+     * @param row    the row as read; the cache keeps its arrays, do not modify them
+     * @param ticket from {@link #ticket}, taken before the row was read
      * @return whether the row is cached now (also when the same version already was)
      */
     @Override
-    public boolean put(long followerId, long[] ids, long version, long ticket) {
+    public boolean put(FollowingRow row, long ticket) {
+        long followerId = row.followerId();
+        long version = row.version();
         int stripe = stripe(followerId);
         boolean[] cached = new boolean[1];
         cache.asMap().compute(followerId, (id, old) -> {
@@ -144,7 +142,7 @@ public final class LocalFollowingCache implements FollowChecker.Local {
                 return old;
             }
             cached[0] = true;
-            return new Entry(ids, version);
+            return row;
         });
         return cached[0];
     }
@@ -155,9 +153,10 @@ public final class LocalFollowingCache implements FollowChecker.Local {
      * @param followerId positive
      * @param followeeId positive
      * @param follow     {@code true} for a follow, {@code false} for an unfollow
+     * @param followedAt epoch ms when the follow was made (the event's {@code followedAt})
      * @param version    the following row's version after the change, {@code >= 1}
      */
-    public void apply(long followerId, long followeeId, boolean follow, long version) {
+    public void apply(long followerId, long followeeId, boolean follow, long followedAt, long version) {
         stripes.incrementAndGet(stripe(followerId));
         // compute, not computeIfPresent or a get first: both have lock-free fast paths that would miss a put whose
         // compute is in progress (it passed its stripe check before the increment above) and so leave it stale.
@@ -173,9 +172,10 @@ public final class LocalFollowingCache implements FollowChecker.Local {
                 return null; // a gap: some change in between was not seen here
             }
             patched.increment();
-            long[] ids = follow ? AdjacencyArray.insert(old.ids(), followeeId)
-                    : AdjacencyArray.remove(old.ids(), followeeId);
-            return new Entry(ids, version);
+            Adjacency changed = follow
+                    ? AdjacencyArray.insert(old.followingIds(), old.followedAt(), followeeId, followedAt)
+                    : AdjacencyArray.remove(old.followingIds(), old.followedAt(), followeeId);
+            return new FollowingRow(followerId, changed.ids(), changed.followedAt(), version);
         });
     }
 

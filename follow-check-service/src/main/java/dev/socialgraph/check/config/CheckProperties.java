@@ -28,8 +28,9 @@ import org.springframework.validation.annotation.Validated;
  * @param redisMode           {@code standalone} (default) or {@code cluster}
  * @param redisTimeout        per-command timeout; a dead Redis costs at most this before the shard answers
  * @param cacheTtl            time to live of a {@code following:{id}} set filled from the shard (3600 s)
- * @param localCacheBudget    byte budget of the exact in-process following cache (8 bytes per cached edge plus
- *                            112 per follower; ego-Twitter's 1.77M edges and 81K users take about 23 MB)
+ * @param localCacheBudget    byte budget of the exact in-process following cache (16 bytes per cached edge, its id
+ *                            and follow time, plus 144 per follower; ego-Twitter's 1.77M edges and 81K users take
+ *                            about 40 MB)
  * @param admissionQueue      most followers waiting to be read from the shard into the in-process cache after a
  *                            miss answered by Redis; past it a miss is not queued (the next one tries again)
  * @param tokenSecret         HMAC secret of follow tokens, shared with the write service (>= 32 bytes; no default:
@@ -60,6 +61,7 @@ import org.springframework.validation.annotation.Validated;
  * @param feed                the feed-lag guard of the in-process layers
  * @param affinity            which logical shards this instance owns (shard-affine reads)
  * @param accounts            the view of inactive accounts (docs/account-lifecycle.md)
+ * @param followerSide        the in-process cache of followers' first pages and counts
  */
 @Validated
 @ConfigurationProperties("graph.check")
@@ -87,7 +89,37 @@ public record CheckProperties(
         @Valid @NotNull @DefaultValue Bloom bloom,
         @Valid @NotNull @DefaultValue Feed feed,
         @Valid @NotNull @DefaultValue Affinity affinity,
-        @Valid @NotNull @DefaultValue Accounts accounts) {
+        @Valid @NotNull @DefaultValue Accounts accounts,
+        @Valid @NotNull @DefaultValue FollowerSide followerSide) {
+
+    /**
+     * The in-process cache of the follower side, {@code graph.check.follower-side.*} (docs/decisions/0059).
+     *
+     * @param enabled           {@code false} reads every followers page and follower count from the shard
+     * @param windowSize        followers held per cached followee, newest first: the largest first page served from
+     *                          memory (100, the largest page a product asks for)
+     * @param windowBudget      byte budget of the windows (16 bytes per follower held plus 136 per followee: 64 MB
+     *                          hold about 38,000 full windows)
+     * @param countEntries      most follower counts held (88 bytes each)
+     * @param staleBound        how long after a followee's follow event its old entries are still served while the
+     *                          cdc-consumer applies the event (1 s; the design allows other readers 2 s)
+     * @param maxAge            how long an entry lives at most: what no follow event announces (count offsets moved
+     *                          by account jobs) is seen within it (10 s)
+     * @param cdcGroup          the cdc-consumer's consumer group, whose committed offsets say which events the
+     *                          follower side holds
+     * @param watermarkInterval how often those offsets are read (100 ms)
+     */
+    public record FollowerSide(
+            @DefaultValue("true") boolean enabled,
+            @Min(1) @Max(1000) @DefaultValue("100") int windowSize,
+            @NotNull @DefaultValue("64MB") DataSize windowBudget,
+            @Min(1) @Max(100_000_000) @DefaultValue("200000") long countEntries,
+            @NotNull @DurationMin(millis = 1) @DurationMax(seconds = 2) @DefaultValue("1s") Duration staleBound,
+            @NotNull @DurationMin(millis = 100) @DefaultValue("10s") Duration maxAge,
+            @NotBlank @DefaultValue("cdc-consumer") String cdcGroup,
+            @NotNull @DurationMin(millis = 10) @DefaultValue("100ms") Duration watermarkInterval) {
+    }
+
 
     /**
      * The in-process view of deactivated and erased accounts, {@code graph.check.accounts.*}

@@ -2,6 +2,7 @@ package dev.socialgraph.check.feed;
 
 import dev.socialgraph.check.bloom.EdgeBloom;
 import dev.socialgraph.check.bloom.EventFeed;
+import dev.socialgraph.check.cache.FollowerSideCache;
 import dev.socialgraph.check.cache.LocalFollowingCache;
 import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.relations.HiddenPairs;
@@ -39,7 +40,8 @@ import org.springframework.stereotype.Component;
 /**
  * The event feed: consumes {@code follow-events} in this instance's own consumer group (DESIGN.md 2.4) and keeps the
  * in-process layers current. Every follow goes into the {@link EdgeBloom}, and every change is applied to the exact
- * {@link LocalFollowingCache} by its version (a patch, or a drop on a gap); every new block and mute goes into
+ * {@link LocalFollowingCache} by its version (a patch, or a drop on a gap) and marks its followee pending in the
+ * {@link FollowerSideCache} (until the cdc-consumer has applied it); every new block and mute goes into
  * {@link HiddenPairs}. Every partition is assigned directly and read from its end as of {@link #start}, which the
  * bloom start-up calls ({@link EventFeed}): its scan or snapshot replay covers everything before that position.
  *
@@ -67,6 +69,7 @@ class FollowEventsListener implements EventFeed, DisposableBean {
     private final CheckProperties.Bloom settings;
     private final EdgeBloom bloom;
     private final LocalFollowingCache local;
+    private final FollowerSideCache followerSide;
     private final HiddenPairs hidden;
     private final FeedLag lag;
     private final EventTracing tracing;
@@ -81,11 +84,13 @@ class FollowEventsListener implements EventFeed, DisposableBean {
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private Thread thread;
 
-    FollowEventsListener(CheckProperties properties, EdgeBloom bloom, LocalFollowingCache local, HiddenPairs hidden,
-                         FeedLag lag, MeterRegistry registry, EventTracing tracing) {
+    FollowEventsListener(CheckProperties properties, EdgeBloom bloom, LocalFollowingCache local,
+                         FollowerSideCache followerSide, HiddenPairs hidden, FeedLag lag, MeterRegistry registry,
+                         EventTracing tracing) {
         this.settings = properties.bloom();
         this.bloom = bloom;
         this.local = local;
+        this.followerSide = followerSide;
         this.hidden = hidden;
         this.lag = lag;
         this.tracing = tracing;
@@ -152,7 +157,7 @@ class FollowEventsListener implements EventFeed, DisposableBean {
                 for (ConsumerRecord<byte[], byte[]> record : c.poll(POLL)) {
                     Header parent = record.headers().lastHeader(EventTracing.TRACEPARENT);
                     if (parent == null || !EventTracing.isSampled(parent.value())) {
-                        apply(record.value());
+                        apply(record);
                     } else {
                         applyTraced(record, parent);
                     }
@@ -181,6 +186,7 @@ class FollowEventsListener implements EventFeed, DisposableBean {
             if (running) {
                 bloom.markStale(); // without the feed the filter would miss new follows
                 local.clear(); // and the cache would keep changed rows; the lag guard already stops trusting both
+                followerSide.clear(); // and the follower side's entries would never learn of a change
                 hidden.markStale(); // and the filter of hidden pairs would miss new blocks
                 log.warn("follow-events consumer stopped; bloom filter off: {}", e.toString());
             }
@@ -193,7 +199,7 @@ class FollowEventsListener implements EventFeed, DisposableBean {
         Span span = tracing.startChild(new String(parent.value(), StandardCharsets.US_ASCII), PROCESS_SPAN,
                 Span.Kind.CONSUMER, record.topic());
         if (span == null) {
-            apply(record.value());
+            apply(record);
             return;
         }
         Header requestId = record.headers().lastHeader(EventTracing.REQUEST_ID);
@@ -202,7 +208,7 @@ class FollowEventsListener implements EventFeed, DisposableBean {
         try {
             // In the span's scope: the line carries the trace and span id and the request id, to follow a write here.
             log.debug("Applying follow-events record {}-{}@{}", record.topic(), record.partition(), record.offset());
-            apply(record.value());
+            apply(record);
         } catch (RuntimeException e) {
             span.error(e);
             throw e;
@@ -216,10 +222,10 @@ class FollowEventsListener implements EventFeed, DisposableBean {
         }
     }
 
-    private void apply(byte[] value) {
+    private void apply(ConsumerRecord<byte[], byte[]> record) {
         FollowEvent event;
         try {
-            event = FollowEventJson.fromJson(value);
+            event = FollowEventJson.fromJson(record.value());
         } catch (MalformedEventException | NullPointerException e) {
             malformed.increment();
             return;
@@ -232,7 +238,8 @@ class FollowEventsListener implements EventFeed, DisposableBean {
         if (event.isFollow()) {
             bloom.recordFollow(event.followerId(), event.followeeId());
         }
-        local.apply(event.followerId(), event.followeeId(), event.isFollow(), event.version());
+        local.apply(event.followerId(), event.followeeId(), event.isFollow(), event.followedAt(), event.version());
+        followerSide.changed(event.followeeId(), record.partition(), record.offset());
         applied.increment();
     }
 

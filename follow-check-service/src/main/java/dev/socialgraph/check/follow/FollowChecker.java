@@ -92,15 +92,19 @@ public class FollowChecker {
         long ticket(long followerId);
 
         /**
+         * @param followerId positive
+         * @return the cached following row (ids, follow times, version), or {@code null}
+         */
+        FollowingRow row(long followerId);
+
+        /**
          * Caches a row unless an event of the follower may have been applied since {@code ticket}.
          *
-         * @param followerId positive
-         * @param ids        sorted ascending
-         * @param version    the row's version
-         * @param ticket     from {@link #ticket}
+         * @param row    the row as read from the shard
+         * @param ticket from {@link #ticket}
          * @return whether it is cached now
          */
-        boolean put(long followerId, long[] ids, long version, long ticket);
+        boolean put(FollowingRow row, long ticket);
     }
 
     /** The L1 Redis cache, as {@code dev.socialgraph.check.cache.RedisFollowingCache}. */
@@ -476,8 +480,7 @@ public class FollowChecker {
                 try {
                     if (feed.isFresh() && local.following(followerId) == null) {
                         long ticket = local.ticket(followerId);
-                        FollowingRow row = shards.following(followerId);
-                        local.put(followerId, row.followingIds(), row.version(), ticket);
+                        local.put(shards.following(followerId), ticket);
                     }
                 } catch (RuntimeException e) {
                     // a shard that is down: the next miss tries again
@@ -491,16 +494,58 @@ public class FollowChecker {
     }
 
     /**
+     * The following row of {@code followerId} for a list, a count or common following: the in-process row when the
+     * feed is fresh and the request's follow token is not the follower's own, else the shard's row (which then
+     * backfills Redis and, when the feed is fresh, the in-process cache: a user whose lists are read is a hot user).
+     * Blocks and account states are the caller's.
+     *
+     * @param followerId positive user id
+     * @param writer     the request's follow token ({@link #writer}); the follower's own write reads the shard
+     *                   (read-your-writes)
+     * @return the row (its arrays not to be modified); an empty row of version 0 for a user who never followed
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when the shard must be read and is down
+     */
+    public FollowingRow followingRow(long followerId, long writer) {
+        FollowingRow row = cachedRow(followerId, writer);
+        return row != null ? row : loadRow(followerId, feed.isFresh());
+    }
+
+    /**
+     * The in-process following row of {@code followerId}, when the feed is fresh and the request's follow token is
+     * not the follower's own; no I/O.
+     *
+     * @param followerId positive user id
+     * @param writer     the request's follow token ({@link #writer})
+     * @return the row (its arrays not to be modified), or {@code null}
+     */
+    public FollowingRow cachedRow(long followerId, long writer) {
+        return writer != followerId && feed.isFresh() ? local.row(followerId) : null;
+    }
+
+    /**
+     * Whether the event feed is fresh enough for the in-process layers to answer (the feed-lag guard).
+     *
+     * @return the guard's verdict now
+     */
+    public boolean feedFresh() {
+        return feed.isFresh();
+    }
+
+    /**
      * Reads the row, backfills Redis, and caches it in process when {@code cacheHere} (this instance owns the follower
      * and the feed was fresh when the check began).
      */
     private long[] loadFromShard(long followerId, boolean cacheHere) {
+        return loadRow(followerId, cacheHere).followingIds();
+    }
+
+    private FollowingRow loadRow(long followerId, boolean cacheHere) {
         long ticket = cacheHere ? local.ticket(followerId) : 0;
         FollowingRow row = shards.following(followerId);
         redis.fill(followerId, row.followingIds(), row.version());
         if (cacheHere) {
-            local.put(followerId, row.followingIds(), row.version(), ticket);
+            local.put(row, ticket);
         }
-        return row.followingIds();
+        return row;
     }
 }

@@ -1,32 +1,58 @@
 package dev.socialgraph.check.lists;
 
+import dev.socialgraph.check.cache.FollowerSideCache;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.following.FollowingRow;
 import java.util.Arrays;
-import org.springframework.stereotype.Service;
+import java.util.function.ToIntFunction;
 
 /**
  * Lists and counts of DESIGN.md 5: following newest first from the following row, followers newest first from
  * the follower row or celebrity pages, counts, and common following (intersection of two sorted rows). Pages
  * continue strictly after a position {@code (followedAt, userId)}, so follows and unfollows between two pages
- * never repeat an item and never skip one that stayed.
+ * never repeat an item and never skip one that stayed, whether a page comes from memory or from a shard.
+ *
+ * <p><b>From memory</b> (docs/decisions/0059). The following side comes from the exact in-process following rows
+ * ({@link Rows}: kept by the event feed, filled from the shard on a miss): following lists, following counts and common
+ * following read no shard for a cached user. The follower side comes from the {@link FollowerSideCache}: the newest
+ * {@link FollowerSideCache#windowSize} followers and the follower count of each cached followee; a first page of at
+ * most that size, and the pages after it that the window holds, are cut from it. What memory does not hold is read
+ * from the shard, and then cached: a count in one statement per shard group.
+ *
+ * <p>Ids are positive 64-bit user ids; times epoch milliseconds. Every method that may read a shard throws
+ * {@link ShardUnavailableException} when its database is down. Thread-safe.
  */
-@Service
 public class FollowLists {
+
+    /** The following rows through the read path's layers: {@code check.follow.FollowChecker} in production. */
+    public interface Rows {
+
+        /**
+         * The following row of {@code followerId} if memory holds it and may answer for this request.
+         *
+         * @param followerId positive user id
+         * @param writer     the request's follow token as verified ({@code FollowChecker#writer}); the follower's own
+         *                   write is not answered from memory
+         * @return the row (its arrays not to be modified), or {@code null}
+         */
+        FollowingRow cached(long followerId, long writer);
+
+        /**
+         * The following row of {@code followerId}: from memory when it may answer, else from the shard (which then
+         * fills memory).
+         *
+         * @param followerId positive user id
+         * @param writer     as for {@link #cached}
+         * @return the row; an empty row of version 0 for a user who never followed
+         * @throws ShardUnavailableException when the shard must be read and is down
+         */
+        FollowingRow read(long followerId, long writer);
+    }
 
     /** The shard reads of the lists: an adapter in {@code check.store} in production, a plain fake in tests. */
     public interface Shards {
-
-        /**
-         * The following row of {@code followerId} (source of truth), read where its shard lives.
-         *
-         * @param followerId positive user id
-         * @return the row; an empty row of version 0 when the user never followed anyone
-         * @throws ShardUnavailableException when its database is down
-         */
-        FollowingRow following(long followerId);
 
         /**
          * One newest-first page of who follows {@code followeeId}, from the follower row or, for a celebrity, by
@@ -43,7 +69,7 @@ public class FollowLists {
 
         /**
          * How many users {@code followerId} follows: its following row's count column, less the inactive users
-         * taken out of it ({@code count_offsets}).
+         * taken out of it ({@code count_offsets}); one statement.
          *
          * @param followerId positive user id
          * @return {@code 0..10000}
@@ -53,22 +79,52 @@ public class FollowLists {
 
         /**
          * How many users follow {@code followeeId}: its follower row's count column (eventually consistent), less
-         * the inactive users taken out of it.
+         * the inactive users taken out of it; one statement.
          *
          * @param followeeId positive user id
          * @return {@code >= 0}
          * @throws ShardUnavailableException when its database is down
          */
         long followerCount(long followeeId);
+
+        /**
+         * The follower count of {@code followeeId} ({@link #followerCount}) and whether the follower side holds
+         * {@code followerId}'s follow of it, read in one snapshot: what a read-your-writes count corrects.
+         *
+         * @param followeeId positive user id
+         * @param followerId positive user id
+         * @return the count, and whether the follower side holds the follow
+         * @throws ShardUnavailableException when its database is down
+         */
+        CountWithFollower followerCountWith(long followeeId, long followerId);
+    }
+
+    /**
+     * A follower count and one follower's membership, from one snapshot of the follower side.
+     *
+     * @param count      the follower count, {@code >= 0}
+     * @param holdsFollow whether the follower side holds the follow asked about
+     */
+    public record CountWithFollower(long count, boolean holdsFollow) {
     }
 
     private final Shards shards;
+    private final Rows rows;
+    private final FollowerSideCache followerSide;
+    private final ToIntFunction<long[]> inactiveAmong;
 
     /**
-     * @param shards where the rows are read
+     * @param shards        where the rows are read when memory does not hold them
+     * @param rows          the following rows through the read path's layers
+     * @param followerSide  the follower side in memory, or {@code null} to read it from the shard every time
+     * @param inactiveAmong how many of a sorted id array are inactive users (subtracted from a following count read
+     *                      from memory, as the shard's count has them taken out)
      */
-    public FollowLists(Shards shards) {
+    public FollowLists(Shards shards, Rows rows, FollowerSideCache followerSide, ToIntFunction<long[]> inactiveAmong) {
         this.shards = shards;
+        this.rows = rows;
+        this.followerSide = followerSide;
+        this.inactiveAmong = inactiveAmong;
     }
 
     /**
@@ -78,36 +134,116 @@ public class FollowLists {
      * @param cursorFollowedAt position to continue after (ignored for the first page)
      * @param cursorId         position to continue after, or {@link Page#START}
      * @param limit            page size, {@code >= 1}
+     * @param writer           the request's follow token as verified: the follower's own write reads its shard
      * @return the page
      */
-    public Page following(long followerId, long cursorFollowedAt, long cursorId, int limit) {
-        FollowingRow row = shards.following(followerId);
+    public Page following(long followerId, long cursorFollowedAt, long cursorId, int limit, long writer) {
+        FollowingRow row = rows.read(followerId, writer);
         return AdjacencyArray.newestFirst(row.followingIds(), row.followedAt(), cursorFollowedAt, cursorId, limit);
     }
 
     /**
-     * Who follows {@code followeeId}, newest first.
+     * Who follows {@code followeeId}, newest first: from the followee's window in memory when it holds the page,
+     * else from the shard (a first page then fills the window).
      *
      * @param followeeId       positive
      * @param cursorFollowedAt position to continue after (ignored for the first page)
      * @param cursorId         position to continue after, or {@link Page#START}
      * @param limit            page size, {@code >= 1}
+     * @param fresh            whether the event feed is fresh enough for memory to answer
      * @return the page
      */
-    public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit) {
-        return shards.followers(followeeId, cursorFollowedAt, cursorId, limit);
+    public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit, boolean fresh) {
+        if (followerSide == null || !fresh || limit > followerSide.windowSize()) {
+            return shards.followers(followeeId, cursorFollowedAt, cursorId, limit);
+        }
+        FollowerSideCache.Window window = followerSide.window(followeeId);
+        if (window != null) {
+            Page page = window.page(cursorFollowedAt, cursorId, limit);
+            if (page != null) {
+                return page;
+            }
+        }
+        if (cursorId != Page.START) {
+            return shards.followers(followeeId, cursorFollowedAt, cursorId, limit); // past the window
+        }
+        long ticket = followerSide.ticket(followeeId);
+        Page first = shards.followers(followeeId, 0, Page.START, followerSide.windowSize());
+        FollowerSideCache.Window filled = FollowerSideCache.Window.of(first);
+        followerSide.putWindow(followeeId, filled, ticket);
+        return filled.page(0, Page.START, limit);
     }
 
     /**
-     * Follower and following counts.
+     * Follower and following counts: each from memory when it holds it (one lookup), else one statement on the
+     * user's shard of each group.
      *
      * @param userId positive
-     * @return the counts from the rows' count columns less the inactive users taken out of them
-     *         ({@code count_offsets}, docs/account-lifecycle.md): followers from the follower side (eventually
-     *         consistent), following from the following row
+     * @param writer the request's follow token as verified: the user's own write reads its following count from the
+     *               shard
+     * @param fresh  whether the event feed is fresh enough for memory to answer
+     * @return the counts less the inactive users taken out of them (docs/account-lifecycle.md): followers from the
+     *         follower side (eventually consistent), following from the following row
      */
-    public Counts counts(long userId) {
-        return new Counts(shards.followerCount(userId), shards.followingCount(userId));
+    public Counts counts(long userId, long writer, boolean fresh) {
+        return new Counts(followerCount(userId, fresh), followingCount(userId, writer));
+    }
+
+    private int followingCount(long followerId, long writer) {
+        FollowingRow row = rows.cached(followerId, writer);
+        if (row == null) {
+            return shards.followingCount(followerId);
+        }
+        return row.followingCount() - inactiveAmong.applyAsInt(row.followingIds());
+    }
+
+    private long followerCount(long followeeId, boolean fresh) {
+        if (followerSide == null || !fresh) {
+            return shards.followerCount(followeeId);
+        }
+        long cached = followerSide.count(followeeId);
+        if (cached >= 0) {
+            return cached;
+        }
+        long ticket = followerSide.ticket(followeeId);
+        long count = shards.followerCount(followeeId);
+        followerSide.putCount(followeeId, count, ticket);
+        return count;
+    }
+
+    /**
+     * The follower count of {@code followeeId} as {@code followerId}'s own write left it (read-your-writes on the
+     * follower side): the follower side's count, corrected by one when {@code followerId}'s following row (the source of
+     * truth, written synchronously) and the follower side disagree about the follow.
+     *
+     * @param followeeId positive
+     * @param followerId positive, the user whose follow token the request carries, not {@code followeeId}
+     * @return {@code >= 0}
+     */
+    public long followerCountAfterWrite(long followeeId, long followerId) {
+        boolean follows = followedAt(followerId, followeeId) != NOT_FOLLOWING;
+        CountWithFollower side = shards.followerCountWith(followeeId, followerId);
+        if (follows == side.holdsFollow()) {
+            return side.count();
+        }
+        return Math.max(0, side.count() + (follows ? 1 : -1));
+    }
+
+    /** {@link #followedAt} of a pair without a follow. */
+    public static final long NOT_FOLLOWING = -1;
+
+    /**
+     * When {@code followerId} followed {@code followeeId}, by the follower's following row read from its shard (the
+     * source of truth, so a write the follower just made is seen).
+     *
+     * @param followerId positive
+     * @param followeeId positive
+     * @return epoch ms, or {@link #NOT_FOLLOWING}
+     */
+    public long followedAt(long followerId, long followeeId) {
+        FollowingRow row = rows.read(followerId, followerId);
+        int at = Arrays.binarySearch(row.followingIds(), followeeId);
+        return at < 0 ? NOT_FOLLOWING : row.followedAt()[at];
     }
 
     /**
@@ -117,11 +253,12 @@ public class FollowLists {
      * @param b       positive
      * @param afterId exclusive lower bound, {@code 0} for the first page
      * @param limit   page size, {@code >= 1}
+     * @param writer  the request's follow token as verified: the writer's own row is read from its shard
      * @return up to {@code limit} ids plus whether more remain
      */
-    public CommonPage commonFollowing(long a, long b, long afterId, int limit) {
-        long[] first = shards.following(a).followingIds();
-        long[] second = a == b ? first : shards.following(b).followingIds();
+    public CommonPage commonFollowing(long a, long b, long afterId, int limit, long writer) {
+        long[] first = rows.read(a, writer).followingIds();
+        long[] second = a == b ? first : rows.read(b, writer).followingIds();
         long[] found = AdjacencyArray.intersect(first, second, afterId, limit + 1);
         boolean hasMore = found.length > limit;
         return new CommonPage(hasMore ? Arrays.copyOf(found, limit) : found, hasMore);

@@ -260,35 +260,104 @@ public class GraphReads {
     public record VisiblePage(long[] ids, long[] times, CursorPosition next) {
 
         static final VisiblePage EMPTY = new VisiblePage(new long[0], new long[0], null);
+
+        /** This page without its item {@code at}; the cursor still continues after the page as it was read. */
+        VisiblePage without(int at) {
+            long[] i = new long[ids.length - 1];
+            long[] t = new long[ids.length - 1];
+            System.arraycopy(ids, 0, i, 0, at);
+            System.arraycopy(times, 0, t, 0, at);
+            System.arraycopy(ids, at + 1, i, at, ids.length - at - 1);
+            System.arraycopy(times, at + 1, t, at, ids.length - at - 1);
+            return new VisiblePage(i, t, next);
+        }
+
+        /**
+         * This newest-first page with {@code (followedAt, id)} put in its place, newer than the page's end; a page
+         * already of {@code limit} items gives its last item to the next page.
+         */
+        VisiblePage with(long id, long followedAt, int limit) {
+            int at = 0;
+            while (at < ids.length && Page.isNewer(times[at], ids[at], followedAt, id)) {
+                at++;
+            }
+            long[] i = new long[ids.length + 1];
+            long[] t = new long[ids.length + 1];
+            System.arraycopy(ids, 0, i, 0, at);
+            System.arraycopy(times, 0, t, 0, at);
+            i[at] = id;
+            t[at] = followedAt;
+            System.arraycopy(ids, at, i, at + 1, ids.length - at);
+            System.arraycopy(times, at, t, at + 1, ids.length - at);
+            if (i.length <= limit) {
+                return new VisiblePage(i, t, next);
+            }
+            int n = limit;
+            return new VisiblePage(Arrays.copyOf(i, n), Arrays.copyOf(t, n), new CursorPosition(t[n - 1], i[n - 1]));
+        }
     }
 
     /**
-     * Whom {@code userId} follows, newest first; empty for an inactive user.
+     * Whom {@code userId} follows, newest first; empty for an inactive user. From the in-process following row when
+     * it holds the user, else the shard.
      *
-     * @param after the position to continue after, or {@code null} for the first page
-     * @param limit page size, {@code >= 1}
+     * @param after  the position to continue after, or {@code null} for the first page
+     * @param limit  page size, {@code >= 1}
+     * @param writer the request's follow token, as {@link #writer} verified it: the user's own write reads its shard
      */
-    public VisiblePage following(long userId, CursorPosition after, int limit) {
+    public VisiblePage following(long userId, CursorPosition after, int limit, long writer) {
         if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return VisiblePage.EMPTY; // an inactive user's lists are empty
         }
-        Page page = lists.following(userId, at(after), from(after), limit);
+        Page page = lists.following(userId, at(after), from(after), limit, writer);
         return visible(page, new long[0]);
     }
 
     /**
      * Who follows {@code userId}, newest first, without the followers {@code userId} blocks; empty for an inactive
-     * user.
+     * user. From the follower-side window in memory when it holds the page, else the shard.
      *
-     * @param after the position to continue after, or {@code null} for the first page
-     * @param limit page size, {@code >= 1}
+     * <p><b>Read-your-writes.</b> With a follow token of another user {@code w}, the first page is as {@code w}'s own
+     * write left it: the follower side is written after the follow, so {@code w}'s following row (the source of truth,
+     * written before the token was issued) decides whether {@code w} is on it. A follow of {@code userId} that would
+     * come on this page is put in its place (the page's last item then moves to the next page), an unfollow is taken
+     * off (the cursor still continues after the page as read). No other user's fresh edges are merged.
+     *
+     * @param after  the position to continue after, or {@code null} for the first page
+     * @param limit  page size, {@code >= 1}
+     * @param writer the request's follow token, as {@link #writer} verified it
      */
-    public VisiblePage followers(long userId, CursorPosition after, int limit) {
+    public VisiblePage followers(long userId, CursorPosition after, int limit, long writer) {
         if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return VisiblePage.EMPTY;
         }
-        Page page = lists.followers(userId, at(after), from(after), limit);
-        return visible(page, relations.blockedAmong(userId, page.ids()));
+        Page page = lists.followers(userId, at(after), from(after), limit, checker.feedFresh());
+        VisiblePage visible = visible(page, relations.blockedAmong(userId, page.ids()));
+        return after == null && writer > 0 && writer != userId ? withWrite(visible, userId, writer, limit) : visible;
+    }
+
+    /** The first page of {@code followeeId}'s followers with {@code writer}'s own follow of it as it stands. */
+    private VisiblePage withWrite(VisiblePage page, long followeeId, long writer, int limit) {
+        long followedAt = lists.followedAt(writer, followeeId);
+        int at = indexOf(page.ids(), writer);
+        if (followedAt == FollowLists.NOT_FOLLOWING) {
+            return at < 0 ? page : page.without(at);
+        }
+        CursorPosition end = page.next();
+        if (at >= 0 || accounts.isInactive(writer)
+                || end != null && !Page.isNewer(followedAt, writer, end.followedAt(), end.userId())) {
+            return page; // on it already, not shown, or older than the page's end: a later page's
+        }
+        return page.with(writer, followedAt, limit);
+    }
+
+    private static int indexOf(long[] ids, long id) {
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] == id) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -335,13 +404,15 @@ public class GraphReads {
      *
      * @param afterId exclusive lower bound, {@code 0} for the first page
      * @param limit   page size, {@code >= 1}
+     * @param writer  the request's follow token, as {@link #writer} verified it: its user's own row is read from its
+     *                shard
      * @return the page; {@code next} carries the last id of the page as cut ({@code followedAt} 0)
      */
-    public VisiblePage commonFollowing(long a, long b, long afterId, int limit) {
+    public VisiblePage commonFollowing(long a, long b, long afterId, int limit, long writer) {
         if (accounts.answer(a, b, FollowChecker.NO_TOKEN) == Answer.NO) {
             return VisiblePage.EMPTY;
         }
-        FollowLists.CommonPage page = lists.commonFollowing(a, b, afterId, limit);
+        FollowLists.CommonPage page = lists.commonFollowing(a, b, afterId, limit, writer);
         long[] ids = accounts.withoutInactive(page.ids());
         CursorPosition next = page.hasMore() ? new CursorPosition(0, page.ids()[page.ids().length - 1]) : null;
         return new VisiblePage(ids, new long[ids.length], next);
@@ -349,10 +420,23 @@ public class GraphReads {
 
     /**
      * How many follow {@code userId} and whom it follows, less the inactive users taken out of the counts; zeros for
-     * an inactive user.
+     * an inactive user. Each from memory when it holds it, else one statement on the user's shard of its group.
+     * With a follow token of another user {@code w}, the follower count is as {@code w}'s own write left it
+     * ({@link FollowLists#followerCountAfterWrite}).
+     *
+     * @param userId positive user id
+     * @param writer the request's follow token, as {@link #writer} verified it
+     * @return the counts
      */
-    public FollowLists.Counts counts(long userId) {
-        return accounts.isInactive(userId, FollowChecker.NO_TOKEN) ? FollowLists.Counts.NONE : lists.counts(userId);
+    public FollowLists.Counts counts(long userId, long writer) {
+        if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
+            return FollowLists.Counts.NONE;
+        }
+        FollowLists.Counts counts = lists.counts(userId, writer, checker.feedFresh());
+        if (writer > 0 && writer != userId) {
+            return new FollowLists.Counts(lists.followerCountAfterWrite(userId, writer), counts.following());
+        }
+        return counts;
     }
 
     /**

@@ -8,37 +8,26 @@ import dev.socialgraph.store.account.Counted;
 import dev.socialgraph.store.follower.CelebrityPageRepository;
 import dev.socialgraph.store.follower.FollowerPages;
 import dev.socialgraph.store.follower.FollowerRepository;
-import dev.socialgraph.store.following.FollowingRepository;
-import dev.socialgraph.store.following.FollowingRow;
 import dev.socialgraph.store.shard.ShardDataSources;
+import java.sql.Connection;
+import java.sql.SQLException;
 import org.springframework.stereotype.Component;
 
 /**
- * {@link FollowLists.Shards}: the following row (following lists, common following), the follower row or celebrity
- * pages (follower lists), and the count columns less the inactive users taken out of them
- * (docs/account-lifecycle.md).
+ * {@link FollowLists.Shards}: the follower row or celebrity pages (follower lists), and the count columns less the
+ * inactive users taken out of them (docs/account-lifecycle.md), each count in one statement.
  */
 @Component
 class ListShards implements FollowLists.Shards {
 
     private final ShardReads reads;
-    private final FollowingRepository following;
-    private final FollowerRepository followers;
     private final FollowerPages followerPages;
     /** The inactive users taken out of a count, where that count lives. */
     private final CountExclusionRepository exclusions = new CountExclusionRepository();
 
-    ListShards(ShardDataSources dataSources, FollowingRepository following, FollowerRepository followers,
-               CelebrityPageRepository celebrityPages) {
+    ListShards(ShardDataSources dataSources, FollowerRepository followers, CelebrityPageRepository celebrityPages) {
         this.reads = new ShardReads(dataSources);
-        this.following = following;
-        this.followers = followers;
         this.followerPages = new FollowerPages(followers, celebrityPages);
-    }
-
-    @Override
-    public FollowingRow following(long followerId) {
-        return reads.followingRow(following, followerId);
     }
 
     @Override
@@ -50,13 +39,33 @@ class ListShards implements FollowLists.Shards {
 
     @Override
     public int followingCount(long followerId) {
-        return reads.user(ShardGroup.FOLLOWING, followerId, c -> (int) Math.max(0, following.count(c, followerId)
-                - exclusions.offset(c, followerId, Counted.FOLLOWING)));
+        return reads.user(ShardGroup.FOLLOWING, followerId,
+                c -> (int) exclusions.visibleCount(c, followerId, Counted.FOLLOWING));
     }
 
     @Override
     public long followerCount(long followeeId) {
-        return reads.user(ShardGroup.FOLLOWER, followeeId, c -> Math.max(0, followers.count(c, followeeId)
-                - exclusions.offset(c, followeeId, Counted.FOLLOWERS)));
+        return reads.user(ShardGroup.FOLLOWER, followeeId,
+                c -> exclusions.visibleCount(c, followeeId, Counted.FOLLOWERS));
+    }
+
+    @Override
+    public FollowLists.CountWithFollower followerCountWith(long followeeId, long followerId) {
+        return reads.user(ShardGroup.FOLLOWER, followeeId, c -> {
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ); // the count and the follow together
+            try {
+                long count = exclusions.visibleCount(c, followeeId, Counted.FOLLOWERS);
+                boolean holds = followerPages.among(c, followeeId, new long[] {followerId}).length == 1;
+                c.commit();
+                return new FollowLists.CountWithFollower(count, holds);
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                c.setAutoCommit(true);
+            }
+        });
     }
 }

@@ -1,17 +1,14 @@
 package dev.socialgraph.check.store;
 
 import dev.socialgraph.check.relations.RelationReads;
-import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
-import dev.socialgraph.store.follower.CelebrityPage;
 import dev.socialgraph.store.follower.CelebrityPageRepository;
+import dev.socialgraph.store.follower.FollowerPages;
 import dev.socialgraph.store.follower.FollowerRepository;
-import dev.socialgraph.store.follower.FollowerRow;
 import dev.socialgraph.store.following.FollowingRepository;
 import dev.socialgraph.store.following.FollowingRow;
 import dev.socialgraph.store.shard.ShardDataSources;
-import java.util.Arrays;
 import org.springframework.stereotype.Component;
 
 /**
@@ -24,8 +21,8 @@ class RelationShards implements RelationReads.Shards {
     private final ShardReads reads;
     private final FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
     private final FollowingRepository mutes = new FollowingRepository(Relation.MUTE);
-    private final FollowerRepository blockedBy = new FollowerRepository(Relation.BLOCK);
-    private final CelebrityPageRepository blockedByPages = new CelebrityPageRepository(Relation.BLOCK);
+    private final FollowerPages blockedBy = new FollowerPages(new FollowerRepository(Relation.BLOCK),
+            new CelebrityPageRepository(Relation.BLOCK));
 
     RelationShards(ShardDataSources dataSources) {
         this.reads = new ShardReads(dataSources);
@@ -47,28 +44,7 @@ class RelationShards implements RelationReads.Shards {
         if (ids.length == 0) {
             return ids;
         }
-        return reads.user(ShardGroup.FOLLOWER, userId, c -> {
-            FollowerRow row = blockedBy.find(c, userId).orElse(null);
-            if (row == null || row.followerCount() == 0) {
-                return new long[0];
-            }
-            if (!row.celebrity()) {
-                long[] sorted = row.followerIds().clone();
-                Arrays.sort(sorted);
-                return AdjacencyArray.intersect(sorted, ids, ids.length);
-            }
-            long[] found = new long[0];
-            for (CelebrityPage page : blockedByPages.byNumberOrFollower(c, userId, new int[0], ids).values()) {
-                long[] sorted = page.followerIds().clone();
-                Arrays.sort(sorted);
-                long[] more = AdjacencyArray.intersect(sorted, ids, ids.length);
-                long[] merged = Arrays.copyOf(found, found.length + more.length);
-                System.arraycopy(more, 0, merged, found.length, more.length);
-                found = merged;
-            }
-            Arrays.sort(found);
-            return found;
-        });
+        return reads.user(ShardGroup.FOLLOWER, userId, c -> blockedBy.among(c, userId, ids));
     }
 
     private FollowingRepository repository(Relation relation) {

@@ -1,11 +1,8 @@
 package dev.socialgraph.check.api;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.socialgraph.check.accounts.AccountVisibility;
-import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.config.CheckProperties;
+import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
@@ -15,7 +12,6 @@ import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.account.AccountState;
 import dev.socialgraph.store.account.InactiveUsers;
 import dev.socialgraph.store.following.FollowingRow;
-import dev.socialgraph.web.BadParameterException;
 import dev.socialgraph.wire.WireFormatException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -42,6 +38,9 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link GraphReadHandlers}' choice of thread, with the checker's layers as plain fakes and a scheduler that counts
@@ -110,7 +109,13 @@ class GraphReadHandlersTest {
                 }
 
                 @Override
-                public boolean put(long followerId, long[] ids, long version, long ticket) {
+                public FollowingRow row(long followerId) {
+                    long[] ids = local.get(followerId);
+                    return ids == null ? null : new FollowingRow(followerId, ids, new long[ids.length], ids.length);
+                }
+
+                @Override
+                public boolean put(FollowingRow row, long ticket) {
                     return false;
                 }
             },

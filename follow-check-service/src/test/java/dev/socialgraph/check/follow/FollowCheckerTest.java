@@ -1,8 +1,5 @@
 package dev.socialgraph.check.follow;
 
-import static dev.socialgraph.check.follow.FollowChecker.NO_TOKEN;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.following.FollowingRow;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -19,6 +16,9 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+
+import static dev.socialgraph.check.follow.FollowChecker.NO_TOKEN;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@link FollowChecker} with every layer a plain fake: which layer answers, in which order, and what is filled. */
 class FollowCheckerTest {
@@ -337,9 +337,16 @@ class FollowCheckerTest {
         }
 
         @Override
-        public boolean put(long followerId, long[] ids, long version, long ticket) {
-            ticketsBeforeReads &= ticketed.contains(followerId) && ticket == 1;
-            entries.put(followerId, ids);
+        public FollowingRow row(long followerId) {
+            reads++;
+            long[] ids = entries.get(followerId);
+            return ids == null ? null : new FollowingRow(followerId, ids, new long[ids.length], ids.length);
+        }
+
+        @Override
+        public boolean put(FollowingRow row, long ticket) {
+            ticketsBeforeReads &= ticketed.contains(row.followerId()) && ticket == 1;
+            entries.put(row.followerId(), row.followingIds());
             return true;
         }
     }

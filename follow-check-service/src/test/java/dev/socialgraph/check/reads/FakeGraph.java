@@ -96,7 +96,13 @@ public final class FakeGraph {
                 }
 
                 @Override
-                public boolean put(long followerId, long[] ids, long version, long ticket) {
+                public FollowingRow row(long followerId) {
+                    long[] ids = local.get(followerId);
+                    return ids == null ? null : new FollowingRow(followerId, ids, new long[ids.length], ids.length);
+                }
+
+                @Override
+                public boolean put(FollowingRow row, long ticket) {
                     return false;
                 }
             },
@@ -177,14 +183,6 @@ public final class FakeGraph {
     /** The lists over the same rows: the followers of X are the users whose row holds X, all followed at time 0. */
     public final FollowLists lists = new FollowLists(new FollowLists.Shards() {
         @Override
-        public FollowingRow following(long followerId) {
-            available(followerId);
-            shardReads.incrementAndGet();
-            long[] ids = shard.getOrDefault(followerId, new long[0]);
-            return new FollowingRow(followerId, ids, new long[ids.length], ids.length);
-        }
-
-        @Override
         public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit) {
             available(followeeId);
             shardReads.incrementAndGet();
@@ -201,7 +199,24 @@ public final class FakeGraph {
         public long followerCount(long followeeId) {
             return followersOf(followeeId).length;
         }
-    });
+
+        @Override
+        public FollowLists.CountWithFollower followerCountWith(long followeeId, long followerId) {
+            long[] followers = followersOf(followeeId);
+            return new FollowLists.CountWithFollower(followers.length,
+                    Arrays.binarySearch(followers, followerId) >= 0);
+        }
+    }, new FollowLists.Rows() {
+        @Override
+        public FollowingRow cached(long followerId, long writer) {
+            return checker.cachedRow(followerId, writer);
+        }
+
+        @Override
+        public FollowingRow read(long followerId, long writer) {
+            return checker.followingRow(followerId, writer);
+        }
+    }, null, accounts::inactiveAmong);
 
     /** The facade; without suggestions, whose cache is a Redis client. */
     public final GraphReads reads = new GraphReads(checker, relations, accounts, lists, null);

@@ -1,15 +1,16 @@
 package dev.socialgraph.check.reads;
 
-import static dev.socialgraph.check.follow.FollowChecker.NO_TOKEN;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import dev.socialgraph.check.follow.Answer;
+import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.account.AccountState;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+
+import static dev.socialgraph.check.follow.FollowChecker.NO_TOKEN;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link GraphReads}' decisions with every layer a plain fake ({@link FakeGraph}): which answers memory gives, what
@@ -385,12 +386,12 @@ class GraphReadsTest {
         graph.follows(B, A);
         graph.relates(Relation.BLOCK, A, 30);
         graph.inactive.apply(A, AccountState.DEACTIVATED);
-        assertThat(reads.following(A, null, 10)).isEqualTo(GraphReads.VisiblePage.EMPTY);
-        assertThat(reads.followers(A, null, 10)).isEqualTo(GraphReads.VisiblePage.EMPTY);
+        assertThat(reads.following(A, null, 10, FollowChecker.NO_TOKEN)).isEqualTo(GraphReads.VisiblePage.EMPTY);
+        assertThat(reads.followers(A, null, 10, FollowChecker.NO_TOKEN)).isEqualTo(GraphReads.VisiblePage.EMPTY);
         assertThat(reads.relationList(Relation.BLOCK, A, null, 10)).isEqualTo(GraphReads.VisiblePage.EMPTY);
-        assertThat(reads.commonFollowing(A, B, 0, 10)).isEqualTo(GraphReads.VisiblePage.EMPTY);
-        assertThat(reads.commonFollowing(B, A, 0, 10)).as("either user").isEqualTo(GraphReads.VisiblePage.EMPTY);
-        assertThat(reads.counts(A)).isEqualTo(dev.socialgraph.check.lists.FollowLists.Counts.NONE);
+        assertThat(reads.commonFollowing(A, B, 0, 10, FollowChecker.NO_TOKEN)).isEqualTo(GraphReads.VisiblePage.EMPTY);
+        assertThat(reads.commonFollowing(B, A, 0, 10, FollowChecker.NO_TOKEN)).as("either user").isEqualTo(GraphReads.VisiblePage.EMPTY);
+        assertThat(reads.counts(A, FollowChecker.NO_TOKEN)).isEqualTo(dev.socialgraph.check.lists.FollowLists.Counts.NONE);
         assertThat(reads.suggestions(A, 10)).as("the suggestions are not even computed").isEmpty();
         assertThat(graph.shardReads.get() + graph.relationReads.get()).isZero();
     }
@@ -400,10 +401,10 @@ class GraphReadsTest {
     void following_leavesOutInactiveUsers_andContinuesAfterThePagesLastPosition() {
         graph.follows(A, 101, 102, 103, 104); // all at time 0: newest first is id descending
         graph.inactive.apply(103, AccountState.ERASED);
-        GraphReads.VisiblePage first = reads.following(A, null, 2);
+        GraphReads.VisiblePage first = reads.following(A, null, 2, FollowChecker.NO_TOKEN);
         assertThat(ids(first)).containsExactly(104L);
         assertThat(first.next()).isEqualTo(new dev.socialgraph.common.cursor.CursorPosition(0, 103));
-        GraphReads.VisiblePage second = reads.following(A, first.next(), 2);
+        GraphReads.VisiblePage second = reads.following(A, first.next(), 2, FollowChecker.NO_TOKEN);
         assertThat(ids(second)).containsExactly(102L, 101L);
         assertThat(second.next()).isNull();
     }
@@ -414,15 +415,15 @@ class GraphReadsTest {
         graph.follows(30, B);
         graph.follows(40, B);
         graph.relates(Relation.BLOCK, B, 30);
-        assertThat(ids(reads.followers(B, null, 10))).as("the filter has not seen the block")
+        assertThat(ids(reads.followers(B, null, 10, FollowChecker.NO_TOKEN))).as("the filter has not seen the block")
                 .containsExactly(40L, 30L, A);
         assertThat(graph.relationReads).hasValue(0);
 
         graph.filterSawBlock(B, 30);
         graph.inactive.apply(40, AccountState.DEACTIVATED);
-        assertThat(ids(reads.followers(B, null, 10))).containsExactly(A);
+        assertThat(ids(reads.followers(B, null, 10, FollowChecker.NO_TOKEN))).containsExactly(A);
         assertThat(graph.relationReads).hasValue(1);
-        assertThat(ids(reads.following(30, null, 10))).as("the blocked user's own list is as stored")
+        assertThat(ids(reads.following(30, null, 10, FollowChecker.NO_TOKEN))).as("the blocked user's own list is as stored")
                 .containsExactly(B);
     }
 
@@ -431,10 +432,10 @@ class GraphReadsTest {
         graph.follows(A, B, 50, 60);
         graph.follows(30, B, 50, 60);
         graph.inactive.apply(50, AccountState.DEACTIVATED);
-        GraphReads.VisiblePage first = reads.commonFollowing(A, 30, 0, 2);
+        GraphReads.VisiblePage first = reads.commonFollowing(A, 30, 0, 2, FollowChecker.NO_TOKEN);
         assertThat(ids(first)).containsExactly(B);
         assertThat(first.next()).isEqualTo(new dev.socialgraph.common.cursor.CursorPosition(0, 50));
-        assertThat(ids(reads.commonFollowing(A, 30, first.next().userId(), 2))).containsExactly(60L);
+        assertThat(ids(reads.commonFollowing(A, 30, first.next().userId(), 2, FollowChecker.NO_TOKEN))).containsExactly(60L);
     }
 
     @Test
@@ -443,7 +444,7 @@ class GraphReadsTest {
         graph.inactive.apply(30, AccountState.DEACTIVATED);
         assertThat(ids(reads.relationList(Relation.MUTE, A, null, 10))).containsExactly(B);
         graph.follows(30, A);
-        assertThat(reads.counts(A)).as("a count is corrected by its job, not here")
+        assertThat(reads.counts(A, FollowChecker.NO_TOKEN)).as("a count is corrected by its job, not here")
                 .isEqualTo(new dev.socialgraph.check.lists.FollowLists.Counts(1, 1));
     }
 }

@@ -27,6 +27,20 @@ public record Page(long[] ids, long[] followedAt, boolean hasMore) {
     public static final long START = 0L;
 
     /**
+     * The list's order: whether the item {@code (followedAt1, id1)} comes before {@code (followedAt2, id2)} on a
+     * newest-first page (a later follow first, a larger id first among follows of the same millisecond).
+     *
+     * @param followedAt1 epoch ms
+     * @param id1         user id
+     * @param followedAt2 epoch ms
+     * @param id2         user id
+     * @return whether the first is newer
+     */
+    public static boolean isNewer(long followedAt1, long id1, long followedAt2, long id2) {
+        return Pairs.compare(followedAt1, id1, followedAt2, id2) > 0;
+    }
+
+    /**
      * Checks that both arrays are present and aligned.
      *
      * @throws NullPointerException     if an array is {@code null}

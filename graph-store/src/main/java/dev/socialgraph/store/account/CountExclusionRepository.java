@@ -34,6 +34,22 @@ public final class CountExclusionRepository {
 
     private static final String OFFSET = "SELECT excluded FROM count_offsets WHERE user_id = ? AND counted = ?";
 
+    /**
+     * A count less its offset in one statement (one round trip): the row's count column of the counted user, less
+     * the users taken out of it, never below 0; 0 without a row. {@code :count} is the counted row's subquery
+     * (relation 0: follows).
+     */
+    private static final String VISIBLE_COUNT = """
+            SELECT greatest(0, coalesce((:count), 0)
+                   - coalesce((SELECT excluded FROM count_offsets WHERE user_id = ? AND counted = ?), 0))
+            """;
+
+    private static final String VISIBLE_FOLLOWING = VISIBLE_COUNT.replace(":count",
+            "SELECT following_count FROM following_adjacency WHERE follower_id = ? AND relation = 0");
+
+    private static final String VISIBLE_FOLLOWERS = VISIBLE_COUNT.replace(":count",
+            "SELECT follower_count FROM follower_adjacency WHERE followee_id = ? AND relation = 0");
+
     private static final String EXCLUDES = """
             SELECT EXISTS (SELECT 1 FROM count_exclusions WHERE user_id = ? AND counted = ? AND other_id = ?)
             """;
@@ -69,6 +85,30 @@ public final class CountExclusionRepository {
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getBoolean(1);
+            }
+        }
+    }
+
+    /**
+     * A follow count of {@code userId} as readers see it: the count column of its row ({@code following_count} of
+     * the following row, {@code follower_count} of the follower row) less the users taken out of it, in one
+     * statement on the connection to {@code counted}'s shard of the user.
+     *
+     * @param connection a connection to the database of {@code userId}'s shard of {@link Counted#group()}
+     * @param userId     positive user id
+     * @param counted    which count
+     * @return {@code >= 0}; 0 when the user has no row
+     * @throws SQLException as the database reported it
+     */
+    public long visibleCount(Connection connection, long userId, Counted counted) throws SQLException {
+        String sql = counted == Counted.FOLLOWING ? VISIBLE_FOLLOWING : VISIBLE_FOLLOWERS;
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.setLong(1, userId);
+            ps.setLong(2, userId);
+            ps.setShort(3, counted.code());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.socialgraph.store.follower;
 
+import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
 import dev.socialgraph.store.sql.SqlErrors;
@@ -68,6 +69,45 @@ public final class FollowerPages {
             }
             throw e;
         }
+    }
+
+    /**
+     * Which of {@code ids} follow {@code followeeId} on the follower side (for blocks: which of them block it): the
+     * follower row's ids, or for a celebrity the pages holding one of them. Read in auto-commit.
+     *
+     * @param c          a connection to the followee's follower database
+     * @param followeeId positive user id
+     * @param ids        positive user ids, ascending
+     * @return the subset of {@code ids} found, ascending; {@code ids} itself when empty
+     * @throws SQLException as the database reported it
+     */
+    public long[] among(Connection c, long followeeId, long[] ids) throws SQLException {
+        if (ids.length == 0) {
+            return ids;
+        }
+        FollowerRow row = rows.find(c, followeeId).orElse(null);
+        if (row == null || row.followerCount() == 0) {
+            return new long[0];
+        }
+        if (!row.celebrity()) {
+            return found(row.followerIds(), ids);
+        }
+        long[] found = new long[0];
+        for (CelebrityPage page : celebrityPages.byNumberOrFollower(c, followeeId, new int[0], ids).values()) {
+            long[] more = found(page.followerIds(), ids);
+            long[] merged = Arrays.copyOf(found, found.length + more.length);
+            System.arraycopy(more, 0, merged, found.length, more.length);
+            found = merged;
+        }
+        Arrays.sort(found);
+        return found;
+    }
+
+    /** The ids of {@code ascending} that {@code arrivalOrder} (a row or page, in arrival order) holds. */
+    private static long[] found(long[] arrivalOrder, long[] ascending) {
+        long[] sorted = arrivalOrder.clone();
+        Arrays.sort(sorted);
+        return AdjacencyArray.intersect(sorted, ascending, ascending.length);
     }
 
     /**
