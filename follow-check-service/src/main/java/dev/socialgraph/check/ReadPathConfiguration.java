@@ -59,7 +59,8 @@ class ReadPathConfiguration {
     FollowerSideCache followerSideCache(CheckProperties properties, MeterRegistry registry) {
         CheckProperties.FollowerSide settings = properties.followerSide();
         FollowerSideCache cache = new FollowerSideCache(settings.windowBudget().toBytes(), settings.countEntries(),
-                settings.windowSize(), settings.staleBound(), settings.maxAge(), Ticker.systemTicker());
+                settings.windowSize(), settings.staleBound(), settings.windowMaxAge(), settings.countMaxAge(),
+                Ticker.systemTicker());
         Gauge.builder("graph.check.follower.windows", cache, FollowerSideCache::windows)
                 .description("Followees whose newest followers are cached in process").register(registry);
         Gauge.builder("graph.check.follower.counts", cache, FollowerSideCache::counts)

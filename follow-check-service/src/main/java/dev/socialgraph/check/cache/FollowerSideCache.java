@@ -31,8 +31,9 @@ import java.util.concurrent.atomic.LongAdder;
  *       the follower-side transactions of every record before it committed. Each followee pending on that partition
  *       below the offset is no longer pending: its entries are dropped, and the next read refills them from the shard,
  *       which now holds every event seen for it.</li>
- *   <li>An entry lives at most {@code maxAge}: the count's offsets change with account jobs, which send no follow
- *       event.</li>
+ *   <li>A count lives at most {@code countMaxAge}: its offsets change with account jobs, which send no follow event.
+ *       A window lives at most {@code windowMaxAge}; inactive users are taken out of a page when it is read, so
+ *       nothing but a follow event is known to change one.</li>
  * </ul>
  * So a served entry holds every follow event of its followee that the cdc-consumer applied before it was filled, and
  * misses at most those of the last {@code staleBound}. Events this instance has not read yet are the feed-lag guard's:
@@ -128,12 +129,13 @@ public final class FollowerSideCache {
      * @param countEntries the most counts to hold; {@code > 0}
      * @param windowSize  followers per window, the largest first page served from memory; {@code >= 1}
      * @param staleBound  how long after a followee's event its old entries may still be served
-     * @param maxAge      how long an entry lives at most
+     * @param windowMaxAge how long a window lives at most
+     * @param countMaxAge  how long a count lives at most
      * @param ticker      the clock ({@link Ticker#systemTicker()}; a fake one in tests)
      * @throws IllegalArgumentException on a bound out of range
      */
     public FollowerSideCache(long windowBytes, long countEntries, int windowSize, Duration staleBound,
-                             Duration maxAge, Ticker ticker) {
+                             Duration windowMaxAge, Duration countMaxAge, Ticker ticker) {
         if (windowBytes <= 0 || countEntries <= 0 || windowSize < 1) {
             throw new IllegalArgumentException("window bytes, count entries and window size must be positive, were "
                     + windowBytes + ", " + countEntries + ", " + windowSize);
@@ -144,13 +146,13 @@ public final class FollowerSideCache {
         this.windows = Caffeine.newBuilder()
                 .maximumWeight(windowBytes)
                 .weigher((Long id, Window w) -> WINDOW_OVERHEAD_BYTES + BYTES_PER_FOLLOWER * w.ids().length)
-                .expireAfterWrite(maxAge)
+                .expireAfterWrite(windowMaxAge)
                 .ticker(ticker)
                 .executor(Runnable::run)
                 .build();
         this.counts = Caffeine.newBuilder()
                 .maximumSize(countEntries)
-                .expireAfterWrite(maxAge)
+                .expireAfterWrite(countMaxAge)
                 .ticker(ticker)
                 .executor(Runnable::run)
                 .build();
