@@ -221,9 +221,16 @@ public final class FakeGraph {
     /** The facade; without suggestions, whose cache is a Redis client. */
     public final GraphReads reads = new GraphReads(checker, relations, accounts, lists, null);
 
-    /** The users whose row holds {@code followeeId}, ascending. */
+    /**
+     * The follower side behind the following rows: {@code [follower, followee]} pairs whose change the cdc-consumer
+     * has not applied yet (a follow not there yet, or an unfollow still there).
+     */
+    public final Set<List<Long>> followerSideBehind = new HashSet<>();
+
+    /** The users the follower side says follow {@code followeeId}, ascending. */
     public long[] followersOf(long followeeId) {
-        return shard.entrySet().stream().filter(e -> Arrays.binarySearch(e.getValue(), followeeId) >= 0)
+        return shard.entrySet().stream().filter(e -> Arrays.binarySearch(e.getValue(), followeeId) >= 0
+                        != followerSideBehind.contains(List.of(e.getKey(), followeeId)))
                 .mapToLong(Map.Entry::getKey).sorted().toArray();
     }
 

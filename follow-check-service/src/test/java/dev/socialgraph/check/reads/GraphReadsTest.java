@@ -447,4 +447,43 @@ class GraphReadsTest {
         assertThat(reads.counts(A, FollowChecker.NO_TOKEN)).as("a count is corrected by its job, not here")
                 .isEqualTo(new dev.socialgraph.check.lists.FollowLists.Counts(1, 1));
     }
+
+    /**
+     * Read-your-writes on the follower side: the cdc-consumer has not applied 99's follow of 50 yet; with 99's token,
+     * 50's first page holds 99 in its place (the page's last item moves to the next page) and the count has it.
+     */
+    @Test
+    void followersAndCounts_withAFollowersToken_showItsOwnFollowAtOnce() {
+        graph.follows(30, 50);
+        graph.follows(40, 50);
+        graph.follows(99, 50);
+        graph.followerSideBehind.add(List.of(99L, 50L));
+        assertThat(ids(reads.followers(50, null, 2, FollowChecker.NO_TOKEN))).containsExactly(40L, 30L);
+        assertThat(reads.counts(50, FollowChecker.NO_TOKEN).followers()).isEqualTo(2);
+
+        GraphReads.VisiblePage first = reads.followers(50, null, 2, 99);
+        assertThat(ids(first)).containsExactly(99L, 40L);
+        assertThat(first.next()).as("30 moved to the next page")
+                .isEqualTo(new dev.socialgraph.common.cursor.CursorPosition(0, 40));
+        assertThat(ids(reads.followers(50, first.next(), 2, 99))).containsExactly(30L);
+        assertThat(ids(reads.followers(50, null, 10, 99))).containsExactly(99L, 40L, 30L);
+        assertThat(reads.counts(50, 99).followers()).isEqualTo(3);
+        assertThat(reads.counts(50, 40).followers()).as("another follower's token: nothing to correct")
+                .isEqualTo(2);
+    }
+
+    /** The follower side still holds 30's unfollowed follow of 50: with 30's token it is gone from page and count. */
+    @Test
+    void followersAndCounts_withAnUnfollowersToken_leaveItOutAtOnce() {
+        graph.follows(40, 50);
+        graph.follows(30);
+        graph.followerSideBehind.add(List.of(30L, 50L));
+        assertThat(ids(reads.followers(50, null, 10, FollowChecker.NO_TOKEN))).containsExactly(40L, 30L);
+
+        GraphReads.VisiblePage page = reads.followers(50, null, 1, 30);
+        assertThat(ids(page)).containsExactly(40L);
+        assertThat(ids(reads.followers(50, null, 2, 30))).containsExactly(40L);
+        assertThat(reads.counts(50, 30).followers()).isEqualTo(1);
+        assertThat(reads.counts(50, 50).followers()).as("the owner's own token proves no follow of it").isEqualTo(2);
+    }
 }

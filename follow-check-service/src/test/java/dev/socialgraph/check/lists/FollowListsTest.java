@@ -1,0 +1,151 @@
+package dev.socialgraph.check.lists;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.github.benmanes.caffeine.cache.Ticker;
+import dev.socialgraph.check.cache.FollowerSideCache;
+import dev.socialgraph.common.adjacency.AdjacencyArray;
+import dev.socialgraph.common.adjacency.Page;
+import dev.socialgraph.store.following.FollowingRow;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Which reads memory answers and which go to a shard, over plain fakes. */
+class FollowListsTest {
+
+    static final long B = 50;
+
+    /** B's followers 1..250, follower {@code i} followed at time {@code i} (so 250 is the newest). */
+    final long[] followerIds = new long[250];
+    final long[] followerTimes = new long[250];
+    int followerPageReads;
+    int followerCountReads;
+    int followingCountReads;
+    final Map<Long, FollowingRow> inMemory = new HashMap<>();
+    final Map<Long, FollowingRow> onShard = new HashMap<>();
+    int rowShardReads;
+
+    final FollowLists.Shards shards = new FollowLists.Shards() {
+        @Override
+        public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit) {
+            followerPageReads++;
+            return AdjacencyArray.newestFirst(followerIds, followerTimes, cursorFollowedAt, cursorId, limit);
+        }
+
+        @Override
+        public int followingCount(long followerId) {
+            followingCountReads++;
+            return onShard.getOrDefault(followerId, FollowingRow.empty(followerId)).followingCount();
+        }
+
+        @Override
+        public long followerCount(long followeeId) {
+            followerCountReads++;
+            return followerIds.length;
+        }
+
+        @Override
+        public FollowLists.CountWithFollower followerCountWith(long followeeId, long followerId) {
+            return new FollowLists.CountWithFollower(followerIds.length, followerId <= followerIds.length);
+        }
+    };
+
+    final FollowLists.Rows rows = new FollowLists.Rows() {
+        @Override
+        public FollowingRow cached(long followerId, long writer) {
+            return writer == followerId ? null : inMemory.get(followerId);
+        }
+
+        @Override
+        public FollowingRow read(long followerId, long writer) {
+            FollowingRow row = cached(followerId, writer);
+            if (row != null) {
+                return row;
+            }
+            rowShardReads++;
+            return onShard.getOrDefault(followerId, FollowingRow.empty(followerId));
+        }
+    };
+
+    final FollowerSideCache cache = new FollowerSideCache(1 << 20, 100, 100, Duration.ofSeconds(1),
+            Duration.ofSeconds(60), Duration.ofSeconds(2), Ticker.systemTicker());
+    final FollowLists lists = new FollowLists(shards, rows, cache, ids -> ids.length > 0 && ids[0] == 7 ? 1 : 0);
+
+    FollowListsTest() {
+        for (int i = 0; i < followerIds.length; i++) {
+            followerIds[i] = i + 1;
+            followerTimes[i] = i + 1;
+        }
+    }
+
+    @Test
+    void followersFirstPages_comeFromTheWindowAfterOneRead_andPagesPastItFromTheShard() {
+        Page first = lists.followers(B, 0, Page.START, 20, true);
+        assertThat(first.ids()).startsWith(250, 249).hasSize(20);
+        assertThat(followerPageReads).isOne();
+        Page again = lists.followers(B, 0, Page.START, 100, true);
+        assertThat(again.ids()).startsWith(250).endsWith(151);
+        Page second = lists.followers(B, first.lastFollowedAt(), first.lastId(), 20, true);
+        assertThat(second.ids()).startsWith(230).hasSize(20);
+        assertThat(followerPageReads).as("both from the window").isOne();
+
+        Page past = lists.followers(B, 151, 151, 20, true);
+        assertThat(past.ids()).startsWith(150).hasSize(20);
+        assertThat(followerPageReads).as("past the window").isEqualTo(2);
+        lists.followers(B, 0, Page.START, 101, true);
+        assertThat(followerPageReads).as("larger than the window").isEqualTo(3);
+        lists.followers(B, 0, Page.START, 20, false);
+        assertThat(followerPageReads).as("a stale feed").isEqualTo(4);
+    }
+
+    @Test
+    void counts_followerCountOnceFromTheShard_followingFromTheRowInMemoryLessInactiveUsers() {
+        inMemory.put(B, new FollowingRow(B, new long[] {7, 8, 9}, new long[] {1, 2, 3}, 3));
+        assertThat(lists.counts(B, 0, true)).isEqualTo(new FollowLists.Counts(250, 2));
+        assertThat(lists.counts(B, 0, true)).isEqualTo(new FollowLists.Counts(250, 2));
+        assertThat(followerCountReads).isOne();
+        assertThat(followingCountReads).isZero();
+
+        onShard.put(B, new FollowingRow(B, new long[] {7, 8, 9, 10}, new long[] {1, 2, 3, 4}, 4));
+        assertThat(lists.counts(B, B, true).following()).as("the user's own token: its shard").isEqualTo(4);
+        assertThat(followingCountReads).isOne();
+        lists.counts(B, 0, false);
+        assertThat(followerCountReads).as("a stale feed").isEqualTo(2);
+    }
+
+    @Test
+    void followerCountAfterWrite_correctsByTheFollowersOwnRow() {
+        onShard.put(300L, new FollowingRow(300, new long[] {B}, new long[] {9}, 1));
+        assertThat(lists.followerCountAfterWrite(B, 300)).as("followed, not on the follower side yet")
+                .isEqualTo(251);
+        assertThat(lists.followerCountAfterWrite(B, 5)).as("unfollowed, still on the follower side").isEqualTo(249);
+        onShard.put(5L, new FollowingRow(5, new long[] {B}, new long[] {5}, 1));
+        assertThat(lists.followerCountAfterWrite(B, 5)).as("both agree").isEqualTo(250);
+        assertThat(lists.followedAt(300, B)).isEqualTo(9);
+        assertThat(lists.followedAt(300, 51)).isEqualTo(FollowLists.NOT_FOLLOWING);
+    }
+
+    @Test
+    void followingAndCommonFollowing_readNoShardForUsersInMemory() {
+        inMemory.put(1L, new FollowingRow(1, new long[] {5, 6, 7}, new long[] {3, 1, 2}, 3));
+        inMemory.put(2L, new FollowingRow(2, new long[] {6, 7, 8}, new long[] {1, 1, 1}, 3));
+        assertThat(lists.following(1, 0, Page.START, 2, 0).ids()).containsExactly(5, 7);
+        assertThat(lists.commonFollowing(1, 2, 0, 10, 0).ids()).containsExactly(6, 7);
+        assertThat(rowShardReads).isZero();
+        lists.commonFollowing(1, 2, 0, 10, 2);
+        assertThat(rowShardReads).as("the writer's own row").isOne();
+    }
+
+    @Test
+    void withoutTheFollowerSideCache_everyFollowerReadGoesToTheShard() {
+        FollowLists off = new FollowLists(shards, rows, null, ids -> 0);
+        off.followers(B, 0, Page.START, 20, true);
+        off.followers(B, 0, Page.START, 20, true);
+        off.counts(B, 0, true);
+        off.counts(B, 0, true);
+        assertThat(followerPageReads).isEqualTo(2);
+        assertThat(followerCountReads).isEqualTo(2);
+    }
+}
