@@ -3,6 +3,7 @@ package dev.socialgraph.check.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.follow.Answer;
+import dev.socialgraph.check.lists.FollowLists;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
 import dev.socialgraph.check.suggest.Suggestions;
@@ -183,7 +184,10 @@ final class GraphReadHandlers {
                 });
     }
 
-    /** {@code GET /internal/v1/users/{id}/following?limit&cursor}: {@link ListResponse}, newest first. */
+    /**
+     * {@code GET /internal/v1/users/{id}/following?limit&cursor}: {@link ListResponse}, newest first. Lists, counts and
+     * common following are answered on this (I/O) thread when memory holds them, else on a blocking thread.
+     */
     Mono<ServerResponse> following(ServerRequest request) {
         return page(request, ListKind.FOLLOWING);
     }
@@ -198,15 +202,26 @@ final class GraphReadHandlers {
         int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.maxLimit());
         CursorPosition after = position(request, kind, owner);
         long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
-        return blocking(() -> {
-            GraphReads.VisiblePage page = kind == ListKind.FOLLOWING ? reads.following(owner, after, size, writer)
-                    : reads.followers(owner, after, size, writer);
-            List<Item> items = new ArrayList<>(page.ids().length);
-            for (int i = 0; i < page.ids().length; i++) {
-                items.add(new Item(page.ids()[i], page.times()[i]));
-            }
-            return new ListResponse(items, next(page, kind, owner));
-        }).flatMap(body -> json(request, body));
+        GraphReads.VisiblePage inMemory = page(kind, owner, after, size, writer, false);
+        if (inMemory != null) {
+            return json(request, listResponse(inMemory, kind, owner));
+        }
+        return blocking(() -> listResponse(page(kind, owner, after, size, writer, true), kind, owner))
+                .flatMap(body -> json(request, body));
+    }
+
+    private GraphReads.VisiblePage page(ListKind kind, long owner, CursorPosition after, int size, long writer,
+                                        boolean mayBlock) {
+        return kind == ListKind.FOLLOWING ? reads.following(owner, after, size, writer, mayBlock)
+                : reads.followers(owner, after, size, writer, mayBlock);
+    }
+
+    private ListResponse listResponse(GraphReads.VisiblePage page, ListKind kind, long owner) {
+        List<Item> items = new ArrayList<>(page.ids().length);
+        for (int i = 0; i < page.ids().length; i++) {
+            items.add(new Item(page.ids()[i], page.times()[i]));
+        }
+        return new ListResponse(items, next(page, kind, owner));
     }
 
     /** The position the request's {@code cursor} carries, or {@code null} for the first page. */
@@ -227,7 +242,11 @@ final class GraphReadHandlers {
     Mono<ServerResponse> counts(ServerRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
         long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
-        return blocking(() -> reads.counts(user, writer)).flatMap(body -> json(request, body));
+        FollowLists.Counts inMemory = reads.counts(user, writer, false);
+        if (inMemory != null) {
+            return json(request, inMemory);
+        }
+        return blocking(() -> reads.counts(user, writer, true)).flatMap(body -> json(request, body));
     }
 
     /** {@code GET /internal/v1/users/{id}/common-following/{otherId}?limit&cursor}: {@link CommonResponse}. */
@@ -238,14 +257,20 @@ final class GraphReadHandlers {
         String cursor = param(request, "cursor");
         long after = cursor == null ? 0 : cursors.decode(cursor, ListKind.COMMON, a).userId();
         long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
-        return blocking(() -> {
-            GraphReads.VisiblePage page = reads.commonFollowing(a, b, after, size, writer);
-            List<CommonItem> items = new ArrayList<>(page.ids().length);
-            for (long userId : page.ids()) {
-                items.add(new CommonItem(userId));
-            }
-            return new CommonResponse(items, next(page, ListKind.COMMON, a));
-        }).flatMap(body -> json(request, body));
+        GraphReads.VisiblePage inMemory = reads.commonFollowing(a, b, after, size, writer, false);
+        if (inMemory != null) {
+            return json(request, commonResponse(inMemory, a));
+        }
+        return blocking(() -> commonResponse(reads.commonFollowing(a, b, after, size, writer, true), a))
+                .flatMap(body -> json(request, body));
+    }
+
+    private CommonResponse commonResponse(GraphReads.VisiblePage page, long a) {
+        List<CommonItem> items = new ArrayList<>(page.ids().length);
+        for (long userId : page.ids()) {
+            items.add(new CommonItem(userId));
+        }
+        return new CommonResponse(items, next(page, ListKind.COMMON, a));
     }
 
     /**

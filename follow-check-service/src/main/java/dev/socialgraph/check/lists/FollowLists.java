@@ -135,11 +135,14 @@ public class FollowLists {
      * @param cursorId         position to continue after, or {@link Page#START}
      * @param limit            page size, {@code >= 1}
      * @param writer           the request's follow token as verified: the follower's own write reads its shard
-     * @return the page
+     * @param mayBlock         whether a shard may be read; {@code false} on an I/O thread
+     * @return the page; {@code null} only when {@code !mayBlock} and memory does not hold the row
      */
-    public Page following(long followerId, long cursorFollowedAt, long cursorId, int limit, long writer) {
-        FollowingRow row = rows.read(followerId, writer);
-        return AdjacencyArray.newestFirst(row.followingIds(), row.followedAt(), cursorFollowedAt, cursorId, limit);
+    public Page following(long followerId, long cursorFollowedAt, long cursorId, int limit, long writer,
+                          boolean mayBlock) {
+        FollowingRow row = mayBlock ? rows.read(followerId, writer) : rows.cached(followerId, writer);
+        return row == null ? null
+                : AdjacencyArray.newestFirst(row.followingIds(), row.followedAt(), cursorFollowedAt, cursorId, limit);
     }
 
     /**
@@ -151,11 +154,13 @@ public class FollowLists {
      * @param cursorId         position to continue after, or {@link Page#START}
      * @param limit            page size, {@code >= 1}
      * @param fresh            whether the event feed is fresh enough for memory to answer
-     * @return the page
+     * @param mayBlock         whether a shard may be read; {@code false} on an I/O thread
+     * @return the page; {@code null} only when {@code !mayBlock} and memory does not hold it
      */
-    public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit, boolean fresh) {
+    public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit, boolean fresh,
+                          boolean mayBlock) {
         if (followerSide == null || !fresh || limit > followerSide.windowSize()) {
-            return shards.followers(followeeId, cursorFollowedAt, cursorId, limit);
+            return mayBlock ? shards.followers(followeeId, cursorFollowedAt, cursorId, limit) : null;
         }
         FollowerSideCache.Window window = followerSide.window(followeeId);
         if (window != null) {
@@ -163,6 +168,9 @@ public class FollowLists {
             if (page != null) {
                 return page;
             }
+        }
+        if (!mayBlock) {
+            return null;
         }
         if (cursorId != Page.START) {
             return shards.followers(followeeId, cursorFollowedAt, cursorId, limit); // past the window
@@ -181,28 +189,34 @@ public class FollowLists {
      * @param userId positive
      * @param writer the request's follow token as verified: the user's own write reads its following count from the
      *               shard
-     * @param fresh  whether the event feed is fresh enough for memory to answer
+     * @param fresh    whether the event feed is fresh enough for memory to answer
+     * @param mayBlock whether a shard may be read; {@code false} on an I/O thread
      * @return the counts less the inactive users taken out of them (docs/account-lifecycle.md): followers from the
-     *         follower side (eventually consistent), following from the following row
+     *         follower side (eventually consistent), following from the following row; {@code null} only when
+     *         {@code !mayBlock} and memory does not hold both
      */
-    public Counts counts(long userId, long writer, boolean fresh) {
-        return new Counts(followerCount(userId, fresh), followingCount(userId, writer));
+    public Counts counts(long userId, long writer, boolean fresh, boolean mayBlock) {
+        long followers = followerCount(userId, fresh, mayBlock);
+        long following = followers < 0 ? -1 : followingCount(userId, writer, mayBlock);
+        return following < 0 ? null : new Counts(followers, following);
     }
 
-    private int followingCount(long followerId, long writer) {
+    /** The following count; {@code -1} when {@code !mayBlock} and memory does not hold the row. */
+    private long followingCount(long followerId, long writer, boolean mayBlock) {
         FollowingRow row = rows.cached(followerId, writer);
         if (row == null) {
-            return shards.followingCount(followerId);
+            return mayBlock ? shards.followingCount(followerId) : -1;
         }
         return row.followingCount() - inactiveAmong.applyAsInt(row.followingIds());
     }
 
-    private long followerCount(long followeeId, boolean fresh) {
+    /** The follower count; {@code -1} when {@code !mayBlock} and memory does not hold it. */
+    private long followerCount(long followeeId, boolean fresh, boolean mayBlock) {
         if (followerSide == null || !fresh) {
-            return shards.followerCount(followeeId);
+            return mayBlock ? shards.followerCount(followeeId) : -1;
         }
         long cached = followerSide.count(followeeId);
-        if (cached >= 0) {
+        if (cached >= 0 || !mayBlock) {
             return cached;
         }
         long ticket = followerSide.ticket(followeeId);
@@ -253,12 +267,19 @@ public class FollowLists {
      * @param b       positive
      * @param afterId exclusive lower bound, {@code 0} for the first page
      * @param limit   page size, {@code >= 1}
-     * @param writer  the request's follow token as verified: the writer's own row is read from its shard
-     * @return up to {@code limit} ids plus whether more remain
+     * @param writer   the request's follow token as verified: the writer's own row is read from its shard
+     * @param mayBlock whether a shard may be read; {@code false} on an I/O thread
+     * @return up to {@code limit} ids plus whether more remain; {@code null} only when {@code !mayBlock} and memory
+     *         does not hold both rows
      */
-    public CommonPage commonFollowing(long a, long b, long afterId, int limit, long writer) {
-        long[] first = rows.read(a, writer).followingIds();
-        long[] second = a == b ? first : rows.read(b, writer).followingIds();
+    public CommonPage commonFollowing(long a, long b, long afterId, int limit, long writer, boolean mayBlock) {
+        FollowingRow rowA = mayBlock ? rows.read(a, writer) : rows.cached(a, writer);
+        FollowingRow rowB = a == b ? rowA : mayBlock ? rows.read(b, writer) : rows.cached(b, writer);
+        if (rowA == null || rowB == null) {
+            return null;
+        }
+        long[] first = rowA.followingIds();
+        long[] second = rowB.followingIds();
         long[] found = AdjacencyArray.intersect(first, second, afterId, limit + 1);
         boolean hasMore = found.length > limit;
         return new CommonPage(hasMore ? Arrays.copyOf(found, limit) : found, hasMore);

@@ -306,11 +306,23 @@ public class GraphReads {
      * @param writer the request's follow token, as {@link #writer} verified it: the user's own write reads its shard
      */
     public VisiblePage following(long userId, CursorPosition after, int limit, long writer) {
+        return following(userId, after, limit, writer, true);
+    }
+
+    /**
+     * {@link #following(long, CursorPosition, int, long)}, on an I/O thread when {@code !mayBlock}.
+     *
+     * @return the page; {@code null} only when {@code !mayBlock} and memory cannot answer (or a token came)
+     */
+    public VisiblePage following(long userId, CursorPosition after, int limit, long writer, boolean mayBlock) {
+        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+            return null; // a follow token: its user's own row is read from the shard
+        }
         if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return VisiblePage.EMPTY; // an inactive user's lists are empty
         }
-        Page page = lists.following(userId, at(after), from(after), limit, writer);
-        return visible(page, new long[0]);
+        Page page = lists.following(userId, at(after), from(after), limit, writer, mayBlock);
+        return page == null ? null : visible(page, new long[0]);
     }
 
     /**
@@ -328,11 +340,27 @@ public class GraphReads {
      * @param writer the request's follow token, as {@link #writer} verified it
      */
     public VisiblePage followers(long userId, CursorPosition after, int limit, long writer) {
+        return followers(userId, after, limit, writer, true);
+    }
+
+    /**
+     * {@link #followers(long, CursorPosition, int, long)}, on an I/O thread when {@code !mayBlock}.
+     *
+     * @return the page; {@code null} only when {@code !mayBlock} and memory cannot answer (or a token came)
+     */
+    public VisiblePage followers(long userId, CursorPosition after, int limit, long writer, boolean mayBlock) {
+        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+            return null; // a follow token: its user's own row is read from the shard
+        }
         if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return VisiblePage.EMPTY;
         }
-        Page page = lists.followers(userId, at(after), from(after), limit, checker.feedFresh());
-        VisiblePage visible = visible(page, relations.blockedAmong(userId, page.ids()));
+        Page page = lists.followers(userId, at(after), from(after), limit, checker.feedFresh(), mayBlock);
+        long[] blocked = page == null ? null : relations.blockedAmong(userId, page.ids(), mayBlock);
+        if (blocked == null) {
+            return null;
+        }
+        VisiblePage visible = visible(page, blocked);
         return after == null && writer > 0 && writer != userId ? withWrite(visible, userId, writer, limit) : visible;
     }
 
@@ -409,10 +437,25 @@ public class GraphReads {
      * @return the page; {@code next} carries the last id of the page as cut ({@code followedAt} 0)
      */
     public VisiblePage commonFollowing(long a, long b, long afterId, int limit, long writer) {
+        return commonFollowing(a, b, afterId, limit, writer, true);
+    }
+
+    /**
+     * {@link #commonFollowing(long, long, long, int, long)}, on an I/O thread when {@code !mayBlock}.
+     *
+     * @return the page; {@code null} only when {@code !mayBlock} and memory cannot answer (or a token came)
+     */
+    public VisiblePage commonFollowing(long a, long b, long afterId, int limit, long writer, boolean mayBlock) {
+        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+            return null; // a follow token: its user's own row is read from the shard
+        }
         if (accounts.answer(a, b, FollowChecker.NO_TOKEN) == Answer.NO) {
             return VisiblePage.EMPTY;
         }
-        FollowLists.CommonPage page = lists.commonFollowing(a, b, afterId, limit, writer);
+        FollowLists.CommonPage page = lists.commonFollowing(a, b, afterId, limit, writer, mayBlock);
+        if (page == null) {
+            return null;
+        }
         long[] ids = accounts.withoutInactive(page.ids());
         CursorPosition next = page.hasMore() ? new CursorPosition(0, page.ids()[page.ids().length - 1]) : null;
         return new VisiblePage(ids, new long[ids.length], next);
@@ -429,10 +472,25 @@ public class GraphReads {
      * @return the counts
      */
     public FollowLists.Counts counts(long userId, long writer) {
+        return counts(userId, writer, true);
+    }
+
+    /**
+     * {@link #counts(long, long)}, on an I/O thread when {@code !mayBlock}.
+     *
+     * @return the counts; {@code null} only when {@code !mayBlock} and memory cannot answer (or a token came)
+     */
+    public FollowLists.Counts counts(long userId, long writer, boolean mayBlock) {
+        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+            return null; // a follow token: the follower side is corrected by a shard read
+        }
         if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return FollowLists.Counts.NONE;
         }
-        FollowLists.Counts counts = lists.counts(userId, writer, checker.feedFresh());
+        FollowLists.Counts counts = lists.counts(userId, writer, checker.feedFresh(), mayBlock);
+        if (counts == null) {
+            return null;
+        }
         if (writer > 0 && writer != userId) {
             return new FollowLists.Counts(lists.followerCountAfterWrite(userId, writer), counts.following());
         }

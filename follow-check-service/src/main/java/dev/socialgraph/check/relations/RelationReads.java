@@ -156,14 +156,19 @@ public class RelationReads implements FollowChecker.Blocks {
      * cannot rule every one out (it has seen the pair, or it is not trusted). For a page of the owner's followers:
      * the follows its blocks forbid, whose removal by the block's event is still on its way.
      *
-     * @param ownerId positive
-     * @param ids     positive, any order
-     * @return the blocked ones, ascending; usually empty
+     * @param ownerId  positive
+     * @param ids      positive, any order
+     * @param mayBlock whether the block row may be read; {@code false} on an I/O thread
+     * @return the blocked ones, ascending; usually empty; {@code null} only when {@code !mayBlock} and the row must
+     *         be read
      * @throws ShardUnavailableException when the owner's following database must be read and is down
      */
-    public long[] blockedAmong(long ownerId, long[] ids) {
+    public long[] blockedAmong(long ownerId, long[] ids, boolean mayBlock) {
         if (ids.length == 0 || pairs.trusted() && noneMayHide(ownerId, ids)) {
             return new long[0];
+        }
+        if (!mayBlock) {
+            return null;
         }
         long[] blocked = shards.relationRow(Relation.BLOCK, ownerId).followingIds();
         if (blocked.length == 0) {

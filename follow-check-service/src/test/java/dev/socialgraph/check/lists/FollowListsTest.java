@@ -82,36 +82,36 @@ class FollowListsTest {
 
     @Test
     void followersFirstPages_comeFromTheWindowAfterOneRead_andPagesPastItFromTheShard() {
-        Page first = lists.followers(B, 0, Page.START, 20, true);
+        Page first = lists.followers(B, 0, Page.START, 20, true, true);
         assertThat(first.ids()).startsWith(250, 249).hasSize(20);
         assertThat(followerPageReads).isOne();
-        Page again = lists.followers(B, 0, Page.START, 100, true);
+        Page again = lists.followers(B, 0, Page.START, 100, true, true);
         assertThat(again.ids()).startsWith(250).endsWith(151);
-        Page second = lists.followers(B, first.lastFollowedAt(), first.lastId(), 20, true);
+        Page second = lists.followers(B, first.lastFollowedAt(), first.lastId(), 20, true, true);
         assertThat(second.ids()).startsWith(230).hasSize(20);
         assertThat(followerPageReads).as("both from the window").isOne();
 
-        Page past = lists.followers(B, 151, 151, 20, true);
+        Page past = lists.followers(B, 151, 151, 20, true, true);
         assertThat(past.ids()).startsWith(150).hasSize(20);
         assertThat(followerPageReads).as("past the window").isEqualTo(2);
-        lists.followers(B, 0, Page.START, 101, true);
+        lists.followers(B, 0, Page.START, 101, true, true);
         assertThat(followerPageReads).as("larger than the window").isEqualTo(3);
-        lists.followers(B, 0, Page.START, 20, false);
+        lists.followers(B, 0, Page.START, 20, false, true);
         assertThat(followerPageReads).as("a stale feed").isEqualTo(4);
     }
 
     @Test
     void counts_followerCountOnceFromTheShard_followingFromTheRowInMemoryLessInactiveUsers() {
         inMemory.put(B, new FollowingRow(B, new long[] {7, 8, 9}, new long[] {1, 2, 3}, 3));
-        assertThat(lists.counts(B, 0, true)).isEqualTo(new FollowLists.Counts(250, 2));
-        assertThat(lists.counts(B, 0, true)).isEqualTo(new FollowLists.Counts(250, 2));
+        assertThat(lists.counts(B, 0, true, true)).isEqualTo(new FollowLists.Counts(250, 2));
+        assertThat(lists.counts(B, 0, true, true)).isEqualTo(new FollowLists.Counts(250, 2));
         assertThat(followerCountReads).isOne();
         assertThat(followingCountReads).isZero();
 
         onShard.put(B, new FollowingRow(B, new long[] {7, 8, 9, 10}, new long[] {1, 2, 3, 4}, 4));
-        assertThat(lists.counts(B, B, true).following()).as("the user's own token: its shard").isEqualTo(4);
+        assertThat(lists.counts(B, B, true, true).following()).as("the user's own token: its shard").isEqualTo(4);
         assertThat(followingCountReads).isOne();
-        lists.counts(B, 0, false);
+        lists.counts(B, 0, false, true);
         assertThat(followerCountReads).as("a stale feed").isEqualTo(2);
     }
 
@@ -131,21 +131,42 @@ class FollowListsTest {
     void followingAndCommonFollowing_readNoShardForUsersInMemory() {
         inMemory.put(1L, new FollowingRow(1, new long[] {5, 6, 7}, new long[] {3, 1, 2}, 3));
         inMemory.put(2L, new FollowingRow(2, new long[] {6, 7, 8}, new long[] {1, 1, 1}, 3));
-        assertThat(lists.following(1, 0, Page.START, 2, 0).ids()).containsExactly(5, 7);
-        assertThat(lists.commonFollowing(1, 2, 0, 10, 0).ids()).containsExactly(6, 7);
+        assertThat(lists.following(1, 0, Page.START, 2, 0, true).ids()).containsExactly(5, 7);
+        assertThat(lists.commonFollowing(1, 2, 0, 10, 0, true).ids()).containsExactly(6, 7);
         assertThat(rowShardReads).isZero();
-        lists.commonFollowing(1, 2, 0, 10, 2);
+        lists.commonFollowing(1, 2, 0, 10, 2, true);
         assertThat(rowShardReads).as("the writer's own row").isOne();
     }
 
     @Test
     void withoutTheFollowerSideCache_everyFollowerReadGoesToTheShard() {
         FollowLists off = new FollowLists(shards, rows, null, ids -> 0);
-        off.followers(B, 0, Page.START, 20, true);
-        off.followers(B, 0, Page.START, 20, true);
-        off.counts(B, 0, true);
-        off.counts(B, 0, true);
+        off.followers(B, 0, Page.START, 20, true, true);
+        off.followers(B, 0, Page.START, 20, true, true);
+        off.counts(B, 0, true, true);
+        off.counts(B, 0, true, true);
         assertThat(followerPageReads).isEqualTo(2);
         assertThat(followerCountReads).isEqualTo(2);
+    }
+
+    /** On an I/O thread a read answers only from memory, and reads nothing when memory does not hold it. */
+    @Test
+    void withoutBlocking_readsAnswerFromMemoryOrNotAtAll() {
+        assertThat(lists.followers(B, 0, Page.START, 20, true, false)).isNull();
+        assertThat(lists.counts(B, 0, true, false)).isNull();
+        assertThat(lists.following(1, 0, Page.START, 2, 0, false)).isNull();
+        assertThat(lists.commonFollowing(1, 2, 0, 10, 0, false)).isNull();
+        assertThat(followerPageReads + followerCountReads + followingCountReads + rowShardReads).isZero();
+
+        lists.followers(B, 0, Page.START, 20, true, true);
+        inMemory.put(B, new FollowingRow(B, new long[] {8}, new long[] {1}, 1));
+        lists.counts(B, 0, true, true);
+        inMemory.put(1L, new FollowingRow(1, new long[] {5, 6}, new long[] {1, 2}, 2));
+        inMemory.put(2L, new FollowingRow(2, new long[] {6}, new long[] {1}, 1));
+        assertThat(lists.followers(B, 0, Page.START, 20, true, false).ids()).hasSize(20);
+        assertThat(lists.counts(B, 0, true, false)).isEqualTo(new FollowLists.Counts(250, 1));
+        assertThat(lists.following(1, 0, Page.START, 2, 0, false).ids()).containsExactly(6, 5);
+        assertThat(lists.commonFollowing(1, 2, 0, 10, 0, false).ids()).containsExactly(6);
+        assertThat(lists.followers(B, 0, Page.START, 20, false, false)).as("a stale feed").isNull();
     }
 }
