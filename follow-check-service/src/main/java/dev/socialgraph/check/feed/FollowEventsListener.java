@@ -69,6 +69,7 @@ class FollowEventsListener implements EventFeed, DisposableBean {
     private final CheckProperties.Bloom settings;
     private final EdgeBloom bloom;
     private final LocalFollowingCache local;
+    /** {@code null} when {@code graph.check.follower-side.enabled} is off: no marks to keep. */
     private final FollowerSideCache followerSide;
     private final HiddenPairs hidden;
     private final FeedLag lag;
@@ -90,7 +91,7 @@ class FollowEventsListener implements EventFeed, DisposableBean {
         this.settings = properties.bloom();
         this.bloom = bloom;
         this.local = local;
-        this.followerSide = followerSide;
+        this.followerSide = properties.followerSide().enabled() ? followerSide : null;
         this.hidden = hidden;
         this.lag = lag;
         this.tracing = tracing;
@@ -186,7 +187,9 @@ class FollowEventsListener implements EventFeed, DisposableBean {
             if (running) {
                 bloom.markStale(); // without the feed the filter would miss new follows
                 local.clear(); // and the cache would keep changed rows; the lag guard already stops trusting both
-                followerSide.clear(); // and the follower side's entries would never learn of a change
+                if (followerSide != null) {
+                    followerSide.clear(); // and the follower side's entries would never learn of a change
+                }
                 hidden.markStale(); // and the filter of hidden pairs would miss new blocks
                 log.warn("follow-events consumer stopped; bloom filter off: {}", e.toString());
             }
@@ -239,7 +242,9 @@ class FollowEventsListener implements EventFeed, DisposableBean {
             bloom.recordFollow(event.followerId(), event.followeeId());
         }
         local.apply(event.followerId(), event.followeeId(), event.isFollow(), event.followedAt(), event.version());
-        followerSide.changed(event.followeeId(), record.partition(), record.offset());
+        if (followerSide != null) {
+            followerSide.changed(event.followeeId(), record.partition(), record.offset());
+        }
         applied.increment();
     }
 

@@ -223,6 +223,8 @@ public final class Pipeline implements AutoCloseable {
         checkProps.put("graph.check.redis-mode", redis.mode());
         checkProps.put("graph.check.bloom.kafka-bootstrap", kafka.bootstrapServers());
         checkProps.put("graph.check.bloom.topic", topic);
+        // The follower-side cache learns what the cdc-consumer applied from this group's committed offsets.
+        checkProps.put("graph.check.follower-side.cdc-group", "cdc-" + topic);
         checkProps.put("logging.level.org.apache.kafka", "warn");
         writeProps.putAll(settings.serviceProperties());
         cdcProps.putAll(settings.serviceProperties());

@@ -63,9 +63,6 @@ class FollowerSideCacheIT {
         Map<String, String> props = new HashMap<>(pipeline.checkServiceProperties());
         props.put("graph.check.bloom.snapshot-dir", "target/follower-side-no-snapshots");
         props.put("graph.check.follower-side.enabled", Boolean.toString(followerSide));
-        // The watermark reads the pipeline's cdc-consumer group (cdc-<topic>), not the production default's name:
-        // with a group that never commits, no followee's entries would ever be invalidated.
-        props.put("graph.check.follower-side.cdc-group", "cdc-" + pipeline.topic());
         props.put("graph.check.follower-side.window-max-age", "1h");
         props.put("graph.check.follower-side.count-max-age", "1h");
         return props;
