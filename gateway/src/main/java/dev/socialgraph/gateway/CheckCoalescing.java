@@ -9,7 +9,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.observation.ObservationPredicate;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -22,17 +21,11 @@ import org.springframework.cloud.loadbalancer.support.LoadBalancerClientFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.server.reactive.ServerHttpRequest;
-import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
-import org.springframework.security.web.server.MatcherSecurityWebFilterChain;
-import org.springframework.security.web.server.SecurityWebFilterChain;
-import org.springframework.security.web.server.header.HttpHeaderWriterWebFilter;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.reactive.handler.AbstractHandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
-import org.springframework.web.server.WebFilter;
 import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import reactor.core.publisher.Mono;
@@ -60,7 +53,8 @@ import reactor.netty.http.client.HttpClient;
  *
  * <p>The check's entry ({@link SingleCheckEntry}): its own timer {@code graph.gateway.check.requests} instead of
  * {@code http.server.requests}, and a token already accepted taken from the JWT cache instead of through Spring
- * Security's whole chain. Off with the rest: {@code enabled=false} restores the observation and the chain too.
+ * Security's whole chain ({@link LeanEntryConfiguration}, which it shares with the other reads). Off with the rest:
+ * {@code enabled=false} restores the observation and the chain too.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBooleanProperty(name = "graph.gateway.check-coalescing.enabled", matchIfMissing = true)
@@ -86,33 +80,10 @@ class CheckCoalescing {
                 shardAffine, coalescers));
     }
 
-    @Bean
-    SingleCheckEntry singleCheckEntry(ReactiveJwtDecoder decoder, GatewayErrors errors, MeterRegistry meters) {
-        return new SingleCheckEntry(decoder instanceof CachingJwtDecoder cache ? cache : null, errors, meters);
-    }
-
     /** The single check has no {@code http.server.requests}: {@link SingleCheckEntry} times it. */
     @Bean
     ObservationPredicate singleCheckUnobserved() {
         return SingleCheckEntry.UNOBSERVED;
-    }
-
-    /**
-     * Spring Security's chain for the single checks {@link SingleCheckEntry} authenticated: the main chain's own
-     * security headers writer and nothing else. First, so that such a check never reaches the main chain's
-     * authentication and authorization; a request not marked so is matched by the main chain only.
-     */
-    @Bean
-    @Order(Ordered.HIGHEST_PRECEDENCE)
-    SecurityWebFilterChain singleCheckSecurityWebFilterChain(
-            @Qualifier("securityWebFilterChain") SecurityWebFilterChain main) {
-        // A chain's filters are a fixed list (ServerHttpSecurity.build); its Flux completes at once.
-        List<WebFilter> headers = main.getWebFilters().filter(HttpHeaderWriterWebFilter.class::isInstance)
-                .collectList().block();
-        if (headers == null || headers.size() != 1) {
-            throw new IllegalStateException("the main security chain has no one headers writer: " + headers);
-        }
-        return new MatcherSecurityWebFilterChain(SingleCheckEntry.AUTHENTICATED_HERE, headers);
     }
 
     /** One coalescer per check instance (by its id, as the balancer tells instances apart), built on first use. */

@@ -58,13 +58,24 @@ final class InternalPath implements GatewayFilter, Ordered {
      *                                  this filter)
      */
     static URI internal(URI url) {
-        String path = url.getRawPath();
-        if (path == null || !path.startsWith(PUBLIC)) {
-            throw new IllegalArgumentException("not a public API path: " + url);
-        }
         String query = url.getRawQuery();
-        return URI.create(url.getScheme() + "://" + url.getRawAuthority() + INTERNAL + path
+        return URI.create(url.getScheme() + "://" + url.getRawAuthority() + internal(url.getRawPath())
                 + (query == null ? "" : "?" + query));
+    }
+
+    /**
+     * The internal form of a public path: the one rule, for the routes' URLs and for the lean reads
+     * ({@link LeanReadHandler}), which send no URL through Spring Cloud Gateway.
+     *
+     * @param rawPath a raw path starting with {@code /v1/}, e.g. {@code /v1/users/5/counts}
+     * @return the same path with {@code /internal} in front, e.g. {@code /internal/v1/users/5/counts}
+     * @throws IllegalArgumentException when the path does not start with {@code /v1/}
+     */
+    static String internal(String rawPath) {
+        if (rawPath == null || !rawPath.startsWith(PUBLIC)) {
+            throw new IllegalArgumentException("not a public API path: " + rawPath);
+        }
+        return INTERNAL + rawPath;
     }
 
     @Override

@@ -2,10 +2,14 @@ package dev.socialgraph.gateway;
 
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
+import dev.socialgraph.wire.Endpoint;
 import dev.socialgraph.wire.Headers;
 import dev.socialgraph.wire.InternalApi;
 import dev.socialgraph.wire.PublicApi;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -72,7 +76,10 @@ class RoutesConfiguration {
                 meters.counter("graph.gateway.ratelimit.reservations", "budget", name));
     }
 
-    /** The rate limits of the routes, and of the single checks served outside them ({@link CheckCoalescing}). */
+    /**
+     * The rate limits of the routes, and of the reads served outside them: the single checks ({@link CheckCoalescing})
+     * and the other GET reads ({@link LeanReads}).
+     */
     @Bean
     RateLimits rateLimits(ProblemResponses problems, MeterRegistry meters) {
         return new RateLimits(problems, meters);
@@ -90,7 +97,9 @@ class RoutesConfiguration {
         // Routes are tried in order until one matches, each try a predicate evaluated per request: the single
         // follow check, most of the traffic, comes first. No later route matches its paths. With
         // graph.gateway.check-coalescing.enabled (the default) the gateway's own handler serves it before any route
-        // is looked up (CheckCoalescing); the route stays, for the setting off.
+        // is looked up (CheckCoalescing); the route stays, for the setting off. So do the routes of the other GET
+        // reads, which with graph.gateway.lean-reads.enabled (the default) are served before any route is looked up
+        // too (LeanReads), with these same filters (leanReadFilters).
         routes.route("check", r -> r.path(PublicApi.IS_FOLLOWING.template())
                         .and().method(HttpMethod.GET)
                         .filters(publicReads)
@@ -149,6 +158,38 @@ class RoutesConfiguration {
                         .filters(f -> f.filter(writes).filter(eraseSubject()))
                         .uri("lb://" + LoadBalancing.WRITE_SERVICE));
         return routes.build();
+    }
+
+    /**
+     * The filters of each public GET read that {@link LeanReads} serves outside the routes, in the order its route
+     * applies them after the global {@link RequestIds} and {@link FollowTokenGuard}: the read budget first; then, for a
+     * read of any user, each of its path's user ids checked ({@link #userIdVariable}: 400 naming the variable, before
+     * the read reaches any instance) and, for the relationship, the viewer set from the token ({@link #viewerFromToken});
+     * for a user's own blocks and mutes, the path rewritten to the subject's ({@link #ownerFromToken}: 403 for
+     * another's). Beside the routes, so that a filter a read's route gains is seen to be wanted here too.
+     *
+     * @param reads    the read budget's rate-limit filter
+     * @param problems the gateway's problem answers
+     * @return the filters of each endpoint of {@link LeanReads#ENDPOINTS}, by endpoint
+     */
+    static Map<Endpoint, List<GatewayFilter>> leanReadFilters(GatewayFilter reads, ProblemResponses problems) {
+        Map<Endpoint, List<GatewayFilter>> filters = new LinkedHashMap<>();
+        for (Endpoint read : List.of(PublicApi.LIST_FOLLOWING, PublicApi.LIST_FOLLOWERS, PublicApi.COUNT_FOLLOWS,
+                PublicApi.LIST_COMMON_FOLLOWING, PublicApi.SUGGEST_USERS, PublicApi.GET_RELATIONSHIP)) {
+            List<GatewayFilter> steps = new ArrayList<>(List.of(reads));
+            for (String variable : read.variables()) {
+                steps.add(userIdVariable(problems, variable));
+            }
+            if (read.equals(PublicApi.GET_RELATIONSHIP)) {
+                steps.add(viewerFromToken());
+            }
+            filters.put(read, List.copyOf(steps));
+        }
+        filters.put(PublicApi.LIST_USER_BLOCKS, List.of(reads, ownerFromToken(problems, true)));
+        filters.put(PublicApi.LIST_USER_MUTES, List.of(reads, ownerFromToken(problems, true)));
+        filters.put(PublicApi.LIST_OWN_BLOCKS, List.of(reads, ownerFromToken(problems, false)));
+        filters.put(PublicApi.LIST_OWN_MUTES, List.of(reads, ownerFromToken(problems, false)));
+        return filters;
     }
 
     /** The header that tells the check service who asks, for the fields only some users may see. */

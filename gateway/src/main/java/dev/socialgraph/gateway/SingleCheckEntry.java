@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.wire.Endpoint;
 import dev.socialgraph.wire.PublicApi;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -58,6 +59,15 @@ import reactor.core.publisher.SignalType;
  * here that the chain has not accepted, and no refusal is written here. Only a lookup: a rejected token is never
  * decoded twice. No authorities are built: the single check needs only an authenticated caller, and this path
  * serves nothing else ({@code /v1/admin/**} never matches it).
+ *
+ * <p><b>The other reads.</b> Built with the lean reads ({@link LeanReads}), the same entry serves each of their GETs
+ * ({@link LeanReads#ENDPOINTS}) too, with a difference in the meter only: they stay in {@code http.server.requests},
+ * whose server span is their trace's gateway span as on the routes, with the operation's template as its {@code uri}
+ * tag (set here, so that a refusal of Spring Security's chain carries it too). The read is marked with
+ * {@link LeanReads#ATTRIBUTE} (its {@link Endpoint}), which is how {@link LeanReads.LeanReadMapping} finds it; its
+ * token is taken from the cache as the single check's is. Like the single check, a read authenticated here needs
+ * nothing but an authenticated caller: its budget and who may read a user's private lists are the handler's
+ * ({@link LeanReadHandler}), as they are the routes' filters.
  */
 final class SingleCheckEntry implements WebFilter, Ordered {
 
@@ -86,6 +96,8 @@ final class SingleCheckEntry implements WebFilter, Ordered {
     private final CachingJwtDecoder tokens;
     private final WebExceptionHandler errors;
     private final MeterRegistry meters;
+    private final boolean singleCheck;
+    private final boolean leanReads;
     /** Timers by {@link #key}: registered on first use, then a map lookup per request. */
     private final Map<Integer, Timer> timers = new ConcurrentHashMap<>();
 
@@ -97,28 +109,57 @@ final class SingleCheckEntry implements WebFilter, Ordered {
      * @param meters where {@value #TIMER} is registered
      */
     SingleCheckEntry(CachingJwtDecoder tokens, WebExceptionHandler errors, MeterRegistry meters) {
+        this(tokens, errors, meters, true, false);
+    }
+
+    /**
+     * @param tokens      as above
+     * @param errors      as above
+     * @param meters      as above
+     * @param singleCheck whether the single check is served here ({@code graph.gateway.check-coalescing.enabled}):
+     *                    off, it is left to Spring Cloud Gateway's {@code check} route and Spring Security's whole chain
+     * @param leanReads   whether the other GET reads ({@link LeanReads#ENDPOINTS}) are
+     *                    ({@code graph.gateway.lean-reads.enabled})
+     */
+    SingleCheckEntry(CachingJwtDecoder tokens, WebExceptionHandler errors, MeterRegistry meters, boolean singleCheck,
+                     boolean leanReads) {
         this.tokens = tokens;
         this.errors = errors;
         this.meters = meters;
+        this.singleCheck = singleCheck;
+        this.leanReads = leanReads;
     }
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        if (!isSingleCheck(exchange.getRequest())) {
+        ServerHttpRequest request = exchange.getRequest();
+        if (singleCheck && isSingleCheck(request)) {
+            long start = System.nanoTime();
+            return chain.filter(authenticated(exchange))
+                    .onErrorResume(error -> errors.handle(exchange, error))
+                    .doFinally(signal -> record(exchange.getResponse(), signal, System.nanoTime() - start));
+        }
+        Endpoint read = leanReads ? LeanReads.match(request) : null;
+        if (read == null) {
             return chain.filter(exchange);
         }
-        long start = System.nanoTime();
+        exchange.getAttributes().put(LeanReads.ATTRIBUTE, read);
+        // What a @RequestMapping's handler mapping does for its pattern: http.server.requests' uri tag names it.
+        ServerRequestObservationContext.findCurrent(exchange.getAttributes())
+                .ifPresent(context -> context.setPathPattern(read.template()));
+        return chain.filter(authenticated(exchange));
+    }
+
+    /** {@code exchange} with the principal of its cached token ({@link #cachedToken}), marked; else as it is. */
+    private ServerWebExchange authenticated(ServerWebExchange exchange) {
         Jwt jwt = cachedToken(exchange.getRequest());
-        ServerWebExchange next = exchange;
-        if (jwt != null) {
-            exchange.getAttributes().put(AUTHENTICATED, jwt);
-            next = exchange.mutate()
-                    .principal(Mono.just(new JwtAuthenticationToken(jwt, AuthorityUtils.NO_AUTHORITIES)))
-                    .build();
+        if (jwt == null) {
+            return exchange;
         }
-        return chain.filter(next)
-                .onErrorResume(error -> errors.handle(exchange, error))
-                .doFinally(signal -> record(exchange.getResponse(), signal, System.nanoTime() - start));
+        exchange.getAttributes().put(AUTHENTICATED, jwt);
+        return exchange.mutate()
+                .principal(Mono.just(new JwtAuthenticationToken(jwt, AuthorityUtils.NO_AUTHORITIES)))
+                .build();
     }
 
     @Override

@@ -1,0 +1,162 @@
+package dev.socialgraph.gateway;
+
+import dev.socialgraph.wire.Endpoint;
+import dev.socialgraph.wire.InternalApi;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import java.net.URI;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.cloud.client.ServiceInstance;
+import org.springframework.cloud.gateway.filter.GatewayFilter;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.headers.HttpHeadersFilter;
+import org.springframework.cloud.gateway.support.NotFoundException;
+import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebHandler;
+import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
+
+/**
+ * A public GET read of {@link LeanReads#ENDPOINTS} forwarded to the check instance that owns its user's logical
+ * shard, outside Spring Cloud Gateway's routes, with the same observable answer as its route gives, in the route's
+ * order of steps:
+ * <ol>
+ *   <li>the global filters every route runs first: the request id ({@link RequestIds}), an over-long
+ *       {@code X-Follow-Token} refused ({@link FollowTokenGuard});</li>
+ *   <li>the read's route filters ({@link RoutesConfiguration#leanReadFilters}): the read budget (429 with
+ *       {@code Retry-After}), the path's user ids (400 naming the variable), the viewer from the token, a user's own
+ *       lists on the subject's path (403 for another's);</li>
+ *   <li>the instance {@link ShardAffineLoadBalancer} chooses for the path's user (none: 503 naming the service, as
+ *       Spring Cloud Gateway's load-balancer filter answers);</li>
+ *   <li>{@code GET} of the internal path ({@link InternalPath#internal(String)}, or the subject's path a filter set)
+ *       with the query as the caller sent it, on Spring Cloud Gateway's own client ({@link HttpClientTuning}: its
+ *       pool, connect and response timeouts), with the request's headers as the routes' header filters make them
+ *       ({@link ServiceHeaders}' credential, request id, public path and trace context; hop-by-hop headers and
+ *       {@code Host} dropped), and no body: none of these reads has one;</li>
+ *   <li>the answer relayed as it came: status, headers (but hop-by-hop ones), body. A failed call is an error
+ *       {@link GatewayErrors} answers (503 unreachable or pool exhausted, 504 silent).</li>
+ * </ol>
+ * The body is read whole before it is written, with its {@code Content-Length}: these answers are a page of ids at
+ * most, a few tens of KB, and the route streamed them only because it streams everything.
+ */
+final class LeanReadHandler implements WebHandler {
+
+    private static final String INTERNAL_USERS = InternalApi.USERS + "/";
+    private static final byte[] EMPTY = new byte[0];
+
+    /** The steps of each read, composed once; the last forwards the request. */
+    private final Map<Endpoint, GatewayFilterChain> chains = new HashMap<>();
+    /** The segment index of each path variable of each read, e.g. {@code {id=2, otherId=4}}. */
+    private final Map<Endpoint, Map<String, Integer>> variables = new HashMap<>();
+    private final ShardAffineLoadBalancer balancer;
+    /** {@code GET} on the proxying client, built once: each further step copies the client's configuration. */
+    private final HttpClient.RequestSender get;
+    private final List<HttpHeadersFilter> headerFilters;
+
+    /**
+     * @param first         the global filters every route runs first, in order
+     * @param filters       each read's own filters, in order
+     * @param balancer      the check service's balancer
+     * @param client        Spring Cloud Gateway's proxying client
+     * @param headerFilters the routes' header filters, in their order
+     */
+    LeanReadHandler(List<GatewayFilter> first, Map<Endpoint, List<GatewayFilter>> filters,
+                    ShardAffineLoadBalancer balancer, HttpClient client, List<HttpHeadersFilter> headerFilters) {
+        this.balancer = balancer;
+        this.get = client.request(io.netty.handler.codec.http.HttpMethod.GET);
+        this.headerFilters = headerFilters;
+        filters.forEach((read, steps) -> {
+            GatewayFilterChain chain = this::forward;
+            for (int i = steps.size() - 1; i >= 0; i--) {
+                chain = then(steps.get(i), chain);
+            }
+            for (int i = first.size() - 1; i >= 0; i--) {
+                chain = then(first.get(i), chain);
+            }
+            chains.put(read, chain);
+            Map<String, Integer> positions = new LinkedHashMap<>();
+            String[] segments = read.template().substring(1).split("/");
+            for (int i = 0; i < segments.length; i++) {
+                if (segments[i].startsWith("{")) {
+                    positions.put(segments[i].substring(1, segments[i].length() - 1), i);
+                }
+            }
+            variables.put(read, Map.copyOf(positions));
+        });
+    }
+
+    private static GatewayFilterChain then(GatewayFilter filter, GatewayFilterChain next) {
+        return exchange -> filter.filter(exchange, next);
+    }
+
+    @Override
+    public Mono<Void> handle(ServerWebExchange exchange) {
+        Endpoint read = exchange.getRequiredAttribute(LeanReads.ATTRIBUTE);
+        Map<String, Integer> positions = variables.get(read);
+        if (!positions.isEmpty()) {
+            // Where the routes' filters read them, as the route's path predicate leaves them.
+            String[] segments = exchange.getRequest().getURI().getRawPath().substring(1).split("/");
+            Map<String, String> values = new HashMap<>(positions.size() * 2);
+            positions.forEach((name, at) -> values.put(name, segments[at]));
+            ServerWebExchangeUtils.putUriTemplateVariables(exchange, values);
+        }
+        return chains.get(read).filter(exchange);
+    }
+
+    /** The last step: the request, as the filters left it, to the chosen instance; its answer to the caller. */
+    private Mono<Void> forward(ServerWebExchange exchange) {
+        String raw = exchange.getRequest().getURI().getRawPath();
+        String path = raw.startsWith(INTERNAL_USERS) ? raw : InternalPath.internal(raw);
+        return balancer.choose(ShardAffineLoadBalancer.userId(path))
+                .flatMap(chosen -> chosen.hasServer() ? send(exchange, chosen.getServer(), path)
+                        : Mono.error(new NotFoundException("Unable to find instance for " + LoadBalancing.CHECK_SERVICE)));
+    }
+
+    private Mono<Void> send(ServerWebExchange exchange, ServiceInstance instance, String path) {
+        ServerHttpRequest request = exchange.getRequest();
+        DefaultHttpHeaders headers = new DefaultHttpHeaders();
+        HttpHeadersFilter.filterRequest(headerFilters, exchange).forEach(headers::set);
+        headers.remove(HttpHeaders.HOST); // the instance's, set by the client
+        headers.remove(HttpHeaders.CONTENT_LENGTH); // no body is sent
+        URI base = instance.getUri();
+        String query = request.getURI().getRawQuery();
+        String uri = base.getScheme() + "://" + base.getRawAuthority() + path + (query == null ? "" : "?" + query);
+        return get.uri(uri)
+                .send((outgoing, outbound) -> {
+                    outgoing.headers(headers);
+                    return outbound;
+                })
+                .responseSingle((response, body) -> body.asByteArray().defaultIfEmpty(EMPTY).map(bytes -> {
+                    HttpHeaders received = new HttpHeaders();
+                    response.responseHeaders().forEach(h -> received.add(h.getKey(), h.getValue()));
+                    return new Answer(response.status().code(), received, bytes);
+                }))
+                .flatMap(answer -> relay(exchange, answer));
+    }
+
+    /** A service's answer: status, headers, body. */
+    private record Answer(int status, HttpHeaders headers, byte[] body) {
+    }
+
+    private Mono<Void> relay(ServerWebExchange exchange, Answer answer) {
+        ServerHttpResponse response = exchange.getResponse();
+        if (response.isCommitted()) {
+            return Mono.empty();
+        }
+        response.setStatusCode(HttpStatusCode.valueOf(answer.status()));
+        HttpHeaders headers = HttpHeadersFilter.filter(headerFilters, answer.headers(), exchange,
+                HttpHeadersFilter.Type.RESPONSE);
+        headers.remove(HttpHeaders.TRANSFER_ENCODING);
+        headers.remove(HttpHeaders.CONTENT_LENGTH);
+        response.getHeaders().addAll(headers);
+        response.getHeaders().setContentLength(answer.body().length);
+        return response.writeWith(Mono.just(response.bufferFactory().wrap(answer.body())));
+    }
+}
