@@ -20,6 +20,11 @@ final class EdgeList {
     private final int[] offsets;
     private final long[] followees;
 
+    /** User numbers by follower count descending, ties by user number; computed on first use. */
+    private int[] byFollowers;
+    /** Follower count (in-degree) of each user number; computed with {@link #byFollowers}. */
+    private int[] followerCounts;
+
     private EdgeList(long[] users, int[] offsets, long[] followees) {
         this.users = users;
         this.offsets = offsets;
@@ -150,6 +155,50 @@ final class EdgeList {
     boolean contains(long follower, long followee) {
         int u = Arrays.binarySearch(users, follower);
         return u >= 0 && Arrays.binarySearch(followees, offsets[u], offsets[u + 1], followee) >= 0;
+    }
+
+    /** How many users follow user number {@code u} (its in-degree in this graph). */
+    synchronized int followerCount(int u) {
+        rankByFollowers();
+        return followerCounts[u];
+    }
+
+    /**
+     * The {@code n} most followed users: user numbers by follower count (in-degree) descending, ties by user number
+     * ascending, so the choice is the same on every run. The ranking is computed once (a binary search per edge:
+     * ego-Twitter's 1.8 million in about 0.2 s) and kept.
+     *
+     * @param n how many, 0 ≤ n ≤ {@link #userCount()}
+     * @return a fresh array of {@code n} user numbers, most followed first
+     */
+    synchronized int[] mostFollowed(int n) {
+        if (n < 0 || n > users.length) {
+            throw new IllegalArgumentException("n must be 0.." + users.length + ", was " + n);
+        }
+        rankByFollowers();
+        return Arrays.copyOf(byFollowers, n);
+    }
+
+    private void rankByFollowers() {
+        if (byFollowers != null) {
+            return;
+        }
+        int[] in = new int[users.length];
+        for (long followee : followees) {
+            in[Arrays.binarySearch(users, followee)]++;
+        }
+        // Sort (−count, user) pairs packed into longs: primitive, no boxed comparator over 80,000 users.
+        long[] keys = new long[users.length];
+        for (int u = 0; u < users.length; u++) {
+            keys[u] = ((long) (Integer.MAX_VALUE - in[u]) << 32) | u;
+        }
+        Arrays.sort(keys);
+        int[] ranked = new int[users.length];
+        for (int i = 0; i < keys.length; i++) {
+            ranked[i] = (int) keys[i];
+        }
+        followerCounts = in;
+        byFollowers = ranked;
     }
 
     /** A growable primitive array: the file is read once, without boxing 3.5 million longs. */

@@ -8,8 +8,11 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.socialgraph.client.FollowCheckClient;
 import dev.socialgraph.loadgen.Operation.Kind;
+import dev.socialgraph.wire.Endpoint;
 import dev.socialgraph.wire.InternalApi;
+import dev.socialgraph.wire.PublicApi;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,6 +38,9 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.entity.StringEntity;
 import org.apache.hc.core5.io.CloseMode;
 import org.apache.hc.core5.util.Timeout;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The fleet over HTTP/1.1: either directly, reads to follow-check-service's and writes to follow-write-service's
@@ -50,6 +56,10 @@ import org.apache.hc.core5.util.Timeout;
  * <p>Gateway tokens: a write's token is its follower's (the gateway takes the actor from {@code sub}); a read's
  * token is one of {@link #VIEWERS} users in turn, so no single user's read bucket is drained by the benchmark
  * (429s are still counted, as errors). Tokens are minted once per user and cached.
+ *
+ * <p>A read counts as answered on status 200 only, a write on any 2xx; anything else is an error, and the first few
+ * are printed to standard error. Read paths come from graph-wire's {@link PublicApi} (through the gateway) and
+ * {@link InternalApi} (directly), so the benchmark asks what the services serve.
  */
 final class HttpTarget implements Target {
 
@@ -66,8 +76,14 @@ final class HttpTarget implements Target {
     /** Where every per-user path of a service starts, below its base URI. */
     private static final String USERS = InternalApi.USERS + "/";
 
+    /** A list's page size when the operation names none: the API's default. */
+    static final int DEFAULT_LIMIT = 50;
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
     private final String name;
-    private final String readBase;
+    /** Scheme, host and port of the reads' server, without a trailing slash. */
+    private final String readHost;
     private final String writeBase;
     private final boolean viaGateway;
     private final MACSigner signer;
@@ -85,11 +101,11 @@ final class HttpTarget implements Target {
     /** When set, every operation is a GET of this URI (a floor such as a hello-world endpoint). */
     private URI fixed;
 
-    private HttpTarget(String name, String readBase, String writeBase, MACSigner signer, long[] viewerIds,
+    private HttpTarget(String name, String readHost, String writeBase, MACSigner signer, long[] viewerIds,
                        String serviceToken, List<ServerProcess> processes) {
         this.name = name;
         this.serviceToken = serviceToken;
-        this.readBase = readBase;
+        this.readHost = readHost;
         this.writeBase = writeBase;
         this.viaGateway = signer != null;
         this.signer = signer;
@@ -121,7 +137,7 @@ final class HttpTarget implements Target {
      * {@code X-Service-Token: serviceToken} ({@code null}: none, and the services answer 401).
      */
     static HttpTarget direct(URI checkUri, URI writeUri, String serviceToken, List<ServerProcess> fleet) {
-        return new HttpTarget("fleet", strip(checkUri) + USERS, strip(writeUri) + USERS,
+        return new HttpTarget("fleet", strip(checkUri), strip(writeUri) + USERS,
                 null, null, serviceToken, fleet);
     }
 
@@ -131,7 +147,7 @@ final class HttpTarget implements Target {
      * path with no filter of the gateway's and adds the service credential itself.
      */
     static HttpTarget named(String name, URI checkUri, List<ServerProcess> fleet) {
-        return new HttpTarget(name, strip(checkUri) + USERS, strip(checkUri) + USERS,
+        return new HttpTarget(name, strip(checkUri), strip(checkUri) + USERS,
                 null, null, null, fleet);
     }
 
@@ -156,7 +172,7 @@ final class HttpTarget implements Target {
             for (int i = 0; i < viewers.length; i++) {
                 viewers[i] = graph.user((int) ((long) i * graph.userCount() / viewers.length));
             }
-            return new HttpTarget("gateway", strip(gatewayUri) + "/v1/users/", strip(gatewayUri) + "/v1/me/",
+            return new HttpTarget("gateway", strip(gatewayUri), strip(gatewayUri) + "/v1/me/",
                     new MACSigner(jwtSecret.getBytes(StandardCharsets.UTF_8)), viewers, null, fleet);
         } catch (JOSEException e) {
             throw new IllegalArgumentException("the JWT secret must be at least 32 bytes", e);
@@ -203,11 +219,69 @@ final class HttpTarget implements Target {
                 reportFirst(request.getMethod() + " " + request.getRequestUri() + ": " + e);
                 return Outcome.ERROR;
             }
-            if (status / 100 != 2 && status != 429) {
-                reportFirst(request.getMethod() + " " + request.getRequestUri() + ": HTTP " + status);
-            }
-            return status / 100 == 2 ? Outcome.OK : status == 429 ? Outcome.RATE_LIMITED : Outcome.ERROR;
+            return outcome(op, request, status);
         }, executor);
+    }
+
+    /** OK for 200 to a read or 2xx to a write; the first few others are printed. */
+    private Outcome outcome(Operation op, HttpUriRequestBase request, int status) {
+        boolean ok = op.kind().isWrite() || fixed != null ? status / 100 == 2 : status == 200;
+        if (!ok && status != 429) {
+            reportFirst(request.getMethod() + " " + request.getRequestUri() + ": HTTP " + status);
+        }
+        return ok ? Outcome.OK : status == 429 ? Outcome.RATE_LIMITED : Outcome.ERROR;
+    }
+
+    /**
+     * One list page, answered on the calling thread: how it ended and, when answered, its {@code nextCursor}.
+     *
+     * @param outcome    as {@link #execute}'s
+     * @param nextCursor the cursor of the next page; {@code null} on the last page or when not answered
+     */
+    record PageAnswer(Outcome outcome, String nextCursor) { }
+
+    /**
+     * Sends the list read {@code op} (a page of following, followers or common following, with its cursor) and
+     * waits for the answer, whose body is read for the next page's cursor: for walking a list page after page.
+     * Never throws for a failed request: an unreadable body or a failure is {@link Outcome#ERROR}.
+     */
+    PageAnswer page(Operation op) {
+        HttpUriRequestBase request;
+        try {
+            request = request(op);
+        } catch (RuntimeException e) {
+            return new PageAnswer(Outcome.ERROR, null);
+        }
+        try {
+            return client.execute(request, response -> {
+                Outcome outcome = outcome(op, request, response.getCode());
+                if (outcome != Outcome.OK) {
+                    EntityUtils.consume(response.getEntity());
+                    return new PageAnswer(outcome, null);
+                }
+                return new PageAnswer(Outcome.OK, nextCursor(EntityUtils.toByteArray(response.getEntity())));
+            });
+        } catch (Exception e) { // IOException: refused, reset, timed out; JacksonException: not a page
+            reportFirst(request.getMethod() + " " + request.getRequestUri() + ": " + e);
+            return new PageAnswer(Outcome.ERROR, null);
+        }
+    }
+
+    /**
+     * The {@code nextCursor} of a page's JSON body ({@code docs/openapi.yaml}, {@code UserPage} and
+     * {@code CommonPage}).
+     *
+     * @return the cursor of the next page; {@code null} on the last page
+     * @throws JacksonException         when the body is not JSON
+     * @throws IllegalArgumentException when it is JSON but not a page (no {@code items} or {@code nextCursor})
+     */
+    static String nextCursor(byte[] body) {
+        JsonNode page = JSON.readTree(body);
+        JsonNode next = page.get("nextCursor");
+        if (next == null || !page.has("items")) {
+            throw new IllegalArgumentException("not a page: no items or nextCursor");
+        }
+        return next.isNull() ? null : next.asString();
     }
 
     /** Prints the first few failures to standard error, so a misconfigured run explains itself. */
@@ -222,18 +296,21 @@ final class HttpTarget implements Target {
         if (fixed != null) {
             return withServiceToken(get(fixed.toString()));
         }
-        String user = Long.toString(op.user());
         HttpUriRequestBase r = switch (op.kind()) {
-            case CHECK -> get(readBase + user + "/following/" + op.other());
-            case BATCH_CHECK -> post(readBase + user + "/following/contains", batchBody(op.ids()));
-            case FOLLOWING_PAGE -> get(readBase + user + "/following?limit=50");
-            case FOLLOWERS_PAGE -> get(readBase + user + "/followers?limit=50");
-            case COUNTS -> get(readBase + user + "/counts");
+            case CHECK -> get(read(PublicApi.IS_FOLLOWING, InternalApi.CHECK, op.user(), op.other()));
+            case BATCH_CHECK -> post(read(PublicApi.ARE_FOLLOWING, InternalApi.CONTAINS, op.user()),
+                    batchBody(op.ids()));
+            case FOLLOWING_PAGE -> get(page(read(PublicApi.LIST_FOLLOWING, InternalApi.FOLLOWING, op.user()), op));
+            case FOLLOWERS_PAGE -> get(page(read(PublicApi.LIST_FOLLOWERS, InternalApi.FOLLOWERS, op.user()), op));
+            case COMMON_FOLLOWING -> get(page(read(PublicApi.LIST_COMMON_FOLLOWING, InternalApi.COMMON_FOLLOWING,
+                    op.user(), op.other()), op));
+            case COUNTS -> get(read(PublicApi.COUNT_FOLLOWS, InternalApi.COUNTS, op.user()));
             case FOLLOW -> new HttpPut(writePath(op, "following"));
             case UNFOLLOW -> new HttpDelete(writePath(op, "following"));
             case BLOCK -> new HttpPut(writePath(op, "blocking"));
             case UNBLOCK -> new HttpDelete(writePath(op, "blocking"));
-            case HIDDEN -> post(viaGateway ? writeBase + "hidden" : readBase + user + "/hidden", batchBody(op.ids()));
+            case HIDDEN -> post(viaGateway ? writeBase + "hidden" : read(null, InternalApi.HIDDEN, op.user()),
+                    batchBody(op.ids()));
         };
         if (viaGateway) {
             long subject = op.kind().actsAsUser()
@@ -248,6 +325,18 @@ final class HttpTarget implements Target {
             r.addHeader(SERVICE_TOKEN_HEADER, serviceToken);
         }
         return r;
+    }
+
+    /** The read's URI: {@code viaGateway}'s public endpoint, else the internal one, on the reads' server. */
+    private String read(Endpoint viaGateway, Endpoint internal, Object... ids) {
+        return readHost + (this.viaGateway ? viaGateway : internal).path(ids);
+    }
+
+    /** {@code path} with the page size of {@code op} (the API's default when it names none) and its cursor. */
+    private static String page(String path, Operation op) {
+        String uri = path + "?" + InternalApi.LIMIT + "=" + (op.limit() == 0 ? DEFAULT_LIMIT : op.limit());
+        return op.cursor() == null ? uri
+                : uri + "&" + InternalApi.CURSOR + "=" + URLEncoder.encode(op.cursor(), StandardCharsets.UTF_8);
     }
 
     /** {@code /v1/me/{list}/{other}} through the gateway, {@code /internal/v1/users/{user}/{list}/{other}} directly. */

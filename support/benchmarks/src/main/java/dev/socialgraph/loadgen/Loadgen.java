@@ -203,7 +203,7 @@ public final class Loadgen implements Callable<Integer> {
         };
     }
 
-    private static URI local(int port) {
+    static URI local(int port) {
         return URI.create("http://127.0.0.1:" + port);
     }
 
@@ -223,8 +223,13 @@ public final class Loadgen implements Callable<Integer> {
     }
 
     private String secret(Fleet fleet) {
-        if (jwtSecret != null) {
-            return jwtSecret;
+        return jwtSecret(jwtSecret, fleet);
+    }
+
+    /** The JWT secret given, else {@code GRAPH_JWT_SECRET}, else the fleet's {@code jwt-secret} file, else the dev default. */
+    static String jwtSecret(String given, Fleet fleet) {
+        if (given != null) {
+            return given;
         }
         String env = System.getenv("GRAPH_JWT_SECRET");
         if (env != null && !env.isBlank()) {

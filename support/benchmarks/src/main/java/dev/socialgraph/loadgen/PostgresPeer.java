@@ -191,7 +191,7 @@ final class PostgresPeer implements Target {
 
     @Override
     public boolean supports(Kind kind) {
-        return true;
+        return kind != Kind.COMMON_FOLLOWING; // its pages have a fixed size, and it has no intersection query
     }
 
     @Override
@@ -232,6 +232,7 @@ final class PostgresPeer implements Target {
             case HIDDEN -> HIDDEN;
             case BLOCK -> BLOCK;
             case UNBLOCK -> UNBLOCK;
+            case COMMON_FOLLOWING -> throw new IllegalArgumentException("the naive peer does not do " + op.kind());
         };
         try (PreparedStatement p = c.prepareStatement(sql)) {
             p.setLong(1, op.user());

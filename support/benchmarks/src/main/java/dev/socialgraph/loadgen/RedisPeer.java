@@ -103,7 +103,7 @@ final class RedisPeer implements Target {
     public boolean supports(Kind kind) {
         return switch (kind) {
             case CHECK, BATCH_CHECK, FOLLOW, UNFOLLOW -> true;
-            case FOLLOWING_PAGE, FOLLOWERS_PAGE, COUNTS, HIDDEN, BLOCK, UNBLOCK -> false;
+            case FOLLOWING_PAGE, FOLLOWERS_PAGE, COUNTS, HIDDEN, BLOCK, UNBLOCK, COMMON_FOLLOWING -> false;
         };
     }
 

@@ -50,7 +50,16 @@ enum Workload {
      * Block writes by uniformly random users: half blocks of a random pair, half unblocks of a pair this stream
      * blocked earlier. A block also removes the follows between the two, both ways.
      */
-    BLOCK_WRITES("block-writes", EnumSet.of(Kind.BLOCK, Kind.UNBLOCK));
+    BLOCK_WRITES("block-writes", EnumSet.of(Kind.BLOCK, Kind.UNBLOCK)),
+    /**
+     * Facebook TAO's read mix (Bronson et al., USENIX ATC 2013, §6, as ZipG's benchmark tabulates it: assoc_range
+     * 40.9 %, obj_get 28.8 %, assoc_get 15.7 %, assoc_count 11.7 %, assoc_time_range 2.8 %) without the object reads,
+     * which this service does not have, renormalised and mapped onto follows: see {@link #TAO_WEIGHTS}. Half of the
+     * users are drawn from the most followed 1 % ({@link #HOT_SHARE}), half uniformly; page sizes are drawn from
+     * {@link #TAO_MIN_LIMIT}..{@link #TAO_MAX_LIMIT}.
+     */
+    TAO_MIX("tao-mix", EnumSet.of(Kind.FOLLOWING_PAGE, Kind.FOLLOWERS_PAGE, Kind.CHECK, Kind.COUNTS,
+            Kind.COMMON_FOLLOWING));
 
     /**
      * LinkBench's default mix in percent, mapped onto this API. LinkBench's link operations map one to one
@@ -74,6 +83,37 @@ enum Workload {
         MIXED_WEIGHTS[Kind.FOLLOW.ordinal()] = 8.9886601 + 8.0122125 + 2.5732789 + 7.366437;
         MIXED_WEIGHTS[Kind.UNFOLLOW.ordinal()] = 2.9907664 + 1.0115914;
     }
+
+    /**
+     * TAO's reads in percent without obj_get (28.8 % of TAO's reads; the rest renormalised to 100 %): assoc_range
+     * 57.5 % → list pages, split evenly between following and followers; assoc_get 22 % → single check;
+     * assoc_count 16.5 % → counts; assoc_time_range 4 % → common following, the one other ranged list read this
+     * API has (TAO's time range has no equivalent here).
+     */
+    static final double[] TAO_WEIGHTS = new double[Kind.values().length];
+
+    static {
+        TAO_WEIGHTS[Kind.FOLLOWING_PAGE.ordinal()] = 57.5 / 2;
+        TAO_WEIGHTS[Kind.FOLLOWERS_PAGE.ordinal()] = 57.5 / 2;
+        TAO_WEIGHTS[Kind.CHECK.ordinal()] = 22;
+        TAO_WEIGHTS[Kind.COUNTS.ordinal()] = 16.5;
+        TAO_WEIGHTS[Kind.COMMON_FOLLOWING.ordinal()] = 4;
+    }
+
+    /**
+     * The share of the users, the most followed by in-degree, from which half of {@link #TAO_MIX}'s users are drawn:
+     * TAO's load is skewed towards popular objects, and a follow graph's popular users are its most followed.
+     */
+    static final double HOT_SHARE = 0.01;
+
+    /**
+     * {@link #TAO_MIX}'s page sizes, drawn uniformly from this range (inclusive) for every list read. Neither the TAO
+     * paper nor ZipG publishes a distribution of limits; a range rather than one size keeps the benchmark from
+     * timing a single response size: 20 is a mobile client's first page, 100 a web client's, and the mean, 60, is
+     * close to the API's default of 50.
+     */
+    static final int TAO_MIN_LIMIT = 20;
+    static final int TAO_MAX_LIMIT = 100;
 
     /** Ids per batch check. */
     static final int BATCH_SIZE = 100;
@@ -126,6 +166,9 @@ enum Workload {
         private final double[] cumulative = new double[Kind.values().length];
         private final ArrayDeque<long[]> followed = new ArrayDeque<>();
         private final ArrayDeque<long[]> blocked = new ArrayDeque<>();
+        /** {@link #TAO_MIX}'s hot users (user numbers, the most followed 1 %); empty for the other workloads. */
+        private final int[] hot;
+        private final double[] taoCumulative = new double[Kind.values().length];
 
         private Source(Workload workload, EdgeList graph, long seed) {
             this.workload = workload;
@@ -142,6 +185,17 @@ enum Workload {
                 sum += MIXED_WEIGHTS[k];
                 cumulative[k] = sum;
             }
+            this.hot = workload == TAO_MIX ? graph.mostFollowed(hotCount(graph.userCount())) : new int[0];
+            double taoSum = 0;
+            for (int k = 0; k < taoCumulative.length; k++) {
+                taoSum += TAO_WEIGHTS[k];
+                taoCumulative[k] = taoSum;
+            }
+        }
+
+        /** How many users are hot among {@code users}: {@link #HOT_SHARE} of them, rounded up, at least one. */
+        static int hotCount(int users) {
+            return Math.max(1, (int) Math.ceil(users * HOT_SHARE));
         }
 
         /** The next operation. */
@@ -159,18 +213,65 @@ enum Workload {
                 case MIXED -> mixed();
                 case HIDDEN -> hidden(uniformUser());
                 case BLOCK_WRITES -> random.nextBoolean() || blocked.isEmpty() ? block(uniformUser()) : unblock();
+                case TAO_MIX -> tao();
             };
         }
 
-        private Operation mixed() {
+        /**
+         * One read of {@link #TAO_MIX}. Every user is drawn by {@link #taoUser()}. A check asks whether the drawn user
+         * follows one of its followees (half of the checks, when it follows anyone) or another drawn user, as the
+         * LinkBench mix's checks do (the TAO paper gives no hit rate for assoc_get; half and half exercises both the
+         * bloom filter's fast negatives and the lookups). Common following is of two drawn users.
+         */
+        private Operation tao() {
+            Kind kind = pick(taoCumulative);
+            int u = taoUser();
+            return switch (kind) {
+                case FOLLOWING_PAGE, FOLLOWERS_PAGE -> Operation.page(kind, graph.user(u), 0, taoLimit());
+                case COUNTS -> Operation.of(kind, graph.user(u), 0);
+                case CHECK -> {
+                    int start = graph.rowStart(u);
+                    int end = graph.rowEnd(u);
+                    long other = end > start && random.nextBoolean()
+                            ? graph.followee(start + random.nextInt(end - start)) : graph.user(otherTaoUser(u));
+                    yield Operation.of(Kind.CHECK, graph.user(u), other);
+                }
+                case COMMON_FOLLOWING -> Operation.page(kind, graph.user(u), graph.user(otherTaoUser(u)), taoLimit());
+                default -> throw new IllegalStateException(kind + " is not in the mix");
+            };
+        }
+
+        /** A user number: with probability ½ uniformly one of the hot users, else uniformly one of all users. */
+        int taoUser() {
+            return random.nextBoolean() ? hot[random.nextInt(hot.length)] : uniformUser();
+        }
+
+        /** A user number other than {@code u}, drawn as {@link #taoUser()} draws. */
+        private int otherTaoUser(int u) {
+            int other = taoUser();
+            while (other == u && graph.userCount() > 1) {
+                other = taoUser();
+            }
+            return other;
+        }
+
+        private int taoLimit() {
+            return TAO_MIN_LIMIT + random.nextInt(TAO_MAX_LIMIT - TAO_MIN_LIMIT + 1);
+        }
+
+        /** The kind whose slice of {@code cumulative} (running sums of weights by ordinal) a uniform draw falls in. */
+        private Kind pick(double[] cumulative) {
             double x = random.nextDouble() * cumulative[cumulative.length - 1];
-            Kind kind = Kind.values()[0];
             for (Kind k : Kind.values()) {
                 if (x < cumulative[k.ordinal()]) {
-                    kind = k;
-                    break;
+                    return k;
                 }
             }
+            return Kind.values()[cumulative.length - 1];
+        }
+
+        private Operation mixed() {
+            Kind kind = pick(cumulative);
             return switch (kind) {
                 case CHECK -> {
                     int u = popularity[readRank.sample() - 1];
@@ -188,7 +289,8 @@ enum Workload {
                         ? Operation.of(Kind.UNFOLLOW, graph.user(popularity[writeRank.sample() - 1]),
                                 graph.user(uniformUser()))
                         : unfollowEarlierFollow();
-                case HIDDEN, BLOCK, UNBLOCK -> throw new IllegalStateException(kind + " is not in the mix");
+                case HIDDEN, BLOCK, UNBLOCK, COMMON_FOLLOWING ->
+                        throw new IllegalStateException(kind + " is not in the mix");
             };
         }
 

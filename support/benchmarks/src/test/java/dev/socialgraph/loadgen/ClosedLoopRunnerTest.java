@@ -72,4 +72,22 @@ class ClosedLoopRunnerTest {
         assertThatThrownBy(() -> new ClosedLoopRunner(1, Duration.ZERO, Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void run_recordsEveryAnswerUnderItsKind_too() throws Exception {
+        EdgeList graph = EdgeList.of(new long[] {1, 2, 3, 4}, new long[] {2, 3, 4, 1});
+        // Counts fail, everything else is answered at once.
+        Target countsFail = new FakeTarget(op -> CompletableFuture.completedFuture(
+                op.kind() == Operation.Kind.COUNTS ? Target.Outcome.ERROR : Target.Outcome.OK));
+
+        ClosedLoopRunner.Result r = new ClosedLoopRunner(1, Duration.ZERO, Duration.ofMillis(200))
+                .run(countsFail, Workload.TAO_MIX.source(graph, 1));
+
+        assertThat(r.byKind()).containsOnlyKeys(Workload.TAO_MIX.kinds());
+        assertThat(r.byKind().get(Operation.Kind.COUNTS).ok()).isZero();
+        assertThat(r.byKind().get(Operation.Kind.COUNTS).errors()).isEqualTo(r.errors());
+        assertThat(r.byKind().values().stream().mapToLong(ClosedLoopRunner.KindResult::ok).sum()).isEqualTo(r.ok());
+        assertThat(r.byKind().values().stream().mapToLong(k -> k.latencyMicros().getTotalCount()).sum())
+                .isEqualTo(r.latencyMicros().getTotalCount());
+    }
 }

@@ -69,4 +69,21 @@ class EdgeListTest {
         assertThat(graph.edgeCount()).isEqualTo(2);
         assertThat(graph.contains(3, 1)).isTrue();
     }
+
+    @Test
+    void mostFollowed_ranksByInDegree_tiesByUserNumber() {
+        // In-degrees: 1 ← 3 users, 2 ← 2, 3 ← 2, 4 ← 1, 5 ← 0 (5 only follows).
+        EdgeList graph = EdgeList.of(new long[] {2, 3, 4, 1, 4, 1, 5, 5, 5},
+                new long[] {1, 1, 1, 2, 2, 3, 3, 4, 4});
+
+        assertThat(graph.mostFollowed(5)).containsExactly(0, 1, 2, 3, 4); // users 1, 2, 3, 4, 5
+        assertThat(graph.mostFollowed(1)).containsExactly(0);
+        assertThat(graph.followerCount(0)).isEqualTo(3);
+        assertThat(graph.followerCount(2)).isEqualTo(2);
+        assertThat(graph.followerCount(4)).isZero();
+        assertThatThrownBy(() -> graph.mostFollowed(6)).isInstanceOf(IllegalArgumentException.class);
+
+        EdgeList reversed = EdgeList.of(new long[] {1, 1, 2}, new long[] {3, 2, 3});
+        assertThat(reversed.mostFollowed(3)).containsExactly(2, 1, 0); // 3 ← 2, 2 ← 1, 1 ← 0
+    }
 }

@@ -164,4 +164,97 @@ class WorkloadTest {
         assertThat(hidden.ids()).hasSize(Workload.BATCH_SIZE);
         assertThat(Workload.MIXED.kinds()).doesNotContain(Kind.HIDDEN, Kind.BLOCK, Kind.UNBLOCK);
     }
+
+    @Test
+    void taoMix_followsTaosReadProportions_over100000Draws() {
+        Workload.Source source = Workload.TAO_MIX.source(GRAPH, 11);
+        Map<Kind, Integer> counts = new EnumMap<>(Kind.class);
+        int n = 100_000;
+        for (int i = 0; i < n; i++) {
+            counts.merge(source.next().kind(), 1, Integer::sum);
+        }
+        // Binomial standard deviation at n = 100,000 is at most 0.0016: the tolerance is about three of them.
+        assertThat(counts.get(Kind.FOLLOWING_PAGE) / (double) n).isCloseTo(0.2875, within(0.005));
+        assertThat(counts.get(Kind.FOLLOWERS_PAGE) / (double) n).isCloseTo(0.2875, within(0.005));
+        assertThat(counts.get(Kind.CHECK) / (double) n).isCloseTo(0.22, within(0.005));
+        assertThat(counts.get(Kind.COUNTS) / (double) n).isCloseTo(0.165, within(0.005));
+        assertThat(counts.get(Kind.COMMON_FOLLOWING) / (double) n).isCloseTo(0.04, within(0.003));
+        assertThat(counts.keySet()).containsExactlyInAnyOrderElementsOf(Workload.TAO_MIX.kinds());
+    }
+
+    @Test
+    void taoMix_sameSeed_sameOperations_otherSeed_otherOperations() {
+        Workload.Source a = Workload.TAO_MIX.source(GRAPH, 42);
+        Workload.Source b = Workload.TAO_MIX.source(GRAPH, 42);
+        Workload.Source c = Workload.TAO_MIX.source(GRAPH, 43);
+        int differ = 0;
+        for (int i = 0; i < 1_000; i++) {
+            Operation x = a.next();
+            Operation y = b.next();
+            assertThat(y.kind()).isEqualTo(x.kind());
+            assertThat(y.user()).isEqualTo(x.user());
+            assertThat(y.other()).isEqualTo(x.other());
+            assertThat(y.limit()).isEqualTo(x.limit());
+            Operation z = c.next();
+            differ += z.kind() != x.kind() || z.user() != x.user() || z.limit() != x.limit() ? 1 : 0;
+        }
+        assertThat(differ).isGreaterThan(500);
+    }
+
+    @Test
+    void taoMix_drawsHalfTheUsersFromTheMostFollowedOnePercent() {
+        Workload.Source source = Workload.TAO_MIX.source(GRAPH, 5);
+        int hotCount = Workload.Source.hotCount(GRAPH.userCount());
+        assertThat(hotCount).isEqualTo(20); // 1 % of 2,000
+        java.util.Set<Long> hot = new java.util.HashSet<>();
+        for (int u : GRAPH.mostFollowed(hotCount)) {
+            hot.add(GRAPH.user(u));
+        }
+        Map<Long, Integer> perHotUser = new HashMap<>();
+        int n = 100_000;
+        int inHot = 0;
+        for (int i = 0; i < n; i++) {
+            long user = GRAPH.user(source.taoUser());
+            if (hot.contains(user)) {
+                inHot++;
+                perHotUser.merge(user, 1, Integer::sum);
+            }
+        }
+        // Half from the hot users, and 1 % of the uniform half lands there too.
+        assertThat(inHot / (double) n).isCloseTo(0.5 + 0.5 * 0.01, within(0.01));
+        assertThat(perHotUser).hasSize(20);
+        // Uniform within the hot set: each of the 20 gets about 2.5 % of all draws.
+        assertThat(perHotUser.values()).allSatisfy(c -> assertThat(c / (double) n).isCloseTo(0.02525, within(0.004)));
+    }
+
+    @Test
+    void taoMix_pagesAre20To100_checksHalfEdges_commonFollowingOfTwoUsers() {
+        Workload.Source source = Workload.TAO_MIX.source(GRAPH, 8);
+        int least = Integer.MAX_VALUE;
+        int most = 0;
+        int checks = 0;
+        int edges = 0;
+        for (int i = 0; i < 50_000; i++) {
+            Operation op = source.next();
+            switch (op.kind()) {
+                case FOLLOWING_PAGE, FOLLOWERS_PAGE, COMMON_FOLLOWING -> {
+                    least = Math.min(least, op.limit());
+                    most = Math.max(most, op.limit());
+                    assertThat(op.cursor()).isNull();
+                    if (op.kind() == Kind.COMMON_FOLLOWING) {
+                        assertThat(op.other()).isNotEqualTo(op.user()).isNotZero();
+                    }
+                }
+                case CHECK -> {
+                    checks++;
+                    edges += GRAPH.contains(op.user(), op.other()) ? 1 : 0;
+                }
+                default -> assertThat(op.limit()).isZero();
+            }
+        }
+        assertThat(least).isEqualTo(Workload.TAO_MIN_LIMIT);
+        assertThat(most).isEqualTo(Workload.TAO_MAX_LIMIT);
+        // Every user of this graph follows someone: half of the checks are edges, plus the few random hits.
+        assertThat(edges / (double) checks).isCloseTo(0.5, within(0.03));
+    }
 }
