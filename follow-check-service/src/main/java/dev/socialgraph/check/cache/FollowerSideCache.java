@@ -31,9 +31,10 @@ import java.util.concurrent.atomic.LongAdder;
  *       the follower-side transactions of every record before it committed. Each followee pending on that partition
  *       below the offset is no longer pending: its entries are dropped, and the next read refills them from the shard,
  *       which now holds every event seen for it.</li>
- *   <li>A count lives at most {@code countMaxAge}: its offsets change with account jobs, which send no follow event.
- *       A window lives at most {@code windowMaxAge}; inactive users are taken out of a page when it is read, so
- *       nothing but a follow event is known to change one.</li>
+ *   <li>A count lives at most {@code countMaxAge}: its offsets change with account jobs, which send no follow event
+ *       (a caller counts a followee whose window is complete from the window instead). A window lives at most
+ *       {@code windowMaxAge}; inactive users are taken out of a page when it is read, so nothing but a follow event
+ *       is known to change one.</li>
  * </ul>
  * So a served entry holds every follow event of its followee that the cdc-consumer applied before it was filled, and
  * misses at most those of the last {@code staleBound}. Events this instance has not read yet are the feed-lag guard's:

@@ -103,8 +103,9 @@ public record CheckProperties(
      * @param countEntries      most follower counts held (88 bytes each)
      * @param staleBound        how long after a followee's follow event its old entries are still served while the
      *                          cdc-consumer applies the event (1 s; the design allows other readers 2 s)
-     * @param windowMaxAge      how long a window lives at most (60 s): a bound for what no event announces, though
-     *                          nothing is known to need it (inactive users are taken out of a page when it is read)
+     * @param windowMaxAge      how long a window lives at most (10 min): a bound for what no event announces, though
+     *                          nothing is known to need it (inactive users are taken out of a page, and of a count
+     *                          made from a whole window, when it is read)
      * @param countMaxAge       how long a count lives at most (2 s, the design's bound for other readers): the count
      *                          offsets an account job moves announce themselves by no follow event
      * @param cdcGroup          the cdc-consumer's consumer group, whose committed offsets say which events the
@@ -117,7 +118,7 @@ public record CheckProperties(
             @NotNull @DefaultValue("64MB") DataSize windowBudget,
             @Min(1) @Max(100_000_000) @DefaultValue("200000") long countEntries,
             @NotNull @DurationMin(millis = 1) @DurationMax(seconds = 2) @DefaultValue("1s") Duration staleBound,
-            @NotNull @DurationMin(millis = 100) @DefaultValue("60s") Duration windowMaxAge,
+            @NotNull @DurationMin(millis = 100) @DefaultValue("10m") Duration windowMaxAge,
             @NotNull @DurationMin(millis = 100) @DefaultValue("2s") Duration countMaxAge,
             @NotBlank @DefaultValue("cdc-consumer") String cdcGroup,
             @NotNull @DurationMin(millis = 10) @DefaultValue("100ms") Duration watermarkInterval) {

@@ -175,16 +175,13 @@ public class FollowLists {
         if (cursorId != Page.START) {
             return shards.followers(followeeId, cursorFollowedAt, cursorId, limit); // past the window
         }
-        long ticket = followerSide.ticket(followeeId);
-        Page first = shards.followers(followeeId, 0, Page.START, followerSide.windowSize());
-        FollowerSideCache.Window filled = FollowerSideCache.Window.of(first);
-        followerSide.putWindow(followeeId, filled, ticket);
-        return filled.page(0, Page.START, limit);
+        return fillWindow(followeeId).page(0, Page.START, limit);
     }
 
     /**
      * Follower and following counts: each from memory when it holds it (one lookup), else one statement on the
-     * user's shard of each group.
+     * user's shard of each group (two on the follower shard for a followee with more followers than a window holds,
+     * the first time).
      *
      * @param userId positive
      * @param writer the request's follow token as verified: the user's own write reads its following count from the
@@ -210,19 +207,45 @@ public class FollowLists {
         return row.followingCount() - inactiveAmong.applyAsInt(row.followingIds());
     }
 
-    /** The follower count; {@code -1} when {@code !mayBlock} and memory does not hold it. */
+    /**
+     * The follower count; {@code -1} when {@code !mayBlock} and memory does not hold it. A followee whose window holds
+     * all its followers (most users: fewer than a window's size) is counted from the window, less the inactive users
+     * by the view, which is what the count column less the account offsets says once the jobs are done, and lives as
+     * long as the window; the others' counts are cached apart, for {@code count-max-age}. On a miss the window is
+     * read first (one statement on the follower shard); the count statement follows only for a followee the window
+     * cannot hold, and once its window is cached a count miss is that statement alone.
+     */
     private long followerCount(long followeeId, boolean fresh, boolean mayBlock) {
         if (followerSide == null || !fresh) {
             return mayBlock ? shards.followerCount(followeeId) : -1;
         }
         long cached = followerSide.count(followeeId);
-        if (cached >= 0 || !mayBlock) {
+        if (cached >= 0) {
             return cached;
+        }
+        FollowerSideCache.Window window = followerSide.window(followeeId);
+        if (window == null && mayBlock) {
+            window = fillWindow(followeeId);
+        }
+        if (window != null && window.complete()) {
+            return window.ids().length - inactiveAmong.applyAsInt(window.ids());
+        }
+        if (!mayBlock) {
+            return -1;
         }
         long ticket = followerSide.ticket(followeeId);
         long count = shards.followerCount(followeeId);
         followerSide.putCount(followeeId, count, ticket);
         return count;
+    }
+
+    /** Reads the followee's first {@link FollowerSideCache#windowSize} followers and caches them as its window. */
+    private FollowerSideCache.Window fillWindow(long followeeId) {
+        long ticket = followerSide.ticket(followeeId);
+        Page first = shards.followers(followeeId, 0, Page.START, followerSide.windowSize());
+        FollowerSideCache.Window filled = FollowerSideCache.Window.of(first);
+        followerSide.putWindow(followeeId, filled, ticket);
+        return filled;
     }
 
     /**

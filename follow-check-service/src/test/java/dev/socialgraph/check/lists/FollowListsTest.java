@@ -169,4 +169,44 @@ class FollowListsTest {
         assertThat(lists.commonFollowing(1, 2, 0, 10, 0, false).ids()).containsExactly(6);
         assertThat(lists.followers(B, 0, Page.START, 20, false, false)).as("a stale feed").isNull();
     }
+
+    /**
+     * A followee whose window holds all its followers is counted from the window, less the inactive users: one read
+     * of the window, no count statement, and no 2 s life.
+     */
+    @Test
+    void followerCount_ofAFolloweeTheWindowHoldsWhole_comesFromTheWindow() {
+        int[] reads = new int[2];
+        FollowLists.Shards small = new FollowLists.Shards() {
+            @Override
+            public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit) {
+                reads[0]++;
+                return AdjacencyArray.newestFirst(new long[] {7, 8, 9}, new long[] {1, 2, 3}, cursorFollowedAt,
+                        cursorId, limit);
+            }
+
+            @Override
+            public int followingCount(long followerId) {
+                return 0;
+            }
+
+            @Override
+            public long followerCount(long followeeId) {
+                reads[1]++;
+                return 3;
+            }
+
+            @Override
+            public FollowLists.CountWithFollower followerCountWith(long followeeId, long followerId) {
+                return new FollowLists.CountWithFollower(3, false);
+            }
+        };
+        FollowLists counted = new FollowLists(small, rows, cache, ids -> (int) java.util.Arrays.stream(ids)
+                .filter(id -> id == 8).count());
+        inMemory.put(B, new FollowingRow(B, new long[] {1}, new long[] {1}, 1));
+        assertThat(counted.counts(B, 0, true, false)).as("nothing of the follower side in memory yet").isNull();
+        assertThat(counted.counts(B, 0, true, true).followers()).as("8 is inactive").isEqualTo(2);
+        assertThat(counted.counts(B, 0, true, false).followers()).isEqualTo(2);
+        assertThat(reads).as("one window read, no count statement").containsExactly(1, 0);
+    }
 }

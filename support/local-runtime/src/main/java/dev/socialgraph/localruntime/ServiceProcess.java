@@ -75,6 +75,30 @@ public final class ServiceProcess implements AutoCloseable {
      *                               process exits, or readiness does not come in time; the log's tail is included
      */
     public static ServiceProcess start(String module, Map<String, String> properties, Duration startup) {
+        // A port picked free can be taken by another process before the service binds it (the suite starts brokers,
+        // databases and services all along): such a start is tried again on other ports, a few times.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnce(module, properties, startup);
+            } catch (PortTakenException e) {
+                if (attempt == PORT_ATTEMPTS) {
+                    throw new IllegalStateException(e.getMessage(), e);
+                }
+            }
+        }
+    }
+
+    /** Starts tried when the picked port was taken before the service bound it. */
+    static final int PORT_ATTEMPTS = 3;
+
+    /** The service exited because a port it was given was taken in the meantime. */
+    private static final class PortTakenException extends RuntimeException {
+        PortTakenException(String message) {
+            super(message);
+        }
+    }
+
+    private static ServiceProcess startOnce(String module, Map<String, String> properties, Duration startup) {
         Path jar = execJar(RepositoryRoot.find(), module);
         int[] ports = FreePorts.pick(2); // two distinct ports
         int port = ports[0];
@@ -134,7 +158,10 @@ public final class ServiceProcess implements AutoCloseable {
         long deadline = System.nanoTime() + startup.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException(name + " exited with " + process.exitValue() + "; log:\n" + tail());
+                String tail = tail();
+                String message = name + " exited with " + process.exitValue() + "; log:\n" + tail;
+                throw tail.contains("was already in use") ? new PortTakenException(message)
+                        : new IllegalStateException(message);
             }
             try {
                 HttpResponse<String> r = http.send(ready, HttpResponse.BodyHandlers.ofString());
