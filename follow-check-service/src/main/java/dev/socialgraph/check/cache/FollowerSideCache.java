@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -23,8 +22,8 @@ import java.util.concurrent.atomic.LongAdder;
  * event, and keep it). Instead:
  * <ul>
  *   <li>{@link #changed}: an event of followee {@code B} at {@code (partition, offset)} of {@code follow-events} marks
- *       {@code B} pending until that offset is applied, and refuses fills of {@code B} in flight (a fill ticket, as
- *       {@link LocalFollowingCache} takes). While pending, {@code B}'s entries are still served for at most
+ *       {@code B} pending until that offset is applied, and refuses fills of {@code B} in flight ({@link FillTickets},
+ *       as {@link LocalFollowingCache}). While pending, {@code B}'s entries are still served for at most
  *       {@code staleBound} after the event (the shard itself shows the change only once the cdc-consumer applied it)
  *       and no fill of {@code B} is cached.</li>
  *   <li>{@link #applied}: the cdc-consumer's group has committed an offset of a partition, which it does only after
@@ -61,7 +60,6 @@ public final class FollowerSideCache {
     static final int MAX_PENDING = 100_000;
     /** A ticket that no fill can redeem: the followee is pending. */
     public static final long NO_FILL = Long.MIN_VALUE;
-    private static final int STRIPES = 1 << 16;
 
     /**
      * The newest followers of a followee.
@@ -118,7 +116,7 @@ public final class FollowerSideCache {
     private final Cache<Long, Window> windows;
     private final Cache<Long, Long> counts;
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
-    private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
+    private final FillTickets tickets = new FillTickets();
     private final int windowSize;
     private final long staleBoundNanos;
     private final Ticker ticker;
@@ -202,7 +200,7 @@ public final class FollowerSideCache {
      * @return the ticket; {@link #NO_FILL} while the followee is pending (what the shard shows may be missing an event)
      */
     public long ticket(long followeeId) {
-        long ticket = stripes.get(stripe(followeeId));
+        long ticket = tickets.ticket(followeeId);
         return pending.containsKey(followeeId) ? NO_FILL : ticket;
     }
 
@@ -232,14 +230,13 @@ public final class FollowerSideCache {
     }
 
     private boolean put(long followeeId, long ticket, Runnable put) {
-        int stripe = stripe(followeeId);
-        if (ticket == NO_FILL || stripes.get(stripe) != ticket) {
+        if (ticket == NO_FILL || !tickets.valid(followeeId, ticket)) {
             refused.increment();
             return false;
         }
         put.run();
         // An event that bumped the stripe while the entry went in: take it out again rather than keep it stale.
-        if (stripes.get(stripe) != ticket) {
+        if (!tickets.valid(followeeId, ticket)) {
             windows.invalidate(followeeId);
             counts.invalidate(followeeId);
             refused.increment();
@@ -256,7 +253,7 @@ public final class FollowerSideCache {
      * @param offset     the record's offset
      */
     public void changed(long followeeId, int partition, long offset) {
-        stripes.incrementAndGet(stripe(followeeId));
+        tickets.bump(followeeId);
         long now = ticker.read();
         pending.merge(followeeId, new Pending(partition, offset, now),
                 (old, neu) -> new Pending(neu.partition(), Math.max(old.offset(), neu.offset()), old.seenNanos()));
@@ -278,7 +275,7 @@ public final class FollowerSideCache {
             Pending p = e.getValue();
             if (p.partition() == partition && p.offset() < committedOffset) {
                 long followeeId = e.getKey();
-                stripes.incrementAndGet(stripe(followeeId));
+                tickets.bump(followeeId);
                 windows.invalidate(followeeId);
                 counts.invalidate(followeeId);
                 invalidated.increment();
@@ -290,9 +287,7 @@ public final class FollowerSideCache {
 
     /** Drops every entry and every pending mark (the event feed was lost, or too many marks). */
     public void clear() {
-        for (int i = 0; i < STRIPES; i++) {
-            stripes.incrementAndGet(i);
-        }
+        tickets.bumpAll();
         windows.invalidateAll();
         counts.invalidateAll();
         pending.clear();
@@ -350,10 +345,5 @@ public final class FollowerSideCache {
      */
     public long invalidated() {
         return invalidated.sum();
-    }
-
-    private static int stripe(long followeeId) {
-        long h = followeeId * 0x9E3779B97F4A7C15L; // Fibonacci hashing, as LocalFollowingCache
-        return (int) (h >>> 48) & (STRIPES - 1);
     }
 }

@@ -6,7 +6,6 @@ import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.common.adjacency.Adjacency;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.store.following.FollowingRow;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -26,8 +25,8 @@ import java.util.concurrent.atomic.LongAdder;
  *   <li>Fills race with events (the classic fill/invalidate race): a row read at version {@code v} may be put
  *       after the event of {@code v + 1} was applied to an absent entry, and would then stay stale. So a fill takes
  *       a {@link #ticket} before it reads the row, and {@link #put} refuses it when any event of a follower in the
- *       same stripe was applied since. Stripes are {@value #STRIPES} counters indexed by a hash of the follower
- *       id: a collision only refuses a fill (the next miss fills again), never admits a stale one.</li>
+ *       same stripe was applied since. The tickets are {@link FillTickets}': a collision of two followers' stripes
+ *       only refuses a fill (the next miss fills again), never admits a stale one.</li>
  *   <li>Entry replacement and patching run under Caffeine's per-key compute, so a put and an event of the same
  *       follower are serialised.</li>
  * </ul>
@@ -49,11 +48,9 @@ public final class LocalFollowingCache implements FollowChecker.Local {
      * headers (32).
      */
     public static final int ENTRY_OVERHEAD_BYTES = 144;
-    /** Number of fill stripes; a power of two. */
-    static final int STRIPES = 1 << 16;
 
     private final Cache<Long, FollowingRow> cache;
-    private final AtomicLongArray stripes = new AtomicLongArray(STRIPES);
+    private final FillTickets tickets = new FillTickets();
     private final LongAdder patched = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final LongAdder refusedFills = new LongAdder();
@@ -114,7 +111,7 @@ public final class LocalFollowingCache implements FollowChecker.Local {
      */
     @Override
     public long ticket(long followerId) {
-        return stripes.get(stripe(followerId));
+        return tickets.ticket(followerId);
     }
 
     /**
@@ -129,11 +126,10 @@ public final class LocalFollowingCache implements FollowChecker.Local {
     public boolean put(FollowingRow row, long ticket) {
         long followerId = row.followerId();
         long version = row.version();
-        int stripe = stripe(followerId);
         boolean[] cached = new boolean[1];
         cache.asMap().compute(followerId, (id, old) -> {
             // Read under the key's lock: apply() bumps the stripe before it takes the same lock.
-            if (stripes.get(stripe) != ticket) {
+            if (!tickets.valid(followerId, ticket)) {
                 refusedFills.increment();
                 return old;
             }
@@ -157,7 +153,7 @@ public final class LocalFollowingCache implements FollowChecker.Local {
      * @param version    the following row's version after the change, {@code >= 1}
      */
     public void apply(long followerId, long followeeId, boolean follow, long followedAt, long version) {
-        stripes.incrementAndGet(stripe(followerId));
+        tickets.bump(followerId);
         // compute, not computeIfPresent or a get first: both have lock-free fast paths that would miss a put whose
         // compute is in progress (it passed its stripe check before the increment above) and so leave it stale.
         cache.asMap().compute(followerId, (id, old) -> {
@@ -185,15 +181,13 @@ public final class LocalFollowingCache implements FollowChecker.Local {
      * @param followerId positive
      */
     public void invalidate(long followerId) {
-        stripes.incrementAndGet(stripe(followerId));
+        tickets.bump(followerId);
         cache.invalidate(followerId);
     }
 
     /** Drops every entry (operators, tests, and when the event feed is lost). */
     public void clear() {
-        for (int i = 0; i < STRIPES; i++) {
-            stripes.incrementAndGet(i);
-        }
+        tickets.bumpAll();
         cache.invalidateAll();
     }
 
@@ -240,10 +234,5 @@ public final class LocalFollowingCache implements FollowChecker.Local {
      */
     public long refusedFills() {
         return refusedFills.sum();
-    }
-
-    private static int stripe(long followerId) {
-        long h = followerId * 0x9E3779B97F4A7C15L; // Fibonacci hashing: consecutive ids spread over the stripes
-        return (int) (h >>> 48) & (STRIPES - 1);
     }
 }
