@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The in-process cache of the follower side (docs/decisions/0059): for each cached followee, the newest window of its
+ * The in-process cache of the follower side (docs/decisions/0059-lists-and-counts-from-memory.md): for each cached followee, the newest window of its
  * followers (the first {@code windowSize} of the list, newest first, with follow times) and its follower count as
  * readers see it (the row's count less the inactive users taken out of it). A hit answers the followers list's first
  * pages and the follower count with no shard read.

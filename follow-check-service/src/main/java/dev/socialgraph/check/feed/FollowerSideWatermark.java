@@ -24,7 +24,7 @@ import org.springframework.stereotype.Component;
  * The follower side's watermark: every {@code graph.check.follower-side.watermark-interval} it reads the offsets the
  * cdc-consumer's group has committed on {@code follow-events} and hands each to {@link FollowerSideCache#applied}. The
  * cdc-consumer commits an offset only once the follower-side transactions of every record before it committed, so an
- * offset is the proof that the shard holds those events (docs/decisions/0059).
+ * offset is the proof that the shard holds those events (docs/decisions/0059-lists-and-counts-from-memory.md).
  *
  * <p>One daemon thread with one Kafka {@link Admin} client. A failed or timed-out read is counted
  * ({@code graph.check.follower.watermark.failures}) and tried again at the next interval; meanwhile the cache serves a

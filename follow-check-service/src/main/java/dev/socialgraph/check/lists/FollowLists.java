@@ -14,7 +14,7 @@ import java.util.function.ToIntFunction;
  * continue strictly after a position {@code (followedAt, userId)}, so follows and unfollows between two pages
  * never repeat an item and never skip one that stayed, whether a page comes from memory or from a shard.
  *
- * <p><b>From memory</b> (docs/decisions/0059). The following side comes from the exact in-process following rows
+ * <p><b>From memory</b> (docs/decisions/0059-lists-and-counts-from-memory.md). The following side comes from the exact in-process following rows
  * ({@link Rows}: kept by the event feed, filled from the shard on a miss): following lists, following counts and common
  * following read no shard for a cached user. The follower side comes from the {@link FollowerSideCache}: the newest
  * {@link FollowerSideCache#windowSize} followers and the follower count of each cached followee; a first page of at
