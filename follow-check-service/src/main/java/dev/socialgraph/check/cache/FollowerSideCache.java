@@ -11,10 +11,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The in-process cache of the follower side (docs/decisions/0059-lists-and-counts-from-memory.md): for each cached followee, the newest window of its
- * followers (the first {@code windowSize} of the list, newest first, with follow times) and its follower count as
- * readers see it (the row's count less the inactive users taken out of it). A hit answers the followers list's first
- * pages and the follower count with no shard read.
+ * The in-process cache of the follower side (docs/decisions/0059-lists-and-counts-from-memory.md): for each cached
+ * followee, the newest window of its followers (the first {@code windowSize} of the list, newest first, with follow
+ * times) and its follower count as readers see it (the row's count less the inactive users taken out of it). A hit
+ * answers the followers list's first pages and the follower count with no shard read.
  *
  * <h2>Staying correct</h2>
  * The follower side is written by the cdc-consumer, after the follow events this instance also reads; so an event

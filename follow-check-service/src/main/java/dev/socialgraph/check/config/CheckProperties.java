@@ -93,7 +93,8 @@ public record CheckProperties(
         @Valid @NotNull @DefaultValue FollowerSide followerSide) {
 
     /**
-     * The in-process cache of the follower side, {@code graph.check.follower-side.*} (docs/decisions/0059-lists-and-counts-from-memory.md).
+     * The in-process cache of the follower side, {@code graph.check.follower-side.*}
+     * (docs/decisions/0059-lists-and-counts-from-memory.md).
      *
      * @param enabled           {@code false} reads every followers page and follower count from the shard
      * @param windowSize        followers held per cached followee, newest first: the largest first page served from

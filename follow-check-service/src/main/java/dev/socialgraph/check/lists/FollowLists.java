@@ -14,12 +14,12 @@ import java.util.function.ToIntFunction;
  * continue strictly after a position {@code (followedAt, userId)}, so follows and unfollows between two pages
  * never repeat an item and never skip one that stayed, whether a page comes from memory or from a shard.
  *
- * <p><b>From memory</b> (docs/decisions/0059-lists-and-counts-from-memory.md). The following side comes from the exact in-process following rows
- * ({@link Rows}: kept by the event feed, filled from the shard on a miss): following lists, following counts and common
- * following read no shard for a cached user. The follower side comes from the {@link FollowerSideCache}: the newest
- * {@link FollowerSideCache#windowSize} followers and the follower count of each cached followee; a first page of at
- * most that size, and the pages after it that the window holds, are cut from it. What memory does not hold is read
- * from the shard, and then cached: a count in one statement per shard group.
+ * <p><b>From memory</b> (docs/decisions/0059-lists-and-counts-from-memory.md). The following side comes from the exact
+ * in-process following rows ({@link Rows}: kept by the event feed, filled from the shard on a miss): following lists,
+ * following counts and common following read no shard for a cached user. The follower side comes from the
+ * {@link FollowerSideCache}: the newest {@link FollowerSideCache#windowSize} followers and the follower count of each cached
+ * followee; a first page of at most that size, and the pages after it that the window holds, are cut from it. What
+ * memory does not hold is read from the shard, and then cached: a count in one statement per shard group.
  *
  * <p>Ids are positive 64-bit user ids; times epoch milliseconds. Every method that may read a shard throws
  * {@link ShardUnavailableException} when its database is down. Thread-safe.
@@ -250,8 +250,8 @@ public class FollowLists {
 
     /**
      * The follower count of {@code followeeId} as {@code followerId}'s own write left it (read-your-writes on the
-     * follower side): the follower side's count, corrected by one when {@code followerId}'s following row (the source of
-     * truth, written synchronously) and the follower side disagree about the follow.
+     * follower side): the follower side's count, corrected by one when {@code followerId}'s following row (the source
+     * of truth, written synchronously) and the follower side disagree about the follow.
      *
      * @param followeeId positive
      * @param followerId positive, the user whose follow token the request carries, not {@code followeeId}
