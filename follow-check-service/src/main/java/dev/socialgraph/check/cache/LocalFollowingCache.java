@@ -18,8 +18,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <h2>Staying exact</h2>
  * <ul>
  *   <li>{@link #apply}: an event of version {@code v} for a cached entry of version {@code v - 1} patches it (insert
- *       or remove one id with its follow time); {@code v} at or below the entry's version is a redelivery and is ignored; anything
- *       else is a gap (a missed event, or events of one follower arriving out of order from different
+ *       or remove one id with its follow time); {@code v} at or below the entry's version is a redelivery and is
+ *       ignored; anything else is a gap (a missed event, or events of one follower arriving out of order from different
  *       partitions: the topic is keyed by followee) and drops the entry rather than guessing. An event for a
  *       follower that is not cached changes nothing.</li>
  *   <li>Fills race with events (the classic fill/invalidate race): a row read at version {@code v} may be put

@@ -17,9 +17,9 @@ import java.util.function.ToIntFunction;
  * <p><b>From memory</b> (docs/decisions/0059-lists-and-counts-from-memory.md). The following side comes from the exact
  * in-process following rows ({@link Rows}: kept by the event feed, filled from the shard on a miss): following lists,
  * following counts and common following read no shard for a cached user. The follower side comes from the
- * {@link FollowerSideCache}: the newest {@link FollowerSideCache#windowSize} followers and the follower count of each cached
- * followee; a first page of at most that size, and the pages after it that the window holds, are cut from it. What
- * memory does not hold is read from the shard, and then cached: a count in one statement per shard group.
+ * {@link FollowerSideCache}: the newest {@link FollowerSideCache#windowSize} followers and the follower count of each
+ * cached followee; a first page of at most that size, and the pages after it that the window holds, are cut from it.
+ * What memory does not hold is read from the shard, and then cached: a count in one statement per shard group.
  *
  * <p>Ids are positive 64-bit user ids; times epoch milliseconds. Every method that may read a shard throws
  * {@link ShardUnavailableException} when its database is down. Thread-safe.
