@@ -15,7 +15,6 @@ import dev.socialgraph.check.lists.FollowLists;
 import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.account.AccountStateFeed;
 import dev.socialgraph.store.account.InactiveUsers;
-import dev.socialgraph.store.following.FollowingRow;
 import dev.socialgraph.store.shard.ShardDataSources;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -151,18 +150,7 @@ class ReadPathConfiguration {
     @Bean
     FollowLists followLists(FollowLists.Shards shards, FollowChecker checker, FollowerSideCache followerSide,
                             AccountVisibility accounts, CheckProperties properties) {
-        FollowLists.Rows rows = new FollowLists.Rows() {
-            @Override
-            public FollowingRow cached(long followerId, long writer) {
-                return checker.cachedRow(followerId, writer);
-            }
-
-            @Override
-            public FollowingRow read(long followerId, long writer) {
-                return checker.followingRow(followerId, writer);
-            }
-        };
-        return new FollowLists(shards, rows, properties.followerSide().enabled() ? followerSide : null,
+        return new FollowLists(shards, checker, properties.followerSide().enabled() ? followerSide : null,
                 accounts::inactiveAmong);
     }
 }

@@ -54,7 +54,7 @@ import java.util.function.LongPredicate;
  * counts checks the filter was consulted on, said "maybe" to, and that a later layer answered "no". The check path
  * stays primitive and allocates nothing: {@code long} ids, sorted {@code long[]} arrays, {@code int} answers.
  */
-public class FollowChecker {
+public class FollowChecker implements FollowingRows {
 
     /** The L0 filter. */
     public interface Bloom {
@@ -505,6 +505,7 @@ public class FollowChecker {
      * @return the row (its arrays not to be modified); an empty row of version 0 for a user who never followed
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when the shard must be read and is down
      */
+    @Override
     public FollowingRow followingRow(long followerId, long writer) {
         FollowingRow row = cachedRow(followerId, writer);
         return row != null ? row : loadRow(followerId, feed.isFresh());
@@ -518,6 +519,7 @@ public class FollowChecker {
      * @param writer     the request's follow token ({@link #writer})
      * @return the row (its arrays not to be modified), or {@code null}
      */
+    @Override
     public FollowingRow cachedRow(long followerId, long writer) {
         return writer != followerId && feed.isFresh() ? local.row(followerId) : null;
     }

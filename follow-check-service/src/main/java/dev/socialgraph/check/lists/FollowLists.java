@@ -1,6 +1,7 @@
 package dev.socialgraph.check.lists;
 
 import dev.socialgraph.check.cache.FollowerSideCache;
+import dev.socialgraph.check.follow.FollowingRows;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.shard.ShardUnavailableException;
@@ -15,7 +16,7 @@ import java.util.function.ToIntFunction;
  * never repeat an item and never skip one that stayed, whether a page comes from memory or from a shard.
  *
  * <p><b>From memory</b> (docs/decisions/0059-lists-and-counts-from-memory.md). The following side comes from the exact
- * in-process following rows ({@link Rows}: kept by the event feed, filled from the shard on a miss): following lists,
+ * in-process following rows ({@link FollowingRows}: kept by the event feed, filled from the shard on a miss): following lists,
  * following counts and common following read no shard for a cached user. The follower side comes from the
  * {@link FollowerSideCache}: the newest {@link FollowerSideCache#windowSize} followers and the follower count of each
  * cached followee; a first page of at most that size, and the pages after it that the window holds, are cut from it.
@@ -25,31 +26,6 @@ import java.util.function.ToIntFunction;
  * {@link ShardUnavailableException} when its database is down. Thread-safe.
  */
 public class FollowLists {
-
-    /** The following rows through the read path's layers: {@code check.follow.FollowChecker} in production. */
-    public interface Rows {
-
-        /**
-         * The following row of {@code followerId} if memory holds it and may answer for this request.
-         *
-         * @param followerId positive user id
-         * @param writer     the request's follow token as verified ({@code FollowChecker#writer}); the follower's own
-         *                   write is not answered from memory
-         * @return the row (its arrays not to be modified), or {@code null}
-         */
-        FollowingRow cached(long followerId, long writer);
-
-        /**
-         * The following row of {@code followerId}: from memory when it may answer, else from the shard (which then
-         * fills memory).
-         *
-         * @param followerId positive user id
-         * @param writer     as for {@link #cached}
-         * @return the row; an empty row of version 0 for a user who never followed
-         * @throws ShardUnavailableException when the shard must be read and is down
-         */
-        FollowingRow read(long followerId, long writer);
-    }
 
     /** The shard reads of the lists: an adapter in {@code check.store} in production, a plain fake in tests. */
     public interface Shards {
@@ -109,7 +85,7 @@ public class FollowLists {
     }
 
     private final Shards shards;
-    private final Rows rows;
+    private final FollowingRows rows;
     private final FollowerSideCache followerSide;
     private final ToIntFunction<long[]> inactiveAmong;
 
@@ -120,7 +96,8 @@ public class FollowLists {
      * @param inactiveAmong how many of a sorted id array are inactive users (subtracted from a following count read
      *                      from memory, as the shard's count has them taken out)
      */
-    public FollowLists(Shards shards, Rows rows, FollowerSideCache followerSide, ToIntFunction<long[]> inactiveAmong) {
+    public FollowLists(Shards shards, FollowingRows rows, FollowerSideCache followerSide,
+                       ToIntFunction<long[]> inactiveAmong) {
         this.shards = shards;
         this.rows = rows;
         this.followerSide = followerSide;
@@ -140,7 +117,7 @@ public class FollowLists {
      */
     public Page following(long followerId, long cursorFollowedAt, long cursorId, int limit, long writer,
                           boolean mayBlock) {
-        FollowingRow row = mayBlock ? rows.read(followerId, writer) : rows.cached(followerId, writer);
+        FollowingRow row = mayBlock ? rows.followingRow(followerId, writer) : rows.cachedRow(followerId, writer);
         return row == null ? null
                 : AdjacencyArray.newestFirst(row.followingIds(), row.followedAt(), cursorFollowedAt, cursorId, limit);
     }
@@ -185,7 +162,8 @@ public class FollowLists {
      *
      * @param userId positive
      * @param writer the request's follow token as verified: the user's own write reads its following count from the
-     *               shard
+     *               shard; another user's write corrects the follower count by that user's row
+     *               ({@link #followerCountAfterWrite})
      * @param fresh    whether the event feed is fresh enough for memory to answer
      * @param mayBlock whether a shard may be read; {@code false} on an I/O thread
      * @return the counts less the inactive users taken out of them (docs/account-lifecycle.md): followers from the
@@ -193,14 +171,16 @@ public class FollowLists {
      *         {@code !mayBlock} and memory does not hold both
      */
     public Counts counts(long userId, long writer, boolean fresh, boolean mayBlock) {
-        long followers = followerCount(userId, fresh, mayBlock);
+        boolean otherWriter = writer > 0 && writer != userId;
+        long followers = !otherWriter ? followerCount(userId, fresh, mayBlock)
+                : mayBlock ? followerCountAfterWrite(userId, writer) : -1;
         long following = followers < 0 ? -1 : followingCount(userId, writer, mayBlock);
         return following < 0 ? null : new Counts(followers, following);
     }
 
     /** The following count; {@code -1} when {@code !mayBlock} and memory does not hold the row. */
     private long followingCount(long followerId, long writer, boolean mayBlock) {
-        FollowingRow row = rows.cached(followerId, writer);
+        FollowingRow row = rows.cachedRow(followerId, writer);
         if (row == null) {
             return mayBlock ? shards.followingCount(followerId) : -1;
         }
@@ -278,7 +258,7 @@ public class FollowLists {
      * @return epoch ms, or {@link #NOT_FOLLOWING}
      */
     public long followedAt(long followerId, long followeeId) {
-        FollowingRow row = rows.read(followerId, followerId);
+        FollowingRow row = rows.followingRow(followerId, followerId);
         int at = Arrays.binarySearch(row.followingIds(), followeeId);
         return at < 0 ? NOT_FOLLOWING : row.followedAt()[at];
     }
@@ -296,8 +276,8 @@ public class FollowLists {
      *         does not hold both rows
      */
     public CommonPage commonFollowing(long a, long b, long afterId, int limit, long writer, boolean mayBlock) {
-        FollowingRow rowA = mayBlock ? rows.read(a, writer) : rows.cached(a, writer);
-        FollowingRow rowB = a == b ? rowA : mayBlock ? rows.read(b, writer) : rows.cached(b, writer);
+        FollowingRow rowA = mayBlock ? rows.followingRow(a, writer) : rows.cachedRow(a, writer);
+        FollowingRow rowB = a == b ? rowA : mayBlock ? rows.followingRow(b, writer) : rows.cachedRow(b, writer);
         if (rowA == null || rowB == null) {
             return null;
         }

@@ -487,14 +487,7 @@ public class GraphReads {
         if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return FollowLists.Counts.NONE;
         }
-        FollowLists.Counts counts = lists.counts(userId, writer, checker.feedFresh(), mayBlock);
-        if (counts == null) {
-            return null;
-        }
-        if (writer > 0 && writer != userId) {
-            return new FollowLists.Counts(lists.followerCountAfterWrite(userId, writer), counts.following());
-        }
-        return counts;
+        return lists.counts(userId, writer, checker.feedFresh(), mayBlock);
     }
 
     /**

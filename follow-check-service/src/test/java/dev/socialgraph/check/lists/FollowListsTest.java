@@ -1,9 +1,8 @@
 package dev.socialgraph.check.lists;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.socialgraph.check.cache.FollowerSideCache;
+import dev.socialgraph.check.follow.FollowingRows;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.store.following.FollowingRow;
@@ -11,6 +10,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Which reads memory answers and which go to a shard, over plain fakes. */
 class FollowListsTest {
@@ -52,15 +53,15 @@ class FollowListsTest {
         }
     };
 
-    final FollowLists.Rows rows = new FollowLists.Rows() {
+    final FollowingRows rows = new FollowingRows() {
         @Override
-        public FollowingRow cached(long followerId, long writer) {
+        public FollowingRow cachedRow(long followerId, long writer) {
             return writer == followerId ? null : inMemory.get(followerId);
         }
 
         @Override
-        public FollowingRow read(long followerId, long writer) {
-            FollowingRow row = cached(followerId, writer);
+        public FollowingRow followingRow(long followerId, long writer) {
+            FollowingRow row = cachedRow(followerId, writer);
             if (row != null) {
                 return row;
             }

@@ -206,17 +206,7 @@ public final class FakeGraph {
             return new FollowLists.CountWithFollower(followers.length,
                     Arrays.binarySearch(followers, followerId) >= 0);
         }
-    }, new FollowLists.Rows() {
-        @Override
-        public FollowingRow cached(long followerId, long writer) {
-            return checker.cachedRow(followerId, writer);
-        }
-
-        @Override
-        public FollowingRow read(long followerId, long writer) {
-            return checker.followingRow(followerId, writer);
-        }
-    }, null, accounts::inactiveAmong);
+    }, checker, null, accounts::inactiveAmong);
 
     /** The facade; without suggestions, whose cache is a Redis client. */
     public final GraphReads reads = new GraphReads(checker, relations, accounts, lists, null);
