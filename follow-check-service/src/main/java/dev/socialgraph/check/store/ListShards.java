@@ -9,8 +9,7 @@ import dev.socialgraph.store.follower.CelebrityPageRepository;
 import dev.socialgraph.store.follower.FollowerPages;
 import dev.socialgraph.store.follower.FollowerRepository;
 import dev.socialgraph.store.shard.ShardDataSources;
-import java.sql.Connection;
-import java.sql.SQLException;
+import dev.socialgraph.store.sql.Transactions;
 import org.springframework.stereotype.Component;
 
 /**
@@ -51,21 +50,10 @@ class ListShards implements FollowLists.Shards {
 
     @Override
     public FollowLists.CountWithFollower followerCountWith(long followeeId, long followerId) {
-        return reads.user(ShardGroup.FOLLOWER, followeeId, c -> {
-            c.setAutoCommit(false);
-            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ); // the count and the follow together
-            try {
-                long count = exclusions.visibleCount(c, followeeId, Counted.FOLLOWERS);
-                boolean holds = followerPages.among(c, followeeId, new long[] {followerId}).length == 1;
-                c.commit();
-                return new FollowLists.CountWithFollower(count, holds);
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-                c.setAutoCommit(true);
-            }
-        });
+        // The count and the follow from one snapshot: a count with the follow applied and a membership without it
+        // would correct the count twice.
+        return reads.user(ShardGroup.FOLLOWER, followeeId, c -> Transactions.inSnapshot(c, snapshot ->
+                new FollowLists.CountWithFollower(exclusions.visibleCount(snapshot, followeeId, Counted.FOLLOWERS),
+                        followerPages.among(snapshot, followeeId, new long[] {followerId}).length == 1)));
     }
 }

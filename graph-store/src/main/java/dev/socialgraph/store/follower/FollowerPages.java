@@ -3,7 +3,7 @@ package dev.socialgraph.store.follower;
 import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.adjacency.TimeOrderedAdjacency;
-import dev.socialgraph.store.sql.SqlErrors;
+import dev.socialgraph.store.sql.Transactions;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Arrays;
@@ -46,29 +46,13 @@ public final class FollowerPages {
      */
     public Page newestFirst(Connection c, long followeeId, long cursorFollowedAt, long cursorId, int limit)
             throws SQLException {
-        c.setAutoCommit(false);
-        c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ); // row and pages from one snapshot
-        try {
-            FollowerRow row = rows.find(c, followeeId).orElseGet(() -> FollowerRow.empty(followeeId));
-            Page page = row.celebrity()
-                    ? celebrityPage(c, followeeId, cursorFollowedAt, cursorId, limit)
+        return Transactions.inSnapshot(c, snapshot -> { // row and pages from one snapshot
+            FollowerRow row = rows.find(snapshot, followeeId).orElseGet(() -> FollowerRow.empty(followeeId));
+            return row.celebrity()
+                    ? celebrityPage(snapshot, followeeId, cursorFollowedAt, cursorId, limit)
                     : TimeOrderedAdjacency.newestFirst(row.followerIds(), row.followedAt(), cursorFollowedAt,
                     cursorId, limit);
-            c.commit();
-            c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            c.setAutoCommit(true);
-            return page;
-        } catch (SQLException | RuntimeException e) {
-            // End the snapshot before the connection returns (HikariCP resets isolation and auto-commit). On a
-            // connection the pool found broken the rollback throws "Connection is closed" without a SQLState;
-            // it must not replace e, which tells an outage from a bug (SqlErrors).
-            try {
-                c.rollback();
-            } catch (SQLException rollbackFailure) {
-                e.addSuppressed(rollbackFailure);
-            }
-            throw e;
-        }
+        });
     }
 
     /**

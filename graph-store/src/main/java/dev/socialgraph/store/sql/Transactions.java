@@ -55,6 +55,37 @@ public final class Transactions {
         }
     }
 
+    /**
+     * Runs read-only {@code work} on {@code connection} in one snapshot (a {@code REPEATABLE READ} transaction), for
+     * reads that must agree with each other (a row and its pages, a count and a membership), and leaves the
+     * connection in auto-commit and {@code READ COMMITTED} again. No retry: a snapshot of reads fails only on an
+     * outage.
+     *
+     * @param connection a connection in auto-commit
+     * @param work       the reads
+     * @return the work's result
+     * @throws SQLException as the database reported it; the snapshot is ended first, and a failure to end it (a
+     *                      connection the pool found broken) is suppressed into it rather than replacing it
+     */
+    public static <T> T inSnapshot(Connection connection, Work<T> work) throws SQLException {
+        connection.setAutoCommit(false);
+        connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        T result;
+        try {
+            result = work.run(connection);
+            connection.commit();
+        } catch (SQLException | RuntimeException e) {
+            // End the snapshot before the connection returns (HikariCP resets isolation and auto-commit). On a
+            // connection the pool found broken the rollback throws "Connection is closed" without a SQLState; it
+            // must not replace e, which tells an outage from a bug (SqlErrors).
+            rollbackQuietly(connection, e);
+            throw e;
+        }
+        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        connection.setAutoCommit(true);
+        return result;
+    }
+
     private static void restoreQuietly(Connection connection, boolean autoCommit, Exception cause) {
         try {
             connection.setAutoCommit(autoCommit);
