@@ -117,7 +117,7 @@ public class FollowLists {
      */
     public Page following(long followerId, long cursorFollowedAt, long cursorId, int limit, long writer,
                           boolean mayBlock) {
-        FollowingRow row = mayBlock ? rows.followingRow(followerId, writer) : rows.cachedRow(followerId, writer);
+        FollowingRow row = row(followerId, writer, mayBlock);
         return row == null ? null
                 : AdjacencyArray.newestFirst(row.followingIds(), row.followedAt(), cursorFollowedAt, cursorId, limit);
     }
@@ -276,8 +276,8 @@ public class FollowLists {
      *         does not hold both rows
      */
     public CommonPage commonFollowing(long a, long b, long afterId, int limit, long writer, boolean mayBlock) {
-        FollowingRow rowA = mayBlock ? rows.followingRow(a, writer) : rows.cachedRow(a, writer);
-        FollowingRow rowB = a == b ? rowA : mayBlock ? rows.followingRow(b, writer) : rows.cachedRow(b, writer);
+        FollowingRow rowA = row(a, writer, mayBlock);
+        FollowingRow rowB = a == b ? rowA : row(b, writer, mayBlock);
         if (rowA == null || rowB == null) {
             return null;
         }
@@ -286,6 +286,11 @@ public class FollowLists {
         long[] found = AdjacencyArray.intersect(first, second, afterId, limit + 1);
         boolean hasMore = found.length > limit;
         return new CommonPage(hasMore ? Arrays.copyOf(found, limit) : found, hasMore);
+    }
+
+    /** The following row through the layers, or only from memory ({@code null} when absent) unless {@code mayBlock}. */
+    private FollowingRow row(long followerId, long writer, boolean mayBlock) {
+        return mayBlock ? rows.followingRow(followerId, writer) : rows.cachedRow(followerId, writer);
     }
 
     /**
