@@ -319,6 +319,101 @@ class ReadPathIT {
         }
     }
 
+    /**
+     * Each read of a batch answered as its own GET: lists with cursors and string ids, the celebrity's followers, counts,
+     * common following, the relationship with a viewer, suggestions, block and mute lists, a follow token, and reads
+     * with bad input, whose problems are their own and leave the others answered.
+     */
+    @Test
+    void reads_answerEachReadAsItsOwnGetWouldNow() throws Exception {
+        writeGraph();
+        String token = new FollowTokens(TOKEN_SECRET.getBytes(StandardCharsets.UTF_8), Clock.systemUTC())
+                .issue(FIRST_USER);
+        JsonNode page = http.json(http.get("/internal/v1/users/" + CELEBRITY + "/followers?limit=3"));
+        String cursor = page.get("nextCursor").stringValue();
+        // {path, query or null, follow token or null, viewer or null}
+        String[][] asked = {
+                {"/internal/v1/users/" + FIRST_USER + "/following", "limit=3", null, null},
+                {"/internal/v1/users/" + FIRST_USER + "/following", "limit=3&stringify_ids=true", token, null},
+                {"/internal/v1/users/" + CELEBRITY + "/followers", "limit=3&cursor=" + cursor, null, null},
+                {"/internal/v1/users/" + (FIRST_USER + 1) + "/followers", null, null, null},
+                {"/internal/v1/users/" + FIRST_USER + "/counts", null, token, null},
+                {"/internal/v1/users/" + FIRST_USER + "/common-following/" + (FIRST_USER + 1), "limit=2", null, null},
+                {"/internal/v1/users/" + FIRST_USER + "/relationship/" + (FIRST_USER + 1), null, null,
+                        String.valueOf(FIRST_USER)},
+                {"/internal/v1/users/" + FIRST_USER + "/suggestions", "limit=5", null, null},
+                {"/internal/v1/users/" + FIRST_USER + "/blocking", null, null, null},
+                {"/internal/v1/users/" + FIRST_USER + "/muting", "limit=1", null, null},
+                {"/internal/v1/users/" + FIRST_USER + "/following", "limit=0", null, null},
+                {"/internal/v1/users/" + FIRST_USER + "/followers", "cursor=not-a-cursor", null, null},
+                {"/internal/v1/users/" + FIRST_USER + "/counts", "stringify_ids=maybe", null, null}};
+        StringBuilder body = new StringBuilder("{\"reads\":[");
+        for (int i = 0; i < asked.length; i++) {
+            String[] read = asked[i];
+            body.append(i == 0 ? "" : ",").append("{\"path\":\"").append(read[0]).append('"');
+            if (read[1] != null) {
+                body.append(",\"query\":\"").append(read[1]).append('"');
+            }
+            body.append(",\"headers\":{");
+            if (read[2] != null) {
+                body.append("\"X-Follow-Token\":\"").append(read[2]).append('"');
+            }
+            if (read[3] != null) {
+                body.append(read[2] != null ? "," : "").append("\"X-Viewer-Id\":\"").append(read[3]).append('"');
+            }
+            body.append("}}");
+        }
+        HttpResponse<String> response = http.post("/internal/v1/reads", body.append("]}").toString());
+        assertThat(response.headers().firstValue("X-Served-By")).isPresent();
+        JsonNode results = http.json(response).get("results");
+        assertThat(results).hasSize(asked.length);
+        for (int i = 0; i < asked.length; i++) {
+            String[] read = asked[i];
+            List<String> headers = new ArrayList<>();
+            if (read[2] != null) {
+                headers.addAll(List.of("X-Follow-Token", read[2]));
+            }
+            if (read[3] != null) {
+                headers.addAll(List.of("X-Viewer-Id", read[3]));
+            }
+            HttpResponse<String> own = http.get(read[0] + (read[1] == null ? "" : "?" + read[1]),
+                    headers.toArray(String[]::new));
+            JsonNode result = results.get(i);
+            assertThat(result.get("status").intValue()).as("status of %s?%s", read[0], read[1])
+                    .isEqualTo(own.statusCode());
+            assertThat(result.get("body")).as("body of %s?%s", read[0], read[1]).isEqualTo(JSON.readTree(own.body()));
+            assertThat(result.has("retryAfter")).isEqualTo(own.headers().firstValue("Retry-After").isPresent());
+        }
+        assertThat(results.get(10).get("status").intValue()).isEqualTo(400);
+        assertThat(results.get(10).get("body").get("parameter").stringValue()).isEqualTo("limit");
+        assertThat(results.get(11).get("body").get("parameter").stringValue()).isEqualTo("cursor");
+        assertThat(results.get(12).get("body").get("parameter").stringValue()).isEqualTo("stringify_ids");
+        assertThat(results.get(1).get("body").get("items").get(0).get("userId").isString()).isTrue();
+    }
+
+    @Test
+    void reads_badBatch_is400NamingTheField_andAnswersNothing() throws Exception {
+        Map<String, String> cases = new LinkedHashMap<>();
+        cases.put("[]", "body");
+        cases.put("{\"reads\":[]}", "reads");
+        cases.put("{\"reads\":[{\"path\":\"/internal/v1/users/1/following/2\"}]}", "reads[0].path");
+        cases.put("{\"reads\":[{\"path\":\"/internal/v1/users/1/counts\"},{\"path\":7}]}", "reads[1].path");
+        cases.put("{\"reads\":[{\"path\":\"/internal/v1/users/1/counts\",\"headers\":{\"X-Follow-Token\":\""
+                + "x".repeat(65) + "\"}}]}", "reads[0].headers.X-Follow-Token");
+        StringBuilder many = new StringBuilder("{\"reads\":[");
+        for (int i = 0; i < 33; i++) {
+            many.append(i == 0 ? "" : ",").append("{\"path\":\"/internal/v1/users/1/counts\"}");
+        }
+        cases.put(many.append("]}").toString(), "reads");
+        for (Map.Entry<String, String> c : cases.entrySet()) {
+            HttpResponse<String> response = http.post("/internal/v1/reads", c.getKey());
+            assertThat(response.statusCode()).as(c.getKey()).isEqualTo(400);
+            assertThat(response.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(JSON.readTree(response.body()).get("parameter").stringValue()).as(c.getKey())
+                    .isEqualTo(c.getValue());
+        }
+    }
+
     /** Writes {@code account_states} as the write service does; the check service's view polls it. */
     void setAccountState(long user, int state) throws Exception {
         try (Connection c = dataSources.forUser(ShardGroup.FOLLOWING, user).getConnection();

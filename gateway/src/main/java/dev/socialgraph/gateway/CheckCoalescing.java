@@ -3,15 +3,8 @@ package dev.socialgraph.gateway;
 import dev.socialgraph.gateway.FollowPairsClient.Answer;
 import dev.socialgraph.gateway.FollowPairsClient.Pair;
 import dev.socialgraph.wire.PublicApi;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.observation.ObservationPredicate;
-import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.cloud.client.ServiceInstance;
@@ -72,8 +65,11 @@ class CheckCoalescing {
         if (!(balancer instanceof ShardAffineLoadBalancer shardAffine)) {
             throw new IllegalStateException("the check service's balancer is not the shard-affine one: " + balancer);
         }
-        PerInstance coalescers = new PerInstance(properties, properties.maxWaitOr(gateway.responseTimeout()), client,
-                serviceHeaders, meters);
+        InstanceCoalescers<Pair, Answer> coalescers = new InstanceCoalescers<>(
+                instance -> new FollowPairsClient(client, instance.getUri(), serviceHeaders),
+                new InstanceCoalescers.Bounds(properties.maxInFlight(), properties.maxBatch(), properties.maxQueued(),
+                        properties.maxWaitOr(gateway.responseTimeout())),
+                "graph.gateway.coalescer", "checks", "follow checks", meters);
         // Every configured instance's coalescer, and so its meters, from the start.
         StaticInstanceListConfiguration.instances(discovery, LoadBalancing.CHECK_SERVICE).forEach(coalescers::apply);
         return new CoalescedCheckMapping(new CoalescedCheckHandler(limits.filter(readLimiter, "reads", 0), problems,
@@ -84,52 +80,6 @@ class CheckCoalescing {
     @Bean
     ObservationPredicate singleCheckUnobserved() {
         return SingleCheckEntry.UNOBSERVED;
-    }
-
-    /** One coalescer per check instance (by its id, as the balancer tells instances apart), built on first use. */
-    static final class PerInstance implements Function<ServiceInstance, Coalescer<Pair, Answer>> {
-
-        private final CheckCoalescingProperties properties;
-        private final Duration maxWait;
-        private final HttpClient client;
-        private final ServiceHeaders serviceHeaders;
-        private final MeterRegistry meters;
-        private final Map<String, Coalescer<Pair, Answer>> coalescers = new ConcurrentHashMap<>();
-
-        PerInstance(CheckCoalescingProperties properties, Duration maxWait, HttpClient client,
-                    ServiceHeaders serviceHeaders, MeterRegistry meters) {
-            this.properties = properties;
-            this.maxWait = maxWait;
-            this.client = client;
-            this.serviceHeaders = serviceHeaders;
-            this.meters = meters;
-        }
-
-        @Override
-        public Coalescer<Pair, Answer> apply(ServiceInstance instance) {
-            String id = ShardAffineLoadBalancer.idOf(instance);
-            Coalescer<Pair, Answer> coalescer = coalescers.get(id);
-            return coalescer != null ? coalescer : coalescers.computeIfAbsent(id, i -> create(i, instance));
-        }
-
-        private Coalescer<Pair, Answer> create(String id, ServiceInstance instance) {
-            Coalescer<Pair, Answer> coalescer = new Coalescer<>(
-                    new FollowPairsClient(client, instance.getUri(), serviceHeaders), properties.maxInFlight(),
-                    properties.maxBatch(), properties.maxQueued(), maxWait.toNanos(), System::nanoTime);
-            Tags tags = Tags.of("check_instance", id);
-            FunctionCounter.builder("graph.gateway.coalescer.batches", coalescer, Coalescer::batches).tags(tags)
-                    .description("batch calls of coalesced follow checks sent to the check instance")
-                    .register(meters);
-            FunctionCounter.builder("graph.gateway.coalescer.checks", coalescer, Coalescer::sent).tags(tags)
-                    .description("follow checks sent to the check instance in batch calls").register(meters);
-            FunctionCounter.builder("graph.gateway.coalescer.refused", coalescer, Coalescer::refused).tags(tags)
-                    .description("follow checks answered without being sent: too many waiting, or waited too long")
-                    .register(meters);
-            Gauge.builder("graph.gateway.coalescer.queued", coalescer, Coalescer::queued).tags(tags)
-                    .description("follow checks waiting for a batch call to the check instance").strongReference(true)
-                    .register(meters);
-            return coalescer;
-        }
     }
 
     /**

@@ -96,7 +96,7 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
     static final class AnswerTooLarge extends UnusableAnswer {
 
         AnswerTooLarge(String seen, long limit) {
-            super("the batch check's answer is too large: " + seen + ", over the " + limit + " bytes its pairs can"
+            super("the batch call's answer is too large: " + seen + ", over the " + limit + " bytes its items can"
                     + " take", null);
         }
     }

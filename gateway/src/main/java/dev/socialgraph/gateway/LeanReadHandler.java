@@ -1,13 +1,20 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.gateway.FollowPairsClient.BatchProblem;
+import dev.socialgraph.gateway.ReadBatchClient.Answer;
+import dev.socialgraph.gateway.ReadBatchClient.Query;
 import dev.socialgraph.wire.Endpoint;
+import dev.socialgraph.wire.Headers;
 import dev.socialgraph.wire.InternalApi;
+import dev.socialgraph.wire.ProblemDocument;
+import dev.socialgraph.wire.ReadBatch;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
@@ -16,6 +23,7 @@ import org.springframework.cloud.gateway.support.NotFoundException;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
@@ -43,6 +51,13 @@ import reactor.netty.http.client.HttpClient;
  *   <li>the answer relayed as it came: status, headers (but hop-by-hop ones), body. A failed call is an error
  *       {@link GatewayErrors} answers (503 unreachable or pool exhausted, 504 silent).</li>
  * </ol>
+ * With {@code graph.gateway.lean-reads.coalesce} (the default), steps 4 and 5 are instead one read of a batch: the
+ * internal path, the raw query and the headers its internal endpoint declares go into the instance's read
+ * {@link Coalescer} ({@link ReadBatchClient}, {@code POST /internal/v1/reads}), sent with the reads of other callers
+ * bound for the same instance, and the read's own result comes back: a 200 is written as {@code application/json} with
+ * the instance's {@code X-Served-By}, a problem as this caller's ({@link ProblemResponses#relay}, with its
+ * {@code Retry-After}); a failed batch call is answered as a failed {@code GET} would be. A read that cannot go into a
+ * batch (a path none holds, a value past a batch's bounds: {@link ReadBatch#fits}) is sent on its own.
  * The body is read whole before it is written, with its {@code Content-Length}: these answers are a page of ids at
  * most, a few tens of KB, and the route streamed them only because it streams everything.
  */
@@ -59,6 +74,9 @@ final class LeanReadHandler implements WebHandler {
     /** {@code GET} on the proxying client, built once: each further step copies the client's configuration. */
     private final HttpClient.RequestSender get;
     private final List<HttpHeadersFilter> headerFilters;
+    /** Each check instance's read coalescer, or {@code null} when every read is a {@code GET} of its own. */
+    private final Function<ServiceInstance, Coalescer<Query, Answer>> coalescers;
+    private final ProblemResponses problems;
 
     /**
      * @param first         the global filters every route runs first, in order
@@ -66,9 +84,14 @@ final class LeanReadHandler implements WebHandler {
      * @param balancer      the check service's balancer
      * @param client        Spring Cloud Gateway's proxying client
      * @param headerFilters the routes' header filters, in their order
+     * @param coalescers    each check instance's read coalescer, or {@code null} to send each read on its own
+     * @param problems      the gateway's problem answers, for a batched read's problem
      */
     LeanReadHandler(List<GatewayFilter> first, Map<Endpoint, List<GatewayFilter>> filters,
-                    ShardAffineLoadBalancer balancer, HttpClient client, List<HttpHeadersFilter> headerFilters) {
+                    ShardAffineLoadBalancer balancer, HttpClient client, List<HttpHeadersFilter> headerFilters,
+                    Function<ServiceInstance, Coalescer<Query, Answer>> coalescers, ProblemResponses problems) {
+        this.coalescers = coalescers;
+        this.problems = problems;
         this.balancer = balancer;
         this.get = client.request(io.netty.handler.codec.http.HttpMethod.GET);
         this.headerFilters = headerFilters;
@@ -114,9 +137,88 @@ final class LeanReadHandler implements WebHandler {
     private Mono<Void> forward(ServerWebExchange exchange) {
         String raw = exchange.getRequest().getURI().getRawPath();
         String path = raw.startsWith(INTERNAL_USERS) ? raw : InternalPath.internal(raw);
+        ReadBatch.Read batched = coalescers == null ? null : batched(exchange.getRequest(), path);
         return balancer.choose(ShardAffineLoadBalancer.userId(path))
-                .flatMap(chosen -> chosen.hasServer() ? send(exchange, chosen.getServer(), path)
-                        : Mono.error(new NotFoundException("Unable to find instance for " + LoadBalancing.CHECK_SERVICE)));
+                .flatMap(chosen -> !chosen.hasServer()
+                        ? Mono.error(new NotFoundException("Unable to find instance for " + LoadBalancing.CHECK_SERVICE))
+                        : batched != null ? coalesce(exchange, chosen.getServer(), batched)
+                        : send(exchange, chosen.getServer(), path));
+    }
+
+    /**
+     * The request as a read of a batch: its internal path, raw query and the headers its internal endpoint declares
+     * ({@code X-Follow-Token}, {@code X-Viewer-Id} as the filters set it); {@code null} when it cannot be one (a path
+     * no batch holds, or a value past a batch's bounds), and is sent on its own.
+     */
+    private static ReadBatch.Read batched(ServerHttpRequest request, String path) {
+        Endpoint internal = ReadBatch.endpoint(path);
+        if (internal == null) {
+            return null;
+        }
+        Map<String, String> headers = Map.of();
+        for (String name : internal.headers()) {
+            String value = request.getHeaders().getFirst(name);
+            if (value != null) {
+                if (headers.isEmpty()) {
+                    headers = new HashMap<>(4);
+                }
+                headers.put(name, value);
+            }
+        }
+        ReadBatch.Read read = new ReadBatch.Read(path, request.getURI().getRawQuery(), headers);
+        return ReadBatch.fits(read) ? read : null;
+    }
+
+    /** The read into the instance's batches; its own result to the caller. */
+    private Mono<Void> coalesce(ServerWebExchange exchange, ServiceInstance instance, ReadBatch.Read read) {
+        return coalescers.apply(instance).submit(new Query(read, exchange))
+                .flatMap(answer -> answer(exchange, answer))
+                .onErrorResume(BatchProblem.class, problem -> relay(exchange, problem));
+    }
+
+    /** A read's result: its JSON as the instance wrote it, or its problem as the caller's. */
+    private Mono<Void> answer(ServerWebExchange exchange, Answer answer) {
+        ServerHttpResponse response = exchange.getResponse();
+        if (response.isCommitted()) {
+            return Mono.empty();
+        }
+        if (answer.servedBy() != null) {
+            response.getHeaders().set(Headers.SERVED_BY, answer.servedBy());
+        }
+        ReadBatch.Result result = answer.result();
+        if (result.status() != 200) {
+            ProblemDocument problem = ProblemDocument.parse(result.body()).orElse(null);
+            if (problem != null) {
+                return problems.relay(exchange, result.status(), problem.members(), result.retryAfter());
+            }
+        }
+        response.setStatusCode(HttpStatusCode.valueOf(result.status()));
+        response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
+        if (result.retryAfter() != null) {
+            response.getHeaders().set(HttpHeaders.RETRY_AFTER, result.retryAfter());
+        }
+        response.getHeaders().setContentLength(result.body().length);
+        return response.writeWith(Mono.just(response.bufferFactory().wrap(result.body())));
+    }
+
+    /** The whole batch's error answer, to this caller: a problem as this caller's, anything else as it came. */
+    private Mono<Void> relay(ServerWebExchange exchange, BatchProblem batch) {
+        ServerHttpResponse response = exchange.getResponse();
+        if (batch.servedBy() != null) {
+            response.getHeaders().set(Headers.SERVED_BY, batch.servedBy());
+        }
+        ProblemDocument problem = ProblemDocument.parse(batch.body()).orElse(null);
+        if (problem != null) {
+            return problems.relay(exchange, batch.status(), problem.members(), batch.retryAfter());
+        }
+        HttpHeaders headers = new HttpHeaders();
+        if (batch.contentType() != null) {
+            headers.set(HttpHeaders.CONTENT_TYPE, batch.contentType());
+        }
+        if (batch.retryAfter() != null) {
+            headers.set(HttpHeaders.RETRY_AFTER, batch.retryAfter());
+        }
+        return relay(exchange, new Forwarded(batch.status(), headers, batch.body()));
     }
 
     private Mono<Void> send(ServerWebExchange exchange, ServiceInstance instance, String path) {
@@ -136,16 +238,16 @@ final class LeanReadHandler implements WebHandler {
                 .responseSingle((response, body) -> body.asByteArray().defaultIfEmpty(EMPTY).map(bytes -> {
                     HttpHeaders received = new HttpHeaders();
                     response.responseHeaders().forEach(h -> received.add(h.getKey(), h.getValue()));
-                    return new Answer(response.status().code(), received, bytes);
+                    return new Forwarded(response.status().code(), received, bytes);
                 }))
                 .flatMap(answer -> relay(exchange, answer));
     }
 
     /** A service's answer: status, headers, body. */
-    private record Answer(int status, HttpHeaders headers, byte[] body) {
+    private record Forwarded(int status, HttpHeaders headers, byte[] body) {
     }
 
-    private Mono<Void> relay(ServerWebExchange exchange, Answer answer) {
+    private Mono<Void> relay(ServerWebExchange exchange, Forwarded answer) {
         ServerHttpResponse response = exchange.getResponse();
         if (response.isCommitted()) {
             return Mono.empty();

@@ -3,6 +3,7 @@ package dev.socialgraph.gateway;
 import dev.socialgraph.wire.Endpoint;
 import dev.socialgraph.wire.Method;
 import dev.socialgraph.wire.PublicApi;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -10,6 +11,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.cloud.client.ServiceInstance;
+import org.springframework.cloud.client.discovery.simple.reactive.SimpleReactiveDiscoveryProperties;
 import org.springframework.cloud.client.loadbalancer.reactive.ReactiveLoadBalancer;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.headers.HttpHeadersFilter;
@@ -40,6 +42,12 @@ import reactor.netty.http.client.HttpClient;
  * instance the same balancer chooses ({@link ShardAffineLoadBalancer}). Unlike the single check they stay in
  * {@code http.server.requests} (the entry names each operation's template as its {@code uri} tag): its server span
  * keeps their traces as the routes gave them.
+ *
+ * <p>With {@code graph.gateway.lean-reads.coalesce} (the default) the reads bound for one check instance are
+ * coalesced into batch calls ({@link Coalescer}, {@link ReadBatchClient}), as the single check is: one call carries
+ * the reads of many callers, so the client exchange, the service's request handling and their system calls are paid
+ * once per batch instead of once per read. Meters per check instance, as the check's:
+ * {@code graph.gateway.read-coalescer.batches}, {@code .reads}, {@code .refused}, {@code .queued}.
  *
  * <p>{@link LeanReadMapping} finds the handler ahead of every other mapping (Spring Cloud Gateway's
  * {@code RoutePredicateHandlerMapping} has order 1), for the requests the entry marked with {@link #ATTRIBUTE}.
@@ -89,7 +97,9 @@ class LeanReads {
                                     @Qualifier("readLimiter") LocalTokenBuckets readLimiter,
                                     RequestIds requestIds, FollowTokenGuard followTokens,
                                     LoadBalancerClientFactory balancers, HttpClient client,
-                                    ObjectProvider<HttpHeadersFilter> headerFilters) {
+                                    ObjectProvider<HttpHeadersFilter> headerFilters, LeanReadsProperties properties,
+                                    GatewayProperties gateway, ServiceHeaders serviceHeaders,
+                                    SimpleReactiveDiscoveryProperties discovery, MeterRegistry meters) {
         ReactiveLoadBalancer<ServiceInstance> balancer = balancers.getInstance(LoadBalancing.CHECK_SERVICE);
         if (!(balancer instanceof ShardAffineLoadBalancer shardAffine)) {
             throw new IllegalStateException("the check service's balancer is not the shard-affine one: " + balancer);
@@ -102,8 +112,18 @@ class LeanReads {
         }
         // The global filters every route runs first, in their order.
         List<GatewayFilter> first = List.of(requestIds::filter, followTokens::filter);
+        InstanceCoalescers<ReadBatchClient.Query, ReadBatchClient.Answer> coalescers = null;
+        if (properties.coalesce()) {
+            coalescers = new InstanceCoalescers<>(
+                    instance -> new ReadBatchClient(client, instance.getUri(), serviceHeaders),
+                    new InstanceCoalescers.Bounds(properties.maxInFlight(), properties.maxBatch(),
+                            properties.maxQueued(), properties.maxWaitOr(gateway.responseTimeout())),
+                    "graph.gateway.read-coalescer", "reads", "reads", meters);
+            // Every configured instance's coalescer, and so its meters, from the start.
+            StaticInstanceListConfiguration.instances(discovery, LoadBalancing.CHECK_SERVICE).forEach(coalescers::apply);
+        }
         return new LeanReadMapping(new LeanReadHandler(first, filters, shardAffine, client,
-                headerFilters.orderedStream().toList()));
+                headerFilters.orderedStream().toList(), coalescers, problems));
     }
 
     /**

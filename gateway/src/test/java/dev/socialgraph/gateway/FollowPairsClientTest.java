@@ -131,8 +131,8 @@ class FollowPairsClientTest {
 
         assertThatThrownBy(() -> FollowPairsClient.read(endless, -1, limit).block())
                 .isInstanceOf(FollowPairsClient.AnswerTooLarge.class)
-                .hasMessage("the batch check's answer is too large: at least 3000 bytes, over the 2063 bytes its"
-                        + " pairs can take");
+                .hasMessage("the batch call's answer is too large: at least 3000 bytes, over the 2063 bytes its"
+                        + " items can take");
         assertThat(chunksRead).as("the third chunk passes the bound; nothing after it is asked").hasValue(3);
 
         assertThatThrownBy(() -> FollowPairsClient.read(endless, 1_000_000, limit).block())

@@ -12,6 +12,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.wire.PublicApi;
+import dev.socialgraph.wire.ReadBatch;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.io.IOException;
@@ -29,7 +30,6 @@ import java.util.Date;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -50,6 +50,7 @@ class LeanReadsIT {
 
     static final String SECRET = "lean-reads-it-jwt-secret-0123456789-abcdefgh";
     static final String SERVICE_TOKEN = "test-only-service-token-0123456789abcdef";
+    /** Shared with {@link LeanReadsUncoalescedIT}, and so never stopped: its threads are daemons. */
     static final Stub SERVICE = Stub.start();
 
     /**
@@ -89,13 +90,17 @@ class LeanReadsIT {
 
         private void serve(HttpExchange exchange) throws IOException {
             var h = exchange.getRequestHeaders();
+            if (exchange.getRequestURI().getRawPath().equals(dev.socialgraph.wire.InternalApi.READS.template())) {
+                serveBatch(exchange);
+                return;
+            }
             calls.add(new Call(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath()
                     + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery()),
                     h.getFirst("X-Service-Token"), h.getFirst("X-Request-Id"), h.getFirst("X-Follow-Token"),
                     h.getFirst("X-Viewer-Id"), h.getFirst("X-Public-Path"), h.getFirst("traceparent")));
             boolean unavailable = exchange.getRequestURI().getRawPath().startsWith("/internal/v1/users/503/");
             byte[] body = (unavailable
-                    ? "{\"type\":\"https://socialgraph.dev/problems/shard-unavailable\",\"status\":503}"
+                    ? UNAVAILABLE
                     : "{\"path\":\"" + exchange.getRequestURI().getRawPath() + "\"}").getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().set("Content-Type", unavailable ? "application/problem+json" : "application/json");
             exchange.getResponseHeaders().set("X-Served-By", "stub-check");
@@ -107,6 +112,43 @@ class LeanReadsIT {
                 out.write(body);
             }
         }
+
+        /**
+         * A batch of reads ({@link ReadBatch}): each recorded as a call of method {@code BATCH} with the batch's
+         * credential, request id and trace context and the read's own headers, and answered as its {@code GET}.
+         */
+        private void serveBatch(HttpExchange exchange) throws IOException {
+            var h = exchange.getRequestHeaders();
+            List<ReadBatch.Read> reads;
+            try (var in = exchange.getRequestBody()) {
+                reads = ReadBatch.decodeRequest(JSON.readTree(in.readAllBytes()), 1000);
+            }
+            List<ReadBatch.Result> results = new java.util.ArrayList<>();
+            for (ReadBatch.Read read : reads) {
+                calls.add(new Call("BATCH", read.path() + (read.query() == null ? "" : "?" + read.query()),
+                        h.getFirst("X-Service-Token"), h.getFirst("X-Request-Id"), read.headers().get("X-Follow-Token"),
+                        read.headers().get("X-Viewer-Id"), h.getFirst("X-Public-Path"), h.getFirst("traceparent")));
+                boolean unavailable = read.path().startsWith("/internal/v1/users/503/");
+                results.add(unavailable ? new ReadBatch.Result(503, "7", UNAVAILABLE.getBytes(StandardCharsets.UTF_8))
+                        : new ReadBatch.Result(200, null,
+                        ("{\"path\":\"" + read.path() + "\"}").getBytes(StandardCharsets.UTF_8)));
+            }
+            byte[] body = ReadBatch.encodeAnswer(results);
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.getResponseHeaders().set("X-Served-By", "stub-check");
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        }
+    }
+
+    static final String UNAVAILABLE = "{\"type\":\"https://socialgraph.dev/problems/shard-unavailable\",\"status\":503}";
+    static final tools.jackson.databind.json.JsonMapper JSON = tools.jackson.databind.json.JsonMapper.builder().build();
+
+    /** Whether the reads go to the instance in batches ({@code graph.gateway.lean-reads.coalesce}, the default). */
+    boolean coalesced() {
+        return true;
     }
 
     @DynamicPropertySource
@@ -118,11 +160,6 @@ class LeanReadsIT {
         // Ten reads back to back per user, then one a second: each test's users stay within it, but one.
         registry.add("graph.gateway.reads.replenish-rate", () -> "1");
         registry.add("graph.gateway.reads.burst-capacity", () -> "10");
-    }
-
-    @AfterAll
-    static void stop() {
-        SERVICE.server.stop(0);
     }
 
     @LocalServerPort
@@ -215,12 +252,15 @@ class LeanReadsIT {
             assertThat(r.headers().map()).as(name).containsKeys("cache-control", "x-content-type-options");
             assertThat(SERVICE.calls).as(name).hasSize(1);
             Stub.Call call = SERVICE.calls.get(0);
-            assertThat(call.method()).as(name).isEqualTo("GET");
+            assertThat(call.method()).as(name).isEqualTo(coalesced() ? "BATCH" : "GET");
             assertThat(call.uri()).as(name).isEqualTo(read.internal());
             assertThat(call.serviceToken()).as(name).isEqualTo(SERVICE_TOKEN);
             assertThat(call.requestId()).as(name).isEqualTo("lean-" + i);
-            assertThat(call.followToken()).as(name).isEqualTo("tok-" + i);
-            assertThat(call.publicPath()).as(name).isEqualTo(read.publicPath());
+            boolean declared = ReadBatch.endpoint(read.internal().replaceAll("\\?.*", "")).headers()
+                    .contains("X-Follow-Token");
+            assertThat(call.followToken()).as("%s: a batched read carries the headers its read declares", name)
+                    .isEqualTo(coalesced() && !declared ? null : "tok-" + i);
+            assertThat(call.publicPath()).as(name).isEqualTo(coalesced() ? null : read.publicPath());
             assertThat(call.traceparent()).as(name).startsWith("00-" + traceId + "-")
                     .doesNotContain("00f067aa0ba902b7"); // the gateway's server span is the parent, as on the route
             if (name.equals(PublicApi.GET_RELATIONSHIP.name())) {
@@ -289,7 +329,12 @@ class LeanReadsIT {
         assertThat(r.headers().firstValue("Retry-After")).hasValue("7");
         assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(r.headers().firstValue("X-Served-By")).hasValue("stub-check");
-        assertThat(r.body()).isEqualTo("{\"type\":\"https://socialgraph.dev/problems/shard-unavailable\",\"status\":503}");
+        if (coalesced()) { // relayed as this caller's problem
+            assertThat(r.body()).contains("\"type\":\"https://socialgraph.dev/problems/shard-unavailable\"",
+                    "\"status\":503", "\"instance\":\"/v1/users/503/following\"");
+        } else {
+            assertThat(r.body()).isEqualTo(UNAVAILABLE);
+        }
         assertThat(SERVICE.calls).extracting(Stub.Call::uri).containsExactly("/internal/v1/users/503/following?limit=3");
     }
 

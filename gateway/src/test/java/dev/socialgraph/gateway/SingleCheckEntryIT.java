@@ -90,6 +90,8 @@ class SingleCheckEntryIT {
         registry.add("graph.gateway.jwt-secret", () -> SECRET);
         registry.add("graph.gateway.check-uri", () -> uri);
         registry.add("graph.gateway.write-uri", () -> uri);
+        // The counts read is the control here, a GET of its own that the stub answers as counts.
+        registry.add("graph.gateway.lean-reads.coalesce", () -> "false");
         registry.add("spring.data.redis.url", () -> TestServers.redis().uri(TestServers.redis().freshDatabase()));
         registry.add("graph.gateway.reads.replenish-rate", () -> "100000");
         registry.add("graph.gateway.reads.burst-capacity", () -> "100000");

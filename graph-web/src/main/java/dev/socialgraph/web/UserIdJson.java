@@ -54,7 +54,18 @@ public final class UserIdJson {
      * @return its UTF-8 JSON
      */
     public static byte[] write(Object body) {
-        return JSON.writer().withAttribute(STRINGS, Boolean.TRUE).writeValueAsBytes(body);
+        return write(body, true);
+    }
+
+    /**
+     * An answer as JSON, its ids as {@link #asStrings} said.
+     *
+     * @param body    a response record
+     * @param strings whether every id marked {@link Id} or {@link Ids} is written as a string
+     * @return its UTF-8 JSON, as the service's codec writes it when {@code strings} is false
+     */
+    public static byte[] write(Object body, boolean strings) {
+        return JSON.writer().withAttribute(STRINGS, strings).writeValueAsBytes(body);
     }
 
     /**

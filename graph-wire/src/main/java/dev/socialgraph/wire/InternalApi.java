@@ -63,6 +63,9 @@ public final class InternalApi {
     public static final Endpoint PAIRS = Endpoint.of("pairs", Method.POST, PREFIX + "/following/pairs")
             .withQuery(STRINGIFY_IDS);
 
+    /** Many GET reads in one call, for a caller that coalesces them ({@link ReadBatch}). */
+    public static final Endpoint READS = Endpoint.of("reads", Method.POST, PREFIX + "/reads");
+
     /** {@code id}'s followees, newest first. */
     public static final Endpoint FOLLOWING = Endpoint.of("following", Method.GET, USERS + "/{id}/following")
             .withHeaders(Headers.FOLLOW_TOKEN).withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
@@ -131,8 +134,8 @@ public final class InternalApi {
     public static final Endpoint BUILD_SNAPSHOTS = Endpoint.of("build-snapshots", Method.POST, SNAPSHOTS_PATH);
 
     /** What the check service serves. */
-    public static final List<Endpoint> CHECK_SERVICE = List.of(CHECK, CONTAINS, PAIRS, FOLLOWING, FOLLOWERS, COUNTS,
-            COMMON_FOLLOWING, RELATIONSHIP, SUGGESTIONS, BLOCKING, MUTING, HIDDEN, BLOOM, BLOOM_SWAP);
+    public static final List<Endpoint> CHECK_SERVICE = List.of(CHECK, CONTAINS, PAIRS, READS, FOLLOWING, FOLLOWERS,
+            COUNTS, COMMON_FOLLOWING, RELATIONSHIP, SUGGESTIONS, BLOCKING, MUTING, HIDDEN, BLOOM, BLOOM_SWAP);
 
     /** What the write service serves. */
     public static final List<Endpoint> WRITE_SERVICE = List.of(FOLLOW, UNFOLLOW, BLOCK, UNBLOCK, MUTE, UNMUTE,

@@ -11,7 +11,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Adds {@code X-Served-By: <graph.check.affinity.instance-id>} to every answer of the read API
- * ({@code /internal/v1/users/**}, and the pairs check {@link InternalApi#PAIRS}), errors included, so that
+ * ({@code /internal/v1/users/**}, the pairs check {@link InternalApi#PAIRS} and the batch read
+ * {@link InternalApi#READS}), errors included, so that
  * operators and tests can see which instance the gateway's shard-affine routing picked. The gateway passes it
  * through.
  */
@@ -37,7 +38,7 @@ class ServedByWebFilter implements WebFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         String path = exchange.getRequest().getPath().value();
-        if (path.startsWith(READ_API) || InternalApi.PAIRS.matches(path)) {
+        if (path.startsWith(READ_API) || InternalApi.PAIRS.matches(path) || InternalApi.READS.matches(path)) {
             exchange.getResponse().getHeaders().set(HEADER, instanceId); // before the body commits the response
         }
         return chain.filter(exchange);

@@ -16,13 +16,19 @@ import dev.socialgraph.web.BadParameterException;
 import dev.socialgraph.web.UserIdJson;
 import dev.socialgraph.wire.FollowingAnswer;
 import dev.socialgraph.wire.FollowingPairs;
+import dev.socialgraph.wire.Endpoint;
 import dev.socialgraph.wire.Headers;
+import dev.socialgraph.wire.InternalApi;
+import dev.socialgraph.wire.ReadBatch;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 import java.util.concurrent.Callable;
 import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.server.HandlerFunction;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Mono;
@@ -58,6 +64,12 @@ final class GraphReadHandlers {
     private final CheckProperties properties;
     private final CursorCodec cursors;
     private final Scheduler blockingReads;
+    /** Each read of {@link ReadBatch#SERVED}, by its endpoint. */
+    private final Map<Endpoint, Function<ReadRequest, Mono<?>>> readers = Map.of(
+            InternalApi.FOLLOWING, this::following, InternalApi.FOLLOWERS, this::followers,
+            InternalApi.COUNTS, this::counts, InternalApi.COMMON_FOLLOWING, this::commonFollowing,
+            InternalApi.RELATIONSHIP, this::relationship, InternalApi.SUGGESTIONS, this::suggestions,
+            InternalApi.BLOCKING, this::blocking, InternalApi.MUTING, this::muting);
 
     /**
      * @param reads         every read, with its visibility rules
@@ -188,26 +200,25 @@ final class GraphReadHandlers {
      * {@code GET /internal/v1/users/{id}/following?limit&cursor}: {@link ListResponse}, newest first. Lists, counts and
      * common following are answered on this (I/O) thread when memory holds them, else on a blocking thread.
      */
-    Mono<ServerResponse> following(ServerRequest request) {
+    Mono<?> following(ReadRequest request) {
         return page(request, ListKind.FOLLOWING);
     }
 
     /** {@code GET /internal/v1/users/{id}/followers?limit&cursor}: {@link ListResponse}, newest first. */
-    Mono<ServerResponse> followers(ServerRequest request) {
+    Mono<?> followers(ReadRequest request) {
         return page(request, ListKind.FOLLOWERS);
     }
 
-    private Mono<ServerResponse> page(ServerRequest request, ListKind kind) {
+    private Mono<?> page(ReadRequest request, ListKind kind) {
         long owner = UserIds.parse(request.pathVariable("id"), "id");
-        int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.maxLimit());
+        int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.maxLimit());
         CursorPosition after = position(request, kind, owner);
-        long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
+        long writer = reads.writer(followToken(request.header(FOLLOW_TOKEN))); // read-your-writes: the token's user's own edges
         GraphReads.VisiblePage inMemory = page(kind, owner, after, size, writer, false);
         if (inMemory != null) {
-            return json(request, listResponse(inMemory, kind, owner));
+            return Mono.just(listResponse(inMemory, kind, owner));
         }
-        return blocking(() -> listResponse(page(kind, owner, after, size, writer, true), kind, owner))
-                .flatMap(body -> json(request, body));
+        return blocking(() -> listResponse(page(kind, owner, after, size, writer, true), kind, owner));
     }
 
     private GraphReads.VisiblePage page(ListKind kind, long owner, CursorPosition after, int size, long writer,
@@ -225,8 +236,8 @@ final class GraphReadHandlers {
     }
 
     /** The position the request's {@code cursor} carries, or {@code null} for the first page. */
-    private CursorPosition position(ServerRequest request, ListKind kind, long owner) {
-        String cursor = param(request, "cursor");
+    private CursorPosition position(ReadRequest request, ListKind kind, long owner) {
+        String cursor = request.param("cursor");
         return cursor == null ? null : cursors.decode(cursor, kind, owner);
     }
 
@@ -239,30 +250,29 @@ final class GraphReadHandlers {
      * {@code GET /internal/v1/users/{id}/counts}: {@code {followers, following}}, from memory or the rows' count
      * columns.
      */
-    Mono<ServerResponse> counts(ServerRequest request) {
+    Mono<?> counts(ReadRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
-        long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
+        long writer = reads.writer(followToken(request.header(FOLLOW_TOKEN))); // read-your-writes: the token's user's own edges
         FollowLists.Counts inMemory = reads.counts(user, writer, false);
         if (inMemory != null) {
-            return json(request, inMemory);
+            return Mono.just(inMemory);
         }
-        return blocking(() -> reads.counts(user, writer, true)).flatMap(body -> json(request, body));
+        return blocking(() -> reads.counts(user, writer, true));
     }
 
     /** {@code GET /internal/v1/users/{id}/common-following/{otherId}?limit&cursor}: {@link CommonResponse}. */
-    Mono<ServerResponse> commonFollowing(ServerRequest request) {
+    Mono<?> commonFollowing(ReadRequest request) {
         long a = UserIds.parse(request.pathVariable("id"), "id");
         long b = UserIds.parse(request.pathVariable("otherId"), "otherId");
-        int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.maxLimit());
-        String cursor = param(request, "cursor");
+        int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.maxLimit());
+        String cursor = request.param("cursor");
         long after = cursor == null ? 0 : cursors.decode(cursor, ListKind.COMMON, a).userId();
-        long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
+        long writer = reads.writer(followToken(request.header(FOLLOW_TOKEN))); // read-your-writes: the token's user's own edges
         GraphReads.VisiblePage inMemory = reads.commonFollowing(a, b, after, size, writer, false);
         if (inMemory != null) {
-            return json(request, commonResponse(inMemory, a));
+            return Mono.just(commonResponse(inMemory, a));
         }
-        return blocking(() -> commonResponse(reads.commonFollowing(a, b, after, size, writer, true), a))
-                .flatMap(body -> json(request, body));
+        return blocking(() -> commonResponse(reads.commonFollowing(a, b, after, size, writer, true), a));
     }
 
     private CommonResponse commonResponse(GraphReads.VisiblePage page, long a) {
@@ -277,33 +287,32 @@ final class GraphReadHandlers {
      * {@code GET /internal/v1/users/{id}/relationship/{otherId}}: {@link RelationshipResponse}, as
      * {@link GraphReads#relationship} decides: on this (I/O) thread when memory holds it, else on a blocking thread.
      */
-    Mono<ServerResponse> relationship(ServerRequest request) {
+    Mono<?> relationship(ReadRequest request) {
         long a = UserIds.parse(request.pathVariable("id"), "id");
         long b = UserIds.parse(request.pathVariable("otherId"), "otherId");
-        long writer = reads.writer(followToken(request)); // verified once for the whole request
-        String viewerHeader = request.headers().firstHeader(VIEWER);
+        long writer = reads.writer(followToken(request.header(FOLLOW_TOKEN))); // verified once for the whole request
+        String viewerHeader = request.header(VIEWER);
         long viewer = viewerHeader == null ? GraphReads.ANY_VIEWER : UserIds.parse(viewerHeader, VIEWER);
         GraphReads.Relationship answered = reads.relationship(a, b, writer, viewer, false);
         if (answered != null) {
-            return json(request, RelationshipResponse.of(answered));
+            return Mono.just(RelationshipResponse.of(answered));
         }
-        return blocking(() -> RelationshipResponse.of(reads.relationship(a, b, writer, viewer, true)))
-                .flatMap(body -> json(request, body));
+        return blocking(() -> RelationshipResponse.of(reads.relationship(a, b, writer, viewer, true)));
     }
 
     /** {@code GET /internal/v1/users/{id}/blocking?limit&cursor}: {@link RelationListResponse}, newest first. */
-    Mono<ServerResponse> blocking(ServerRequest request) {
+    Mono<?> blocking(ReadRequest request) {
         return relationPage(request, Relation.BLOCK, ListKind.BLOCKING);
     }
 
     /** {@code GET /internal/v1/users/{id}/muting?limit&cursor}: {@link RelationListResponse}, newest first. */
-    Mono<ServerResponse> muting(ServerRequest request) {
+    Mono<?> muting(ReadRequest request) {
         return relationPage(request, Relation.MUTE, ListKind.MUTING);
     }
 
-    private Mono<ServerResponse> relationPage(ServerRequest request, Relation relation, ListKind kind) {
+    private Mono<?> relationPage(ReadRequest request, Relation relation, ListKind kind) {
         long owner = UserIds.parse(request.pathVariable("id"), "id");
-        int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.maxLimit());
+        int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.maxLimit());
         CursorPosition after = position(request, kind, owner);
         return blocking(() -> {
             GraphReads.VisiblePage page = reads.relationList(relation, owner, after, size);
@@ -312,7 +321,7 @@ final class GraphReadHandlers {
                 items.add(new RelationItem(page.ids()[i], page.times()[i]));
             }
             return new RelationListResponse(items, next(page, kind, owner));
-        }).flatMap(body -> json(request, body));
+        });
     }
 
     /**
@@ -339,11 +348,50 @@ final class GraphReadHandlers {
     }
 
     /** {@code GET /internal/v1/users/{id}/suggestions?limit}: {@link SuggestionsResponse}. */
-    Mono<ServerResponse> suggestions(ServerRequest request) {
+    Mono<?> suggestions(ReadRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
-        int size = Params.limit(param(request, "limit"), properties.defaultLimit(), properties.suggestionsMax());
-        return blocking(() -> new SuggestionsResponse(reads.suggestions(user, size)))
-                .flatMap(body -> json(request, body));
+        int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.suggestionsMax());
+        return blocking(() -> new SuggestionsResponse(reads.suggestions(user, size)));
+    }
+
+    /**
+     * A GET read of {@link ReadBatch#SERVED}, asked as its own request or inside a batch: its answer's body, a response
+     * record of this class (or {@link FollowLists.Counts}, a {@link Suggestions} list), at once when memory holds it,
+     * else from a blocking thread. Bad input throws before the {@link Mono} is returned, as each read's own parsing
+     * does: {@link BadParameterException}, {@link dev.socialgraph.common.id.InvalidUserIdException}, or the cursor's
+     * error, each naming its parameter.
+     *
+     * @param endpoint one of {@link ReadBatch#SERVED}
+     * @param request  its variables, parameters and headers
+     * @return the body; a store's failure as the read's error
+     */
+    Mono<?> read(Endpoint endpoint, ReadRequest request) {
+        return readers.get(endpoint).apply(request);
+    }
+
+    /**
+     * The route of a read of {@link ReadBatch#SERVED} asked as its own request.
+     *
+     * @param endpoint the read
+     * @return its handler: the body as JSON ({@link #json})
+     */
+    HandlerFunction<ServerResponse> route(Endpoint endpoint) {
+        if (!ReadBatch.SERVED.contains(endpoint)) {
+            throw new IllegalArgumentException("not a read of a batch: " + endpoint);
+        }
+        return request -> read(endpoint, ReadRequest.of(request)).flatMap(body -> json(request, body));
+    }
+
+    /**
+     * A read's body as its own request's answer would carry it.
+     *
+     * @param body    what {@link #read} gave
+     * @param request the read, whose {@code stringify_ids} says how ids are written
+     * @return its UTF-8 JSON
+     * @throws BadParameterException naming {@code stringify_ids} for a value other than {@code true} or {@code false}
+     */
+    static byte[] json(Object body, ReadRequest request) {
+        return UserIdJson.write(body, UserIdJson.asStrings(request.param(UserIdJson.PARAMETER)));
     }
 
     /**
@@ -353,7 +401,12 @@ final class GraphReadHandlers {
      *                               ({@link FollowingPairs#followToken})
      */
     private static String followToken(ServerRequest request) {
-        return FollowingPairs.followToken(request.headers().firstHeader(FOLLOW_TOKEN), FOLLOW_TOKEN);
+        return followToken(request.headers().firstHeader(FOLLOW_TOKEN));
+    }
+
+    /** As {@link #followToken(ServerRequest)}, for the header's value. */
+    private static String followToken(String value) {
+        return FollowingPairs.followToken(value, FOLLOW_TOKEN);
     }
 
     private <T> Mono<T> blocking(Callable<T> read) {

@@ -67,21 +67,31 @@ class ReadRoutes {
                 properties.pairTimeout(), blockingReads);
     }
 
+    /** Stops start-up when {@code batch-max} reads may not fit in the body limit ({@link ReadBatchHandler}). */
+    @Bean
+    ReadBatchHandler readBatchHandler(GraphReadHandlers reads, CheckProperties properties,
+                                      ServiceGuardProperties guard) {
+        return new ReadBatchHandler(reads, properties.readBatchMax(), guard.web().maxRequestSize().toBytes(),
+                properties.pairTimeout());
+    }
+
     @Bean
     RouterFunction<ServerResponse> checkServiceRoutes(GraphReadHandlers reads, FollowingPairsHandler pairs,
-                                                      BloomHandlers bloom, Scheduler blockingReads) {
+                                                      ReadBatchHandler batch, BloomHandlers bloom,
+                                                      Scheduler blockingReads) {
         Table table = new Table();
         table.add(InternalApi.CHECK, reads::isFollowing);
         table.addJson(InternalApi.CONTAINS, reads::contains);
         table.addJson(InternalApi.PAIRS, pairs::check);
-        table.add(InternalApi.FOLLOWING, reads::following);
-        table.add(InternalApi.FOLLOWERS, reads::followers);
-        table.add(InternalApi.COUNTS, reads::counts);
-        table.add(InternalApi.COMMON_FOLLOWING, reads::commonFollowing);
-        table.add(InternalApi.RELATIONSHIP, reads::relationship);
-        table.add(InternalApi.SUGGESTIONS, reads::suggestions);
-        table.add(InternalApi.BLOCKING, reads::blocking);
-        table.add(InternalApi.MUTING, reads::muting);
+        table.addJson(InternalApi.READS, batch::read);
+        table.add(InternalApi.FOLLOWING, reads.route(InternalApi.FOLLOWING));
+        table.add(InternalApi.FOLLOWERS, reads.route(InternalApi.FOLLOWERS));
+        table.add(InternalApi.COUNTS, reads.route(InternalApi.COUNTS));
+        table.add(InternalApi.COMMON_FOLLOWING, reads.route(InternalApi.COMMON_FOLLOWING));
+        table.add(InternalApi.RELATIONSHIP, reads.route(InternalApi.RELATIONSHIP));
+        table.add(InternalApi.SUGGESTIONS, reads.route(InternalApi.SUGGESTIONS));
+        table.add(InternalApi.BLOCKING, reads.route(InternalApi.BLOCKING));
+        table.add(InternalApi.MUTING, reads.route(InternalApi.MUTING));
         table.addJson(InternalApi.HIDDEN, reads::hidden);
         table.add(InternalApi.BLOOM, bloom::state);
         table.add(InternalApi.BLOOM_SWAP, request -> bloom.swap(request, blockingReads));

@@ -41,6 +41,9 @@ import org.springframework.validation.annotation.Validated;
  * @param defaultLimit        list page size when {@code limit} is absent (50)
  * @param maxLimit            largest accepted {@code limit} (1000)
  * @param batchMax            most ids in one batch check (1000)
+ * @param readBatchMax        most reads in one {@code POST /internal/v1/reads} (32, 1 to 1,000); start-up fails when
+ *                            that many reads as the gateway may write them (at most
+ *                            {@link dev.socialgraph.wire.ReadBatch#MAX_READ_BYTES} each) may not fit the body limit
  * @param suggestionsTtl      time to live of cached suggestions (15 min)
  * @param suggestionsFanOut   most recent followings followed per node of the depth-2 walk (500)
  * @param suggestionsMax      most suggestions computed and cached (1000)
@@ -56,7 +59,8 @@ import org.springframework.validation.annotation.Validated;
  *                            a statement, 10 s for a silent socket). 3 s, over the pool's 2 s connection timeout, so
  *                            that a database refusing connections gives its own 503 as the single check does, and
  *                            because 1 s failed cold reads of a freshly started fleet on a loaded 2-core machine. Under the gateway's 5 s response timeout,
- *                            which would answer every caller of the batch 504
+ *                            which would answer every caller of the batch 504. The same deadline holds for each read of
+ *                            {@code POST /internal/v1/reads}
  * @param bloom               the L0 edge bloom filter and its event feed
  * @param feed                the feed-lag guard of the in-process layers
  * @param affinity            which logical shards this instance owns (shard-affine reads)
@@ -80,6 +84,7 @@ public record CheckProperties(
         @Min(1) @Max(1000) @DefaultValue("50") int defaultLimit,
         @Min(1) @Max(10000) @DefaultValue("1000") int maxLimit,
         @Min(1) @Max(10000) @DefaultValue("1000") int batchMax,
+        @Min(1) @Max(1000) @DefaultValue("32") int readBatchMax,
         @NotNull @DefaultValue("15m") Duration suggestionsTtl,
         @Min(1) @Max(10000) @DefaultValue("500") int suggestionsFanOut,
         @Min(1) @Max(10000) @DefaultValue("1000") int suggestionsMax,

@@ -12,6 +12,7 @@ import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.account.AccountState;
 import dev.socialgraph.store.account.InactiveUsers;
 import dev.socialgraph.store.following.FollowingRow;
+import dev.socialgraph.wire.InternalApi;
 import dev.socialgraph.wire.WireFormatException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
@@ -343,7 +344,7 @@ class GraphReadHandlersTest {
         List<Runnable> reads = List.of(
                 () -> handlers.isFollowing(MockServerRequest.builder().pathVariable("id", String.valueOf(A))
                         .pathVariable("targetId", String.valueOf(B)).header("X-Follow-Token", tooLong).build()),
-                () -> handlers.relationship(MockServerRequest.builder().pathVariable("id", String.valueOf(A))
+                () -> handlers.route(InternalApi.RELATIONSHIP).handle(MockServerRequest.builder().pathVariable("id", String.valueOf(A))
                         .pathVariable("otherId", String.valueOf(B)).header("X-Follow-Token", tooLong).build()),
                 () -> handlers.contains(MockServerRequest.builder().pathVariable("id", String.valueOf(A))
                         .header("X-Follow-Token", tooLong).body(Mono.just(JSON.readTree("{\"ids\":[20]}")))),
@@ -377,7 +378,8 @@ class GraphReadHandlersTest {
 
         MockServerRequest relationship = MockServerRequest.builder().pathVariable("id", String.valueOf(A))
                 .pathVariable("otherId", String.valueOf(B)).header("X-Follow-Token", ofB).build();
-        assertThat(String.valueOf(((EntityResponse<?>) handlers.relationship(relationship).block()).entity()))
+        assertThat(String.valueOf(((EntityResponse<?>) handlers.route(InternalApi.RELATIONSHIP).handle(relationship)
+                .block()).entity()))
                 .isEqualTo(relationshipOf(true, false, false, false, false));
         assertThat(tokenClockReads.get() - before).as("and the relationship").isEqualTo(2);
     }
@@ -427,7 +429,8 @@ class GraphReadHandlersTest {
 
         MockServerRequest relationship = MockServerRequest.builder().pathVariable("id", String.valueOf(A))
                 .pathVariable("otherId", String.valueOf(B)).header("X-Follow-Token", ofB).build();
-        assertThat(String.valueOf(((EntityResponse<?>) handlers.relationship(relationship).block()).entity()))
+        assertThat(String.valueOf(((EntityResponse<?>) handlers.route(InternalApi.RELATIONSHIP).handle(relationship)
+                .block()).entity()))
                 .isEqualTo(relationshipOf(false, false, false, true, false));
 
         MockServerRequest check = MockServerRequest.builder().pathVariable("id", String.valueOf(A))
@@ -466,13 +469,15 @@ class GraphReadHandlersTest {
     private String relationship(long viewer) {
         MockServerRequest request = MockServerRequest.builder().pathVariable("id", String.valueOf(A))
                 .pathVariable("otherId", String.valueOf(B)).header("X-Viewer-Id", String.valueOf(viewer)).build();
-        return String.valueOf(((EntityResponse<?>) handlers.relationship(request).block()).entity());
+        return String.valueOf(((EntityResponse<?>) handlers.route(InternalApi.RELATIONSHIP).handle(request).block())
+                .entity());
     }
 
     private String relationship() {
         MockServerRequest request = MockServerRequest.builder().pathVariable("id", String.valueOf(A))
                 .pathVariable("otherId", String.valueOf(B)).build();
-        return String.valueOf(((EntityResponse<?>) handlers.relationship(request).block()).entity());
+        return String.valueOf(((EntityResponse<?>) handlers.route(InternalApi.RELATIONSHIP).handle(request).block())
+                .entity());
     }
 
     private static MockServerRequest check(long a, long b) {

@@ -1,0 +1,143 @@
+package dev.socialgraph.check.api;
+
+import dev.socialgraph.common.problem.ProblemType;
+import dev.socialgraph.web.ProblemJson;
+import dev.socialgraph.web.ProblemMapping;
+import dev.socialgraph.web.ProblemTypes;
+import dev.socialgraph.wire.Endpoint;
+import dev.socialgraph.wire.ReadBatch;
+import dev.socialgraph.wire.WireFormatException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * {@code POST /internal/v1/reads} {@code {"reads":[{"path":"/internal/v1/users/7/following","query":"limit=20"},…]}}:
+ * many GET reads of this service ({@link ReadBatch#SERVED}: lists, counts, common following, relationship,
+ * suggestions, block and mute lists) in one call, for a caller that coalesces concurrent reads bound for this instance
+ * (the gateway). 1 to {@code graph.check.read-batch-max} reads.
+ *
+ * <p>Answers 200 {@code {"results":[…]}}, one result per read, in order, each what the read's own GET with that query
+ * and those headers would answer now ({@link GraphReadHandlers#read}, the same code): {@code {"status":200,"body":…}},
+ * or the problem its GET would carry ({@code {"status":400,"body":{problem}}}, with {@code "retryAfter":"1"} for a
+ * 503). A read not answered within {@code graph.check.pair-timeout} (a hung database) gets 503
+ * {@code shard-unavailable} alone and the others their answers: what one read costs or how it fails is that read's
+ * answer alone. Bad input to the batch itself answers nothing: 400 problem+json naming {@code body}, {@code reads} or
+ * the member ({@link ReadBatch#decodeRequest}).
+ *
+ * <p><b>Threads.</b> As each read's own GET: asked first on the I/O thread that read the request, answered there when
+ * memory holds the answer, otherwise on the blocking scheduler, each read a task of its own, so that a read waiting for
+ * a database does not hold the others.
+ */
+final class ReadBatchHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ReadBatchHandler.class);
+
+    private final GraphReadHandlers reads;
+    private final int batchMax;
+    private final Duration timeout;
+    private final String timeoutDetail;
+
+    /**
+     * @param reads        each read, as its own GET answers it
+     * @param batchMax     most reads in one request ({@code graph.check.read-batch-max})
+     * @param maxBodyBytes the largest request body this service accepts ({@code graph.web.max-request-size})
+     * @param timeout      the deadline of each read ({@code graph.check.pair-timeout}), positive
+     * @throws IllegalArgumentException when {@code batchMax} reads as the gateway may write them
+     *                                  ({@link ReadBatch#requestBytes}) may not fit in {@code maxBodyBytes}: start-up
+     *                                  stops rather than answer a full batch 413, which fails every caller in it
+     */
+    ReadBatchHandler(GraphReadHandlers reads, int batchMax, long maxBodyBytes, Duration timeout) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("graph.check.pair-timeout must be positive, was " + timeout);
+        }
+        long largest = ReadBatch.requestBytes(batchMax);
+        if (largest > maxBodyBytes) {
+            throw new IllegalArgumentException("graph.check.read-batch-max (" + batchMax + ") reads take up to "
+                    + largest + " bytes (" + ReadBatch.MAX_READ_BYTES + " a read), more than "
+                    + "graph.web.max-request-size (" + maxBodyBytes + " bytes): lower the one or raise the other");
+        }
+        this.reads = reads;
+        this.batchMax = batchMax;
+        this.timeout = timeout;
+        this.timeoutDetail = "the read did not finish within " + timeout.toMillis() + " ms; retry later";
+    }
+
+    Mono<ServerResponse> read(ServerRequest request) {
+        return request.bodyToMono(JsonNode.class)
+                .switchIfEmpty(Mono.error(() -> new WireFormatException("body", "body must be a JSON object "
+                        + "{\"reads\": [{\"path\": …, \"query\": …}, …]}")))
+                .flatMap(body -> answer(ReadBatch.decodeRequest(body, batchMax)));
+    }
+
+    private Mono<ServerResponse> answer(List<ReadBatch.Read> batch) {
+        List<Mono<ReadBatch.Result>> results = new ArrayList<>(batch.size());
+        for (ReadBatch.Read read : batch) {
+            results.add(result(read));
+        }
+        return Flux.mergeSequential(results).collectList()
+                .flatMap(all -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
+                        .bodyValue(ReadBatch.encodeAnswer(all)));
+    }
+
+    /** One read's result; never an error. */
+    private Mono<ReadBatch.Result> result(ReadBatch.Read read) {
+        Endpoint endpoint = ReadBatch.endpoint(read.path()); // decodeRequest let only these through
+        ReadRequest request = ReadRequest.of(endpoint, read);
+        Mono<?> body;
+        try {
+            body = reads.read(endpoint, request);
+        } catch (RuntimeException e) {
+            return Mono.just(problem(e, read.path()));
+        }
+        return body.map(answer -> ok(answer, request, read.path()))
+                .timeout(timeout, Mono.fromSupplier(() -> timedOut(read.path())))
+                .switchIfEmpty(Mono.fromSupplier(() -> problem(new IllegalStateException("no answer to "
+                        + read.path()), read.path())))
+                .onErrorResume(RuntimeException.class, e -> Mono.just(problem(e, read.path())));
+    }
+
+    private static ReadBatch.Result ok(Object answer, ReadRequest request, String path) {
+        byte[] json = GraphReadHandlers.json(answer, request);
+        if (json.length > ReadBatch.MAX_BODY_BYTES) {
+            return problem(new IllegalStateException("the answer to " + path + " is " + json.length
+                    + " bytes, over " + ReadBatch.MAX_BODY_BYTES), path);
+        }
+        return new ReadBatch.Result(200, null, json);
+    }
+
+    /**
+     * The problem the read's own GET would answer for {@code e}: graph-web's mapping of the graph's own exceptions,
+     * the overload 503 for a full blocking queue, else the 500 its exception handler answers for a bug.
+     */
+    private static ReadBatch.Result problem(RuntimeException e, String path) {
+        ResponseEntity<ProblemDetail> mapped = e instanceof RejectedExecutionException ? ProblemMapping.overloaded()
+                : ProblemMapping.of(e);
+        return result(mapped != null ? mapped : ProblemMapping.unexpected(e, log), path);
+    }
+
+    /** A read past its deadline: 503 {@code shard-unavailable}, as while its database is down. */
+    private ReadBatch.Result timedOut(String path) {
+        return result(ProblemMapping.retryLater(ProblemMapping.problem(ProblemType.SHARD_UNAVAILABLE, timeoutDetail,
+                null)), path);
+    }
+
+    private static ReadBatch.Result result(ResponseEntity<ProblemDetail> answer, String path) {
+        ProblemDetail problem = answer.getBody();
+        ProblemTypes.complete(problem, null, path);
+        return new ReadBatch.Result(answer.getStatusCode().value(),
+                answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER), ProblemJson.of(problem));
+    }
+}
