@@ -35,6 +35,8 @@ import reactor.core.publisher.Mono;
  *   <li>{@code PUT|DELETE /v1/me/following/{targetId}}, {@code /v1/me/blocking/{targetId}} and
  *       {@code /v1/me/muting/{targetId}} → write service {@code /internal/v1/users/{sub}/...}: the actor is the
  *       token's subject, never a client value, so no request can write as anyone else;</li>
+ *   <li>{@code DELETE /v1/me/followers/{id}} → write service {@code DELETE /internal/v1/users/{id}/following/{sub}}:
+ *       the subject removes a follower, which is that follower's unfollow of the subject;</li>
  *   <li>{@code GET /v1/me/blocking}, {@code GET /v1/me/muting} and {@code POST /v1/me/hidden} → check service
  *       {@code /internal/v1/users/{sub}/...}: a user's own blocks and mutes. The same paths under
  *       {@code /v1/users/{id}} answer 403 unless {@code id} is the subject: nobody reads another's lists;</li>
@@ -109,6 +111,11 @@ class RoutesConfiguration {
                         .and().method(HttpMethod.PUT, HttpMethod.DELETE)
                         .filters(f -> f.filter(limits.filter(writeLimiter, "writes", properties.writes().replenishRate()))
                                 .filter(actorFromToken(problems)))
+                        .uri("lb://" + LoadBalancing.WRITE_SERVICE))
+                .route("remove-follower", r -> r.path(PublicApi.REMOVE_FOLLOWER.template())
+                        .and().method(HttpMethod.DELETE)
+                        .filters(f -> f.filter(limits.filter(writeLimiter, "writes", properties.writes().replenishRate()))
+                                .filter(followerOfSubject(problems)))
                         .uri("lb://" + LoadBalancing.WRITE_SERVICE))
                 .route("own-relations", r -> r.path(PublicApi.LIST_OWN_BLOCKS.template(), PublicApi.LIST_OWN_MUTES.template(),
                                 PublicApi.FIND_OWN_HIDDEN_AUTHORS.template())
@@ -210,6 +217,30 @@ class RoutesConfiguration {
             // "/v1/me/{list}/{targetId}": the route's patterns allow only following, blocking and muting.
             String list = exchange.getRequest().getPath().value().split("/")[3];
             return asSubject(exchange, chain, subject, list + "/" + targetId);
+        });
+    }
+
+    /**
+     * Rewrites {@code DELETE /v1/me/followers/{id}} to the unfollow of the token's subject by {@code id},
+     * {@code /internal/v1/users/{id}/following/{sub}}: removing a follower is that follower's unfollow in every
+     * respect (the row, the events, the counts, the caches, the follow token of the answer, which vouches for
+     * {@code id}'s row and so shows the removal at once in the subject's followers list and count read with it).
+     * 400 {@code invalid-parameter} naming {@code id} for an id that is not a user id, or is the subject's own.
+     */
+    static GatewayFilter followerOfSubject(ProblemResponses problems) {
+        return (exchange, chain) -> subject(exchange).flatMap(subject -> {
+            Map<String, String> vars = ServerWebExchangeUtils.getUriTemplateVariables(exchange);
+            long followerId;
+            try {
+                followerId = UserIds.parse(vars.getOrDefault("id", ""), "id");
+            } catch (InvalidUserIdException e) {
+                return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", e.getMessage(), "id");
+            }
+            if (subject.equals(Long.toString(followerId))) {
+                return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request",
+                        "id must be another user: nobody follows themselves", "id");
+            }
+            return withPath(exchange, chain, InternalApi.UNFOLLOW.path(followerId, Long.parseLong(subject)));
         });
     }
 

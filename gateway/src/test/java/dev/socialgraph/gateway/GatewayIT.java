@@ -150,6 +150,33 @@ class GatewayIT {
     }
 
     @Test
+    void removeFollower_isTheFollowersUnfollowOfTheSubject_idempotent() throws Exception {
+        long follower = 130;
+        long me = 131;
+        assertThat(send("PUT", "/v1/me/following/" + me, token(follower)).statusCode()).isEqualTo(200);
+        assertThat(send("PUT", "/v1/me/following/132", token(follower)).statusCode()).isEqualTo(200);
+
+        HttpResponse<String> removed = send("DELETE", "/v1/me/followers/" + follower, token(me));
+        assertThat(removed.statusCode()).as(removed.body()).isEqualTo(200);
+        assertThat(removed.body()).contains("\"followerId\":130", "\"followeeId\":131", "\"following\":false",
+                "followToken");
+        assertThat(followingRow(follower).orElseThrow().followingIds()).as("only the caller's follow ends")
+                .containsExactly(132);
+        HttpResponse<String> again = send("DELETE", "/v1/me/followers/" + follower, token(me));
+        assertThat(again.statusCode()).isEqualTo(200);
+        assertThat(again.body()).contains("\"following\":false");
+
+        for (String id : new String[] {"131", "abc", "0", "007"}) {
+            HttpResponse<String> bad = send("DELETE", "/v1/me/followers/" + id, token(me));
+            assertThat(bad.statusCode()).as(id).isEqualTo(400);
+            assertThat(bad.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(bad.body()).as(id).contains("\"parameter\":\"id\"", "\"instance\":\"/v1/me/followers/" + id);
+        }
+        assertThat(send("DELETE", "/v1/me/followers/" + follower, null).statusCode()).isEqualTo(401);
+        assertThat(followingRow(follower).orElseThrow().followingIds()).containsExactly(132);
+    }
+
+    @Test
     void blocksAndMutes_areWrittenAsTheSubject_andPrivateToIt() throws Exception {
         long me = 120;
         long other = 121;
@@ -329,7 +356,8 @@ class GatewayIT {
         Map<String, Object> doc = new org.yaml.snakeyaml.Yaml().load(r.body());
         @SuppressWarnings("unchecked")
         Map<String, Object> paths = (Map<String, Object>) doc.get("paths");
-        assertThat(paths).containsOnlyKeys("/v1/me/following/{targetId}", "/v1/users/{id}/following/{targetId}",
+        assertThat(paths).containsOnlyKeys("/v1/me/following/{targetId}", "/v1/me/followers/{id}",
+                "/v1/users/{id}/following/{targetId}",
                 "/v1/users/{id}/following/contains", "/v1/users/{id}/following", "/v1/users/{id}/followers",
                 "/v1/users/{id}/counts", "/v1/users/{id}/common-following/{otherId}",
                 "/v1/users/{id}/relationship/{otherId}", "/v1/users/{id}/suggestions",

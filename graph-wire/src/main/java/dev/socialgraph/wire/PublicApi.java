@@ -27,6 +27,8 @@ public final class PublicApi {
 
     public static final Endpoint FOLLOW = write("follow", Method.PUT, ME + "/following/{targetId}");
     public static final Endpoint UNFOLLOW = write("unfollow", Method.DELETE, ME + "/following/{targetId}");
+    /** The caller removes a follower: {@code id}'s follow of the caller ends, an unfollow in every other respect. */
+    public static final Endpoint REMOVE_FOLLOWER = write("removeFollower", Method.DELETE, ME + "/followers/{id}");
     public static final Endpoint BLOCK = write("block", Method.PUT, ME + "/blocking/{targetId}");
     public static final Endpoint UNBLOCK = write("unblock", Method.DELETE, ME + "/blocking/{targetId}");
     public static final Endpoint MUTE = write("mute", Method.PUT, ME + "/muting/{targetId}");
@@ -74,7 +76,7 @@ public final class PublicApi {
     public static final Endpoint GET_OPENAPI_DOCUMENT = Endpoint.of("getOpenApiDocument", Method.GET, "/openapi.yaml");
 
     /** Every operation. */
-    public static final List<Endpoint> ALL = List.of(FOLLOW, UNFOLLOW, BLOCK, UNBLOCK, MUTE, UNMUTE, ERASE_ME,
+    public static final List<Endpoint> ALL = List.of(FOLLOW, UNFOLLOW, REMOVE_FOLLOWER, BLOCK, UNBLOCK, MUTE, UNMUTE, ERASE_ME,
             LIST_OWN_BLOCKS, LIST_OWN_MUTES, FIND_OWN_HIDDEN_AUTHORS, IS_FOLLOWING, ARE_FOLLOWING, LIST_FOLLOWING,
             LIST_FOLLOWERS, COUNT_FOLLOWS, LIST_COMMON_FOLLOWING, GET_RELATIONSHIP, SUGGEST_USERS, LIST_USER_BLOCKS,
             LIST_USER_MUTES, FIND_HIDDEN_AUTHORS, DEACTIVATE_USER, REACTIVATE_USER, GET_ACCOUNT_STATE, ERASE_USER,
