@@ -12,16 +12,13 @@ import dev.socialgraph.web.BadParameterException;
 import dev.socialgraph.web.UserIdJson;
 import dev.socialgraph.wire.FollowingAnswer;
 import dev.socialgraph.wire.Headers;
-import dev.socialgraph.wire.ProblemDocument;
 import java.util.Map;
 import java.util.function.Function;
 import org.springframework.cloud.client.ServiceInstance;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.support.NotFoundException;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -135,23 +132,8 @@ final class CoalescedCheckHandler implements WebHandler {
 
     /** The whole batch's error answer, to this caller: a problem as this caller's, anything else as it came. */
     private Mono<Void> relay(ServerWebExchange exchange, BatchProblem batch) {
-        ServerHttpResponse response = exchange.getResponse();
-        if (batch.servedBy() != null) {
-            response.getHeaders().set(Headers.SERVED_BY, batch.servedBy());
-        }
-        ProblemDocument problem = ProblemDocument.parse(batch.body()).orElse(null);
-        if (problem != null) {
-            return problems.relay(exchange, batch.status(), problem.members(), batch.retryAfter());
-        }
-        response.setStatusCode(HttpStatusCode.valueOf(batch.status()));
-        if (batch.contentType() != null) {
-            response.getHeaders().set(HttpHeaders.CONTENT_TYPE, batch.contentType());
-        }
-        if (batch.retryAfter() != null) {
-            response.getHeaders().set(HttpHeaders.RETRY_AFTER, batch.retryAfter());
-        }
-        response.getHeaders().setContentLength(batch.body().length);
-        return response.writeWith(Mono.just(response.bufferFactory().wrap(batch.body())));
+        return problems.relayAnswer(exchange, batch.status(), batch.contentType(), batch.retryAfter(),
+                batch.servedBy(), batch.body());
     }
 
 }

@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import org.springframework.http.HttpHeaders;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -146,15 +145,7 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
         }
     }
 
-    private final HttpClient client;
-    private final String uri;
-    private final ServiceHeaders headers;
-    /**
-     * {@code POST uri} on {@code client}, built on the first call and reused: Reactor Netty's client is immutable,
-     * and each of {@code post()} and {@code uri(...)} copies its whole configuration, work every call repeated for
-     * the same instance.
-     */
-    private volatile HttpClient.RequestSender post;
+    private final BatchPost post;
 
     /**
      * @param client   the gateway's proxying client (its pool, timeouts and keep-alive)
@@ -162,37 +153,19 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
      * @param headers  the headers every call to a service carries
      */
     FollowPairsClient(HttpClient client, URI instance, ServiceHeaders headers) {
-        this.client = client;
-        this.uri = instance.resolve(PATH).toString();
-        this.headers = headers;
+        this.post = new BatchPost(client, instance, PATH, headers);
     }
 
     /** The URI the batches are posted to. */
     String uri() {
-        return uri;
+        return post.uri();
     }
 
     @Override
     public Mono<List<Answer>> send(List<Pair> batch) {
-        byte[] body = encode(batch);
-        ServerWebExchange first = batch.get(0).exchange();
-        HttpClient.RequestSender sender = post;
-        if (sender == null) {
-            post = sender = client.post().uri(uri); // callers racing here build equal senders
-        }
-        return sender.send((request, outbound) -> {
-                    headers.writeBatchHeaders(first, request, (r, name, value) -> r.header(name, value));
-                    request.header(HttpHeaders.CONTENT_TYPE, "application/json");
-                    request.header(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length));
-                    return outbound.sendByteArray(Mono.just(body));
-                })
-                .response((response, content) -> read(content,
-                        response.responseHeaders().getInt(HttpHeaders.CONTENT_LENGTH, -1),
-                        FollowingPairs.answerBytes(batch.size())).map(bytes ->
-                        decode(response.status().code(), response.responseHeaders().get(HttpHeaders.CONTENT_TYPE),
-                                response.responseHeaders().get(HttpHeaders.RETRY_AFTER),
-                                response.responseHeaders().get(SERVED_BY), bytes, batch.size())))
-                .next();
+        return post.send(batch.get(0).exchange(), encode(batch), FollowingPairs.answerBytes(batch.size()),
+                (status, contentType, retryAfter, servedBy, body) ->
+                        decode(status, contentType, retryAfter, servedBy, body, batch.size()));
     }
 
     /**

@@ -6,7 +6,6 @@ import dev.socialgraph.gateway.ReadBatchClient.Query;
 import dev.socialgraph.wire.Endpoint;
 import dev.socialgraph.wire.Headers;
 import dev.socialgraph.wire.InternalApi;
-import dev.socialgraph.wire.ProblemDocument;
 import dev.socialgraph.wire.ReadBatch;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import java.net.URI;
@@ -22,6 +21,7 @@ import org.springframework.cloud.gateway.filter.headers.HttpHeadersFilter;
 import org.springframework.cloud.gateway.support.NotFoundException;
 import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -178,6 +178,11 @@ final class LeanReadHandler implements WebHandler {
 
     /** A read's result: its JSON as the instance wrote it, or its problem as the caller's. */
     private Mono<Void> answer(ServerWebExchange exchange, Answer answer) {
+        ReadBatch.Result result = answer.result();
+        if (result.status() != 200) {
+            return problems.relayAnswer(exchange, result.status(), MediaType.APPLICATION_JSON_VALUE,
+                    result.retryAfter(), answer.servedBy(), result.body());
+        }
         ServerHttpResponse response = exchange.getResponse();
         if (response.isCommitted()) {
             return Mono.empty();
@@ -185,40 +190,16 @@ final class LeanReadHandler implements WebHandler {
         if (answer.servedBy() != null) {
             response.getHeaders().set(Headers.SERVED_BY, answer.servedBy());
         }
-        ReadBatch.Result result = answer.result();
-        if (result.status() != 200) {
-            ProblemDocument problem = ProblemDocument.parse(result.body()).orElse(null);
-            if (problem != null) {
-                return problems.relay(exchange, result.status(), problem.members(), result.retryAfter());
-            }
-        }
-        response.setStatusCode(HttpStatusCode.valueOf(result.status()));
+        response.setStatusCode(HttpStatus.OK);
         response.getHeaders().setContentType(MediaType.APPLICATION_JSON);
-        if (result.retryAfter() != null) {
-            response.getHeaders().set(HttpHeaders.RETRY_AFTER, result.retryAfter());
-        }
         response.getHeaders().setContentLength(result.body().length);
         return response.writeWith(Mono.just(response.bufferFactory().wrap(result.body())));
     }
 
     /** The whole batch's error answer, to this caller: a problem as this caller's, anything else as it came. */
     private Mono<Void> relay(ServerWebExchange exchange, BatchProblem batch) {
-        ServerHttpResponse response = exchange.getResponse();
-        if (batch.servedBy() != null) {
-            response.getHeaders().set(Headers.SERVED_BY, batch.servedBy());
-        }
-        ProblemDocument problem = ProblemDocument.parse(batch.body()).orElse(null);
-        if (problem != null) {
-            return problems.relay(exchange, batch.status(), problem.members(), batch.retryAfter());
-        }
-        HttpHeaders headers = new HttpHeaders();
-        if (batch.contentType() != null) {
-            headers.set(HttpHeaders.CONTENT_TYPE, batch.contentType());
-        }
-        if (batch.retryAfter() != null) {
-            headers.set(HttpHeaders.RETRY_AFTER, batch.retryAfter());
-        }
-        return relay(exchange, new Forwarded(batch.status(), headers, batch.body()));
+        return problems.relayAnswer(exchange, batch.status(), batch.contentType(), batch.retryAfter(),
+                batch.servedBy(), batch.body());
     }
 
     private Mono<Void> send(ServerWebExchange exchange, ServiceInstance instance, String path) {

@@ -4,11 +4,14 @@ import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.web.ProblemJson;
 import dev.socialgraph.web.ProblemMapping;
 import dev.socialgraph.web.ReactiveProblems;
+import dev.socialgraph.wire.Headers;
+import dev.socialgraph.wire.ProblemDocument;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Map;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.stereotype.Component;
@@ -95,6 +98,42 @@ class ProblemResponses {
             response.getHeaders().set(HttpHeaders.RETRY_AFTER, ProblemMapping.RETRY_AFTER_SECONDS);
         }
         return ReactiveProblems.write(exchange, status, ProblemJson.of(problem));
+    }
+
+    /**
+     * Completes the exchange with a service's error answer about this request that was not proxied (a batch call's
+     * answer other than 200, or one read's result in a batch): a problem document as this caller's ({@link #relay}),
+     * anything else as it came, with its {@code Content-Type} and {@code Retry-After}; both with the instance's
+     * {@code X-Served-By}.
+     *
+     * @param status      the answer's HTTP status
+     * @param contentType its {@code Content-Type}, or {@code null}
+     * @param retryAfter  its {@code Retry-After}, or {@code null}
+     * @param servedBy    its {@code X-Served-By}, or {@code null}
+     * @param body        its body
+     */
+    Mono<Void> relayAnswer(ServerWebExchange exchange, int status, String contentType, String retryAfter,
+                           String servedBy, byte[] body) {
+        ServerHttpResponse response = exchange.getResponse();
+        if (response.isCommitted()) {
+            return Mono.empty();
+        }
+        if (servedBy != null) {
+            response.getHeaders().set(Headers.SERVED_BY, servedBy);
+        }
+        ProblemDocument problem = ProblemDocument.parse(body).orElse(null);
+        if (problem != null) {
+            return relay(exchange, status, problem.members(), retryAfter);
+        }
+        response.setStatusCode(HttpStatusCode.valueOf(status));
+        if (contentType != null) {
+            response.getHeaders().set(HttpHeaders.CONTENT_TYPE, contentType);
+        }
+        if (retryAfter != null) {
+            response.getHeaders().set(HttpHeaders.RETRY_AFTER, retryAfter);
+        }
+        response.getHeaders().setContentLength(body.length);
+        return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
     }
 
     private static URI uriOrNull(String text) {

@@ -9,7 +9,6 @@ import dev.socialgraph.wire.WireFormatException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
-import org.springframework.http.HttpHeaders;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
@@ -52,11 +51,7 @@ final class ReadBatchClient implements Coalescer.Transport<ReadBatchClient.Query
     record Answer(ReadBatch.Result result, String servedBy) {
     }
 
-    private final HttpClient client;
-    private final String uri;
-    private final ServiceHeaders headers;
-    /** {@code POST uri}, built on the first call and reused (as {@link FollowPairsClient}'s). */
-    private volatile HttpClient.RequestSender post;
+    private final BatchPost post;
 
     /**
      * @param client   the gateway's proxying client
@@ -64,9 +59,7 @@ final class ReadBatchClient implements Coalescer.Transport<ReadBatchClient.Query
      * @param headers  the headers every call to a service carries
      */
     ReadBatchClient(HttpClient client, URI instance, ServiceHeaders headers) {
-        this.client = client;
-        this.uri = instance.resolve(PATH).toString();
-        this.headers = headers;
+        this.post = new BatchPost(client, instance, PATH, headers);
     }
 
     @Override
@@ -75,25 +68,9 @@ final class ReadBatchClient implements Coalescer.Transport<ReadBatchClient.Query
         for (Query query : batch) {
             reads.add(query.read());
         }
-        byte[] body = ReadBatch.encodeRequest(reads);
-        ServerWebExchange first = batch.get(0).exchange();
-        HttpClient.RequestSender sender = post;
-        if (sender == null) {
-            post = sender = client.post().uri(uri); // callers racing here build equal senders
-        }
-        return sender.send((request, outbound) -> {
-                    headers.writeBatchHeaders(first, request, (r, name, value) -> r.header(name, value));
-                    request.header(HttpHeaders.CONTENT_TYPE, "application/json");
-                    request.header(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length));
-                    return outbound.sendByteArray(Mono.just(body));
-                })
-                .response((response, content) -> FollowPairsClient.read(content,
-                        response.responseHeaders().getInt(HttpHeaders.CONTENT_LENGTH, -1),
-                        ReadBatch.answerBytes(batch.size())).map(bytes ->
-                        decode(response.status().code(), response.responseHeaders().get(HttpHeaders.CONTENT_TYPE),
-                                response.responseHeaders().get(HttpHeaders.RETRY_AFTER),
-                                response.responseHeaders().get(Headers.SERVED_BY), bytes, batch.size())))
-                .next();
+        return post.send(batch.get(0).exchange(), ReadBatch.encodeRequest(reads), ReadBatch.answerBytes(batch.size()),
+                (status, contentType, retryAfter, servedBy, body) ->
+                        decode(status, contentType, retryAfter, servedBy, body, batch.size()));
     }
 
     /**
