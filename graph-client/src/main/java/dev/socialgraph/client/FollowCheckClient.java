@@ -53,7 +53,7 @@ public final class FollowCheckClient implements FollowChecks, FollowLists, Follo
         // Read-your-writes: one memory, filled by the writes and account changes, read by the reads that take a token.
         FollowTokenMemory tokens = FollowTokenMemory.of(s);
         this.checks = new Checks(transport, tokens, s.batchSize());
-        this.lists = new Lists(transport);
+        this.lists = new Lists(transport, tokens);
         this.relationships = new Relationships(transport, tokens);
         this.relations = new Relations(transport, tokens);
         this.accounts = new Accounts(transport, tokens);

@@ -2,6 +2,7 @@ package dev.socialgraph.client;
 
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.wire.Endpoint;
+import dev.socialgraph.wire.Headers;
 import dev.socialgraph.wire.InternalApi;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -15,21 +16,38 @@ import tools.jackson.databind.JsonNode;
  * followers ({@link InternalApi#FOLLOWING}, {@link InternalApi#FOLLOWERS}), blocking and muting, and the users two
  * users both follow ({@link InternalApi#COMMON_FOLLOWING}, on the first user's instance). A page is
  * {@code {"items":[..],"nextCursor":".."|null}}; the cursor is opaque and goes back percent-encoded. Ids and limits
- * are checked before any request. Thread-safe.
+ * are checked before any request.
+ *
+ * <p>Read-your-writes, when the client remembers follow tokens: a following list, and common following, carry the
+ * remembered token of the user whose following row they read ({@code user}, {@code a}), so that user's own follows
+ * and unfollows through this client are in them at once. A followers list carries none: a user's own token changes
+ * nothing there (only another user's write to it does) and would only send the read to the shard. Thread-safe.
  */
 final class Lists {
 
     private final Transport transport;
+    /** {@code null} unless read-your-writes was asked for. */
+    private final FollowTokenMemory tokens;
 
-    Lists(Transport transport) {
+    Lists(Transport transport, FollowTokenMemory tokens) {
         this.transport = transport;
+        this.tokens = tokens;
     }
 
     /** A page of {@link InternalApi#FOLLOWING} or {@link InternalApi#FOLLOWERS}, newest first. */
     Page<FollowLists.Followed> follows(Endpoint list, long user, int limit, String cursor) {
         UserIds.requirePositive(user, "user");
-        return page(user, Request.to(list, user), limit, cursor, item -> new FollowLists.Followed(
+        Request request = Request.to(list, user);
+        if (list == InternalApi.FOLLOWING) {
+            request = request.header(Headers.FOLLOW_TOKEN, remembered(user));
+        }
+        return page(user, request, limit, cursor, item -> new FollowLists.Followed(
                 Answers.required(item, "userId").asLong(), Answers.instant(item, "followedAt")));
+    }
+
+    /** The remembered token of {@code actor}, or {@code null}. */
+    private String remembered(long actor) {
+        return tokens == null ? null : tokens.tokenFor(actor, null);
     }
 
     /** A page of {@link InternalApi#BLOCKING} or {@link InternalApi#MUTING}, newest first. */
@@ -43,8 +61,8 @@ final class Lists {
     Page<Long> commonFollowing(long a, long b, int limit, String cursor) {
         UserIds.requirePositive(a, "a");
         UserIds.requirePositive(b, "b");
-        return page(a, Request.to(InternalApi.COMMON_FOLLOWING, a, b), limit, cursor,
-                item -> Answers.required(item, "userId").asLong());
+        return page(a, Request.to(InternalApi.COMMON_FOLLOWING, a, b).header(Headers.FOLLOW_TOKEN, remembered(a)),
+                limit, cursor, item -> Answers.required(item, "userId").asLong());
     }
 
     /**

@@ -42,10 +42,15 @@ final class Relationships {
                 Answers.optionalBoolean(body, "blockedBy"), Answers.optionalBoolean(body, "muting"));
     }
 
-    /** {@code user}'s follower and following counts. */
+    /**
+     * {@code user}'s follower and following counts; with the remembered token of {@code user} (read-your-writes), its
+     * following count as its own writes through this client left it.
+     */
     FollowLists.Counts counts(long user) {
         UserIds.requirePositive(user, "user");
-        JsonNode body = Answers.parse(transport.read(user, Request.to(InternalApi.COUNTS, user)));
+        Request request = Request.to(InternalApi.COUNTS, user)
+                .header(Headers.FOLLOW_TOKEN, tokens == null ? null : tokens.tokenFor(user, null));
+        JsonNode body = Answers.parse(transport.read(user, request));
         return new FollowLists.Counts(Answers.required(body, "followers").asLong(),
                 Answers.required(body, "following").asLong());
     }

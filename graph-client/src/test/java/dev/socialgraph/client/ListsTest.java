@@ -3,6 +3,7 @@ package dev.socialgraph.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.socialgraph.wire.Headers;
 import dev.socialgraph.wire.InternalApi;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,7 @@ class ListsTest {
     @Test
     void eachList_asksItsEndpoint_onItsOwnersInstance() {
         FakeTransport transport = FakeTransport.answering(PAGE);
-        Lists lists = new Lists(transport);
+        Lists lists = new Lists(transport, null);
 
         Page<FollowCheckClient.Followed> following = lists.follows(InternalApi.FOLLOWING, 3, 10, null);
         lists.follows(InternalApi.FOLLOWERS, 3, 10, "c1");
@@ -39,6 +40,24 @@ class ListsTest {
     }
 
     @Test
+    void withRememberedTokens_theFollowingListAndCommonFollowingCarryTheirRowOwnersToken_theFollowersListNone() {
+        FakeTransport transport = FakeTransport.answering(PAGE);
+        FollowTokenMemory tokens = new FollowTokenMemory(1_000_000_000L, 100, () -> 0L);
+        tokens.remember(3, "token-of-3");
+        tokens.remember(5, "token-of-5");
+        Lists lists = new Lists(transport, tokens);
+
+        lists.follows(InternalApi.FOLLOWING, 3, 10, null);
+        lists.follows(InternalApi.FOLLOWERS, 3, 10, null);
+        lists.commonFollowing(5, 6, 10, null);
+        lists.commonFollowing(6, 5, 10, null);
+        lists.follows(InternalApi.FOLLOWING, 4, 10, null);
+
+        assertThat(transport.calls()).extracting(c -> c.request().headers().get(Headers.FOLLOW_TOKEN))
+                .containsExactly("token-of-3", null, "token-of-5", null, null);
+    }
+
+    @Test
     void query_percentEncodesTheOpaqueCursor() {
         assertThat(Lists.query(2, null)).isEqualTo("limit=2");
         assertThat(Lists.query(5, "a+b/c= d&e")).isEqualTo("limit=5&cursor=a%2Bb%2Fc%3D+d%26e");
@@ -47,7 +66,7 @@ class ListsTest {
     @Test
     void aPageWithoutAnItemsArray_isUnreadable() {
         for (String answer : new String[] {"{\"nextCursor\":null}", "{\"items\":{}}", "{\"items\":[{}]}"}) {
-            Lists lists = new Lists(FakeTransport.answering(answer));
+            Lists lists = new Lists(FakeTransport.answering(answer), null);
 
             assertThatThrownBy(() -> lists.follows(InternalApi.FOLLOWING, 3, 10, null)).as(answer)
                     .isInstanceOfSatisfying(GraphClientException.class, e -> assertThat(e.status()).isEqualTo(200));
@@ -57,7 +76,7 @@ class ListsTest {
     @Test
     void aLimitBelowOneOrABadId_isRefusedBeforeAnyRequest() {
         FakeTransport transport = FakeTransport.answering(PAGE);
-        Lists lists = new Lists(transport);
+        Lists lists = new Lists(transport, null);
 
         assertThatThrownBy(() -> lists.follows(InternalApi.FOLLOWING, 3, 0, null)).hasMessageContaining("limit");
         assertThatThrownBy(() -> lists.relations(InternalApi.MUTING, -3, 5, null)).hasMessageContaining("user");

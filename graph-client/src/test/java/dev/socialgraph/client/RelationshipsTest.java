@@ -33,6 +33,20 @@ class RelationshipsTest {
     }
 
     @Test
+    void counts_carryTheUsersRememberedToken() {
+        FakeTransport transport = FakeTransport.answering("{\"followers\":3,\"following\":4}");
+        FollowTokenMemory tokens = new FollowTokenMemory(1_000_000_000L, 100, () -> 0L);
+        tokens.remember(5, "token-of-5");
+        Relationships relationships = new Relationships(transport, tokens);
+
+        relationships.counts(5);
+        relationships.counts(6);
+
+        assertThat(transport.calls()).extracting(c -> c.request().headers().get(Headers.FOLLOW_TOKEN))
+                .containsExactly("token-of-5", null);
+    }
+
+    @Test
     void countsAndSuggestions_askTheUsersInstance() {
         FakeTransport transport = new FakeTransport(r -> r.endpoint() == InternalApi.COUNTS
                 ? "{\"followers\":3,\"following\":4}"
