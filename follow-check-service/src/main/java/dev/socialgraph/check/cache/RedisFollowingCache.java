@@ -1,6 +1,7 @@
 package dev.socialgraph.check.cache;
 
 import dev.socialgraph.cache.FollowingCache;
+import dev.socialgraph.cache.RedisBreaker;
 import dev.socialgraph.cache.RedisConnector;
 import dev.socialgraph.cache.RedisEndpoint;
 import dev.socialgraph.check.config.CheckProperties;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
@@ -22,8 +24,10 @@ import org.springframework.stereotype.Component;
  * <p>Redis is only a cache: every failure (down, timeout, flushed, a failover in progress) is reported as a miss and
  * counted in {@code graph.check.redis.errors}, so the caller answers from the shard. Commands are bounded by
  * {@link CheckProperties#redisTimeout()} and rejected at once while the connection is down, so a dead Redis costs at
- * most one timeout. The connection is made lazily and retried at most once per second, so the service starts and
- * answers without Redis.
+ * most one timeout; a hung one costs the timeouts its breaker ({@code graph.redis-breaker.*}, graph-cache's
+ * {@link RedisBreaker}) needs to open and its probes, while every other read skips Redis (not counted as errors).
+ * The connection is made lazily and retried at most once per second, so the service starts and answers without
+ * Redis.
  */
 @Component
 public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean {
@@ -36,9 +40,10 @@ public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean 
     private final FollowingCache cache;
     private final Counter errors;
 
-    RedisFollowingCache(CheckProperties properties, MeterRegistry registry) {
+    RedisFollowingCache(CheckProperties properties, MeterRegistry registry, Environment environment) {
         this.redis = new RedisConnector(RedisEndpoint.parse(properties.redisUri(), properties.redisMode(),
-                properties.redisTimeout(), CONNECT_TIMEOUT));
+                properties.redisTimeout(), CONNECT_TIMEOUT), RedisBreaker.Settings.from(environment::getProperty));
+        redis.breaker().bindTo(registry);
         this.errors = Counter.builder("graph.check.redis.errors")
                 .description("Redis commands that failed or timed out; the shard answered instead")
                 .register(registry);
@@ -94,7 +99,7 @@ public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean 
      */
     public String get(String key) {
         try {
-            return redis.sync().get(key);
+            return redis.breaker().call(() -> redis.sync().get(key));
         } catch (RuntimeException e) {
             failed("GET", e);
             return null;
@@ -110,13 +115,16 @@ public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean 
      */
     public void put(String key, String value, Duration ttl) {
         try {
-            redis.sync().setex(key, Math.max(1, ttl.toSeconds()), value);
+            redis.breaker().call(() -> redis.sync().setex(key, Math.max(1, ttl.toSeconds()), value));
         } catch (RuntimeException e) {
             failed("SETEX", e);
         }
     }
 
     private void failed(String command, RuntimeException e) {
+        if (RedisBreaker.skipped(e)) {
+            return;
+        }
         errors.increment();
         log.debug("Redis {} failed; answering without the cache", command, e);
     }
