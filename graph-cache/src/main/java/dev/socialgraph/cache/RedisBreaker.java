@@ -219,6 +219,15 @@ public final class RedisBreaker {
         }
     }
 
+    /**
+     * Tells {@code listener} of every state the breaker moves to, on the thread that moved it (a command's).
+     *
+     * @param listener told {@code OPEN}, {@code HALF_OPEN} or {@code CLOSED}; must not block
+     */
+    public void onTransition(java.util.function.Consumer<CircuitBreaker.State> listener) {
+        breaker.getEventPublisher().onStateTransition(event -> listener.accept(event.getStateTransition().getToState()));
+    }
+
     /** @return whether commands are skipped now (open, or half-open with every probe taken or failed) */
     public boolean isOpen() {
         CircuitBreaker.State state = breaker.getState();
