@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * busy until the driver's {@code socketTimeout}, and every other caller waits the pool's {@code connectionTimeout} for
  * one. Each of those waits that ends in an outage ({@link SqlErrors.Kind#UNAVAILABLE}: no connection in time, a socket
  * timeout, a lost connection) is a failure here, and so is an outage thrown by the work done on a connection
- * ({@link #failed}, from {@code Transactions} and {@link ShardDataSources#readUser}); a connection handed out is a
- * success. Once {@link Settings#failureRateThreshold()} percent of the last {@link Settings#window()} outcomes (at least
+ * ({@link #failed}, from {@link ShardDataSources#inUserTransaction} and {@link ShardDataSources#readUser}), and so is a
+ * connection given back whose physical connection the driver closed meanwhile; one given back alive is a success. Once {@link Settings#failureRateThreshold()} percent of the last {@link Settings#window()} outcomes (at least
  * {@link Settings#minimumCalls()}) failed, {@link #getConnection()} throws at once for {@link Settings#openWait()}, with
  * SQLState {@code 08001}, which {@link SqlErrors} classifies as unavailable (503 with {@code Retry-After}); then
  * {@link Settings#halfOpenCalls()} callers probe the database, and the breaker closes when they get connections.
@@ -50,8 +50,11 @@ public final class DatabaseBreaker implements DataSource {
     public record Settings(boolean enabled, int failureRateThreshold, int window, int minimumCalls, Duration openWait,
                            int halfOpenCalls) {
 
-        /** Open at half of the last 20 outcomes failed (5 at least); probe with 2 callers after 1 s. */
-        public static final Settings DEFAULTS = new Settings(true, 50, 20, 5, Duration.ofSeconds(1), 2);
+        /**
+         * Open at half of the last 20 outcomes failed (5 at least); probe with one caller after 1 s (a probe of a
+         * hung database waits out the socket timeout, so each probe is one slow answer).
+         */
+        public static final Settings DEFAULTS = new Settings(true, 50, 20, 5, Duration.ofSeconds(1), 1);
 
         /** No breaker: tools and tests that want the pool's own behaviour. */
         public static final Settings DISABLED = new Settings(false, 50, 20, 5, Duration.ofSeconds(1), 2);
@@ -129,14 +132,60 @@ public final class DatabaseBreaker implements DataSource {
                     .getWaitIntervalFunctionInOpenState().apply(1) + " ms", "08001");
         }
         long start = System.nanoTime();
+        Connection connection;
         try {
-            Connection connection = pool.getConnection();
-            breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-            return connection;
+            connection = pool.getConnection();
         } catch (SQLException | RuntimeException e) {
             breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
             throw e;
         }
+        return judgedOnClose(connection, start);
+    }
+
+    /**
+     * The connection, whose outcome is recorded when it is given back: a failure when the driver closed the physical
+     * connection meanwhile (a socket timeout or a lost connection closes it), a success otherwise. Judged at the end
+     * rather than when it is handed out, so that a probe of a hung database whose pool still held an idle connection
+     * does not close the breaker before its statement timed out.
+     */
+    private Connection judgedOnClose(Connection connection, long start) {
+        java.util.concurrent.atomic.AtomicBoolean judged = new java.util.concurrent.atomic.AtomicBoolean();
+        return (Connection) java.lang.reflect.Proxy.newProxyInstance(DatabaseBreaker.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("close") && judged.compareAndSet(false, true)) {
+                        boolean lost = physicallyClosed(connection);
+                        try {
+                            return method.invoke(connection, args);
+                        } finally {
+                            if (lost) {
+                                breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS,
+                                        new SQLTransientConnectionException(database + ": connection lost", "08006"));
+                            } else {
+                                breaker.onSuccess(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                            }
+                        }
+                    }
+                    if (method.getName().equals("unwrap") && args[0] instanceof Class<?> iface
+                            && iface.isInstance(proxy)) {
+                        return proxy;
+                    }
+                    try {
+                        return method.invoke(connection, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    private static boolean physicallyClosed(Connection connection) {
+        try {
+            if (connection.isWrapperFor(org.postgresql.PGConnection.class)) {
+                return connection.unwrap(org.postgresql.jdbc.PgConnection.class).isClosed();
+            }
+        } catch (SQLException | RuntimeException e) {
+            return false;
+        }
+        return false;
     }
 
     /**

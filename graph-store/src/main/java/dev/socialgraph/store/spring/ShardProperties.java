@@ -74,7 +74,7 @@ public record ShardProperties(
                           @DefaultValue("20") @Min(1) int window,
                           @DefaultValue("5") @Min(1) int minimumCalls,
                           @DefaultValue("1s") @NotNull Duration openWait,
-                          @DefaultValue("2") @Min(1) int halfOpenCalls) {
+                          @DefaultValue("1") @Min(1) int halfOpenCalls) {
 
         /** @return the settings for {@code DatabaseBreaker}; throws naming a value out of range */
         public DatabaseBreaker.Settings settings() {

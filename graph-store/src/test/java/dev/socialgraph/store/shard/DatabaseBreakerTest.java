@@ -66,7 +66,7 @@ class DatabaseBreakerTest {
     void failed_ofWorkThatLostItsDatabase_counts_butAnErrorThatIsNoOutageDoesNot() throws SQLException {
         DatabaseBreaker breaker = breaker(4, 4, Duration.ofHours(1));
         for (int i = 0; i < 2; i++) {
-            breaker.getConnection();
+            breaker.getConnection().close();
         }
         breaker.failed(new SQLException("duplicate key value violates unique constraint", "23505"));
         assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
@@ -84,7 +84,10 @@ class DatabaseBreakerTest {
         assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
         error.set(null);
 
-        await().atMost(Duration.ofSeconds(5)).ignoreExceptions().until(() -> breaker.getConnection() != null);
+        Connection probe = await().atMost(Duration.ofSeconds(5)).ignoreExceptions().until(breaker::getConnection,
+                c -> c != null);
+        assertThat(breaker.state()).as("judged when given back").isEqualTo(CircuitBreaker.State.HALF_OPEN);
+        probe.close();
         assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
     }
 
