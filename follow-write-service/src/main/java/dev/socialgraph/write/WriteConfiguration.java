@@ -1,13 +1,16 @@
 package dev.socialgraph.write;
 
 import dev.socialgraph.cache.FollowingCache;
+import dev.socialgraph.cache.RedisBreaker;
 import dev.socialgraph.cache.RedisConnector;
 import dev.socialgraph.cache.RedisEndpoint;
 import dev.socialgraph.common.token.FollowTokens;
 import java.nio.charset.StandardCharsets;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /** Beans built from {@link WriteProperties} that are plain Java objects (no Spring annotations of their own). */
 @Configuration(proxyBeanMethods = false)
@@ -24,11 +27,15 @@ class WriteConfiguration {
     }
 
     /** The connection of the write-through; the connect timeout is the command timeout, so a dead Redis delays a
-     *  write by at most one timeout. */
+     *  write by at most one timeout, and a hung one only until its breaker ({@code graph.redis-breaker.*}) opens:
+     *  then writes skip Redis as when it is down (the event stream repairs the sets). */
     @Bean(destroyMethod = "close")
-    RedisConnector redisConnector(WriteProperties properties) {
+    RedisConnector redisConnector(WriteProperties properties, Environment environment, MeterRegistry meters) {
         WriteProperties.Redis redis = properties.redis();
-        return new RedisConnector(RedisEndpoint.parse(redis.uri(), redis.mode(), redis.timeout(), redis.timeout()));
+        RedisConnector connector = new RedisConnector(RedisEndpoint.parse(redis.uri(), redis.mode(), redis.timeout(),
+                redis.timeout()), RedisBreaker.Settings.from(environment::getProperty));
+        connector.breaker().bindTo(meters);
+        return connector;
     }
 
     /** Failures are counted as {@code graph.write.cache.apply{result=failed}} by the write path. */

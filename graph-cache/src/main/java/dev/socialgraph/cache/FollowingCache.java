@@ -28,6 +28,9 @@ import org.slf4j.LoggerFactory;
  * progress): reads answer a miss, writes answer {@link Outcome#FAILED}, and each failure goes to the
  * {@link FailureListener} and to the log, at WARN at most once per {@link #WARN_INTERVAL}, otherwise at DEBUG.
  * What a caller does about a failure (answer from the shard, count it, drop the set, retry the batch) is its own.
+ * Every command goes through the connector's {@link RedisBreaker}: while it is open nothing is sent, reads miss and
+ * writes answer {@link Outcome#FAILED} at once, as when Redis is down (the listener is not told: nothing failed in
+ * Redis, and the breaker's meters count the skipped commands).
  *
  * <p>Ids are positive 64-bit user ids; a version is the following row's version after the change ({@code >= 1}).
  * Thread-safe.
@@ -138,8 +141,8 @@ public final class FollowingCache {
      */
     public int isFollowing(long followerId, long followeeId) {
         try {
-            List<Boolean> answer = redis.sync().smismember(RedisKeys.following(followerId),
-                    Long.toString(followeeId), RedisKeys.SENTINEL_MEMBER);
+            List<Boolean> answer = redis.breaker().call(() -> redis.sync().smismember(RedisKeys.following(followerId),
+                    Long.toString(followeeId), RedisKeys.SENTINEL_MEMBER));
             if (!answer.get(1)) {
                 return MISS;
             }
@@ -164,7 +167,8 @@ public final class FollowingCache {
         }
         members[followeeIds.length] = RedisKeys.SENTINEL_MEMBER;
         try {
-            List<Boolean> answer = redis.sync().smismember(RedisKeys.following(followerId), members);
+            List<Boolean> answer = redis.breaker().call(() -> redis.sync().smismember(RedisKeys.following(followerId),
+                    members));
             if (!answer.get(followeeIds.length)) {
                 return null;
             }
@@ -197,8 +201,8 @@ public final class FollowingCache {
             args[i + 2] = Long.toString(followingIds[i]);
         }
         try {
-            return eval(redis.sync(), FollowingCacheScripts.FILL_SHA1, FollowingCacheScripts.FILL,
-                    keys(followerId), args) == FollowingCacheScripts.FILLED;
+            return redis.breaker().call(() -> eval(redis.sync(), FollowingCacheScripts.FILL_SHA1,
+                    FollowingCacheScripts.FILL, keys(followerId), args)) == FollowingCacheScripts.FILLED;
         } catch (RuntimeException e) {
             failed("FILL", e);
             return false;
@@ -215,8 +219,8 @@ public final class FollowingCache {
      */
     public boolean forget(long userId) {
         try {
-            redis.sync().del(RedisKeys.following(userId), RedisKeys.followingVersion(userId),
-                    RedisKeys.counts(userId), RedisKeys.suggestions(userId));
+            redis.breaker().call(() -> redis.sync().del(RedisKeys.following(userId),
+                    RedisKeys.followingVersion(userId), RedisKeys.counts(userId), RedisKeys.suggestions(userId)));
             return true;
         } catch (RuntimeException e) {
             failed("DEL", e);
@@ -232,8 +236,8 @@ public final class FollowingCache {
      */
     public Outcome apply(Change change) {
         try {
-            return applyOutcome(eval(redis.sync(), FollowingCacheScripts.APPLY_SHA1, FollowingCacheScripts.APPLY,
-                    keys(change.followerId()), applyArgs(change)));
+            return applyOutcome(redis.breaker().call(() -> eval(redis.sync(), FollowingCacheScripts.APPLY_SHA1,
+                    FollowingCacheScripts.APPLY, keys(change.followerId()), applyArgs(change))));
         } catch (RuntimeException e) {
             failed("APPLY", e);
             return Outcome.FAILED;
@@ -269,10 +273,19 @@ public final class FollowingCache {
         if (changes.isEmpty()) {
             return new Batch(outcomes, null);
         }
+        RedisBreaker breaker = redis.breaker();
+        if (!breaker.tryAcquire()) {
+            RuntimeException skipped = breaker.notPermitted();
+            failed(command, skipped);
+            changes.forEach(c -> outcomes.add(Outcome.FAILED));
+            return new Batch(outcomes, skipped);
+        }
+        long sent = System.nanoTime();
         RedisClusterAsyncCommands<String, String> commands;
         try {
             commands = redis.async();
         } catch (RuntimeException e) {
+            breaker.failed(sent, e);
             failed(command, e);
             changes.forEach(c -> outcomes.add(Outcome.FAILED));
             return new Batch(outcomes, e);
@@ -314,6 +327,12 @@ public final class FollowingCache {
                 }
                 break;
             }
+        }
+        // One batch is one outcome for the breaker: a hung Redis fails the whole batch at its one deadline.
+        if (first == null) {
+            breaker.succeeded(sent);
+        } else {
+            breaker.failed(sent, first);
         }
         return new Batch(outcomes, first);
     }
@@ -358,6 +377,11 @@ public final class FollowingCache {
     }
 
     private void failed(String command, Throwable e) {
+        if (RedisBreaker.skipped(e)) {
+            // Not sent: the breaker's own meters count these, and it logged its opening.
+            log.debug("Redis {} skipped: the breaker is open", command);
+            return;
+        }
         listener.failed(command, e);
         long now = System.nanoTime();
         long last = lastWarnNanos.get();

@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *       to 30 s, a long time to answer everything from the shards after a Redis restart);</li>
  *   <li>in cluster mode the slot map is refreshed every {@link #TOPOLOGY_REFRESH} and on every adaptive trigger
  *       (MOVED and ASK redirects, repeated reconnects), so a replica promoted after its master died serves its slots
- *       within about a second of the promotion.</li>
+ *       within about a second of the promotion;</li>
+ *   <li>a Redis that hangs (its socket open, nothing answered) is skipped after its first timeouts and probed until
+ *       it answers again: every caller sends its commands through the connector's {@link RedisBreaker}.</li>
  * </ul>
  *
  * <p>Thread-safe.
@@ -57,6 +59,7 @@ public final class RedisConnector implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisConnector.class);
 
     private final RedisEndpoint endpoint;
+    private final RedisBreaker breaker;
     private final ClientResources resources;
     private final AbstractRedisClient client;
     private final Object connectLock = new Object();
@@ -66,12 +69,24 @@ public final class RedisConnector implements AutoCloseable {
     private volatile long nextConnectNanos = System.nanoTime();
 
     /**
-     * Creates the client; no connection is made until the first command.
+     * Creates the client with the default breaker ({@link RedisBreaker.Settings#DEFAULTS}); no connection is made until
+     * the first command.
      *
      * @param endpoint where Redis is and the timeouts
      */
     public RedisConnector(RedisEndpoint endpoint) {
+        this(endpoint, RedisBreaker.Settings.DEFAULTS);
+    }
+
+    /**
+     * Creates the client; no connection is made until the first command.
+     *
+     * @param endpoint where Redis is and the timeouts
+     * @param breaker  when to stop asking a Redis that fails or hangs, and how to probe it
+     */
+    public RedisConnector(RedisEndpoint endpoint, RedisBreaker.Settings breaker) {
         this.endpoint = endpoint;
+        this.breaker = new RedisBreaker(breaker);
         this.resources = DefaultClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(50), MAX_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS))
                 .build();
@@ -113,6 +128,15 @@ public final class RedisConnector implements AutoCloseable {
     /** @return the endpoint this connector was built from */
     public RedisEndpoint endpoint() {
         return endpoint;
+    }
+
+    /**
+     * The breaker every command of this connection goes through: {@code breaker().call(() -> sync().get(key))}.
+     *
+     * @return the breaker
+     */
+    public RedisBreaker breaker() {
+        return breaker;
     }
 
     /**

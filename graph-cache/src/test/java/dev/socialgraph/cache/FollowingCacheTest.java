@@ -22,7 +22,9 @@ class FollowingCacheTest {
         List<String> failures = new ArrayList<>();
         RedisEndpoint endpoint = RedisEndpoint.parse("redis://127.0.0.1:" + closedPort, RedisMode.STANDALONE,
                 Duration.ofMillis(250), Duration.ofMillis(250));
-        try (RedisConnector redis = new RedisConnector(endpoint)) {
+        // Without a breaker: every command is tried (the breaker's own contract is the next test's).
+        RedisBreaker.Settings noBreaker = new RedisBreaker.Settings(false, 50, 20, 5, Duration.ofSeconds(1), 2);
+        try (RedisConnector redis = new RedisConnector(endpoint, noBreaker)) {
             FollowingCache cache = new FollowingCache(redis, Duration.ofSeconds(3600),
                     (command, error) -> failures.add(command));
             FollowingCache.Change change = new FollowingCache.Change(42, 1, true, 7);
@@ -38,6 +40,39 @@ class FollowingCacheTest {
             assertThat(cache.invalidateAll(List.of(change)).outcomes()).containsExactly(FollowingCache.Outcome.FAILED);
         }
         assertThat(failures).containsExactly("APPLY", "SMISMEMBER", "SMISMEMBER", "FILL", "APPLY", "INVALIDATE");
+    }
+
+    @Test
+    void everyOperation_onceTheBreakerOpened_isSkipped_answersMissOrFailed_andTellsNoListener() throws IOException {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        List<String> failures = new ArrayList<>();
+        RedisEndpoint endpoint = RedisEndpoint.parse("redis://127.0.0.1:" + closedPort, RedisMode.STANDALONE,
+                Duration.ofMillis(250), Duration.ofMillis(250));
+        // Opens after 2 failures of 2, and stays open for the whole test.
+        RedisBreaker.Settings settings = new RedisBreaker.Settings(true, 50, 2, 2, Duration.ofHours(1), 1);
+        try (RedisConnector redis = new RedisConnector(endpoint, settings)) {
+            FollowingCache cache = new FollowingCache(redis, Duration.ofSeconds(3600),
+                    (command, error) -> failures.add(command));
+            FollowingCache.Change change = new FollowingCache.Change(42, 1, true, 7);
+            assertThat(cache.isFollowing(42, 7)).isEqualTo(FollowingCache.MISS);
+            assertThat(cache.isFollowing(42, 7)).isEqualTo(FollowingCache.MISS);
+            assertThat(redis.breaker().isOpen()).isTrue();
+
+            assertThat(cache.apply(change)).isEqualTo(FollowingCache.Outcome.FAILED);
+            assertThat(cache.isFollowing(42, 7)).isEqualTo(FollowingCache.MISS);
+            assertThat(cache.areFollowing(42, new long[] {7, 8})).isNull();
+            assertThat(cache.fill(42, new long[] {7}, 1)).isFalse();
+            assertThat(cache.forget(42)).isFalse();
+            FollowingCache.Batch batch = cache.applyAll(List.of(change));
+            assertThat(batch.outcomes()).containsExactly(FollowingCache.Outcome.FAILED);
+            assertThat(RedisBreaker.skipped(batch.firstFailure())).isTrue();
+            assertThat(cache.invalidateAll(List.of(change)).outcomes()).containsExactly(FollowingCache.Outcome.FAILED);
+        }
+        assertThat(failures).as("only the two commands sent to Redis failed there").containsExactly("SMISMEMBER",
+                "SMISMEMBER");
     }
 
     @Test

@@ -2,18 +2,21 @@ package dev.socialgraph.cdc.cache;
 
 import dev.socialgraph.cache.FollowingCache;
 import dev.socialgraph.cache.FollowingCacheScripts;
+import dev.socialgraph.cache.RedisBreaker;
 import dev.socialgraph.cache.RedisConnector;
 import dev.socialgraph.cache.RedisEndpoint;
 import dev.socialgraph.cdc.CdcMetrics;
 import dev.socialgraph.cdc.CdcProperties;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.relation.Relation;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
@@ -38,11 +41,16 @@ public class CacheUpdates implements DisposableBean {
     private final FollowingCache cache;
     private final CdcMetrics metrics;
 
-    /** Creates the client; it connects on first use, so a Redis that is down does not stop start-up. */
-    public CacheUpdates(CdcProperties properties, CdcMetrics metrics) {
+    /**
+     * Creates the client; it connects on first use, so a Redis that is down does not stop start-up. Its breaker
+     * ({@code graph.redis-breaker.*}) skips a hung Redis after its first timeouts: the batch's sets are then owed as
+     * when Redis is down, and the owed drops' retries are the breaker's probes.
+     */
+    public CacheUpdates(CdcProperties properties, CdcMetrics metrics, Environment environment, MeterRegistry meters) {
         Duration timeout = properties.redisTimeout();
         this.redis = new RedisConnector(RedisEndpoint.parse(properties.redisUri(), properties.redisMode(), timeout,
-                timeout));
+                timeout), RedisBreaker.Settings.from(environment::getProperty));
+        redis.breaker().bindTo(meters);
         this.cache = new FollowingCache(redis, Duration.ofSeconds(Math.max(1, properties.cacheTtl().toSeconds())),
                 (command, error) -> { });
         this.metrics = metrics;

@@ -26,7 +26,11 @@ import org.springframework.validation.annotation.Validated;
  * @param redisUri            the L1 cache server, e.g. {@code redis://127.0.0.1:6379/0}; in cluster mode the seed
  *                            nodes, separated by commas
  * @param redisMode           {@code standalone} (default) or {@code cluster}
- * @param redisTimeout        per-command timeout; a dead Redis costs at most this before the shard answers
+ * @param redisTimeout        per-command timeout; a dead Redis costs at most this before the shard answers, a hung
+ *                            one only until its breaker opens ({@code graph.redis-breaker.*})
+ * @param redisTrustDelay     how long after Redis's breaker closed again its sets still do not answer (the shard
+ *                            does): the cdc-consumer's drops of the sets whose updates were skipped meanwhile land
+ *                            within its retry interval (1 s) and its own breaker's open wait (1 s); default 3 s
  * @param cacheTtl            time to live of a {@code following:{id}} set filled from the shard (3600 s)
  * @param localCacheBudget    byte budget of the exact in-process following cache (16 bytes per cached edge, its id
  *                            and follow time, plus 144 per follower; ego-Twitter's 1.77M edges and 81K users take
@@ -73,6 +77,7 @@ public record CheckProperties(
         @NotBlank @DefaultValue("redis://127.0.0.1:6379") String redisUri,
         @NotNull @DefaultValue("standalone") RedisMode redisMode,
         @NotNull @DefaultValue("100ms") Duration redisTimeout,
+        @NotNull @DefaultValue("3s") Duration redisTrustDelay,
         @NotNull @DefaultValue("3600s") Duration cacheTtl,
         @NotNull @DefaultValue("256MB") DataSize localCacheBudget,
         @Min(1) @Max(1_000_000) @DefaultValue("4096") int admissionQueue,

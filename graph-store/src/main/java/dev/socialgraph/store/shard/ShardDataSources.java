@@ -7,6 +7,9 @@ import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.sql.Transactions;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -27,6 +30,10 @@ import javax.sql.DataSource;
  * <p>The map can change while the service runs: a shard move (docs/shard-moves.md) publishes a newer version in the
  * {@link ShardDirectory}, which a poller {@link #apply applies} here. Writers go through {@link #inUserTransaction},
  * which enters the shard's fence and follows a move the database reports; readers through {@link #readUser}.
+ *
+ * <p>Each pool is handed out behind its {@link DatabaseBreaker}, so a database that hangs answers its users' requests
+ * with an outage at once (503) once its first waits timed out, and holds at most its own pool's connections and the
+ * threads using them, never those of another database.
  *
  * <p>Thread-safe; {@link #close()} closes every pool.
  */
@@ -109,7 +116,10 @@ public final class ShardDataSources implements AutoCloseable {
     public static final int MOVE_ATTEMPTS = 3;
 
     private final PoolSettings settings;
+    private final DatabaseBreaker.Settings breakerSettings;
+    private final CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
     private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
+    private final Map<String, DatabaseBreaker> guarded = new ConcurrentHashMap<>();
     private final List<Consumer<ShardMap>> listeners = new CopyOnWriteArrayList<>();
     private volatile ShardMap shardMap;
     private volatile long version;
@@ -134,15 +144,31 @@ public final class ShardDataSources implements AutoCloseable {
      * @param settings pool settings of every database
      */
     public ShardDataSources(ShardMap shardMap, long version, PoolSettings settings) {
+        this(shardMap, version, settings, DatabaseBreaker.Settings.DISABLED);
+    }
+
+    /**
+     * Opens one pool per distinct database of {@code shardMap}, a map published as {@code version}, each behind its
+     * own {@link DatabaseBreaker}: what {@link #forUser}, {@link #forRange} and {@link #all} hand out.
+     *
+     * @param shardMap the map to route by
+     * @param version  its version in the shard directory, {@code >= 1}
+     * @param settings pool settings of every database
+     * @param breaker  the breaker settings of every database ({@link DatabaseBreaker.Settings#DISABLED}: none)
+     */
+    public ShardDataSources(ShardMap shardMap, long version, PoolSettings settings, DatabaseBreaker.Settings breaker) {
         this.shardMap = Objects.requireNonNull(shardMap, "shardMap");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.breakerSettings = Objects.requireNonNull(breaker, "breaker");
         this.version = version;
         openPools(shardMap);
     }
 
     private void openPools(ShardMap map) {
         for (Map.Entry<String, String> db : map.databases().entrySet()) {
-            pools.computeIfAbsent(db.getKey(), url -> open(url, db.getValue()));
+            HikariDataSource pool = pools.computeIfAbsent(db.getKey(), url -> open(url, db.getValue()));
+            guarded.computeIfAbsent(db.getKey(), url -> new DatabaseBreaker(pool, db.getValue(), breakerSettings,
+                    breakers));
         }
     }
 
@@ -154,6 +180,9 @@ public final class ShardDataSources implements AutoCloseable {
         config.setMaximumPoolSize(settings.maximumPoolSize());
         config.setMinimumIdle(Math.min(2, settings.maximumPoolSize()));
         config.setConnectionTimeout(Math.max(250, settings.connectionTimeout().toMillis()));
+        // Checking an idle connection may not take longer than waiting for one (HikariCP's default is 5 s, which a
+        // hung database would make every caller of a stale idle connection wait).
+        config.setValidationTimeout(Math.max(250, settings.connectionTimeout().toMillis()));
         config.setPoolName(settings.poolNamePrefix() + "-" + database);
         // PostgreSQL JDBC driver properties (pgjdbc "Connection Parameters"; seconds). A URL parameter of the
         // same name wins, so one database can be tuned in the shard map.
@@ -243,7 +272,7 @@ public final class ShardDataSources implements AutoCloseable {
 
     /** The pool of the database of {@code range}. */
     public DataSource forRange(ShardRange range) {
-        HikariDataSource pool = pools.get(range.jdbcUrl());
+        DatabaseBreaker pool = guarded.get(range.jdbcUrl());
         if (pool == null) {
             throw new IllegalArgumentException("no pool for " + range + ": not a database of an applied shard map");
         }
@@ -254,7 +283,7 @@ public final class ShardDataSources implements AutoCloseable {
     public Map<String, DataSource> all() {
         Map<String, DataSource> out = new LinkedHashMap<>();
         for (String url : shardMap.databases().keySet()) {
-            out.put(url, pools.get(url));
+            out.put(url, guarded.get(url));
         }
         return Collections.unmodifiableMap(out);
     }
@@ -277,8 +306,9 @@ public final class ShardDataSources implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             ShardMap map = shardMap;
             int shard = map.logicalShard(userId);
+            DataSource dataSource = forRange(map.route(group, userId));
             try {
-                return Transactions.inTransaction(forRange(map.route(group, userId)), connection -> {
+                return Transactions.inTransaction(dataSource, connection -> {
                     ShardFence.enter(connection, group, shard);
                     return work.run(connection);
                 });
@@ -287,6 +317,9 @@ public final class ShardDataSources implements AutoCloseable {
                     throw new ShardUnavailableException(e.getMessage() + "; this instance knows version " + version,
                             e);
                 }
+            } catch (SQLException e) {
+                DatabaseBreaker.failed(dataSource, e);
+                throw e;
             }
         }
     }
@@ -308,7 +341,8 @@ public final class ShardDataSources implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             ShardMap map = shardMap;
             long known = version;
-            try (Connection connection = forRange(map.route(group, userId)).getConnection()) {
+            DataSource dataSource = forRange(map.route(group, userId));
+            try (Connection connection = dataSource.getConnection()) {
                 if (!followsMoves) {
                     return work.run(connection);
                 }
@@ -316,6 +350,9 @@ public final class ShardDataSources implements AutoCloseable {
                 if (moved <= known || !refreshedPast(moved, attempt)) {
                     return work.run(connection);
                 }
+            } catch (SQLException e) {
+                DatabaseBreaker.failed(dataSource, e);
+                throw e;
             }
         }
     }
@@ -328,6 +365,16 @@ public final class ShardDataSources implements AutoCloseable {
             refresher.refresh();
         }
         return version >= movedIn;
+    }
+
+    /**
+     * Registers every database breaker's meters, those of databases a later map adds included:
+     * {@code resilience4j.circuitbreaker.state{name="shard:<database>",state}} and the breaker's call counts.
+     *
+     * @param meters the service's registry
+     */
+    public void bindTo(MeterRegistry meters) {
+        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers).bindTo(meters);
     }
 
     @Override

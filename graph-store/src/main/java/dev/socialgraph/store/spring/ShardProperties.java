@@ -3,6 +3,7 @@ package dev.socialgraph.store.spring;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
+import dev.socialgraph.store.shard.DatabaseBreaker;
 import dev.socialgraph.store.shard.ShardDataSources;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.Max;
@@ -37,6 +38,8 @@ import org.springframework.validation.annotation.Validated;
  * @param migrateOnStartup   apply the Flyway shard schema to every database at start-up (the write service owns it)
  * @param createDatabases    create missing databases first (local and test topologies only)
  * @param directory          the versioned shard map's database, if shards may move while services run
+ * @param breaker            each database's circuit breaker ({@code DatabaseBreaker}): after its first timeouts a
+ *                           hung database's users get 503 at once, and it is probed until it answers
  */
 @Validated
 @ConfigurationProperties("graph.shards")
@@ -52,7 +55,33 @@ public record ShardProperties(
         @DefaultValue("5s") @NotNull Duration statementTimeout,
         @DefaultValue("false") boolean migrateOnStartup,
         @DefaultValue("false") boolean createDatabases,
-        @DefaultValue @Valid Directory directory) {
+        @DefaultValue @Valid Directory directory,
+        @DefaultValue @Valid Breaker breaker) {
+
+    /**
+     * Each shard database's circuit breaker, {@code graph.shards.breaker.*}.
+     *
+     * @param enabled              {@code false}: no breaker (every caller waits for the pool)
+     * @param failureRateThreshold percent of failed waits (no connection in time, a socket timeout, a lost connection)
+     *                             among the latest that opens it
+     * @param window               how many of the latest outcomes count
+     * @param minimumCalls         outcomes needed before it may open
+     * @param openWait             how long it stays open before probing
+     * @param halfOpenCalls        callers let through as probes
+     */
+    public record Breaker(@DefaultValue("true") boolean enabled,
+                          @DefaultValue("50") @Min(1) @Max(100) int failureRateThreshold,
+                          @DefaultValue("20") @Min(1) int window,
+                          @DefaultValue("5") @Min(1) int minimumCalls,
+                          @DefaultValue("1s") @NotNull Duration openWait,
+                          @DefaultValue("1") @Min(1) int halfOpenCalls) {
+
+        /** @return the settings for {@code DatabaseBreaker}; throws naming a value out of range */
+        public DatabaseBreaker.Settings settings() {
+            return new DatabaseBreaker.Settings(enabled, failureRateThreshold, window, minimumCalls, openWait,
+                    halfOpenCalls);
+        }
+    }
 
     /**
      * The shard directory: where the versioned shard map lives when shards can move (docs/shard-moves.md).

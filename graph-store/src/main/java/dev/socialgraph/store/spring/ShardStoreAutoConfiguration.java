@@ -9,6 +9,7 @@ import dev.socialgraph.store.following.FollowingRepository;
 import dev.socialgraph.store.outbox.EventTracing;
 import dev.socialgraph.store.outbox.OutboxRepository;
 import dev.socialgraph.store.shard.ShardDataSources;
+import io.micrometer.core.instrument.MeterRegistry;
 import dev.socialgraph.store.shard.ShardDatabases;
 import dev.socialgraph.store.shard.ShardDirectory;
 import dev.socialgraph.store.shard.ShardMapPoller;
@@ -46,6 +47,7 @@ public class ShardStoreAutoConfiguration {
     @ConditionalOnMissingBean
     ShardDataSources shardDataSources(ShardProperties properties, ShardMap shardMap,
                                       ObjectProvider<ShardDirectory> directory,
+                                      ObjectProvider<MeterRegistry> meters,
                                       @Value("${spring.application.name:graph}") String applicationName)
             throws SQLException {
         ShardMap routed = shardMap;
@@ -60,7 +62,9 @@ public class ShardStoreAutoConfiguration {
         if (properties.createDatabases()) {
             ShardDatabases.createMissing(routed.databases(), properties.username(), properties.password());
         }
-        ShardDataSources dataSources = new ShardDataSources(routed, version, properties.poolSettings(applicationName));
+        ShardDataSources dataSources = new ShardDataSources(routed, version, properties.poolSettings(applicationName),
+                properties.breaker().settings());
+        meters.ifAvailable(dataSources::bindTo);
         if (properties.migrateOnStartup()) {
             try {
                 ShardMigrations.migrateAll(dataSources);

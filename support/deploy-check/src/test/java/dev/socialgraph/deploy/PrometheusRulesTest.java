@@ -26,7 +26,8 @@ class PrometheusRulesTest {
     private static final Path PROMETHEUS = Repo.path("deploy/prometheus");
     private static final Set<String> ALERTS = Set.of("GraphConsumerLagHigh", "GraphOutboxStale",
             "GraphCheckLatencyP99High", "GraphRedisHitRatioCollapsed", "GraphReconcilerRepairsSpiking",
-            "GraphServiceDown", "GraphServiceAbsent", "GraphEventsDeadLettered", "GraphGatewayErrorRatioHigh");
+            "GraphServiceDown", "GraphServiceAbsent", "GraphEventsDeadLettered", "GraphGatewayErrorRatioHigh",
+            "GraphStoreBreakerOpen");
     /** Where docs/runbooks.md is published; each alert links its section. */
     private static final String RUNBOOKS = "https://socialgraph.dev/docs/runbooks#";
     private static final Path ADAPTER = Repo.path("deploy/prometheus-adapter/config.yaml");

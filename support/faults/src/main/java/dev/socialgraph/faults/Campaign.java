@@ -131,13 +131,15 @@ public final class Campaign {
      * @param faultLog     each fault with when it ran, on the workload's clock
      */
     public record Result(Checker.Report report, long divergences, List<String> crashes, List<String> notRecovered,
-                         MalformedCorpus.Result corpus, boolean canaryChanged, List<String> faultLog) {
+                         MalformedCorpus.Result corpus, boolean canaryChanged, List<String> faultLog,
+                         List<String> otherDatabaseFailures) {
 
         /** Whether every count the fault suite demands to be 0 is 0. */
         public boolean clean() {
             return report.staleReads() == 0 && report.lostAcks() == 0 && report.phantoms() == 0
                     && Checker.Report.total(report.errors()) == 0 && divergences == 0 && crashes.isEmpty()
-                    && notRecovered.isEmpty() && corpus.failures().isEmpty() && !canaryChanged;
+                    && notRecovered.isEmpty() && corpus.failures().isEmpty() && !canaryChanged
+                    && otherDatabaseFailures.isEmpty();
         }
 
         /** The result as Markdown, for the run's {@code report.md}. */
@@ -156,6 +158,7 @@ public final class Campaign {
             row(sb, "malformed requests sent", corpus.sent());
             row(sb, "malformed requests not answered 4xx problem+json", corpus.failures().size());
             row(sb, "state changed by a rejected request", canaryChanged ? 1 : 0);
+            row(sb, "requests of other databases' users failed while one database hung", otherDatabaseFailures.size());
             row(sb, "503 + Retry-After (announced outage)", Checker.Report.total(report.unavailable()));
             row(sb, "no answer (process down)", Checker.Report.total(report.unreachable()));
             sb.append("\nBy kind: errors ").append(report.errors()).append(", 503 ").append(report.unavailable())
@@ -165,6 +168,8 @@ public final class Campaign {
             section(sb, "Not recovered", notRecovered);
             section(sb, "Violations (first 20)", report.examples());
             section(sb, "Malformed requests answered wrongly", corpus.failures());
+            section(sb, "Other databases' users failed while one database hung (first 20)",
+                    otherDatabaseFailures.subList(0, Math.min(20, otherDatabaseFailures.size())));
             return sb.toString();
         }
 
@@ -211,10 +216,13 @@ public final class Campaign {
         boolean canaryChanged = !list(http, gateway, reader, CANARY, "following").equals(canaryBefore);
 
         long[] actors = ids(1_000_001L, settings.actors());
-        long[] targets = ids(2_000_001L, settings.targets());
+        // Actors on logical shards 65..104 (following database 0); targets on 114..143, so that some pairs are wholly
+        // on database 0 and stay unaffected while database 1 (Fleet.PROXIED_DATABASE) hangs.
+        long[] targets = ids(1_999_986L, settings.targets());
         List<String> crashes = new ArrayList<>();
         List<String> notRecovered = new ArrayList<>();
         List<String> faultLog = new ArrayList<>();
+        List<HangTimings.Window> hangs = new ArrayList<>();
         List<Op> history;
         try (Workload workload = new Workload(gateway, fleet::bearer, actors, targets, settings.writers(),
                 settings.readers(), settings.pause())) {
@@ -226,6 +234,9 @@ public final class Campaign {
                     long start = workload.now();
                     fault.action().inject(fleet);
                     long injected = workload.now();
+                    if (Fault.hangs(fault.name())) {
+                        hangs.add(new HangTimings.Window("cycle " + cycle + ", " + fault.name(), start, injected));
+                    }
                     List<String> down = fleet.awaitReady(settings.recovery());
                     long ready = workload.now();
                     if (!down.isEmpty()) {
@@ -270,7 +281,16 @@ public final class Campaign {
         examples.addAll(divergent.subList(0, Math.min(20, divergent.size())));
         report = new Checker.Report(report.writesAcknowledged(), report.checksAnswered(), report.staleReads(),
                 report.lostAcks(), report.phantoms(), report.errors(), report.unavailable(), report.unreachable(), examples);
-        Result result = new Result(report, divergences, crashes, notRecovered, corpus, canaryChanged, faultLog);
+        List<String> otherDatabaseFailures = new ArrayList<>();
+        for (HangTimings.Window hang : hangs) {
+            faultLog.add(hang.name() + ": " + HangTimings.note(history, hang));
+            if (hang.name().endsWith(Fault.DATABASE_HUNG)) {
+                otherDatabaseFailures.addAll(HangTimings.otherDatabaseFailures(history, hang,
+                        Fleet::onProxiedDatabase, 256));
+            }
+        }
+        Result result = new Result(report, divergences, crashes, notRecovered, corpus, canaryChanged, faultLog,
+                otherDatabaseFailures);
         writeHistory(out.resolve("history.jsonl"), history);
         Files.writeString(out.resolve("report.md"), result.markdown(settings));
         return result;

@@ -47,7 +47,7 @@ public record Fault(String name, Set<String> killed, Action action) {
         }
         faults.add(new Fault("broker paused (SIGSTOP)", Set.of(), fleet -> pause(fleet, LocalBroker.NAME, hold)));
         faults.add(new Fault("Redis FLUSHALL", Set.of(), fleet -> fleet.redis().sync().flushall()));
-        faults.add(new Fault("Redis paused (SIGSTOP)", Set.of(), fleet -> pause(fleet, PortPlan.REDIS, hold)));
+        faults.add(new Fault(REDIS_HUNG, Set.of(), fleet -> pauseTree(fleet, PortPlan.REDIS, hold)));
         faults.add(new Fault("Redis clients disconnected, data kept", Set.of(), fleet -> disconnectRedisClients(fleet, hold)));
         faults.add(new Fault("cdc-consumer paused, then Redis down (SIGSTOP) while it catches up", Set.of(),
                 fleet -> pauseConsumerWithRedisDown(fleet, hold)));
@@ -59,7 +59,70 @@ public record Fault(String name, Set<String> killed, Action action) {
                 fleet -> hang(fleet, "graph_following_0", hold)));
         faults.add(new Fault("follower database hung (tables locked)", Set.of(),
                 fleet -> hang(fleet, "graph_follower_0", hold)));
+        faults.add(new Fault(DATABASE_HUNG, Set.of(), fleet -> {
+            fleet.proxy().hang();
+            try {
+                Thread.sleep(hold);
+            } finally {
+                fleet.proxy().release();
+            }
+        }));
+        faults.add(new Fault(POSTGRES_HUNG, Set.of(), fleet -> pauseTree(fleet, PortPlan.POSTGRES, hold)));
         return faults;
+    }
+
+    /** Redis hung: its process stopped, every client's connection open and unanswered. */
+    public static final String REDIS_HUNG = "Redis paused (SIGSTOP)";
+    /**
+     * One shard database hung while the others answer: the proxy in front of {@link Fleet#PROXIED_DATABASE} holds
+     * every byte (the local fleet's databases share one PostgreSQL server, whose stop would hang them all).
+     */
+    public static final String DATABASE_HUNG = "following database hung (proxy stops forwarding)";
+    /** The PostgreSQL server hung: the postmaster and every backend stopped, so every shard database hangs. */
+    public static final String POSTGRES_HUNG = "PostgreSQL hung (SIGSTOP of the server and its backends)";
+
+    /**
+     * Whether a fault is a store that hangs (nothing refused, nothing answered) and then continues: the campaign
+     * reports the workload's rates and latencies around it.
+     */
+    static boolean hangs(String name) {
+        return name.contains("SIGSTOP") || name.contains("hung");
+    }
+
+    /**
+     * Stops a process and all its descendants (a PostgreSQL server's backends, checkpointer, WAL writer...) for
+     * {@code hold}, then continues them, children last stopped first continued.
+     */
+    static void pauseTree(Fleet fleet, String name, Duration hold) throws IOException, InterruptedException {
+        long pid = fleet.pid(name).orElseThrow(() -> new IllegalStateException(name + " is not running"));
+        List<Long> tree = new ArrayList<>();
+        tree.add(pid);
+        ProcessHandle.of(pid).ifPresent(p -> p.descendants().forEach(d -> tree.add(d.pid())));
+        List<Long> stopped = new ArrayList<>();
+        try {
+            for (long p : tree) {
+                if (ProcessHandle.of(p).isPresent()) {
+                    signal("STOP", p);
+                    stopped.add(p);
+                }
+            }
+            // A backend forked between the listing and the postmaster's stop is stopped too.
+            ProcessHandle.of(pid).ifPresent(p -> p.descendants().filter(d -> !stopped.contains(d.pid())).forEach(d -> {
+                try {
+                    signal("STOP", d.pid());
+                    stopped.add(d.pid());
+                } catch (IOException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+            Thread.sleep(hold);
+        } finally {
+            for (int i = stopped.size() - 1; i >= 0; i--) {
+                if (ProcessHandle.of(stopped.get(i)).isPresent()) {
+                    signal("CONT", stopped.get(i));
+                }
+            }
+        }
     }
 
     static void kill(Fleet fleet, String service) {

@@ -53,6 +53,17 @@ public final class Fleet implements AutoCloseable {
     private StatefulRedisConnection<String, String> redis;
     private volatile String jwtSecret;
     private final List<String> notes = new ArrayList<>();
+    private HangingProxy proxy;
+
+    /**
+     * The database the services reach through {@link #proxy()}: shards 128..255 of the following group, so users of
+     * shards 0..127 are users of other databases.
+     */
+    public static final String PROXIED_DATABASE = "graph_following_1";
+    /** Logical shards of {@link #PROXIED_DATABASE}'s following rows: 128..255 of 256. */
+    static boolean onProxiedDatabase(int logicalShard) {
+        return logicalShard >= 128;
+    }
 
     private Fleet(Path repo, FleetDir dir, PortPlan ports, String javaOptions) {
         this.repo = repo;
@@ -74,9 +85,16 @@ public final class Fleet implements AutoCloseable {
      */
     public static Fleet start(Path repo, Path dataDir, String javaOptions) throws IOException, InterruptedException {
         int offset = PortPlan.freeTestOffset(new Random());
-        Fleet fleet = new Fleet(repo, new FleetDir(dataDir), new PortPlan(offset), javaOptions.strip());
+        PortPlan ports = new PortPlan(offset);
+        HangingProxy proxy = new HangingProxy(ports.port(PortPlan.POSTGRES));
+        // Every service reaches one database through the proxy (graph-shards-local.yml's per-database server).
+        String options = (javaOptions.strip() + " -Dgraph.postgres.servers." + PROXIED_DATABASE + "=127.0.0.1:"
+                + proxy.port()).strip();
+        Fleet fleet = new Fleet(repo, new FleetDir(dataDir), ports, options);
+        fleet.proxy = proxy;
         Result up = fleet.graph("up", "--detach", "--dataset", "none", "--port-offset", Integer.toString(offset));
         if (up.code() != 0) {
+            proxy.close();
             throw new IOException("./graph up failed (" + up.code() + "):\n" + up.output());
         }
         return fleet;
@@ -226,6 +244,11 @@ public final class Fleet implements AutoCloseable {
         return redis;
     }
 
+    /** The proxy in front of {@link #PROXIED_DATABASE}, which can stop forwarding. */
+    HangingProxy proxy() {
+        return proxy;
+    }
+
     /** The fleet's data directory. */
     public Path dataDir() {
         return dir.root();
@@ -238,7 +261,13 @@ public final class Fleet implements AutoCloseable {
             redis.close();
             redisClient.shutdown();
         }
-        graph("down");
+        try {
+            graph("down");
+        } finally {
+            if (proxy != null) {
+                proxy.close();
+            }
+        }
     }
 
     private record Result(int code, String output) {
