@@ -51,13 +51,15 @@ import reactor.netty.http.client.HttpClient;
  *   <li>the answer relayed as it came: status, headers (but hop-by-hop ones), body. A failed call is an error
  *       {@link GatewayErrors} answers (503 unreachable or pool exhausted, 504 silent).</li>
  * </ol>
- * With {@code graph.gateway.lean-reads.coalesce} (the default), steps 4 and 5 are instead one read of a batch: the
+ * With {@code graph.gateway.lean-reads.coalesce} (the default), steps 4 and 5 are first one read of a batch: the
  * internal path, the raw query and the headers its internal endpoint declares go into the instance's read
  * {@link Coalescer} ({@link ReadBatchClient}, {@code POST /internal/v1/reads}), sent with the reads of other callers
  * bound for the same instance, and the read's own result comes back: a 200 is written as {@code application/json} with
  * the instance's {@code X-Served-By}, a problem as this caller's ({@link ProblemResponses#relay}, with its
- * {@code Retry-After}); a failed batch call is answered as a failed {@code GET} would be. A read that cannot go into a
- * batch (a path none holds, a value past a batch's bounds: {@link ReadBatch#fits}) is sent on its own.
+ * {@code Retry-After}); a failed batch call is answered as a failed {@code GET} would be. The batch answers only what
+ * the instance's memory holds; a read it defers (it would wait for Redis or a database) then takes steps 4 and 5 as
+ * above. A read that cannot go into a batch (suggestions, block and mute lists, which memory never answers; a value
+ * past a batch's bounds: {@link ReadBatch#fits}) takes them at once.
  * The body is read whole before it is written, with its {@code Content-Length}: these answers are a page of ids at
  * most, a few tens of KB, and the route streamed them only because it streams everything.
  */
@@ -169,10 +171,14 @@ final class LeanReadHandler implements WebHandler {
         return ReadBatch.fits(read) ? read : null;
     }
 
-    /** The read into the instance's batches; its own result to the caller. */
+    /**
+     * The read into the instance's batches; its own result to the caller, or, when the instance's memory did not hold
+     * it (deferred), the read sent on its own.
+     */
     private Mono<Void> coalesce(ServerWebExchange exchange, ServiceInstance instance, ReadBatch.Read read) {
         return coalescers.apply(instance).submit(new Query(read, exchange))
-                .flatMap(answer -> answer(exchange, answer))
+                .flatMap(answer -> answer.result().deferred() ? send(exchange, instance, read.path())
+                        : answer(exchange, answer))
                 .onErrorResume(BatchProblem.class, problem -> relay(exchange, problem));
     }
 

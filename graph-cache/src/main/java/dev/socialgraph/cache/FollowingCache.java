@@ -291,9 +291,18 @@ public final class FollowingCache {
             return new Batch(outcomes, e);
         }
         List<RedisFuture<Long>> futures = new ArrayList<>(changes.size());
-        for (Change change : changes) {
-            futures.add(commands.evalsha(sha, ScriptOutputType.INTEGER, keys(change.followerId()),
-                    apply ? applyArgs(change) : invalidateArgs(change)));
+        try {
+            for (Change change : changes) {
+                futures.add(commands.evalsha(sha, ScriptOutputType.INTEGER, keys(change.followerId()),
+                        apply ? applyArgs(change) : invalidateArgs(change)));
+            }
+        } catch (RuntimeException e) {
+            // Refused before it was sent (the connection is down and commands are rejected): still the permission's
+            // outcome, or a half-open breaker would wait for it for ever.
+            breaker.failed(sent, e);
+            failed(command, e);
+            changes.forEach(c -> outcomes.add(Outcome.FAILED));
+            return new Batch(outcomes, e);
         }
         long deadline = System.nanoTime() + timeoutNanos;
         Throwable first = null;

@@ -155,6 +155,9 @@ public final class RedisBreaker {
                 .failureRateThreshold(settings.failureRateThreshold())
                 .waitDurationInOpenState(settings.openWait())
                 .permittedNumberOfCallsInHalfOpenState(settings.halfOpenCalls())
+                // A probe whose outcome never comes (a caller that took a permission and failed before reporting
+                // it) must not hold the breaker half-open for ever: back to open, and probe again after the wait.
+                .maxWaitDurationInHalfOpenState(settings.openWait().multipliedBy(2))
                 // Probing starts with the first command after the wait; a timer thread would add nothing.
                 .automaticTransitionFromOpenToHalfOpenEnabled(false)
                 // A failed command is a failure whatever it threw: Redis is a cache, every error means "skip it".

@@ -15,8 +15,8 @@ import tools.jackson.databind.json.JsonMapper;
  * The bodies of {@code POST /internal/v1/reads} ({@link InternalApi#READS}), their codec and size bounds, one home
  * for both ends: many GET reads of the check service ({@link #SERVED}) in one call, for a caller that coalesces
  * concurrent reads bound for one instance (the gateway). Each read is what its own GET would be: the internal path,
- * the raw query and the headers its {@link Endpoint} declares; each result is what that GET would answer: its status,
- * its {@code Retry-After} and its JSON body.
+ * the raw query and the headers its {@link Endpoint} declares; each result is what that GET would answer (its status,
+ * its {@code Retry-After} and its JSON body) when memory holds it.
  *
  * <p><b>A request</b> is {@code {"reads":[r0,r1,…]}}, each read
  * {@code {"path":"/internal/v1/users/7/following","query":"limit=20","headers":{"X-Follow-Token":"…"}}} ({@code query}
@@ -25,12 +25,14 @@ import tools.jackson.databind.json.JsonMapper;
  * header value at most {@link #MAX_HEADER_CHARS}; so a read is at most {@link #MAX_READ_BYTES} bytes as the gateway
  * writes it, and {@link #requestBytes} bounds a batch.
  *
- * <p><b>An answer</b> is {@code 200 {"results":[s0,s1,…]}}, one result per read in order, each
- * {@code {"status":200,"body":{…}}} or, for a read whose GET would have failed,
- * {@code {"status":503,"retryAfter":"1","body":{problem document}}}. The check service writes the body as the GET's
- * JSON, byte for byte, and the gateway relays it without parsing it again ({@link #decodeAnswer} finds each body's
- * bytes). A body is at most {@link #MAX_BODY_BYTES}: a page of 1,000 items (the largest {@code limit}) with string
- * ids is under 60 KB.
+ * <p><b>An answer</b> is {@code 200 {"results":[s0,s1,…]}}, one result per read in order, each {@code
+ * {"status":200,"body":{…}}} or, for a read whose GET would have failed, {@code {"status":400,"body":{problem
+ * document}}} (with {@code "retryAfter":"1"} where the GET's answer has {@code Retry-After}), or {@code
+ * {"deferred":true}}: the batch answers only what the service's memory holds, and a read that would wait for Redis or a
+ * database is left to its own GET, so that no read of a batch waits for another's store (and a hung database holds no
+ * batch). The check service writes the body as the GET's JSON, byte for byte, and the gateway relays it without parsing
+ * it again ({@link #decodeAnswer} finds each body's bytes). A body is at most {@link #MAX_BODY_BYTES}: a page of 1,000
+ * items (the largest {@code limit}) with string ids is under 60 KB.
  */
 public final class ReadBatch {
 
@@ -49,11 +51,14 @@ public final class ReadBatch {
     public static final String STATUS = "status";
     public static final String RETRY_AFTER = "retryAfter";
     public static final String BODY = "body";
+    public static final String DEFERRED = "deferred";
 
-    /** The GET reads a batch may hold. */
+    /**
+     * The GET reads a batch may hold: those the check service's memory answers (suggestions, block and mute lists are
+     * read from Redis or a database every time, so each is asked as its own GET).
+     */
     public static final List<Endpoint> SERVED = List.of(InternalApi.FOLLOWING, InternalApi.FOLLOWERS,
-            InternalApi.COUNTS, InternalApi.COMMON_FOLLOWING, InternalApi.RELATIONSHIP, InternalApi.SUGGESTIONS,
-            InternalApi.BLOCKING, InternalApi.MUTING);
+            InternalApi.COUNTS, InternalApi.COMMON_FOLLOWING, InternalApi.RELATIONSHIP);
 
     /** The longest path and query of one read, characters (a public request line's target). */
     public static final int MAX_TARGET_CHARS = 4096;
@@ -97,12 +102,22 @@ public final class ReadBatch {
     /**
      * One read's answer.
      *
-     * @param status     its HTTP status
+     * @param status     its HTTP status; 0 for {@link #DEFERRED_RESULT}
      * @param retryAfter its {@code Retry-After}, or {@code null}
-     * @param body       its JSON body (a problem document for a status other than 200)
+     * @param body       its JSON body (a problem document for a status other than 200); {@code null} when deferred
      */
     public record Result(int status, String retryAfter, byte[] body) {
+
+        /** Whether the read was left to its own GET ({@link #DEFERRED_RESULT}). */
+        public boolean deferred() {
+            return status == 0;
+        }
     }
+
+    /** A read memory could not answer: the caller asks it as its own GET. */
+    public static final Result DEFERRED_RESULT = new Result(0, null, null);
+
+    private static final byte[] DEFERRED_JSON = "{\"deferred\":true}".getBytes(StandardCharsets.US_ASCII);
 
     private ReadBatch() {
     }
@@ -307,14 +322,20 @@ public final class ReadBatch {
     /**
      * An answer body, from each read's status, {@code Retry-After} and JSON body.
      *
-     * @param results one per read, in order; each body JSON of at most {@link #MAX_BODY_BYTES}
-     * @return {@code {"results":[{"status":…[,"retryAfter":"…"],"body":…},…]}}
+     * @param results one per read, in order; each body JSON of at most {@link #MAX_BODY_BYTES}, or
+     *                {@link #DEFERRED_RESULT}
+     * @return {@code {"results":[{"status":…[,"retryAfter":"…"],"body":…}|{"deferred":true},…]}}
      */
     public static byte[] encodeAnswer(List<Result> results) {
         byte[][] heads = new byte[results.size()][];
         int size = OPEN.length + CLOSE.length + Math.max(0, results.size() - 1);
         for (int i = 0; i < heads.length; i++) {
             Result result = results.get(i);
+            if (result.deferred()) {
+                heads[i] = DEFERRED_JSON;
+                size += DEFERRED_JSON.length;
+                continue;
+            }
             StringBuilder head = new StringBuilder(48).append("{\"status\":").append(result.status());
             if (result.retryAfter() != null) {
                 head.append(",\"retryAfter\":");
@@ -330,12 +351,14 @@ public final class ReadBatch {
             if (i > 0) {
                 out[at++] = ',';
             }
-            byte[] body = results.get(i).body();
             System.arraycopy(heads[i], 0, out, at, heads[i].length);
             at += heads[i].length;
-            System.arraycopy(body, 0, out, at, body.length);
-            at += body.length;
-            out[at++] = '}';
+            byte[] body = results.get(i).body();
+            if (body != null) {
+                System.arraycopy(body, 0, out, at, body.length);
+                at += body.length;
+                out[at++] = '}';
+            }
         }
         System.arraycopy(CLOSE, 0, out, at, CLOSE.length);
         return out;
@@ -380,10 +403,12 @@ public final class ReadBatch {
         int status = 0;
         String retryAfter = null;
         byte[] body = null;
+        boolean deferred = false;
         while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
             String name = parser.currentName();
             JsonToken value = parser.nextToken();
             switch (name) {
+                case DEFERRED -> deferred = value == JsonToken.VALUE_TRUE;
                 case STATUS -> {
                     expect(value, JsonToken.VALUE_NUMBER_INT);
                     status = parser.getIntValue();
@@ -401,6 +426,9 @@ public final class ReadBatch {
                 }
                 default -> parser.skipChildren();
             }
+        }
+        if (deferred && status == 0 && body == null) {
+            return DEFERRED_RESULT;
         }
         if (status < 100 || status > 599 || body == null) {
             throw new WireFormatException(RESULTS, "the batch read answered a result without a status or a body");

@@ -23,6 +23,7 @@ class ReadBatchTest {
                 new ReadBatch.Read("/internal/v1/users/7/relationship/8", "stringify_ids=true", headers),
                 new ReadBatch.Read("/internal/v1/users/7/following", null, Map.of()),
                 new ReadBatch.Read("/internal/v1/users/7/counts", "a=%22&b", Map.of(Headers.VIEWER_ID, "7")));
+        assertThat(ReadBatch.endpoint("/internal/v1/users/7/suggestions")).as("memory never answers it").isNull();
 
         List<ReadBatch.Read> back = ReadBatch.decodeRequest(JSON.readTree(ReadBatch.encodeRequest(reads)), 32);
 
@@ -57,9 +58,9 @@ class ReadBatchTest {
                 .getBytes(StandardCharsets.UTF_8);
         byte[] problem = "{\"type\":\"x\",\"status\":503,\"detail\":\"é\"}".getBytes(StandardCharsets.UTF_8);
         byte[] answer = ReadBatch.encodeAnswer(List.of(new ReadBatch.Result(200, null, list),
-                new ReadBatch.Result(503, "1", problem)));
+                new ReadBatch.Result(503, "1", problem), ReadBatch.DEFERRED_RESULT));
 
-        List<ReadBatch.Result> results = ReadBatch.decodeAnswer(answer, 2);
+        List<ReadBatch.Result> results = ReadBatch.decodeAnswer(answer, 3);
 
         assertThat(JSON.readTree(answer).get("results").get(1).get("retryAfter").stringValue()).isEqualTo("1");
         assertThat(results.get(0).status()).isEqualTo(200);
@@ -68,6 +69,9 @@ class ReadBatchTest {
         assertThat(results.get(1).status()).isEqualTo(503);
         assertThat(results.get(1).retryAfter()).isEqualTo("1");
         assertThat(results.get(1).body()).isEqualTo(problem);
+        assertThat(results.get(0).deferred()).isFalse();
+        assertThat(results.get(2).deferred()).isTrue();
+        assertThat(JSON.readTree(answer).get("results").get(2).toString()).isEqualTo("{\"deferred\":true}");
     }
 
     @Test

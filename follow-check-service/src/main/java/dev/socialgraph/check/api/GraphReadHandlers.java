@@ -64,7 +64,12 @@ final class GraphReadHandlers {
     private final CheckProperties properties;
     private final CursorCodec cursors;
     private final Scheduler blockingReads;
-    /** Each read of {@link ReadBatch#SERVED}, by its endpoint. */
+    /** The GET reads answered by {@link #read}: those of {@link ReadBatch#SERVED}, suggestions, blocks, mutes. */
+    static final List<Endpoint> READS = List.of(InternalApi.FOLLOWING, InternalApi.FOLLOWERS, InternalApi.COUNTS,
+            InternalApi.COMMON_FOLLOWING, InternalApi.RELATIONSHIP, InternalApi.SUGGESTIONS, InternalApi.BLOCKING,
+            InternalApi.MUTING);
+
+    /** Each of {@link #READS}, by its endpoint. */
     private final Map<Endpoint, Function<ReadRequest, Mono<?>>> readers = Map.of(
             InternalApi.FOLLOWING, this::following, InternalApi.FOLLOWERS, this::followers,
             InternalApi.COUNTS, this::counts, InternalApi.COMMON_FOLLOWING, this::commonFollowing,
@@ -213,12 +218,12 @@ final class GraphReadHandlers {
         long owner = UserIds.parse(request.pathVariable("id"), "id");
         int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.maxLimit());
         CursorPosition after = position(request, kind, owner);
-        long writer = reads.writer(followToken(request.header(FOLLOW_TOKEN))); // read-your-writes: the token's user's own edges
+        long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
         GraphReads.VisiblePage inMemory = page(kind, owner, after, size, writer, false);
         if (inMemory != null) {
             return Mono.just(listResponse(inMemory, kind, owner));
         }
-        return blocking(() -> listResponse(page(kind, owner, after, size, writer, true), kind, owner));
+        return orBlocking(request, () -> listResponse(page(kind, owner, after, size, writer, true), kind, owner));
     }
 
     private GraphReads.VisiblePage page(ListKind kind, long owner, CursorPosition after, int size, long writer,
@@ -252,12 +257,12 @@ final class GraphReadHandlers {
      */
     Mono<?> counts(ReadRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
-        long writer = reads.writer(followToken(request.header(FOLLOW_TOKEN))); // read-your-writes: the token's user's own edges
+        long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
         FollowLists.Counts inMemory = reads.counts(user, writer, false);
         if (inMemory != null) {
             return Mono.just(inMemory);
         }
-        return blocking(() -> reads.counts(user, writer, true));
+        return orBlocking(request, () -> reads.counts(user, writer, true));
     }
 
     /** {@code GET /internal/v1/users/{id}/common-following/{otherId}?limit&cursor}: {@link CommonResponse}. */
@@ -267,12 +272,12 @@ final class GraphReadHandlers {
         int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.maxLimit());
         String cursor = request.param("cursor");
         long after = cursor == null ? 0 : cursors.decode(cursor, ListKind.COMMON, a).userId();
-        long writer = reads.writer(followToken(request.header(FOLLOW_TOKEN))); // read-your-writes: the token's user's own edges
+        long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
         GraphReads.VisiblePage inMemory = reads.commonFollowing(a, b, after, size, writer, false);
         if (inMemory != null) {
             return Mono.just(commonResponse(inMemory, a));
         }
-        return blocking(() -> commonResponse(reads.commonFollowing(a, b, after, size, writer, true), a));
+        return orBlocking(request, () -> commonResponse(reads.commonFollowing(a, b, after, size, writer, true), a));
     }
 
     private CommonResponse commonResponse(GraphReads.VisiblePage page, long a) {
@@ -290,14 +295,14 @@ final class GraphReadHandlers {
     Mono<?> relationship(ReadRequest request) {
         long a = UserIds.parse(request.pathVariable("id"), "id");
         long b = UserIds.parse(request.pathVariable("otherId"), "otherId");
-        long writer = reads.writer(followToken(request.header(FOLLOW_TOKEN))); // verified once for the whole request
+        long writer = reads.writer(followToken(request)); // verified once for the whole request
         String viewerHeader = request.header(VIEWER);
         long viewer = viewerHeader == null ? GraphReads.ANY_VIEWER : UserIds.parse(viewerHeader, VIEWER);
         GraphReads.Relationship answered = reads.relationship(a, b, writer, viewer, false);
         if (answered != null) {
             return Mono.just(RelationshipResponse.of(answered));
         }
-        return blocking(() -> RelationshipResponse.of(reads.relationship(a, b, writer, viewer, true)));
+        return orBlocking(request, () -> RelationshipResponse.of(reads.relationship(a, b, writer, viewer, true)));
     }
 
     /** {@code GET /internal/v1/users/{id}/blocking?limit&cursor}: {@link RelationListResponse}, newest first. */
@@ -314,7 +319,7 @@ final class GraphReadHandlers {
         long owner = UserIds.parse(request.pathVariable("id"), "id");
         int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.maxLimit());
         CursorPosition after = position(request, kind, owner);
-        return blocking(() -> {
+        return orBlocking(request, () -> {
             GraphReads.VisiblePage page = reads.relationList(relation, owner, after, size);
             List<RelationItem> items = new ArrayList<>(page.ids().length);
             for (int i = 0; i < page.ids().length; i++) {
@@ -351,17 +356,18 @@ final class GraphReadHandlers {
     Mono<?> suggestions(ReadRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
         int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.suggestionsMax());
-        return blocking(() -> new SuggestionsResponse(reads.suggestions(user, size)));
+        return orBlocking(request, () -> new SuggestionsResponse(reads.suggestions(user, size)));
     }
 
     /**
-     * A GET read of {@link ReadBatch#SERVED}, asked as its own request or inside a batch: its answer's body, a response
-     * record of this class (or {@link FollowLists.Counts}, a {@link Suggestions} list), at once when memory holds it,
-     * else from a blocking thread. Bad input throws before the {@link Mono} is returned, as each read's own parsing
-     * does: {@link BadParameterException}, {@link dev.socialgraph.common.id.InvalidUserIdException}, or the cursor's
-     * error, each naming its parameter.
+     * One of {@link #READS}, asked as its own request or inside a batch ({@link ReadBatch#SERVED}): its answer's body,
+     * a response record of this class (or {@link FollowLists.Counts}, a {@link Suggestions} list), at once when memory
+     * holds it, else from a blocking thread, or, for a read asked of memory only ({@link ReadRequest#memoryOnly}),
+     * empty. Bad input throws before the {@link Mono} is returned, as each read's own parsing does: {@link
+     * BadParameterException}, {@link dev.socialgraph.common.id.InvalidUserIdException}, or the cursor's error, each
+     * naming its parameter.
      *
-     * @param endpoint one of {@link ReadBatch#SERVED}
+     * @param endpoint one of {@link #READS}
      * @param request  its variables, parameters and headers
      * @return the body; a store's failure as the read's error
      */
@@ -370,14 +376,14 @@ final class GraphReadHandlers {
     }
 
     /**
-     * The route of a read of {@link ReadBatch#SERVED} asked as its own request.
+     * The route of one of {@link #READS} asked as its own request.
      *
      * @param endpoint the read
      * @return its handler: the body as JSON ({@link #json})
      */
     HandlerFunction<ServerResponse> route(Endpoint endpoint) {
-        if (!ReadBatch.SERVED.contains(endpoint)) {
-            throw new IllegalArgumentException("not a read of a batch: " + endpoint);
+        if (!READS.contains(endpoint)) {
+            throw new IllegalArgumentException("not one of the GET reads: " + endpoint);
         }
         return request -> read(endpoint, ReadRequest.of(request)).flatMap(body -> json(request, body));
     }
@@ -404,6 +410,11 @@ final class GraphReadHandlers {
         return followToken(request.headers().firstHeader(FOLLOW_TOKEN));
     }
 
+    /** As {@link #followToken(ServerRequest)}, for a read. */
+    private static String followToken(ReadRequest request) {
+        return followToken(request.header(FOLLOW_TOKEN));
+    }
+
     /** As {@link #followToken(ServerRequest)}, for the header's value. */
     private static String followToken(String value) {
         return FollowingPairs.followToken(value, FOLLOW_TOKEN);
@@ -411,6 +422,11 @@ final class GraphReadHandlers {
 
     private <T> Mono<T> blocking(Callable<T> read) {
         return Mono.fromCallable(read).subscribeOn(blockingReads);
+    }
+
+    /** {@code read} on a blocking thread; for a read asked of memory only ({@link ReadRequest#memoryOnly}), none. */
+    private <T> Mono<T> orBlocking(ReadRequest request, Callable<T> read) {
+        return request.memoryOnly() ? Mono.empty() : blocking(read);
     }
 
     /**

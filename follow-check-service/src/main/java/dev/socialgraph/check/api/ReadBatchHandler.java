@@ -1,16 +1,13 @@
 package dev.socialgraph.check.api;
 
-import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.web.ProblemJson;
 import dev.socialgraph.web.ProblemMapping;
 import dev.socialgraph.web.ProblemTypes;
 import dev.socialgraph.wire.Endpoint;
 import dev.socialgraph.wire.ReadBatch;
 import dev.socialgraph.wire.WireFormatException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -25,21 +22,17 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * {@code POST /internal/v1/reads} {@code {"reads":[{"path":"/internal/v1/users/7/following","query":"limit=20"},…]}}:
- * many GET reads of this service ({@link ReadBatch#SERVED}: lists, counts, common following, relationship,
- * suggestions, block and mute lists) in one call, for a caller that coalesces concurrent reads bound for this instance
- * (the gateway). 1 to {@code graph.check.read-batch-max} reads.
+ * many GET reads of this service ({@link ReadBatch#SERVED}: following and followers lists, counts, common following,
+ * relationship) in one call, for a caller that coalesces concurrent reads bound for this instance (the gateway). 1 to
+ * {@code graph.check.read-batch-max} reads.
  *
- * <p>Answers 200 {@code {"results":[…]}}, one result per read, in order, each what the read's own GET with that query
- * and those headers would answer now ({@link GraphReadHandlers#read}, the same code): {@code {"status":200,"body":…}},
- * or the problem its GET would carry ({@code {"status":400,"body":{problem}}}, with {@code "retryAfter":"1"} for a
- * 503). A read not answered within {@code graph.check.pair-timeout} (a hung database) gets 503
- * {@code shard-unavailable} alone and the others their answers: what one read costs or how it fails is that read's
- * answer alone. Bad input to the batch itself answers nothing: 400 problem+json naming {@code body}, {@code reads} or
- * the member ({@link ReadBatch#decodeRequest}).
- *
- * <p><b>Threads.</b> As each read's own GET: asked first on the I/O thread that read the request, answered there when
- * memory holds the answer, otherwise on the blocking scheduler, each read a task of its own, so that a read waiting for
- * a database does not hold the others.
+ * <p>Answers 200 {@code {"results":[…]}}, one result per read, in order: what the read's own GET with that query and
+ * those headers would answer now ({@link GraphReadHandlers#read}, the same code), {@code {"status":200,"body":…}} or
+ * the problem its GET would carry ({@code {"status":400,"body":{problem}}}), when memory holds the answer; otherwise
+ * {@code {"deferred":true}}, and the caller asks that read as its own GET. So the whole batch is answered on the I/O
+ * thread that read it, in microseconds: no read waits for another's store, and a hung database or Redis holds no
+ * batch. Bad input to the batch itself answers nothing: 400 problem+json naming {@code body}, {@code reads} or the
+ * member ({@link ReadBatch#decodeRequest}).
  */
 final class ReadBatchHandler {
 
@@ -47,22 +40,16 @@ final class ReadBatchHandler {
 
     private final GraphReadHandlers reads;
     private final int batchMax;
-    private final Duration timeout;
-    private final String timeoutDetail;
 
     /**
      * @param reads        each read, as its own GET answers it
      * @param batchMax     most reads in one request ({@code graph.check.read-batch-max})
      * @param maxBodyBytes the largest request body this service accepts ({@code graph.web.max-request-size})
-     * @param timeout      the deadline of each read ({@code graph.check.pair-timeout}), positive
      * @throws IllegalArgumentException when {@code batchMax} reads as the gateway may write them
      *                                  ({@link ReadBatch#requestBytes}) may not fit in {@code maxBodyBytes}: start-up
      *                                  stops rather than answer a full batch 413, which fails every caller in it
      */
-    ReadBatchHandler(GraphReadHandlers reads, int batchMax, long maxBodyBytes, Duration timeout) {
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("graph.check.pair-timeout must be positive, was " + timeout);
-        }
+    ReadBatchHandler(GraphReadHandlers reads, int batchMax, long maxBodyBytes) {
         long largest = ReadBatch.requestBytes(batchMax);
         if (largest > maxBodyBytes) {
             throw new IllegalArgumentException("graph.check.read-batch-max (" + batchMax + ") reads take up to "
@@ -71,8 +58,6 @@ final class ReadBatchHandler {
         }
         this.reads = reads;
         this.batchMax = batchMax;
-        this.timeout = timeout;
-        this.timeoutDetail = "the read did not finish within " + timeout.toMillis() + " ms; retry later";
     }
 
     Mono<ServerResponse> read(ServerRequest request) {
@@ -92,7 +77,7 @@ final class ReadBatchHandler {
                         .bodyValue(ReadBatch.encodeAnswer(all)));
     }
 
-    /** One read's result; never an error. */
+    /** One read's result from memory, or deferred; never an error. */
     private Mono<ReadBatch.Result> result(ReadBatch.Read read) {
         Endpoint endpoint = ReadBatch.endpoint(read.path()); // decodeRequest let only these through
         ReadRequest request = ReadRequest.of(endpoint, read);
@@ -103,9 +88,7 @@ final class ReadBatchHandler {
             return Mono.just(problem(e, read.path()));
         }
         return body.map(answer -> ok(answer, request, read.path()))
-                .timeout(timeout, Mono.fromSupplier(() -> timedOut(read.path())))
-                .switchIfEmpty(Mono.fromSupplier(() -> problem(new IllegalStateException("no answer to "
-                        + read.path()), read.path())))
+                .defaultIfEmpty(ReadBatch.DEFERRED_RESULT)
                 .onErrorResume(RuntimeException.class, e -> Mono.just(problem(e, read.path())));
     }
 
@@ -119,19 +102,13 @@ final class ReadBatchHandler {
     }
 
     /**
-     * The problem the read's own GET would answer for {@code e}: graph-web's mapping of the graph's own exceptions,
-     * the overload 503 for a full blocking queue, else the 500 its exception handler answers for a bug.
+     * The problem the read's own GET would answer for {@code e}: graph-web's mapping of the graph's own exceptions
+     * (bad input; a store's failure, should a read from memory ever meet one), else the 500 its exception handler
+     * answers for a bug.
      */
     private static ReadBatch.Result problem(RuntimeException e, String path) {
-        ResponseEntity<ProblemDetail> mapped = e instanceof RejectedExecutionException ? ProblemMapping.overloaded()
-                : ProblemMapping.of(e);
+        ResponseEntity<ProblemDetail> mapped = ProblemMapping.of(e);
         return result(mapped != null ? mapped : ProblemMapping.unexpected(e, log), path);
-    }
-
-    /** A read past its deadline: 503 {@code shard-unavailable}, as while its database is down. */
-    private ReadBatch.Result timedOut(String path) {
-        return result(ProblemMapping.retryLater(ProblemMapping.problem(ProblemType.SHARD_UNAVAILABLE, timeoutDetail,
-                null)), path);
     }
 
     private static ReadBatch.Result result(ResponseEntity<ProblemDetail> answer, String path) {

@@ -43,6 +43,14 @@ interface ReadRequest {
      */
     String header(String name);
 
+    /**
+     * Whether the read is answered only when memory holds the answer (a read of a batch), and otherwise left unanswered
+     * for the caller to ask as its own request, instead of waiting for Redis or a database.
+     */
+    default boolean memoryOnly() {
+        return false;
+    }
+
     /** A request of its own. */
     static ReadRequest of(ServerRequest request) {
         return new ReadRequest() {
@@ -64,8 +72,9 @@ interface ReadRequest {
     }
 
     /**
-     * A read of a batch, its path variables and query parsed as WebFlux parses a request's: the raw segment decoded,
-     * the query split on {@code &} and {@code =} and each part decoded as {@code application/x-www-form-urlencoded}.
+     * A read of a batch, answered from memory only ({@link #memoryOnly}), its path variables and query parsed as
+     * WebFlux parses a request's: the raw segment decoded, the query split on {@code &} and {@code =} and each part
+     * decoded as {@code application/x-www-form-urlencoded}.
      *
      * @param endpoint the endpoint its path matches
      * @param read     the read
@@ -96,6 +105,11 @@ interface ReadRequest {
             @Override
             public String header(String name) {
                 return read.headers().get(name);
+            }
+
+            @Override
+            public boolean memoryOnly() {
+                return true;
             }
         };
     }

@@ -71,8 +71,7 @@ class ReadRoutes {
     @Bean
     ReadBatchHandler readBatchHandler(GraphReadHandlers reads, CheckProperties properties,
                                       ServiceGuardProperties guard) {
-        return new ReadBatchHandler(reads, properties.readBatchMax(), guard.web().maxRequestSize().toBytes(),
-                properties.pairTimeout());
+        return new ReadBatchHandler(reads, properties.readBatchMax(), guard.web().maxRequestSize().toBytes());
     }
 
     @Bean

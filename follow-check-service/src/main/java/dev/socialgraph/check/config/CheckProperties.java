@@ -63,8 +63,7 @@ import org.springframework.validation.annotation.Validated;
  *                            a statement, 10 s for a silent socket). 3 s, over the pool's 2 s connection timeout, so
  *                            that a database refusing connections gives its own 503 as the single check does, and
  *                            because 1 s failed cold reads of a freshly started fleet on a loaded 2-core machine. Under the gateway's 5 s response timeout,
- *                            which would answer every caller of the batch 504. The same deadline holds for each read of
- *                            {@code POST /internal/v1/reads}
+ *                            which would answer every caller of the batch 504
  * @param bloom               the L0 edge bloom filter and its event feed
  * @param feed                the feed-lag guard of the in-process layers
  * @param affinity            which logical shards this instance owns (shard-affine reads)
