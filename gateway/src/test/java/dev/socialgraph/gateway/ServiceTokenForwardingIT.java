@@ -75,6 +75,8 @@ class ServiceTokenForwardingIT {
         registry.add("graph.gateway.jwt-secret", () -> SECRET);
         registry.add("graph.gateway.check-uri", () -> uri);
         registry.add("graph.gateway.write-uri", () -> uri);
+        // The stand-in answers each read as a GET of its own; LeanReadsIT holds what a batch of reads carries.
+        registry.add("graph.gateway.lean-reads.coalesce", () -> "false");
         registry.add("spring.data.redis.url", () -> TestServers.redis().uri(TestServers.redis().freshDatabase()));
     }
 

@@ -62,6 +62,8 @@ class TokenAudienceIT {
         registry.add("graph.gateway.jwt-audience", () -> AUDIENCE);
         registry.add("graph.gateway.check-uri", () -> uri);
         registry.add("graph.gateway.write-uri", () -> uri);
+        // The stand-in answers each read as a GET of its own; LeanReadsIT holds what a batch of reads carries.
+        registry.add("graph.gateway.lean-reads.coalesce", () -> "false");
         registry.add("spring.data.redis.url", () -> TestServers.redis().uri(TestServers.redis().freshDatabase()));
         registry.add("graph.gateway.reads.replenish-rate", () -> "100000");
         registry.add("graph.gateway.reads.burst-capacity", () -> "100000");
