@@ -10,7 +10,6 @@ import dev.socialgraph.wire.ReadBatch;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import java.net.URI;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -70,8 +69,6 @@ final class LeanReadHandler implements WebHandler {
 
     /** The steps of each read, composed once; the last forwards the request. */
     private final Map<Endpoint, GatewayFilterChain> chains = new HashMap<>();
-    /** The segment index of each path variable of each read, e.g. {@code {id=2, otherId=4}}. */
-    private final Map<Endpoint, Map<String, Integer>> variables = new HashMap<>();
     private final ShardAffineLoadBalancer balancer;
     /** {@code GET} on the proxying client, built once: each further step copies the client's configuration. */
     private final HttpClient.RequestSender get;
@@ -106,14 +103,6 @@ final class LeanReadHandler implements WebHandler {
                 chain = then(first.get(i), chain);
             }
             chains.put(read, chain);
-            Map<String, Integer> positions = new LinkedHashMap<>();
-            String[] segments = read.template().substring(1).split("/");
-            for (int i = 0; i < segments.length; i++) {
-                if (segments[i].startsWith("{")) {
-                    positions.put(segments[i].substring(1, segments[i].length() - 1), i);
-                }
-            }
-            variables.put(read, Map.copyOf(positions));
         });
     }
 
@@ -124,14 +113,9 @@ final class LeanReadHandler implements WebHandler {
     @Override
     public Mono<Void> handle(ServerWebExchange exchange) {
         Endpoint read = exchange.getRequiredAttribute(LeanReads.ATTRIBUTE);
-        Map<String, Integer> positions = variables.get(read);
-        if (!positions.isEmpty()) {
-            // Where the routes' filters read them, as the route's path predicate leaves them.
-            String[] segments = exchange.getRequest().getURI().getRawPath().substring(1).split("/");
-            Map<String, String> values = new HashMap<>(positions.size() * 2);
-            positions.forEach((name, at) -> values.put(name, segments[at]));
-            ServerWebExchangeUtils.putUriTemplateVariables(exchange, values);
-        }
+        // Where the routes' filters read them, as the route's path predicate leaves them (the entry matched the path).
+        ServerWebExchangeUtils.putUriTemplateVariables(exchange, read.variables(exchange.getRequest().getURI()
+                .getRawPath()));
         return chains.get(read).filter(exchange);
     }
 

@@ -1,7 +1,9 @@
 package dev.socialgraph.wire;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -203,6 +205,32 @@ public final class Endpoint {
             at = end + 1;
         }
         return at == path.length() + 1;
+    }
+
+    /**
+     * The values of the template's variables in {@code path}, raw (as sent: percent-encoded).
+     *
+     * @param path a path this endpoint {@link #matches(String)}
+     * @return variable name → its segment of {@code path}, in the template's order
+     * @throws IllegalArgumentException when {@code path} does not match the template
+     */
+    public Map<String, String> variables(String path) {
+        if (!matches(path)) {
+            throw new IllegalArgumentException(path + " is not a path of " + template);
+        }
+        Map<String, String> values = new LinkedHashMap<>(4);
+        int at = 1;
+        for (int i = 0; i < segments.length; i++) {
+            int end = path.indexOf('/', at);
+            if (end < 0) {
+                end = path.length();
+            }
+            if (variable[i]) {
+                values.put(segments[i].substring(1, segments[i].length() - 1), path.substring(at, end));
+            }
+            at = end + 1;
+        }
+        return values;
     }
 
     @Override

@@ -12,6 +12,17 @@ import org.junit.jupiter.api.Test;
 class EndpointTest {
 
     @Test
+    void variables_areThePathsSegmentsAtTheTemplatesVariables_raw() {
+        assertThat(InternalApi.COMMON_FOLLOWING.variables("/internal/v1/users/7/common-following/8"))
+                .containsExactly(java.util.Map.entry("id", "7"), java.util.Map.entry("otherId", "8"));
+        assertThat(InternalApi.FOLLOWING.variables("/internal/v1/users/%37/following"))
+                .containsExactly(java.util.Map.entry("id", "%37"));
+        assertThat(PublicApi.LIST_OWN_BLOCKS.variables("/v1/me/blocking")).isEmpty();
+        assertThatThrownBy(() -> InternalApi.FOLLOWING.variables("/internal/v1/users/7/followers"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void path_fillsTheVariablesInOrder() {
         assertThat(InternalApi.CHECK.path(12, 13)).isEqualTo("/internal/v1/users/12/following/13");
         assertThat(InternalApi.JOB.path("42-1")).isEqualTo("/internal/v1/admin/jobs/42-1");

@@ -5,7 +5,6 @@ import dev.socialgraph.wire.ReadBatch;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -82,14 +81,8 @@ interface ReadRequest {
      */
     static ReadRequest of(Endpoint endpoint, ReadBatch.Read read) {
         Map<String, String> variables = new HashMap<>(4);
-        List<String> names = endpoint.variables();
-        String[] template = endpoint.template().substring(1).split("/");
-        String[] segments = read.path().substring(1).split("/");
-        for (int i = 0, v = 0; i < template.length && v < names.size(); i++) {
-            if (template[i].startsWith("{")) {
-                variables.put(names.get(v++), UriUtils.decode(segments[i], StandardCharsets.UTF_8));
-            }
-        }
+        endpoint.variables(read.path()).forEach((name, raw) ->
+                variables.put(name, UriUtils.decode(raw, StandardCharsets.UTF_8)));
         Map<String, String> params = Query.parse(read.query());
         return new ReadRequest() {
             @Override
