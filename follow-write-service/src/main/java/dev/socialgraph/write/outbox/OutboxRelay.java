@@ -68,7 +68,9 @@ import org.slf4j.LoggerFactory;
  * a round reads, so a row committed after that read always finds the flag cleared and sets it again: no row waits
  * for the poll interval because its nudge came during a round. Nudges are ignored while the relay stands by (the
  * active relay is another instance's, or nobody holds the lock and the poll interval decides when to try it) and
- * during the back-off after a failure (a broker that is down must not be retried at the write rate). Rows committed
+ * during the back-off after a failure of the broker (a broker that is down must not be retried at the write rate).
+ * After a failure of the database a nudge does end the back-off: the nudging commit went through on that database,
+ * so it answers again, and without the nudge the first events after an outage would wait out the pause. Rows committed
  * by other instances, by the cdc-consumer and the reconciler (the unfollows they write for blocks) are found by the
  * poll interval, the fallback.
  *
@@ -190,7 +192,8 @@ public final class OutboxRelay implements AutoCloseable {
     /**
      * Asks for a round now because a transaction of this process committed an outbox row to this relay's database;
      * call it after the commit (a row not yet committed is not read). Coalesced with every other nudge until the
-     * next round starts; ignored while the relay stands by or backs off after a failure (see the class comment).
+     * next round starts; ignored while the relay stands by or backs off after a failure of the broker, and ends the
+     * back-off after a failure of the database (see the class comment).
      * Never blocks on the relay's work: at most a brief monitor hand-off, and none while a nudge is already pending.
      */
     public void nudge() {
@@ -257,10 +260,13 @@ public final class OutboxRelay implements AutoCloseable {
                     pause(settings.pollInterval(), true);
                 }
             } catch (SQLException e) {
-                // The lock connection may be gone, and the lock with it: stand down and compete again.
+                // The lock connection may be gone, and the lock with it: stand down and compete again. A commit of
+                // this process on the database after this point proves it answers again, so its nudge ends the
+                // back-off: otherwise the first events after an outage would wait out up to the longest pause.
                 failed(e);
                 release();
-                pause(failurePause(), false);
+                nudged.set(false);
+                pause(failurePause(), true);
             } catch (Exception e) {
                 // Kafka (or the hook) failed: keep the lock, start over with a fresh producer.
                 failed(e);

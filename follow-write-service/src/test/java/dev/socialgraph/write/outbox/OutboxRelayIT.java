@@ -19,6 +19,8 @@ import dev.socialgraph.testsupport.TestShards;
 import dev.socialgraph.write.WriteProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -285,6 +287,28 @@ class OutboxRelayIT {
     }
 
     @Test
+    void nudge_afterTheDatabaseCameBack_endsTheBackOff_thoughThePollIntervalIsAnHour() {
+        ShardRange db = database(0);
+        String topic = KAFKA.createTopic("relay-db-back", 1);
+        markAllPublishedExcept(db, List.of());
+        AtomicBoolean down = new AtomicBoolean(true);
+        MeterRegistry meters = new SimpleMeterRegistry();
+        // The back-off after a failed round is never shorter than the poll interval: an hour here.
+        OutboxRelay relay = relay(db, failingWhile(down, dataSources.forRange(db)), topic, meters, AN_HOUR);
+        TopicReader reader = reader(KAFKA.bootstrapServers(), topic);
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                meters.get("graph.outbox.relay.failures").tag("database", db.database()).counter().count() >= 1);
+
+        down.set(false);
+        OutboxEntry row = append(db, true);
+        relay.nudge();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> reader.poll().size() >= 1);
+        assertThat(reader.poll()).extracting(r -> r.event().eventId()).containsExactly(eventId(row));
+        await().atMost(Duration.ofSeconds(10)).until(relay::isActive);
+    }
+
+    @Test
     void concurrentCommitsEachNudging_publishEveryRowOnce_inEachFollowersOrder() throws Exception {
         ShardRange db = database(1);
         String topic = KAFKA.createTopic("relay-nudges", 1);
@@ -422,15 +446,42 @@ class OutboxRelayIT {
 
     private OutboxRelay relay(ShardRange db, String bootstrap, String topic, MeterRegistry meters,
                               OutboxRelay.AfterPublish afterPublish, Duration retention, Duration pollInterval) {
+        return relay(db, dataSources.forRange(db), bootstrap, topic, meters, afterPublish, retention, pollInterval);
+    }
+
+    private OutboxRelay relay(ShardRange db, DataSource dataSource, String topic, MeterRegistry meters,
+                              Duration pollInterval) {
+        return relay(db, dataSource, KAFKA.bootstrapServers(), topic, meters, batch -> { }, Duration.ofDays(7),
+                pollInterval);
+    }
+
+    private OutboxRelay relay(ShardRange db, DataSource dataSource, String bootstrap, String topic,
+                              MeterRegistry meters, OutboxRelay.AfterPublish afterPublish, Duration retention,
+                              Duration pollInterval) {
         WriteProperties.Relay settings = new WriteProperties.Relay(true, bootstrap, 7, pollInterval,
                 Duration.ofSeconds(2), retention);
-        OutboxRelay relay = new OutboxRelay(db.database(), dataSources.forRange(db), OUTBOX,
+        OutboxRelay relay = new OutboxRelay(db.database(), dataSource, OUTBOX,
                 () -> OutboxRelays.producer(settings, db.database()),
                 new OutboxRelay.Settings(topic, settings.batchSize(), settings.pollInterval(), settings.sendTimeout(),
                         settings.retention()), meters, afterPublish, EventTracing.NONE, Clock.systemUTC());
         closeables.add(relay);
         relay.start();
         return relay;
+    }
+
+    /** {@code real}, except that asking it for a connection fails as a database that is down does while {@code down}. */
+    private static DataSource failingWhile(AtomicBoolean down, DataSource real) {
+        return (DataSource) Proxy.newProxyInstance(OutboxRelayIT.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection") && down.get()) {
+                        throw new SQLException("the database is down", "08001");
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     private TopicReader reader(String bootstrap, String topic) {
