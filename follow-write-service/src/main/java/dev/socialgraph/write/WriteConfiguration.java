@@ -33,7 +33,7 @@ class WriteConfiguration {
     RedisConnector redisConnector(WriteProperties properties, Environment environment, MeterRegistry meters) {
         WriteProperties.Redis redis = properties.redis();
         RedisConnector connector = new RedisConnector(RedisEndpoint.parse(redis.uri(), redis.mode(), redis.timeout(),
-                redis.timeout()), RedisBreaker.Settings.from(environment::getProperty));
+                redis.timeout()), RedisBreaker.settings(environment::getProperty));
         connector.breaker().bindTo(meters);
         return connector;
     }

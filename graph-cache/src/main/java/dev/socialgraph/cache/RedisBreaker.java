@@ -1,13 +1,14 @@
 package dev.socialgraph.cache;
 
+import dev.socialgraph.common.breaker.BreakerSettings;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,13 +20,13 @@ import org.slf4j.LoggerFactory;
  * nothing, so without a breaker every command waits out the command timeout: a read path that asks Redis first loses
  * its latency and most of its rate, and a writer waits once per write. With it:
  * <ul>
- *   <li><b>closed</b>: commands go to Redis; the last {@link Settings#window()} outcomes are kept;</li>
- *   <li><b>open</b> once at least {@link Settings#minimumCalls()} of them were recorded and
- *       {@link Settings#failureRateThreshold()} percent failed (a timeout, a refused or lost connection, an error
- *       reply): commands are not sent at all, and callers treat them as failed at once (reads miss, writes fail, as
+ *   <li><b>closed</b>: commands go to Redis; the last {@link BreakerSettings#window()} outcomes are kept;</li>
+ *   <li><b>open</b> once at least {@link BreakerSettings#minimumCalls()} of them were recorded and
+ *       {@link BreakerSettings#failureRateThreshold()} percent failed (a timeout, a refused or lost connection, an
+ *       error reply): commands are not sent at all, and callers treat them as failed at once (reads miss, writes fail, as
  *       when Redis is down);</li>
- *   <li><b>half-open</b> after {@link Settings#openWait()}: {@link Settings#halfOpenCalls()} commands go to Redis as
- *       probes while every other command is still skipped; if they succeed the breaker closes, so the rate comes
+ *   <li><b>half-open</b> after {@link BreakerSettings#openWait()}: {@link BreakerSettings#halfOpenCalls()}
+ *       commands go to Redis as probes while every other command is still skipped; if they succeed the breaker closes, so the rate comes
  *       back within about one {@code openWait} of Redis answering again, even while the fault lasts longer; if they
  *       fail it opens again for another {@code openWait}.</li>
  * </ul>
@@ -44,99 +45,23 @@ public final class RedisBreaker {
 
     private static final Logger log = LoggerFactory.getLogger(RedisBreaker.class);
 
+    /** The configuration prefix every service reads the settings from ({@link #settings}). */
+    public static final String PREFIX = "graph.redis-breaker";
+
+    /** The defaults: open at half of the last 20 commands failed (5 at least), probe with 2 commands after 1 s. */
+    public static final BreakerSettings DEFAULTS = new BreakerSettings(true, 50, 20, 5, Duration.ofSeconds(1), 2);
+
     /**
-     * When the breaker opens and how it probes, the same in every service ({@code graph.redis-breaker.*}).
+     * The settings under {@link #PREFIX} ({@link BreakerSettings#from}), the {@link #DEFAULTS} where absent. One
+     * reader for every service, so the names and defaults are written once.
      *
-     * @param enabled              {@code false} sends every command to Redis (no breaker), to measure or rule it out
-     * @param failureRateThreshold percent of failed commands among the recorded ones that opens the breaker, 1..100
-     * @param window               how many of the latest outcomes are kept, at least 1
-     * @param minimumCalls         outcomes needed before the rate is judged, 1..{@code window}
-     * @param openWait             how long the breaker stays open before probing, positive
-     * @param halfOpenCalls        probes let through while half-open, at least 1
+     * @param property looks a full property name up, {@code null} when unset (e.g. Spring's
+     *                 {@code Environment::getProperty})
+     * @return the settings
+     * @throws IllegalArgumentException naming the property when a value does not parse or is out of its range
      */
-    public record Settings(boolean enabled, int failureRateThreshold, int window, int minimumCalls, Duration openWait,
-                           int halfOpenCalls) {
-
-        /** The defaults: open at half of the last 20 commands failed (5 at least), probe with 2 commands after 1 s. */
-        public static final Settings DEFAULTS = new Settings(true, 50, 20, 5, Duration.ofSeconds(1), 2);
-
-        /** The configuration prefix every service reads the settings from ({@link #from}). */
-        public static final String PREFIX = "graph.redis-breaker";
-
-        /**
-         * The settings from configuration: each of {@code enabled}, {@code failure-rate-threshold}, {@code window},
-         * {@code minimum-calls}, {@code open-wait} (e.g. {@code 1s}, {@code 500ms} or ISO-8601 {@code PT1S}) and
-         * {@code half-open-calls} under {@link #PREFIX}, its default where absent. One reader for every service, so
-         * the names and defaults are written once.
-         *
-         * @param property looks a full property name up ({@code graph.redis-breaker.window}), {@code null} when unset;
-         *                 e.g. Spring's {@code Environment::getProperty}, which also finds relaxed forms such as
-         *                 {@code GRAPH_REDISBREAKER_WINDOW}
-         * @return the settings
-         * @throws IllegalArgumentException naming the property when a value does not parse or is out of its range
-         */
-        public static Settings from(java.util.function.UnaryOperator<String> property) {
-            Settings d = DEFAULTS;
-            return new Settings(
-                    parse(property, "enabled", d.enabled(), v -> switch (v.toLowerCase(java.util.Locale.ROOT)) {
-                        case "true" -> true;
-                        case "false" -> false;
-                        default -> throw new IllegalArgumentException("not true or false");
-                    }),
-                    parse(property, "failure-rate-threshold", d.failureRateThreshold(), Integer::parseInt),
-                    parse(property, "window", d.window(), Integer::parseInt),
-                    parse(property, "minimum-calls", d.minimumCalls(), Integer::parseInt),
-                    parse(property, "open-wait", d.openWait(), Settings::duration),
-                    parse(property, "half-open-calls", d.halfOpenCalls(), Integer::parseInt));
-        }
-
-        private static <T> T parse(java.util.function.UnaryOperator<String> property, String name, T fallback,
-                                   java.util.function.Function<String, T> parser) {
-            String value = property.apply(PREFIX + "." + name);
-            if (value == null || value.isBlank()) {
-                return fallback;
-            }
-            try {
-                return parser.apply(value.strip());
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException(PREFIX + "." + name + ": cannot read '" + value + "' ("
-                        + e.getMessage() + ")", e);
-            }
-        }
-
-        private static Duration duration(String value) {
-            if (value.startsWith("P") || value.startsWith("p")) {
-                return Duration.parse(value);
-            }
-            if (value.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(value.substring(0, value.length() - 2)));
-            }
-            if (value.endsWith("s")) {
-                return Duration.ofSeconds(Long.parseLong(value.substring(0, value.length() - 1)));
-            }
-            throw new IllegalArgumentException("a duration is <n>ms, <n>s or ISO-8601");
-        }
-
-        /**
-         * @throws IllegalArgumentException when a value is out of its range
-         */
-        public Settings {
-            if (failureRateThreshold < 1 || failureRateThreshold > 100) {
-                throw new IllegalArgumentException("Redis breaker failure-rate-threshold must be 1..100 (percent), was "
-                        + failureRateThreshold);
-            }
-            if (window < 1 || minimumCalls < 1 || minimumCalls > window) {
-                throw new IllegalArgumentException("Redis breaker needs window >= 1 and 1 <= minimum-calls <= window, "
-                        + "were " + window + " and " + minimumCalls);
-            }
-            if (openWait == null || openWait.isNegative() || openWait.isZero()) {
-                throw new IllegalArgumentException("Redis breaker open-wait must be positive, was " + openWait);
-            }
-            if (halfOpenCalls < 1) {
-                throw new IllegalArgumentException("Redis breaker half-open-calls must be at least 1, was "
-                        + halfOpenCalls);
-            }
-        }
+    public static BreakerSettings settings(UnaryOperator<String> property) {
+        return BreakerSettings.from(PREFIX, property, DEFAULTS);
     }
 
     private final CircuitBreakerRegistry registry;
@@ -146,23 +71,10 @@ public final class RedisBreaker {
     /**
      * @param settings when to open and how to probe
      */
-    public RedisBreaker(Settings settings) {
+    public RedisBreaker(BreakerSettings settings) {
         this.enabled = settings.enabled();
-        this.registry = CircuitBreakerRegistry.of(CircuitBreakerConfig.custom()
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .slidingWindowSize(settings.window())
-                .minimumNumberOfCalls(settings.minimumCalls())
-                .failureRateThreshold(settings.failureRateThreshold())
-                .waitDurationInOpenState(settings.openWait())
-                .permittedNumberOfCallsInHalfOpenState(settings.halfOpenCalls())
-                // A probe whose outcome never comes (a caller that took a permission and failed before reporting
-                // it) must not hold the breaker half-open for ever: back to open, and probe again after the wait.
-                .maxWaitDurationInHalfOpenState(settings.openWait().multipliedBy(2))
-                // Probing starts with the first command after the wait; a timer thread would add nothing.
-                .automaticTransitionFromOpenToHalfOpenEnabled(false)
-                // A failed command is a failure whatever it threw: Redis is a cache, every error means "skip it".
-                .recordException(e -> true)
-                .build());
+        // A failed command is a failure whatever it threw: Redis is a cache, every error means "skip it".
+        this.registry = CircuitBreakerRegistry.of(settings.config(e -> true));
         this.breaker = registry.circuitBreaker(NAME);
         breaker.getEventPublisher().onStateTransition(event -> log.warn("Redis circuit breaker {}: {}",
                 event.getStateTransition(), switch (event.getStateTransition().getToState()) {

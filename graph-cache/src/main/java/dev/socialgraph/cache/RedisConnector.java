@@ -1,5 +1,6 @@
 package dev.socialgraph.cache;
 
+import dev.socialgraph.common.breaker.BreakerSettings;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -69,13 +70,13 @@ public final class RedisConnector implements AutoCloseable {
     private volatile long nextConnectNanos = System.nanoTime();
 
     /**
-     * Creates the client with the default breaker ({@link RedisBreaker.Settings#DEFAULTS}); no connection is made until
+     * Creates the client with the default breaker ({@link RedisBreaker#DEFAULTS}); no connection is made until
      * the first command.
      *
      * @param endpoint where Redis is and the timeouts
      */
     public RedisConnector(RedisEndpoint endpoint) {
-        this(endpoint, RedisBreaker.Settings.DEFAULTS);
+        this(endpoint, RedisBreaker.DEFAULTS);
     }
 
     /**
@@ -84,7 +85,7 @@ public final class RedisConnector implements AutoCloseable {
      * @param endpoint where Redis is and the timeouts
      * @param breaker  when to stop asking a Redis that fails or hangs, and how to probe it
      */
-    public RedisConnector(RedisEndpoint endpoint, RedisBreaker.Settings breaker) {
+    public RedisConnector(RedisEndpoint endpoint, BreakerSettings breaker) {
         this.endpoint = endpoint;
         this.breaker = new RedisBreaker(breaker);
         this.resources = DefaultClientResources.builder()

@@ -3,6 +3,7 @@ package dev.socialgraph.cache;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.socialgraph.common.breaker.BreakerSettings;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -23,7 +24,7 @@ class FollowingCacheTest {
         RedisEndpoint endpoint = RedisEndpoint.parse("redis://127.0.0.1:" + closedPort, RedisMode.STANDALONE,
                 Duration.ofMillis(250), Duration.ofMillis(250));
         // Without a breaker: every command is tried (the breaker's own contract is the next test's).
-        RedisBreaker.Settings noBreaker = new RedisBreaker.Settings(false, 50, 20, 5, Duration.ofSeconds(1), 2);
+        BreakerSettings noBreaker = new BreakerSettings(false, 50, 20, 5, Duration.ofSeconds(1), 2);
         try (RedisConnector redis = new RedisConnector(endpoint, noBreaker)) {
             FollowingCache cache = new FollowingCache(redis, Duration.ofSeconds(3600),
                     (command, error) -> failures.add(command));
@@ -52,7 +53,7 @@ class FollowingCacheTest {
         RedisEndpoint endpoint = RedisEndpoint.parse("redis://127.0.0.1:" + closedPort, RedisMode.STANDALONE,
                 Duration.ofMillis(250), Duration.ofMillis(250));
         // Opens after 2 failures of 2, and stays open for the whole test.
-        RedisBreaker.Settings settings = new RedisBreaker.Settings(true, 50, 2, 2, Duration.ofHours(1), 1);
+        BreakerSettings settings = new BreakerSettings(true, 50, 2, 2, Duration.ofHours(1), 1);
         try (RedisConnector redis = new RedisConnector(endpoint, settings)) {
             FollowingCache cache = new FollowingCache(redis, Duration.ofSeconds(3600),
                     (command, error) -> failures.add(command));

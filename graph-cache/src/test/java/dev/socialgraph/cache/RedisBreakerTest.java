@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.socialgraph.common.breaker.BreakerSettings;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -37,7 +38,7 @@ class RedisBreakerTest {
 
     @Test
     void call_afterMinimumCallsMostlyFailed_opens_andSendsNothing() {
-        RedisBreaker breaker = new RedisBreaker(new RedisBreaker.Settings(true, 50, 10, 4, Duration.ofHours(1), 2));
+        RedisBreaker breaker = new RedisBreaker(new BreakerSettings(true, 50, 10, 4, Duration.ofHours(1), 2));
         fail(breaker, counted(TIMES_OUT), 3);
         assertThat(breaker.state()).as("3 outcomes are below the minimum of 4").isEqualTo(CircuitBreaker.State.CLOSED);
         fail(breaker, counted(TIMES_OUT), 1);
@@ -53,7 +54,7 @@ class RedisBreakerTest {
 
     @Test
     void call_withFailuresBelowTheThreshold_staysClosed() {
-        RedisBreaker breaker = new RedisBreaker(new RedisBreaker.Settings(true, 50, 10, 4, Duration.ofHours(1), 2));
+        RedisBreaker breaker = new RedisBreaker(new BreakerSettings(true, 50, 10, 4, Duration.ofHours(1), 2));
         for (int i = 0; i < 10; i++) {
             breaker.call(ANSWERS);
             breaker.call(ANSWERS);
@@ -64,7 +65,7 @@ class RedisBreakerTest {
 
     @Test
     void call_afterTheOpenWait_letsTheProbesThrough_andClosesWhenTheyAnswer() {
-        RedisBreaker breaker = new RedisBreaker(new RedisBreaker.Settings(true, 50, 4, 2, Duration.ofMillis(50), 2));
+        RedisBreaker breaker = new RedisBreaker(new BreakerSettings(true, 50, 4, 2, Duration.ofMillis(50), 2));
         fail(breaker, TIMES_OUT, 2);
         assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
 
@@ -79,7 +80,7 @@ class RedisBreakerTest {
 
     @Test
     void call_whenAProbeFails_opensAgain() {
-        RedisBreaker breaker = new RedisBreaker(new RedisBreaker.Settings(true, 50, 4, 2, Duration.ofMillis(50), 1));
+        RedisBreaker breaker = new RedisBreaker(new BreakerSettings(true, 50, 4, 2, Duration.ofMillis(50), 1));
         fail(breaker, TIMES_OUT, 2);
         await().atMost(Duration.ofSeconds(5)).until(() -> breaker.tryAcquire());
         assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.HALF_OPEN);
@@ -90,7 +91,7 @@ class RedisBreakerTest {
 
     @Test
     void call_whenDisabled_sendsEveryCommand() {
-        RedisBreaker breaker = new RedisBreaker(new RedisBreaker.Settings(false, 50, 2, 2, Duration.ofHours(1), 1));
+        RedisBreaker breaker = new RedisBreaker(new BreakerSettings(false, 50, 2, 2, Duration.ofHours(1), 1));
         fail(breaker, counted(TIMES_OUT), 10);
         assertThat(breaker.call(counted(ANSWERS))).isEqualTo("OK");
         assertThat(sent.get()).isEqualTo(11);
@@ -99,7 +100,7 @@ class RedisBreakerTest {
 
     @Test
     void bindTo_exportsTheStateTaggedWithItsName() {
-        RedisBreaker breaker = new RedisBreaker(new RedisBreaker.Settings(true, 50, 2, 2, Duration.ofHours(1), 1));
+        RedisBreaker breaker = new RedisBreaker(new BreakerSettings(true, 50, 2, 2, Duration.ofHours(1), 1));
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         breaker.bindTo(meters);
         fail(breaker, TIMES_OUT, 2);
@@ -113,24 +114,24 @@ class RedisBreakerTest {
     void settings_from_readsEachPropertyUnderThePrefix_andDefaultsTheRest() {
         java.util.Map<String, String> config = java.util.Map.of("graph.redis-breaker.window", "40",
                 "graph.redis-breaker.open-wait", "250ms", "graph.redis-breaker.enabled", "false");
-        RedisBreaker.Settings settings = RedisBreaker.Settings.from(config::get);
-        assertThat(settings).isEqualTo(new RedisBreaker.Settings(false, 50, 40, 5, Duration.ofMillis(250), 2));
-        assertThat(RedisBreaker.Settings.from(name -> null)).isEqualTo(RedisBreaker.Settings.DEFAULTS);
-        assertThat(RedisBreaker.Settings.from(java.util.Map.of("graph.redis-breaker.open-wait", "PT2S")::get).openWait())
+        BreakerSettings settings = RedisBreaker.settings(config::get);
+        assertThat(settings).isEqualTo(new BreakerSettings(false, 50, 40, 5, Duration.ofMillis(250), 2));
+        assertThat(RedisBreaker.settings(name -> null)).isEqualTo(RedisBreaker.DEFAULTS);
+        assertThat(RedisBreaker.settings(java.util.Map.of("graph.redis-breaker.open-wait", "PT2S")::get).openWait())
                 .isEqualTo(Duration.ofSeconds(2));
-        assertThatThrownBy(() -> RedisBreaker.Settings.from(java.util.Map.of("graph.redis-breaker.window", "many")::get))
+        assertThatThrownBy(() -> RedisBreaker.settings(java.util.Map.of("graph.redis-breaker.window", "many")::get))
                 .hasMessageContaining("graph.redis-breaker.window");
     }
 
     @Test
     void settings_outOfRange_areRefusedWithTheirName() {
-        assertThatThrownBy(() -> new RedisBreaker.Settings(true, 0, 20, 5, Duration.ofSeconds(1), 2))
+        assertThatThrownBy(() -> new BreakerSettings(true, 0, 20, 5, Duration.ofSeconds(1), 2))
                 .hasMessageContaining("failure-rate-threshold");
-        assertThatThrownBy(() -> new RedisBreaker.Settings(true, 50, 4, 5, Duration.ofSeconds(1), 2))
+        assertThatThrownBy(() -> new BreakerSettings(true, 50, 4, 5, Duration.ofSeconds(1), 2))
                 .hasMessageContaining("minimum-calls");
-        assertThatThrownBy(() -> new RedisBreaker.Settings(true, 50, 20, 5, Duration.ZERO, 2))
+        assertThatThrownBy(() -> new BreakerSettings(true, 50, 20, 5, Duration.ZERO, 2))
                 .hasMessageContaining("open-wait");
-        assertThatThrownBy(() -> new RedisBreaker.Settings(true, 50, 20, 5, Duration.ofSeconds(1), 0))
+        assertThatThrownBy(() -> new BreakerSettings(true, 50, 20, 5, Duration.ofSeconds(1), 0))
                 .hasMessageContaining("half-open-calls");
     }
 }

@@ -49,7 +49,7 @@ public class CacheUpdates implements DisposableBean {
     public CacheUpdates(CdcProperties properties, CdcMetrics metrics, Environment environment, MeterRegistry meters) {
         Duration timeout = properties.redisTimeout();
         this.redis = new RedisConnector(RedisEndpoint.parse(properties.redisUri(), properties.redisMode(), timeout,
-                timeout), RedisBreaker.Settings.from(environment::getProperty));
+                timeout), RedisBreaker.settings(environment::getProperty));
         redis.breaker().bindTo(meters);
         this.cache = new FollowingCache(redis, Duration.ofSeconds(Math.max(1, properties.cacheTtl().toSeconds())),
                 (command, error) -> { });

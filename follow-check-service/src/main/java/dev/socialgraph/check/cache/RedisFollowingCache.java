@@ -45,7 +45,7 @@ public class RedisFollowingCache implements FollowChecker.Cache, DisposableBean 
 
     RedisFollowingCache(CheckProperties properties, MeterRegistry registry, Environment environment) {
         this.redis = new RedisConnector(RedisEndpoint.parse(properties.redisUri(), properties.redisMode(),
-                properties.redisTimeout(), CONNECT_TIMEOUT), RedisBreaker.Settings.from(environment::getProperty));
+                properties.redisTimeout(), CONNECT_TIMEOUT), RedisBreaker.settings(environment::getProperty));
         redis.breaker().bindTo(registry);
         this.errors = Counter.builder("graph.check.redis.errors")
                 .description("Redis commands that failed or timed out; the shard answered instead")

@@ -2,6 +2,7 @@ package dev.socialgraph.store.shard;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.socialgraph.common.breaker.BreakerSettings;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
@@ -116,7 +117,7 @@ public final class ShardDataSources implements AutoCloseable {
     public static final int MOVE_ATTEMPTS = 3;
 
     private final PoolSettings settings;
-    private final DatabaseBreaker.Settings breakerSettings;
+    private final BreakerSettings breakerSettings;
     private final CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
     private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
     private final Map<String, DatabaseBreaker> guarded = new ConcurrentHashMap<>();
@@ -144,7 +145,7 @@ public final class ShardDataSources implements AutoCloseable {
      * @param settings pool settings of every database
      */
     public ShardDataSources(ShardMap shardMap, long version, PoolSettings settings) {
-        this(shardMap, version, settings, DatabaseBreaker.Settings.DISABLED);
+        this(shardMap, version, settings, DatabaseBreaker.DISABLED);
     }
 
     /**
@@ -154,9 +155,9 @@ public final class ShardDataSources implements AutoCloseable {
      * @param shardMap the map to route by
      * @param version  its version in the shard directory, {@code >= 1}
      * @param settings pool settings of every database
-     * @param breaker  the breaker settings of every database ({@link DatabaseBreaker.Settings#DISABLED}: none)
+     * @param breaker  the breaker settings of every database ({@link DatabaseBreaker#DISABLED}: none)
      */
-    public ShardDataSources(ShardMap shardMap, long version, PoolSettings settings, DatabaseBreaker.Settings breaker) {
+    public ShardDataSources(ShardMap shardMap, long version, PoolSettings settings, BreakerSettings breaker) {
         this.shardMap = Objects.requireNonNull(shardMap, "shardMap");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.breakerSettings = Objects.requireNonNull(breaker, "breaker");
@@ -317,9 +318,6 @@ public final class ShardDataSources implements AutoCloseable {
                     throw new ShardUnavailableException(e.getMessage() + "; this instance knows version " + version,
                             e);
                 }
-            } catch (SQLException e) {
-                DatabaseBreaker.failed(dataSource, e);
-                throw e;
             }
         }
     }
@@ -350,9 +348,6 @@ public final class ShardDataSources implements AutoCloseable {
                 if (moved <= known || !refreshedPast(moved, attempt)) {
                     return work.run(connection);
                 }
-            } catch (SQLException e) {
-                DatabaseBreaker.failed(dataSource, e);
-                throw e;
             }
         }
     }

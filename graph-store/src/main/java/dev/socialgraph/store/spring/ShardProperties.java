@@ -1,5 +1,6 @@
 package dev.socialgraph.store.spring;
 
+import dev.socialgraph.common.breaker.BreakerSettings;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardMap;
 import dev.socialgraph.common.shard.ShardRange;
@@ -77,8 +78,8 @@ public record ShardProperties(
                           @DefaultValue("1") @Min(1) int halfOpenCalls) {
 
         /** @return the settings for {@code DatabaseBreaker}; throws naming a value out of range */
-        public DatabaseBreaker.Settings settings() {
-            return new DatabaseBreaker.Settings(enabled, failureRateThreshold, window, minimumCalls, openWait,
+        public BreakerSettings settings() {
+            return new BreakerSettings(enabled, failureRateThreshold, window, minimumCalls, openWait,
                     halfOpenCalls);
         }
     }

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.socialgraph.common.breaker.BreakerSettings;
 import dev.socialgraph.store.sql.SqlErrors;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
@@ -34,16 +36,30 @@ class DatabaseBreakerTest {
                     throw e;
                 }
                 return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                        (c, m, a) -> null);
+                        (c, m, a) -> m.getName().equals("prepareStatement") ? statement() : null);
             });
+
+    /** What every statement of the pool's connections throws when executed. */
+    private final AtomicReference<SQLException> statementError = new AtomicReference<>();
+
+    private PreparedStatement statement() {
+        return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {PreparedStatement.class}, (s, m, a) -> {
+                    if (m.getName().startsWith("execute")) {
+                        throw statementError.get();
+                    }
+                    return null;
+                });
+    }
 
     private static final SQLException TIMED_OUT = new SQLTransientConnectionException(
             "shard-graph_following_0 - Connection is not available, request timed out after 500ms", "08001");
 
+    private final CircuitBreakerRegistry registry = CircuitBreakerRegistry.ofDefaults();
+
     private DatabaseBreaker breaker(int window, int minimumCalls, Duration openWait) {
         return new DatabaseBreaker(pool, "graph_following_0",
-                new DatabaseBreaker.Settings(true, 50, window, minimumCalls, openWait, 1),
-                CircuitBreakerRegistry.ofDefaults());
+                new BreakerSettings(true, 50, window, minimumCalls, openWait, 1), registry);
     }
 
     @Test
@@ -63,16 +79,27 @@ class DatabaseBreakerTest {
     }
 
     @Test
-    void failed_ofWorkThatLostItsDatabase_counts_butAnErrorThatIsNoOutageDoesNot() throws SQLException {
+    void aStatementThatTimedOut_onAConnectionGivenBackAlive_isOneFailure_butAnErrorThatIsNoOutageIsASuccess()
+            throws SQLException {
         DatabaseBreaker breaker = breaker(4, 4, Duration.ofHours(1));
+        statementError.set(new SQLException("duplicate key value violates unique constraint", "23505"));
         for (int i = 0; i < 2; i++) {
-            breaker.getConnection().close();
+            useAndGiveBack(breaker);
         }
-        breaker.failed(new SQLException("duplicate key value violates unique constraint", "23505"));
         assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
-        breaker.failed(new SQLException("An I/O error occurred while sending to the backend.", "08006"));
-        breaker.failed(new SQLException("An I/O error occurred while sending to the backend.", "08006"));
-        assertThat(breaker.state()).as("2 of 4 outcomes were outages").isEqualTo(CircuitBreaker.State.OPEN);
+        statementError.set(new SQLException("ERROR: canceling statement due to statement timeout", "57014"));
+        useAndGiveBack(breaker);
+        assertThat(breaker.state()).as("3 of 4 outcomes so far").isEqualTo(CircuitBreaker.State.CLOSED);
+        useAndGiveBack(breaker);
+        // Counted as a failure and a success each, two timed-out uses would leave 2 of 6 outcomes failed: closed.
+        assertThat(registry.circuitBreaker("shard:graph_following_0").getMetrics().getNumberOfFailedCalls()).isEqualTo(2);
+        assertThat(breaker.state()).as("2 of 4 uses timed out").isEqualTo(CircuitBreaker.State.OPEN);
+    }
+
+    private static void useAndGiveBack(DatabaseBreaker breaker) throws SQLException {
+        try (Connection c = breaker.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT 1")) {
+            assertThatThrownBy(ps::executeQuery).isInstanceOf(SQLException.class);
+        }
     }
 
     @Test
@@ -93,7 +120,7 @@ class DatabaseBreakerTest {
 
     @Test
     void getConnection_whenDisabled_alwaysAsksThePool() {
-        DatabaseBreaker breaker = new DatabaseBreaker(pool, "graph_following_0", DatabaseBreaker.Settings.DISABLED,
+        DatabaseBreaker breaker = new DatabaseBreaker(pool, "graph_following_0", DatabaseBreaker.DISABLED,
                 CircuitBreakerRegistry.ofDefaults());
         error.set(TIMED_OUT);
         for (int i = 0; i < 30; i++) {
