@@ -259,6 +259,8 @@ public final class Campaign {
                     }
                 }
             }
+            // The last fault's recovery is judged over HangTimings.AFTER_MS of workload after it, like every other's.
+            Thread.sleep(Math.max(0, HangTimings.AFTER_MS - settings.settle().toMillis()));
             workload.close();
             history = workload.history();
         }
