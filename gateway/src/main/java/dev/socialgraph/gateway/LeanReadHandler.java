@@ -58,7 +58,9 @@ import reactor.netty.http.client.HttpClient;
  * {@code Retry-After}); a failed batch call is answered as a failed {@code GET} would be. The batch answers only what
  * the instance's memory holds; a read it defers (it would wait for Redis or a database) then takes steps 4 and 5 as
  * above. A read that cannot go into a batch (suggestions, block and mute lists, which memory never answers; a value
- * past a batch's bounds: {@link ReadBatch#fits}) takes them at once.
+ * past a batch's bounds: {@link ReadBatch#fits}) takes them at once. With {@code graph.gateway.lean-reads.alone-as-get}
+ * (the default), so does a read the coalescer would send alone (no other read waiting for its instance): one hop,
+ * whatever answers it, and it holds the coalescer's slot meanwhile, so the reads arriving then still go together.
  * The body is read whole before it is written, with its {@code Content-Length}: these answers are a page of ids at
  * most, a few tens of KB, and the route streamed them only because it streams everything.
  */
@@ -76,6 +78,8 @@ final class LeanReadHandler implements WebHandler {
     /** Each check instance's read coalescer, or {@code null} when every read is a {@code GET} of its own. */
     private final Function<ServiceInstance, Coalescer<Query, Answer>> coalescers;
     private final ProblemResponses problems;
+    /** Whether a read that would be alone in its batch is sent as its own {@code GET} instead. */
+    private final boolean aloneAsGet;
 
     /**
      * @param first         the global filters every route runs first, in order
@@ -85,10 +89,13 @@ final class LeanReadHandler implements WebHandler {
      * @param headerFilters the routes' header filters, in their order
      * @param coalescers    each check instance's read coalescer, or {@code null} to send each read on its own
      * @param problems      the gateway's problem answers, for a batched read's problem
+     * @param aloneAsGet    {@code true}: a read that would be alone in its batch goes as its own {@code GET}
      */
     LeanReadHandler(List<GatewayFilter> first, Map<Endpoint, List<GatewayFilter>> filters,
                     ShardAffineLoadBalancer balancer, HttpClient client, List<HttpHeadersFilter> headerFilters,
-                    Function<ServiceInstance, Coalescer<Query, Answer>> coalescers, ProblemResponses problems) {
+                    Function<ServiceInstance, Coalescer<Query, Answer>> coalescers, ProblemResponses problems,
+                    boolean aloneAsGet) {
+        this.aloneAsGet = aloneAsGet;
         this.coalescers = coalescers;
         this.problems = problems;
         this.balancer = balancer;
@@ -160,8 +167,10 @@ final class LeanReadHandler implements WebHandler {
      * it (deferred), the read sent on its own.
      */
     private Mono<Void> coalesce(ServerWebExchange exchange, ServiceInstance instance, ReadBatch.Read read) {
-        return coalescers.apply(instance).submit(new Query(read, exchange))
-                .flatMap(answer -> answer.result().deferred() ? send(exchange, instance, read.path())
+        Query query = new Query(read, exchange, aloneAsGet ? () -> send(exchange, instance, read.path()) : null);
+        return coalescers.apply(instance).submit(query)
+                .flatMap(answer -> answer == Answer.ANSWERED ? Mono.<Void>empty()
+                        : answer.result().deferred() ? send(exchange, instance, read.path())
                         : answer(exchange, answer))
                 .onErrorResume(BatchProblem.class, problem -> relay(exchange, problem));
     }

@@ -123,7 +123,7 @@ class LeanReads {
             StaticInstanceListConfiguration.instances(discovery, LoadBalancing.CHECK_SERVICE).forEach(coalescers::apply);
         }
         return new LeanReadMapping(new LeanReadHandler(first, filters, shardAffine, client,
-                headerFilters.orderedStream().toList(), coalescers, problems));
+                headerFilters.orderedStream().toList(), coalescers, problems, properties.aloneAsGet()));
     }
 
     /**

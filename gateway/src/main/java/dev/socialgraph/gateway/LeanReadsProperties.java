@@ -20,6 +20,10 @@ import org.springframework.validation.annotation.Validated;
  * @param coalesce    {@code true} (default): the forwarded reads are coalesced into batch calls per check instance
  *                    ({@link Coalescer}, {@link ReadBatchClient}: {@code POST /internal/v1/reads}), as the single
  *                    check is; {@code false}: each is its own {@code GET}
+ * @param aloneAsGet  {@code true} (default): a read the coalescer would send alone (no other read waiting for its
+ *                    instance) goes as its own {@code GET}, one hop whether memory or a store answers it, where a
+ *                    batch of one defers a read memory does not hold to a second call; {@code false}: in a batch of
+ *                    one. Only with {@code coalesce}
  * @param maxInFlight batch calls of reads outstanding per check instance (default 2, at least 1); see
  *                    {@link CheckCoalescingProperties#maxInFlight()}
  * @param maxBatch    reads per batch call (default 32, 1 to 1,000): at most the check service's
@@ -35,6 +39,7 @@ import org.springframework.validation.annotation.Validated;
 public record LeanReadsProperties(
         @DefaultValue("true") boolean enabled,
         @DefaultValue("true") boolean coalesce,
+        @DefaultValue("true") boolean aloneAsGet,
         @DefaultValue("2") @Min(1) int maxInFlight,
         @DefaultValue("32") @Min(1) @Max(1000) int maxBatch,
         @DefaultValue("1024") @Min(1) int maxQueued,

@@ -9,6 +9,7 @@ import dev.socialgraph.wire.WireFormatException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
@@ -38,18 +39,25 @@ final class ReadBatchClient implements Coalescer.Transport<ReadBatchClient.Query
      *
      * @param read     the read: internal path, raw query, headers its endpoint declares
      * @param exchange the caller's request, whose id and trace context a batch it leads carries
+     * @param alone    sends the read as its own {@code GET} and writes its answer to the caller, for a batch it would
+     *                 be alone in; {@code null}: a read alone goes in a batch of one
      */
-    record Query(ReadBatch.Read read, ServerWebExchange exchange) {
+    record Query(ReadBatch.Read read, ServerWebExchange exchange, Supplier<Mono<Void>> alone) {
     }
 
     /**
      * One read's answer.
      *
-     * @param result   its status, {@code Retry-After} and JSON body
+     * @param result   its status, {@code Retry-After} and JSON body; {@code null} only in {@link #ANSWERED}
      * @param servedBy the instance that answered ({@value Headers#SERVED_BY}), or {@code null}
      */
     record Answer(ReadBatch.Result result, String servedBy) {
+
+        /** The answer of a read sent alone: its own {@code GET} already answered the caller (compare by identity). */
+        static final Answer ANSWERED = new Answer(null, null);
     }
+
+    private static final List<Answer> ANSWERED_ALONE = List.of(Answer.ANSWERED);
 
     private final BatchPost post;
 
@@ -62,8 +70,19 @@ final class ReadBatchClient implements Coalescer.Transport<ReadBatchClient.Query
         this.post = new BatchPost(client, instance, PATH, headers);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A batch of one read that can go {@link Query#alone() alone} is its own {@code GET} instead, answered
+     * {@link Answer#ANSWERED}: with no other read to share the call, one hop answers it whether memory or a store holds
+     * it, where a batch of one would defer a read memory does not hold to a second call. It still holds the
+     * coalescer's slot until answered, so reads that arrive meanwhile wait and go together.
+     */
     @Override
     public Mono<List<Answer>> send(List<Query> batch) {
+        if (batch.size() == 1 && batch.get(0).alone() != null) {
+            return batch.get(0).alone().get().thenReturn(ANSWERED_ALONE);
+        }
         List<ReadBatch.Read> reads = new ArrayList<>(batch.size());
         for (Query query : batch) {
             reads.add(query.read());

@@ -148,8 +148,16 @@ class LeanReadsIT {
     static final String UNAVAILABLE = "{\"type\":\"https://socialgraph.dev/problems/shard-unavailable\",\"status\":503}";
     static final tools.jackson.databind.json.JsonMapper JSON = tools.jackson.databind.json.JsonMapper.builder().build();
 
-    /** Whether the reads go to the instance in batches ({@code graph.gateway.lean-reads.coalesce}, the default). */
-    boolean coalesced() {
+    /**
+     * Whether a read sent on its own (as every read here is: one at a time) goes to the instance in a batch; by
+     * default ({@code graph.gateway.lean-reads.alone-as-get}) a read the coalescer would send alone is its own GET.
+     */
+    boolean batched() {
+        return false;
+    }
+
+    /** Whether the reads go through the instance's read coalescer ({@code graph.gateway.lean-reads.coalesce}). */
+    boolean coalescing() {
         return true;
     }
 
@@ -254,7 +262,7 @@ class LeanReadsIT {
             assertThat(r.headers().map()).as(name).containsKeys("cache-control", "x-content-type-options");
             assertThat(SERVICE.calls).as(name).hasSize(1);
             Stub.Call call = SERVICE.calls.get(0);
-            boolean batched = coalesced() && ReadBatch.endpoint(read.internal().replaceAll("\\?.*", "")) != null;
+            boolean batched = batched() && ReadBatch.endpoint(read.internal().replaceAll("\\?.*", "")) != null;
             assertThat(call.method()).as(name).isEqualTo(batched ? "BATCH" : "GET");
             assertThat(call.uri()).as(name).isEqualTo(read.internal());
             assertThat(call.serviceToken()).as(name).isEqualTo(SERVICE_TOKEN);
@@ -329,7 +337,7 @@ class LeanReadsIT {
         assertThat(r.headers().firstValue("Retry-After")).hasValue("7");
         assertThat(r.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(r.headers().firstValue("X-Served-By")).hasValue("stub-check");
-        if (coalesced()) { // relayed as this caller's problem
+        if (batched()) { // relayed as this caller's problem
             assertThat(r.body()).contains("\"type\":\"https://socialgraph.dev/problems/shard-unavailable\"",
                     "\"status\":503", "\"instance\":\"/v1/users/503/following\"");
         } else {
@@ -346,11 +354,28 @@ class LeanReadsIT {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).isEqualTo("{\"path\":\"/internal/v1/users/707/counts\"}");
         assertThat(SERVICE.calls).extracting(Stub.Call::method)
-                .containsExactlyElementsOf(coalesced() ? List.of("BATCH", "GET") : List.of("GET"));
+                .containsExactlyElementsOf(batched() ? List.of("BATCH", "GET") : List.of("GET"));
         Stub.Call own = SERVICE.calls.get(SERVICE.calls.size() - 1);
         assertThat(own.uri()).isEqualTo("/internal/v1/users/707/counts");
         assertThat(own.requestId()).isEqualTo("deferred-1");
         assertThat(own.publicPath()).isEqualTo("/v1/users/707/counts");
+    }
+
+    @Test
+    void aReadAlone_goesThroughTheInstancesCoalescer() throws Exception {
+        String bearer = "Bearer " + token(SECRET, 211);
+        get("/v1/users/9/followers?limit=5", "Authorization", bearer); // the chain accepts the token and caches it
+        SERVICE.calls.clear();
+        double before = meters.find("graph.gateway.read-coalescer.reads").functionCounters().stream()
+                .mapToDouble(c -> c.count()).sum();
+
+        HttpResponse<String> r = get("/v1/users/9/followers?limit=5", "Authorization", bearer);
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(SERVICE.calls).extracting(Stub.Call::method).containsExactly(batched() ? "BATCH" : "GET");
+        double after = meters.find("graph.gateway.read-coalescer.reads").functionCounters().stream()
+                .mapToDouble(c -> c.count()).sum();
+        assertThat(after - before).isEqualTo(coalescing() ? 1 : 0);
     }
 
     @Test

@@ -15,7 +15,7 @@ class LeanReadsUncoalescedIT extends LeanReadsIT {
     }
 
     @Override
-    boolean coalesced() {
+    boolean coalescing() {
         return false;
     }
 }
