@@ -58,6 +58,8 @@ public final class DatabaseBreaker implements DataSource {
     private final String database;
     private final CircuitBreaker breaker;
     private final boolean enabled;
+    /** The socket timeout set on each connection handed out, milliseconds; 0: the driver's own, left alone. */
+    private final int networkTimeoutMillis;
 
     /**
      * @param pool     the database's pool
@@ -67,6 +69,26 @@ public final class DatabaseBreaker implements DataSource {
      */
     public DatabaseBreaker(DataSource pool, String database, BreakerSettings settings,
                            CircuitBreakerRegistry registry) {
+        this(pool, database, settings, registry, Duration.ZERO);
+    }
+
+    /**
+     * @param pool           the database's pool
+     * @param database       its short name (logs, the breaker's name {@code shard:<database>})
+     * @param settings       when to open and how to probe
+     * @param registry       where the breaker is registered (its meters are bound per registry)
+     * @param networkTimeout set on each connection handed out ({@link Connection#setNetworkTimeout}, which the pool
+     *                       undoes when it is given back): how long the driver waits for any byte of an answer, to
+     *                       the millisecond where the driver's own {@code socketTimeout} takes whole seconds; zero:
+     *                       left as the pool made it
+     * @throws IllegalArgumentException for a negative network timeout
+     */
+    public DatabaseBreaker(DataSource pool, String database, BreakerSettings settings,
+                           CircuitBreakerRegistry registry, Duration networkTimeout) {
+        if (networkTimeout.isNegative()) {
+            throw new IllegalArgumentException("networkTimeout must not be negative, was " + networkTimeout);
+        }
+        this.networkTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, networkTimeout.toMillis());
         this.pool = pool;
         this.database = database;
         this.enabled = settings.enabled();
@@ -86,7 +108,7 @@ public final class DatabaseBreaker implements DataSource {
     @Override
     public Connection getConnection() throws SQLException {
         if (!enabled) {
-            return pool.getConnection();
+            return timed(pool.getConnection());
         }
         if (!breaker.tryAcquirePermission()) {
             throw new SQLTransientConnectionException(database + " is unavailable: its circuit breaker is open after"
@@ -101,7 +123,20 @@ public final class DatabaseBreaker implements DataSource {
             breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, e);
             throw e;
         }
-        return judgedOnClose(connection, start);
+        return judgedOnClose(timed(connection), start);
+    }
+
+    /** {@code connection} with the network timeout, when one is set; closed when setting it fails. */
+    private Connection timed(Connection connection) throws SQLException {
+        if (networkTimeoutMillis > 0) {
+            try {
+                connection.setNetworkTimeout(Runnable::run, networkTimeoutMillis);
+            } catch (SQLException | RuntimeException e) {
+                connection.close();
+                throw e;
+            }
+        }
+        return connection;
     }
 
     /**

@@ -57,8 +57,10 @@ public final class ShardDataSources implements AutoCloseable {
      *                          bounds the time a request spends on a database that is down
      * @param poolNamePrefix    prefix of the pools' names (metric tags and thread names)
      * @param connectTimeout    PostgreSQL driver {@code connectTimeout}: opening a connection, whole seconds, or 0
-     * @param socketTimeout     PostgreSQL driver {@code socketTimeout}: waiting for any byte of an answer, whole
-     *                          seconds, or 0; when both are set, longer than {@code statementTimeout}
+     * @param socketTimeout     waiting for any byte of an answer, or 0; when both are set, longer than
+     *                          {@code statementTimeout}. The PostgreSQL driver's {@code socketTimeout} takes whole
+     *                          seconds: it gets this rounded up, and a connection handed out gets the exact value
+     *                          as its network timeout ({@link java.sql.Connection#setNetworkTimeout})
      * @param statementTimeout  the session's {@code statement_timeout}, milliseconds precision, or 0
      */
     public record PoolSettings(String username, String password, int maximumPoolSize, Duration connectionTimeout,
@@ -73,7 +75,10 @@ public final class ShardDataSources implements AutoCloseable {
             Objects.requireNonNull(connectionTimeout, "connectionTimeout");
             poolNamePrefix = poolNamePrefix == null ? "shard" : poolNamePrefix;
             connectTimeout = wholeSeconds("connectTimeout", connectTimeout);
-            socketTimeout = wholeSeconds("socketTimeout", socketTimeout);
+            Objects.requireNonNull(socketTimeout, "socketTimeout");
+            if (socketTimeout.isNegative()) {
+                throw new IllegalArgumentException("socketTimeout must not be negative, was " + socketTimeout);
+            }
             Objects.requireNonNull(statementTimeout, "statementTimeout");
             if (statementTimeout.isNegative()) {
                 throw new IllegalArgumentException("statementTimeout must not be negative, was " + statementTimeout);
@@ -168,8 +173,10 @@ public final class ShardDataSources implements AutoCloseable {
     private void openPools(ShardMap map) {
         for (Map.Entry<String, String> db : map.databases().entrySet()) {
             HikariDataSource pool = pools.computeIfAbsent(db.getKey(), url -> open(url, db.getValue()));
+            // The driver's socketTimeout is whole seconds; a finer one is set on each connection handed out.
+            Duration exact = settings.socketTimeout().toMillis() % 1_000 == 0 ? Duration.ZERO : settings.socketTimeout();
             guarded.computeIfAbsent(db.getKey(), url -> new DatabaseBreaker(pool, db.getValue(), breakerSettings,
-                    breakers));
+                    breakers, exact));
         }
     }
 
@@ -191,7 +198,8 @@ public final class ShardDataSources implements AutoCloseable {
             config.addDataSourceProperty("connectTimeout", Long.toString(settings.connectTimeout().toSeconds()));
         }
         if (!settings.socketTimeout().isZero()) {
-            config.addDataSourceProperty("socketTimeout", Long.toString(settings.socketTimeout().toSeconds()));
+            config.addDataSourceProperty("socketTimeout",
+                    Long.toString(Math.ceilDiv(settings.socketTimeout().toMillis(), 1_000L)));
         }
         if (!settings.statementTimeout().isZero()) {
             config.addDataSourceProperty("options",

@@ -32,8 +32,9 @@ import org.springframework.validation.annotation.Validated;
  * @param connectTimeout     how long opening a database connection may take (driver {@code connectTimeout}; whole
  *                           seconds, 0 = the driver's 10 s)
  * @param socketTimeout      how long the driver waits for any answer of a database that sends nothing (a hung host
- *                           or network) before it drops the connection (whole seconds, 0 = forever); longer than
- *                           {@code statementTimeout}
+ *                           or network) before it drops the connection (milliseconds precision: the driver's
+ *                           {@code socketTimeout} gets it rounded up to whole seconds, each connection handed out the
+ *                           exact value; 0 = forever); longer than {@code statementTimeout}
  * @param statementTimeout   the sessions' {@code statement_timeout}: the server cancels a statement, lock waits
  *                           included, after this long (0 = never); the request then fails with 503
  * @param migrateOnStartup   apply the Flyway shard schema to every database at start-up (the write service owns it)

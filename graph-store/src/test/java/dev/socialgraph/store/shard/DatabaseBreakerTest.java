@@ -14,6 +14,8 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
@@ -36,8 +38,16 @@ class DatabaseBreakerTest {
                     throw e;
                 }
                 return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                        (c, m, a) -> m.getName().equals("prepareStatement") ? statement() : null);
+                        (c, m, a) -> {
+                            if (m.getName().equals("setNetworkTimeout")) {
+                                this.networkTimeouts.add((Integer) a[1]);
+                            }
+                            return m.getName().equals("prepareStatement") ? statement() : null;
+                        });
             });
+
+    /** The network timeouts set on the pool's connections, in order. */
+    private final List<Integer> networkTimeouts = new CopyOnWriteArrayList<>();
 
     /** What every statement of the pool's connections throws when executed. */
     private final AtomicReference<SQLException> statementError = new AtomicReference<>();
@@ -116,6 +126,19 @@ class DatabaseBreakerTest {
         assertThat(breaker.state()).as("judged when given back").isEqualTo(CircuitBreaker.State.HALF_OPEN);
         probe.close();
         assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+    }
+
+    @Test
+    void aNetworkTimeout_isSetOnEachConnectionHandedOut_breakerOrNot() throws SQLException {
+        new DatabaseBreaker(pool, "graph_following_0", new BreakerSettings(true, 50, 20, 5, Duration.ofSeconds(1), 1),
+                registry, Duration.ofMillis(900)).getConnection().close();
+        new DatabaseBreaker(pool, "graph_following_1", DatabaseBreaker.DISABLED, registry, Duration.ofMillis(900))
+                .getConnection().close();
+        breaker(20, 5, Duration.ofSeconds(1)).getConnection().close(); // none given: the driver's own
+
+        assertThat(networkTimeouts).containsExactly(900, 900);
+        assertThatThrownBy(() -> new DatabaseBreaker(pool, "x", DatabaseBreaker.DISABLED, registry,
+                Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

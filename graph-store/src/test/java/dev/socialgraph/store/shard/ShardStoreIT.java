@@ -31,6 +31,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -70,6 +71,24 @@ class ShardStoreIT {
     static void close() {
         dataSources.close();
         shards.close();
+    }
+
+    @Test
+    void aSocketTimeoutFinerThanSeconds_isEachConnectionsNetworkTimeout_andTheStatementTimeoutTheSessions()
+            throws Exception {
+        try (ShardDataSources timed = new ShardDataSources(shards.shardMap(), new ShardDataSources.PoolSettings(
+                shards.username(), shards.password(), 2, Duration.ofSeconds(5), "store-it-timed", Duration.ZERO,
+                Duration.ofMillis(900), Duration.ofMillis(750)))) {
+            DataSource db = timed.forRange(shards.shardMap().ranges(ShardGroup.FOLLOWING).get(0));
+            for (int i = 0; i < 3; i++) { // handed out again after the pool undid it
+                try (Connection c = db.getConnection(); Statement s = c.createStatement();
+                     ResultSet rs = s.executeQuery("SHOW statement_timeout")) {
+                    assertThat(c.getNetworkTimeout()).isEqualTo(900);
+                    rs.next();
+                    assertThat(rs.getString(1)).isEqualTo("750ms");
+                }
+            }
+        }
     }
 
     @Test
