@@ -1,7 +1,8 @@
 #!/bin/bash
 # Where the gateway's CPU goes on the public read mix: a ./graph fleet on ego-Twitter, MixBench (one round, 30 s
 # per run) and a JFR recording of the gateway (settings=profile, 30 s) over round 1's "mix public" run, which starts
-# as soon as the warm-up's "check public" line is printed. The samples grouped by jfr-top.py into profile.txt.
+# as soon as the warm-up's "check public" line is printed. The samples grouped by
+# support/benchmarks/scripts/jfr-top.py into profile.txt.
 set -u
 cd "$(dirname "$0")/../.."   # the repository root
 export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
@@ -21,5 +22,5 @@ flock /tmp/fleet.lock bash -c "
   wait
   ./graph --data-dir $F down > /dev/null 2>&1
 "
-python3 $OUT/jfr-top.py /tmp/read-profile-gateway.jfr > $OUT/profile.txt
+python3 support/benchmarks/scripts/jfr-top.py /tmp/read-profile-gateway.jfr > $OUT/profile.txt
 echo done

@@ -1,3 +1,5 @@
+"""Groups a JFR recording's execution samples: buckets by framework layer (inclusive, overlapping), the top
+self-time frames and the project's and frameworks' entry points. Usage: python3 jfr-top.py recording.jfr"""
 import json, sys, collections, subprocess
 jfr = sys.argv[1]
 out = subprocess.run(['/usr/lib/jvm/temurin-25-jdk-amd64/bin/jfr', 'print', '--json', '--stack-depth', '200', '--events', 'jdk.ExecutionSample', jfr], capture_output=True, text=True).stdout
@@ -10,6 +12,8 @@ rules = [
  ('security filters', ['springframework.security']),
  ('rate limit', ['RateLimits', 'LocalTokenBuckets', 'TokenReservations', 'RateLimiter']),
  ('coalescer/pairs client', ['Coalescer', 'FollowPairsClient']),
+ ('lean read handler', ['LeanReadHandler', 'ReadBatchClient', 'BatchPost']),
+ ('route filters', ['RoutesConfiguration', 'PathGuard', 'RequestIds', 'FollowTokenGuard']),
  ('json', ['jackson']),
  ('netty io/epoll', ['io.netty.channel.epoll', 'sun.nio', 'io.netty.channel.nio']),
  ('reactor-netty http', ['reactor.netty.http']),
@@ -40,5 +44,5 @@ print('== top self')
 for m, c in top.most_common(25): print(f'{100*c/n:5.1f}% {m}')
 print('== top inclusive (project and framework entry points)')
 for m, c in incl.most_common(400):
-    if any(k in m for k in ['socialgraph', 'security', 'Coalesc', 'HttpWebHandlerAdapter', 'DispatcherHandler', 'reactor.netty.http.server', 'reactor.netty.http.client', 'FilteringWebHandler', 'jackson', 'nimbus']):
+    if any(k in m for k in ['socialgraph', 'security', 'Coalesc', 'LeanRead', 'HttpWebHandlerAdapter', 'DispatcherHandler', 'reactor.netty.http.server', 'reactor.netty.http.client', 'FilteringWebHandler', 'jackson', 'nimbus']):
         print(f'{100*c/n:5.1f}% {m}')
