@@ -67,8 +67,8 @@ class CheckCoalescing {
         }
         InstanceCoalescers<Pair, Answer> coalescers = new InstanceCoalescers<>(
                 instance -> new FollowPairsClient(client, instance.getUri(), serviceHeaders),
-                new InstanceCoalescers.Bounds(properties.maxInFlight(), properties.maxBatch(), properties.maxQueued(),
-                        properties.maxWaitOr(gateway.responseTimeout())),
+                InstanceCoalescers.Bounds.of(properties.maxInFlight(), properties.maxBatch(), properties.maxQueued(),
+                        properties.maxWait(), gateway.responseTimeout()),
                 "graph.gateway.coalescer", "checks", "follow checks", meters);
         // Every configured instance's coalescer, and so its meters, from the start.
         StaticInstanceListConfiguration.instances(discovery, LoadBalancing.CHECK_SERVICE).forEach(coalescers::apply);

@@ -24,6 +24,17 @@ final class InstanceCoalescers<Q, A> implements Function<ServiceInstance, Coales
 
     /** The bounds of each instance's coalescer, as {@link Coalescer}'s constructor takes them. */
     record Bounds(int maxInFlight, int maxBatch, int maxQueued, Duration maxWait) {
+
+        /**
+         * The bounds as configured, where an unset longest wait is the gateway's response timeout.
+         *
+         * @param maxWait         {@code max-wait} as configured, or {@code null} when unset
+         * @param responseTimeout {@code graph.gateway.response-timeout}
+         * @return the bounds
+         */
+        static Bounds of(int maxInFlight, int maxBatch, int maxQueued, Duration maxWait, Duration responseTimeout) {
+            return new Bounds(maxInFlight, maxBatch, maxQueued, maxWait != null ? maxWait : responseTimeout);
+        }
     }
 
     private final Function<ServiceInstance, Coalescer.Transport<Q, A>> transports;

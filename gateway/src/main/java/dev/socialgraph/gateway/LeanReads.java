@@ -116,8 +116,8 @@ class LeanReads {
         if (properties.coalesce()) {
             coalescers = new InstanceCoalescers<>(
                     instance -> new ReadBatchClient(client, instance.getUri(), serviceHeaders),
-                    new InstanceCoalescers.Bounds(properties.maxInFlight(), properties.maxBatch(),
-                            properties.maxQueued(), properties.maxWaitOr(gateway.responseTimeout())),
+                    InstanceCoalescers.Bounds.of(properties.maxInFlight(), properties.maxBatch(),
+                            properties.maxQueued(), properties.maxWait(), gateway.responseTimeout()),
                     "graph.gateway.read-coalescer", "reads", "reads", meters);
             // Every configured instance's coalescer, and so its meters, from the start.
             StaticInstanceListConfiguration.instances(discovery, LoadBalancing.CHECK_SERVICE).forEach(coalescers::apply);

@@ -44,14 +44,4 @@ public record LeanReadsProperties(
         @DefaultValue("32") @Min(1) @Max(1000) int maxBatch,
         @DefaultValue("1024") @Min(1) int maxQueued,
         @DurationMin(millis = 1) Duration maxWait) {
-
-    /**
-     * The longest wait for the calls ahead.
-     *
-     * @param responseTimeout {@code graph.gateway.response-timeout}
-     * @return {@link #maxWait} when set, else {@code responseTimeout}
-     */
-    Duration maxWaitOr(Duration responseTimeout) {
-        return maxWait != null ? maxWait : responseTimeout;
-    }
 }
