@@ -473,6 +473,10 @@ class ReadPathIT {
         writer.writeCelebrity(7100, new long[] {7001, 7002, 7003, 7004}, new long[] {t + 1, t + 2, t + 3, t + 4}, 2);
         List<List<Long>> suggestedBefore = suggestions(7004, 10);
         assertThat(suggestedBefore).contains(List.of(7001L, 2L)); // through 7002 and 7003
+        // Followers 7004 knows, newest first by 7004's follow: of a follower row, and of a celebrity's pages.
+        assertThat(ids("/internal/v1/users/7004/known-followers/7001")).containsExactly(7003L, 7002L);
+        assertThat(ids("/internal/v1/users/7004/known-followers/7100")).containsExactly(7003L, 7002L);
+        assertThat(ids("/internal/v1/users/7003/known-followers/7100")).containsExactly(7001L);
 
         setAccountState(7003, 1); // deactivated
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !check(7001, 7003));
@@ -490,6 +494,9 @@ class ReadPathIT {
         assertThat(inactiveCounts.get("following").longValue()).isZero();
         assertThat(http.json(http.get("/internal/v1/users/7001/common-following/7004")).get("items").toString())
                 .isEqualTo("[{\"userId\":7002}]");
+        assertThat(ids("/internal/v1/users/7004/known-followers/7001")).containsExactly(7002L);
+        assertThat(ids("/internal/v1/users/7004/known-followers/7100")).containsExactly(7002L);
+        assertThat(ids("/internal/v1/users/7003/known-followers/7100")).isEmpty();
         JsonNode relationship = http.json(http.get("/internal/v1/users/7001/relationship/7003"));
         assertThat(relationship.get("following").booleanValue()).isFalse();
         assertThat(relationship.get("followedBy").booleanValue()).isFalse();
@@ -756,6 +763,9 @@ class ReadPathIT {
         cases.put("/internal/v1/users/1001/followers?cursor=" + cursorOfA, "cursor"); // foreign kind
         cases.put("/internal/v1/users/1001/following?cursor=" + cursorOfA.substring(0, 55) + "A", "cursor");
         cases.put("/internal/v1/users/1/common-following/zz", "otherId");
+        cases.put("/internal/v1/users/1/known-followers/-3", "otherId");
+        cases.put("/internal/v1/users/1001/known-followers/2?cursor=" + cursorOfA, "cursor"); // foreign kind
+        cases.put("/internal/v1/users/1001/known-followers/2?limit=0", "limit");
         cases.put("/internal/v1/users/1/relationship/0", "otherId");
         cases.put("/internal/v1/users/x/suggestions", "id");
         cases.put("/internal/v1/users/1/suggestions?limit=1001", "limit");

@@ -359,6 +359,7 @@ class GatewayIT {
         assertThat(paths).containsOnlyKeys("/v1/me/following/{targetId}", "/v1/me/followers/{id}",
                 "/v1/users/{id}/following/{targetId}",
                 "/v1/users/{id}/following/contains", "/v1/users/{id}/following", "/v1/users/{id}/followers",
+                "/v1/users/{id}/followers/known",
                 "/v1/users/{id}/counts", "/v1/users/{id}/common-following/{otherId}",
                 "/v1/users/{id}/relationship/{otherId}", "/v1/users/{id}/suggestions",
                 "/v1/me/blocking/{targetId}", "/v1/me/muting/{targetId}", "/v1/me/blocking", "/v1/me/muting",

@@ -362,6 +362,28 @@ class LeanReadsIT {
     }
 
     @Test
+    void followersYouKnow_goToTheSubjectsInstance_asItsKnownFollowersOfTheUser() throws Exception {
+        String bearer = "Bearer " + token(SECRET, 212);
+
+        HttpResponse<String> r = get("/v1/users/35/followers/known?limit=3", "Authorization", bearer,
+                "X-Follow-Token", "tok-k");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(SERVICE.calls).singleElement().satisfies(call -> {
+            assertThat(call.method()).isEqualTo("GET");
+            assertThat(call.uri()).isEqualTo("/internal/v1/users/212/known-followers/35?limit=3");
+            assertThat(call.publicPath()).isEqualTo("/v1/users/35/followers/known");
+            assertThat(call.followToken()).isEqualTo("tok-k");
+        });
+        SERVICE.calls.clear();
+        HttpResponse<String> bad = get("/v1/users/035/followers/known", "Authorization", bearer);
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(bad.body()).contains("\"parameter\":\"id\"");
+        assertThat(get("/v1/users/35/followers/known").statusCode()).isEqualTo(401);
+        assertThat(SERVICE.calls).isEmpty();
+    }
+
+    @Test
     void aReadAlone_goesThroughTheInstancesCoalescer() throws Exception {
         String bearer = "Bearer " + token(SECRET, 211);
         get("/v1/users/9/followers?limit=5", "Authorization", bearer); // the chain accepts the token and caches it

@@ -83,6 +83,11 @@ public final class InternalApi {
             USERS + "/{id}/common-following/{otherId}").withHeaders(Headers.FOLLOW_TOKEN)
             .withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
 
+    /** Whom {@code id} follows who follow {@code otherId} ("followers you know"), newest first by {@code id}'s follow. */
+    public static final Endpoint KNOWN_FOLLOWERS = Endpoint.of("known-followers", Method.GET,
+            USERS + "/{id}/known-followers/{otherId}").withHeaders(Headers.FOLLOW_TOKEN)
+            .withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
+
     /** The relationship of two users, what the viewer may see of it. */
     public static final Endpoint RELATIONSHIP = Endpoint.of("relationship", Method.GET,
             USERS + "/{id}/relationship/{otherId}").withHeaders(Headers.FOLLOW_TOKEN, Headers.VIEWER_ID)
@@ -135,7 +140,8 @@ public final class InternalApi {
 
     /** What the check service serves. */
     public static final List<Endpoint> CHECK_SERVICE = List.of(CHECK, CONTAINS, PAIRS, READS, FOLLOWING, FOLLOWERS,
-            COUNTS, COMMON_FOLLOWING, RELATIONSHIP, SUGGESTIONS, BLOCKING, MUTING, HIDDEN, BLOOM, BLOOM_SWAP);
+            COUNTS, COMMON_FOLLOWING, KNOWN_FOLLOWERS, RELATIONSHIP, SUGGESTIONS, BLOCKING, MUTING, HIDDEN, BLOOM,
+            BLOOM_SWAP);
 
     /** What the write service serves. */
     public static final List<Endpoint> WRITE_SERVICE = List.of(FOLLOW, UNFOLLOW, BLOCK, UNBLOCK, MUTE, UNMUTE,

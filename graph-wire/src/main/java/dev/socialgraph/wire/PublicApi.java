@@ -53,6 +53,7 @@ public final class PublicApi {
             .withHeaders(Headers.FOLLOW_TOKEN, Headers.REQUEST_ID);
     public static final Endpoint LIST_COMMON_FOLLOWING = followPage("listCommonFollowing",
             USER + "/common-following/{otherId}");
+    public static final Endpoint LIST_KNOWN_FOLLOWERS = followPage("listKnownFollowers", USER + "/followers/known");
     public static final Endpoint GET_RELATIONSHIP = Endpoint.of("getRelationship", Method.GET,
             USER + "/relationship/{otherId}").withHeaders(Headers.FOLLOW_TOKEN, Headers.REQUEST_ID);
     public static final Endpoint SUGGEST_USERS = Endpoint.of("suggestUsers", Method.GET, USER + "/suggestions")
@@ -78,7 +79,7 @@ public final class PublicApi {
     /** Every operation. */
     public static final List<Endpoint> ALL = List.of(FOLLOW, UNFOLLOW, REMOVE_FOLLOWER, BLOCK, UNBLOCK, MUTE, UNMUTE, ERASE_ME,
             LIST_OWN_BLOCKS, LIST_OWN_MUTES, FIND_OWN_HIDDEN_AUTHORS, IS_FOLLOWING, ARE_FOLLOWING, LIST_FOLLOWING,
-            LIST_FOLLOWERS, COUNT_FOLLOWS, LIST_COMMON_FOLLOWING, GET_RELATIONSHIP, SUGGEST_USERS, LIST_USER_BLOCKS,
+            LIST_FOLLOWERS, COUNT_FOLLOWS, LIST_COMMON_FOLLOWING, LIST_KNOWN_FOLLOWERS, GET_RELATIONSHIP, SUGGEST_USERS, LIST_USER_BLOCKS,
             LIST_USER_MUTES, FIND_HIDDEN_AUTHORS, DEACTIVATE_USER, REACTIVATE_USER, GET_ACCOUNT_STATE, ERASE_USER,
             GET_ACCOUNT_JOB, GET_OPENAPI_DOCUMENT);
 

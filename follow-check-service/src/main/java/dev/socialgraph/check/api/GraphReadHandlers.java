@@ -66,15 +66,16 @@ final class GraphReadHandlers {
     private final Scheduler blockingReads;
     /** The GET reads answered by {@link #read}: those of {@link ReadBatch#SERVED}, suggestions, blocks, mutes. */
     static final List<Endpoint> READS = List.of(InternalApi.FOLLOWING, InternalApi.FOLLOWERS, InternalApi.COUNTS,
-            InternalApi.COMMON_FOLLOWING, InternalApi.RELATIONSHIP, InternalApi.SUGGESTIONS, InternalApi.BLOCKING,
-            InternalApi.MUTING);
+            InternalApi.COMMON_FOLLOWING, InternalApi.KNOWN_FOLLOWERS, InternalApi.RELATIONSHIP,
+            InternalApi.SUGGESTIONS, InternalApi.BLOCKING, InternalApi.MUTING);
 
     /** Each of {@link #READS}, by its endpoint. */
     private final Map<Endpoint, Function<ReadRequest, Mono<?>>> readers = Map.of(
             InternalApi.FOLLOWING, this::following, InternalApi.FOLLOWERS, this::followers,
             InternalApi.COUNTS, this::counts, InternalApi.COMMON_FOLLOWING, this::commonFollowing,
-            InternalApi.RELATIONSHIP, this::relationship, InternalApi.SUGGESTIONS, this::suggestions,
-            InternalApi.BLOCKING, this::blocking, InternalApi.MUTING, this::muting);
+            InternalApi.KNOWN_FOLLOWERS, this::knownFollowers, InternalApi.RELATIONSHIP, this::relationship,
+            InternalApi.SUGGESTIONS, this::suggestions, InternalApi.BLOCKING, this::blocking, InternalApi.MUTING,
+            this::muting);
 
     /**
      * @param reads         every read, with its visibility rules
@@ -278,6 +279,21 @@ final class GraphReadHandlers {
             return Mono.just(commonResponse(inMemory, a));
         }
         return orBlocking(request, () -> commonResponse(reads.commonFollowing(a, b, after, size, writer, true), a));
+    }
+
+    /**
+     * {@code GET /internal/v1/users/{id}/known-followers/{otherId}?limit&cursor}: {@link ListResponse}, whom {@code id}
+     * follows who follow {@code otherId}, newest first by {@code id}'s follow ({@link GraphReads#knownFollowers}). It
+     * reads {@code otherId}'s follower side, so always on a blocking thread.
+     */
+    Mono<?> knownFollowers(ReadRequest request) {
+        long viewer = UserIds.parse(request.pathVariable("id"), "id");
+        long user = UserIds.parse(request.pathVariable("otherId"), "otherId");
+        int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.maxLimit());
+        CursorPosition after = position(request, ListKind.KNOWN_FOLLOWERS, viewer);
+        long writer = reads.writer(followToken(request)); // read-your-writes: the viewer's own follows
+        return orBlocking(request, () -> listResponse(reads.knownFollowers(viewer, user, after, size, writer),
+                ListKind.KNOWN_FOLLOWERS, viewer));
     }
 
     private CommonResponse commonResponse(GraphReads.VisiblePage page, long a) {

@@ -87,6 +87,7 @@ class ReadRoutes {
         table.add(InternalApi.FOLLOWERS, reads.route(InternalApi.FOLLOWERS));
         table.add(InternalApi.COUNTS, reads.route(InternalApi.COUNTS));
         table.add(InternalApi.COMMON_FOLLOWING, reads.route(InternalApi.COMMON_FOLLOWING));
+        table.add(InternalApi.KNOWN_FOLLOWERS, reads.route(InternalApi.KNOWN_FOLLOWERS));
         table.add(InternalApi.RELATIONSHIP, reads.route(InternalApi.RELATIONSHIP));
         table.add(InternalApi.SUGGESTIONS, reads.route(InternalApi.SUGGESTIONS));
         table.add(InternalApi.BLOCKING, reads.route(InternalApi.BLOCKING));

@@ -44,6 +44,17 @@ public class FollowLists {
         Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit);
 
         /**
+         * Which of {@code ids} follow {@code followeeId} on the follower side: the follower row's ids, or for a
+         * celebrity the pages holding one of them; one statement.
+         *
+         * @param followeeId positive user id
+         * @param ids        positive user ids, ascending, not empty
+         * @return the subset of {@code ids} that follow it, ascending
+         * @throws ShardUnavailableException when its database is down
+         */
+        long[] followersAmong(long followeeId, long[] ids);
+
+        /**
          * How many users {@code followerId} follows: its following row's count column, less the inactive users
          * taken out of it ({@code count_offsets}); one statement.
          *
@@ -289,6 +300,33 @@ public class FollowLists {
     }
 
     /** The following row through the layers, or only from memory ({@code null} when absent) unless {@code mayBlock}. */
+    /**
+     * The users {@code viewerId} follows who follow {@code userId} ("followers you know"), newest first by the viewer's
+     * follow. The work is bounded by the viewer's following row (at most the following cap), whatever
+     * {@code userId}'s follower count: the row's ids, ascending, are looked up on {@code userId}'s follower side in
+     * one statement ({@link Shards#followersAmong}), and the page is cut from those the viewer's row holds.
+     *
+     * @param viewerId         positive user id, whose following row is read (from memory, or its shard)
+     * @param userId           positive user id, whose follower side is read
+     * @param cursorFollowedAt position to continue after (ignored for the first page)
+     * @param cursorId         position to continue after, or {@link Page#START}
+     * @param limit            page size, {@code >= 1}
+     * @param writer           the request's follow token as verified: the viewer's own write reads its shard
+     * @return the page, positions in the viewer's following list
+     * @throws ShardUnavailableException when a database it needs is down
+     */
+    public Page knownFollowers(long viewerId, long userId, long cursorFollowedAt, long cursorId, int limit,
+                               long writer) {
+        FollowingRow row = row(viewerId, writer, true);
+        long[] following = row.followingIds();
+        long[] known = following.length == 0 ? following : shards.followersAmong(userId, following);
+        long[] times = new long[known.length];
+        for (int i = 0; i < known.length; i++) {
+            times[i] = row.followedAt()[Arrays.binarySearch(following, known[i])];
+        }
+        return AdjacencyArray.newestFirst(known, times, cursorFollowedAt, cursorId, limit);
+    }
+
     private FollowingRow row(long followerId, long writer, boolean mayBlock) {
         return mayBlock ? rows.followingRow(followerId, writer) : rows.cachedRow(followerId, writer);
     }

@@ -389,6 +389,29 @@ public class GraphReads {
     }
 
     /**
+     * The users {@code viewerId} follows who follow {@code userId} ("followers you know"), newest first by the viewer's
+     * follow, without inactive users and without the followers {@code userId} blocks; empty when either is inactive.
+     * Reads the viewer's following row (memory, or its shard) and {@code userId}'s follower side
+     * ({@link FollowLists#knownFollowers}): bounded by the viewer's following count, not {@code userId}'s followers.
+     *
+     * @param viewerId positive user id: who asks
+     * @param userId   positive user id: whose followers
+     * @param after    the position to continue after (in the viewer's following list), or {@code null} for the first
+     *                 page
+     * @param limit    page size, {@code >= 1}
+     * @param writer   the request's follow token, as {@link #writer} verified it: the viewer's own row then comes from
+     *                 its shard
+     * @return the page
+     */
+    public VisiblePage knownFollowers(long viewerId, long userId, CursorPosition after, int limit, long writer) {
+        if (accounts.isInactive(viewerId, FollowChecker.NO_TOKEN) || accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
+            return VisiblePage.EMPTY;
+        }
+        Page page = lists.knownFollowers(viewerId, userId, at(after), from(after), limit, writer);
+        return visible(page, relations.blockedAmong(userId, page.ids(), true));
+    }
+
+    /**
      * Whom {@code userId} blocks or mutes, newest first; empty for an inactive user.
      *
      * @param relation {@link Relation#BLOCK} or {@link Relation#MUTE}

@@ -7,6 +7,7 @@ import dev.socialgraph.common.adjacency.AdjacencyArray;
 import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.store.following.FollowingRow;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,13 @@ class FollowListsTest {
         @Override
         public FollowLists.CountWithFollower followerCountWith(long followeeId, long followerId) {
             return new FollowLists.CountWithFollower(followerIds.length, followerId <= followerIds.length);
+        }
+
+        @Override
+        public long[] followersAmong(long followeeId, long[] ids) {
+            long[] sorted = followerIds.clone();
+            Arrays.sort(sorted);
+            return Arrays.stream(ids).filter(id -> Arrays.binarySearch(sorted, id) >= 0).toArray();
         }
     };
 
@@ -200,6 +208,11 @@ class FollowListsTest {
             @Override
             public FollowLists.CountWithFollower followerCountWith(long followeeId, long followerId) {
                 return new FollowLists.CountWithFollower(3, false);
+            }
+
+            @Override
+            public long[] followersAmong(long followeeId, long[] ids) {
+                throw new UnsupportedOperationException("not read by this test");
             }
         };
         FollowLists counted = new FollowLists(small, rows, cache, ids -> (int) java.util.Arrays.stream(ids)

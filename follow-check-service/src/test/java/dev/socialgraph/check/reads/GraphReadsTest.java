@@ -439,6 +439,34 @@ class GraphReadsTest {
     }
 
     @Test
+    void knownFollowers_areTheViewersFollowingWhoFollowTheUser_newestFirst_withoutInactiveOrBlocked() {
+        long user = 70;
+        graph.follows(A, B, 30, 50, 60, 80);
+        graph.follows(30, user);
+        graph.follows(50, user);
+        graph.follows(60, user);
+        graph.follows(80, user);
+        graph.follows(99, user); // not one the viewer follows
+        graph.inactive.apply(50, AccountState.DEACTIVATED);
+        graph.relates(Relation.BLOCK, user, 80); // the user blocks it: not shown, as on its followers list
+        graph.filterSawBlock(user, 80);
+
+        GraphReads.VisiblePage whole = reads.knownFollowers(A, user, null, 5, FollowChecker.NO_TOKEN);
+        assertThat(ids(whole)).containsExactly(60L, 30L); // equal follow times: the greater id is the newer
+        assertThat(whole.next()).isNull();
+        // Pages are cut first, then the hidden taken out, as on the followers list: [80, 60], then [50, 30].
+        GraphReads.VisiblePage first = reads.knownFollowers(A, user, null, 2, FollowChecker.NO_TOKEN);
+        assertThat(ids(first)).containsExactly(60L);
+        assertThat(first.next()).isEqualTo(new dev.socialgraph.common.cursor.CursorPosition(0, 60));
+        GraphReads.VisiblePage second = reads.knownFollowers(A, user, first.next(), 2, FollowChecker.NO_TOKEN);
+        assertThat(ids(second)).containsExactly(30L);
+        assertThat(second.next()).isNull();
+        assertThat(ids(reads.knownFollowers(B, user, null, 5, FollowChecker.NO_TOKEN))).as("B follows none").isEmpty();
+        graph.inactive.apply(user, AccountState.DEACTIVATED);
+        assertThat(ids(reads.knownFollowers(A, user, null, 5, FollowChecker.NO_TOKEN))).isEmpty();
+    }
+
+    @Test
     void relationList_leavesOutInactiveTargets_andCounts_areTheStoredOnes() {
         graph.relates(Relation.MUTE, A, B, 30);
         graph.inactive.apply(30, AccountState.DEACTIVATED);

@@ -14,7 +14,9 @@ public enum ListKind {
     /** Whom the owner blocks, newest first. */
     BLOCKING(4),
     /** Whom the owner mutes, newest first. */
-    MUTING(5);
+    MUTING(5),
+    /** Whom the owner follows who follow another user, newest first by the owner's follow. */
+    KNOWN_FOLLOWERS(6);
 
     private final byte code;
 
