@@ -119,6 +119,11 @@ public final class FollowCheckClient implements FollowChecks, FollowLists, Follo
     }
 
     @Override
+    public Page<Followed> knownFollowers(long viewer, long user, int limit, String cursor) {
+        return lists.knownFollowers(viewer, user, limit, cursor);
+    }
+
+    @Override
     public List<Suggestion> suggestions(long user, int limit) {
         return relationships.suggestions(user, limit);
     }

@@ -154,6 +154,21 @@ public sealed interface FollowLists permits FollowCheckClient {
     }
 
     /**
+     * One page of the users {@code viewer} follows who follow {@code user} ("followers you know"), newest first by the
+     * viewer's follow ({@link Followed#followedAt()}: when the viewer followed them). Asked of the viewer's instance;
+     * inactive users and users {@code user} blocks are left out, so a page may hold fewer than {@code limit} items.
+     *
+     * @param viewer who asks, a user id, positive
+     * @param user   whose followers, a user id, positive
+     * @param limit  items per page, {@code >= 1} and at most the service's maximum (1000)
+     * @param cursor the previous page's {@link Page#nextCursor()}, or {@code null} for the first page
+     * @return the page
+     * @throws IllegalArgumentException when an id is not positive or {@code limit < 1} (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
+     */
+    Page<Followed> knownFollowers(long viewer, long user, int limit, String cursor);
+
+    /**
      * Users {@code user} may want to follow: followed by the users it follows (depth 2), best first.
      *
      * @param user  a user id, positive

@@ -14,12 +14,14 @@ import tools.jackson.databind.JsonNode;
 /**
  * The cursor-paged lists of the check service, one page per call on the owner's check instance: following and
  * followers ({@link InternalApi#FOLLOWING}, {@link InternalApi#FOLLOWERS}), blocking and muting, and the users two
- * users both follow ({@link InternalApi#COMMON_FOLLOWING}, on the first user's instance). A page is
+ * users both follow ({@link InternalApi#COMMON_FOLLOWING}, on the first user's instance), and the followers a viewer
+ * knows ({@link InternalApi#KNOWN_FOLLOWERS}, on the viewer's instance). A page is
  * {@code {"items":[..],"nextCursor":".."|null}}; the cursor is opaque and goes back percent-encoded. Ids and limits
  * are checked before any request.
  *
- * <p>Read-your-writes, when the client remembers follow tokens: a following list, and common following, carry the
- * remembered token of the user whose following row they read ({@code user}, {@code a}), so that user's own follows
+ * <p>Read-your-writes, when the client remembers follow tokens: a following list, common following and known
+ * followers carry the remembered token of the user whose following row they read ({@code user}, {@code a},
+ * {@code viewer}), so that user's own follows
  * and unfollows through this client are in them at once. A followers list carries none: a user's own token changes
  * nothing there (only another user's write to it does) and would only send the read to the shard. Thread-safe.
  */
@@ -63,6 +65,18 @@ final class Lists {
         UserIds.requirePositive(b, "b");
         return page(a, Request.to(InternalApi.COMMON_FOLLOWING, a, b).header(Headers.FOLLOW_TOKEN, remembered(a)),
                 limit, cursor, item -> Answers.required(item, "userId").asLong());
+    }
+
+    /**
+     * A page of the users {@code viewer} follows who follow {@code user}, newest first by the viewer's follow, asked
+     * of the viewer's instance with the viewer's remembered token.
+     */
+    Page<FollowLists.Followed> knownFollowers(long viewer, long user, int limit, String cursor) {
+        UserIds.requirePositive(viewer, "viewer");
+        UserIds.requirePositive(user, "user");
+        return page(viewer, Request.to(InternalApi.KNOWN_FOLLOWERS, viewer, user)
+                .header(Headers.FOLLOW_TOKEN, remembered(viewer)), limit, cursor, item -> new FollowLists.Followed(
+                Answers.required(item, "userId").asLong(), Answers.instant(item, "followedAt")));
     }
 
     /**

@@ -24,7 +24,9 @@ class ListsTest {
         Page<FollowCheckClient.Related> blocking = lists.relations(InternalApi.BLOCKING, 4, 10, null);
         lists.relations(InternalApi.MUTING, 4, 10, null);
         Page<Long> common = lists.commonFollowing(5, 6, 10, null);
+        Page<FollowCheckClient.Followed> known = lists.knownFollowers(8, 9, 10, "c1");
 
+        assertThat(known.items()).containsExactly(new FollowCheckClient.Followed(7, Instant.ofEpochMilli(1000)));
         assertThat(following).isEqualTo(new Page<>(
                 java.util.List.of(new FollowCheckClient.Followed(7, Instant.ofEpochMilli(1000))), "c2"));
         assertThat(blocking.items()).containsExactly(new FollowCheckClient.Related(7, Instant.ofEpochMilli(2000)));
@@ -36,7 +38,8 @@ class ListsTest {
                         "3 GET /internal/v1/users/3/followers?limit=10&cursor=c1",
                         "4 GET /internal/v1/users/4/blocking?limit=10",
                         "4 GET /internal/v1/users/4/muting?limit=10",
-                        "5 GET /internal/v1/users/5/common-following/6?limit=10");
+                        "5 GET /internal/v1/users/5/common-following/6?limit=10",
+                        "8 GET /internal/v1/users/8/known-followers/9?limit=10&cursor=c1");
     }
 
     @Test
@@ -52,9 +55,11 @@ class ListsTest {
         lists.commonFollowing(5, 6, 10, null);
         lists.commonFollowing(6, 5, 10, null);
         lists.follows(InternalApi.FOLLOWING, 4, 10, null);
+        lists.knownFollowers(5, 6, 10, null);
+        lists.knownFollowers(6, 5, 10, null);
 
         assertThat(transport.calls()).extracting(c -> c.request().headers().get(Headers.FOLLOW_TOKEN))
-                .containsExactly("token-of-3", null, "token-of-5", null, null);
+                .containsExactly("token-of-3", null, "token-of-5", null, null, "token-of-5", null);
     }
 
     @Test
