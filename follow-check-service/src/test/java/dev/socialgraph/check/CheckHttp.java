@@ -60,11 +60,11 @@ final class CheckHttp {
      * @param timeField the items' time member: {@code followedAt} for follow lists, {@code createdAt} for blocks
      * @return {@code [userId, time]} in order
      */
-    List<List<Long>> walk(String path, int limit, String timeField) throws Exception {
+    List<List<Long>> walk(String path, int limit, String timeField, String... headers) throws Exception {
         List<List<Long>> out = new ArrayList<>();
         String cursor = null;
         do {
-            JsonNode page = json(get(path + "?limit=" + limit + (cursor == null ? "" : "&cursor=" + cursor)));
+            JsonNode page = json(get(path + "?limit=" + limit + (cursor == null ? "" : "&cursor=" + cursor), headers));
             for (JsonNode item : page.get("items")) {
                 out.add(List.of(item.get("userId").longValue(), item.get(timeField).longValue()));
             }

@@ -450,6 +450,16 @@ class ReadPathIT {
         }
     }
 
+    /** The followers of {@code user} whom {@code viewer} follows, walked two at a time. */
+    List<Long> known(long viewer, long user) throws Exception {
+        List<Long> out = new ArrayList<>();
+        for (List<Long> item : http.walk("/internal/v1/users/" + user + "/followers/known", 2, "followedAt",
+                "X-Viewer-Id", Long.toString(viewer))) {
+            out.add(item.get(0));
+        }
+        return out;
+    }
+
     List<Long> ids(String path) throws Exception {
         List<Long> out = new ArrayList<>();
         for (List<Long> item : walk(path, 2)) {
@@ -474,9 +484,9 @@ class ReadPathIT {
         List<List<Long>> suggestedBefore = suggestions(7004, 10);
         assertThat(suggestedBefore).contains(List.of(7001L, 2L)); // through 7002 and 7003
         // Followers 7004 knows, newest first by 7004's follow: of a follower row, and of a celebrity's pages.
-        assertThat(ids("/internal/v1/users/7004/known-followers/7001")).containsExactly(7003L, 7002L);
-        assertThat(ids("/internal/v1/users/7004/known-followers/7100")).containsExactly(7003L, 7002L);
-        assertThat(ids("/internal/v1/users/7003/known-followers/7100")).containsExactly(7001L);
+        assertThat(known(7004, 7001)).containsExactly(7003L, 7002L);
+        assertThat(known(7004, 7100)).containsExactly(7003L, 7002L);
+        assertThat(known(7003, 7100)).containsExactly(7001L);
 
         setAccountState(7003, 1); // deactivated
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !check(7001, 7003));
@@ -494,9 +504,9 @@ class ReadPathIT {
         assertThat(inactiveCounts.get("following").longValue()).isZero();
         assertThat(http.json(http.get("/internal/v1/users/7001/common-following/7004")).get("items").toString())
                 .isEqualTo("[{\"userId\":7002}]");
-        assertThat(ids("/internal/v1/users/7004/known-followers/7001")).containsExactly(7002L);
-        assertThat(ids("/internal/v1/users/7004/known-followers/7100")).containsExactly(7002L);
-        assertThat(ids("/internal/v1/users/7003/known-followers/7100")).isEmpty();
+        assertThat(known(7004, 7001)).containsExactly(7002L);
+        assertThat(known(7004, 7100)).containsExactly(7002L);
+        assertThat(known(7003, 7100)).isEmpty();
         JsonNode relationship = http.json(http.get("/internal/v1/users/7001/relationship/7003"));
         assertThat(relationship.get("following").booleanValue()).isFalse();
         assertThat(relationship.get("followedBy").booleanValue()).isFalse();
@@ -763,15 +773,18 @@ class ReadPathIT {
         cases.put("/internal/v1/users/1001/followers?cursor=" + cursorOfA, "cursor"); // foreign kind
         cases.put("/internal/v1/users/1001/following?cursor=" + cursorOfA.substring(0, 55) + "A", "cursor");
         cases.put("/internal/v1/users/1/common-following/zz", "otherId");
-        cases.put("/internal/v1/users/1/known-followers/-3", "otherId");
-        cases.put("/internal/v1/users/1001/known-followers/2?cursor=" + cursorOfA, "cursor"); // foreign kind
-        cases.put("/internal/v1/users/1001/known-followers/2?limit=0", "limit");
+        cases.put("/internal/v1/users/-3/followers/known", "id");
+        cases.put("/internal/v1/users/2/followers/known", "X-Viewer-Id"); // who asks is required
         cases.put("/internal/v1/users/1/relationship/0", "otherId");
         cases.put("/internal/v1/users/x/suggestions", "id");
         cases.put("/internal/v1/users/1/suggestions?limit=1001", "limit");
         for (Map.Entry<String, String> c : cases.entrySet()) {
             assertProblem(http.get(c.getKey()), 400, c.getValue());
         }
+        assertProblem(http.get("/internal/v1/users/2/followers/known?cursor=" + cursorOfA, "X-Viewer-Id", "1001"), 400,
+                "cursor"); // the viewer's, but of another kind
+        assertProblem(http.get("/internal/v1/users/2/followers/known?limit=0", "X-Viewer-Id", "1001"), 400, "limit");
+        assertProblem(http.get("/internal/v1/users/2/followers/known", "X-Viewer-Id", "x"), 400, "X-Viewer-Id");
         assertProblem(http.get("/internal/v1/users/1/following/2", "X-Follow-Token", "A".repeat(65)), 400,
                 "X-Follow-Token");
         String contains = "/internal/v1/users/1/following/contains";

@@ -40,8 +40,8 @@ import reactor.core.publisher.Mono;
  *   <li>{@code GET /v1/me/blocking}, {@code GET /v1/me/muting} and {@code POST /v1/me/hidden} → check service
  *       {@code /internal/v1/users/{sub}/...}: a user's own blocks and mutes. The same paths under
  *       {@code /v1/users/{id}} answer 403 unless {@code id} is the subject: nobody reads another's lists;</li>
- *   <li>{@code GET /v1/users/{id}/followers/known} → check service
- *       {@code /internal/v1/users/{sub}/known-followers/{id}}: whom the subject follows who follow {@code id};</li>
+ *   <li>{@code GET /v1/users/{id}/followers/known} → check service, with the subject as {@code X-Viewer-Id}: the
+ *       followers of {@code id} whom the subject follows;</li>
  *   <li>{@code GET /v1/users/{id}/relationship/{otherId}} → check service, with the subject as
  *       {@code X-Viewer-Id} (set here, whatever the client sent), which shows the blocks only to the two users and
  *       the mute only to {@code id};</li>
@@ -136,8 +136,8 @@ class RoutesConfiguration {
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE))
                 .route("known-followers", r -> r.path(PublicApi.LIST_KNOWN_FOLLOWERS.template())
                         .and().method(HttpMethod.GET)
-                        .filters(f -> f.filter(reads).filter(userIdVariable(problems, "id"))
-                                .filter(knownFollowersOfSubject()))
+                        .filters(f -> f.filter(reads).filter(userIdVariable(problems, "id")).filter(viewerFromToken())
+                                .filter(InternalPath.FILTER, InternalPath.ORDER))
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE))
                 .route("reads", r -> r.path(PublicApi.PREFIX + "/users/**")
                         .and().method(HttpMethod.GET, HttpMethod.POST)
@@ -249,17 +249,6 @@ class RoutesConfiguration {
             }
             return withPath(exchange, chain, InternalApi.UNFOLLOW.path(followerId, Long.parseLong(subject)));
         });
-    }
-
-    /**
-     * Rewrites {@code GET /v1/users/{id}/followers/known} ("followers you know") to
-     * {@code /internal/v1/users/{sub}/known-followers/{id}}: the users the token's subject follows who follow
-     * {@code id}, read on the subject's instance, where its following row is. Runs after {@link #userIdVariable}.
-     */
-    static GatewayFilter knownFollowersOfSubject() {
-        return (exchange, chain) -> subject(exchange).flatMap(subject -> withPath(exchange, chain,
-                InternalApi.KNOWN_FOLLOWERS.path(Long.parseLong(subject),
-                        Long.parseLong(ServerWebExchangeUtils.getUriTemplateVariables(exchange).get("id")))));
     }
 
     /**

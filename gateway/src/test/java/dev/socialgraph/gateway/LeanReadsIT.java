@@ -362,18 +362,19 @@ class LeanReadsIT {
     }
 
     @Test
-    void followersYouKnow_goToTheSubjectsInstance_asItsKnownFollowersOfTheUser() throws Exception {
+    void followersYouKnow_areReadWithTheSubjectAsTheViewer() throws Exception {
         String bearer = "Bearer " + token(SECRET, 212);
 
         HttpResponse<String> r = get("/v1/users/35/followers/known?limit=3", "Authorization", bearer,
-                "X-Follow-Token", "tok-k");
+                "X-Follow-Token", "tok-k", "X-Viewer-Id", "999");
 
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(SERVICE.calls).singleElement().satisfies(call -> {
             assertThat(call.method()).isEqualTo("GET");
-            assertThat(call.uri()).isEqualTo("/internal/v1/users/212/known-followers/35?limit=3");
+            assertThat(call.uri()).isEqualTo("/internal/v1/users/35/followers/known?limit=3");
             assertThat(call.publicPath()).isEqualTo("/v1/users/35/followers/known");
             assertThat(call.followToken()).isEqualTo("tok-k");
+            assertThat(call.viewer()).as("the token's subject, whatever the client sent").isEqualTo("212");
         });
         SERVICE.calls.clear();
         HttpResponse<String> bad = get("/v1/users/035/followers/known", "Authorization", bearer);

@@ -155,7 +155,7 @@ public sealed interface FollowLists permits FollowCheckClient {
 
     /**
      * One page of the users {@code viewer} follows who follow {@code user} ("followers you know"), newest first by the
-     * viewer's follow ({@link Followed#followedAt()}: when the viewer followed them). Asked of the viewer's instance;
+     * viewer's follow ({@link Followed#followedAt()}: when the viewer followed them). Asked of {@code user}'s instance;
      * inactive users and users {@code user} blocks are left out, so a page may hold fewer than {@code limit} items.
      *
      * @param viewer who asks, a user id, positive

@@ -15,7 +15,7 @@ import tools.jackson.databind.JsonNode;
  * The cursor-paged lists of the check service, one page per call on the owner's check instance: following and
  * followers ({@link InternalApi#FOLLOWING}, {@link InternalApi#FOLLOWERS}), blocking and muting, and the users two
  * users both follow ({@link InternalApi#COMMON_FOLLOWING}, on the first user's instance), and the followers a viewer
- * knows ({@link InternalApi#KNOWN_FOLLOWERS}, on the viewer's instance). A page is
+ * knows ({@link InternalApi#KNOWN_FOLLOWERS}, on the user's instance). A page is
  * {@code {"items":[..],"nextCursor":".."|null}}; the cursor is opaque and goes back percent-encoded. Ids and limits
  * are checked before any request.
  *
@@ -68,13 +68,13 @@ final class Lists {
     }
 
     /**
-     * A page of the users {@code viewer} follows who follow {@code user}, newest first by the viewer's follow, asked
-     * of the viewer's instance with the viewer's remembered token.
+     * A page of the followers of {@code user} whom {@code viewer} follows, newest first by the viewer's follow, asked
+     * of {@code user}'s instance as the viewer, with the viewer's remembered token.
      */
     Page<FollowLists.Followed> knownFollowers(long viewer, long user, int limit, String cursor) {
         UserIds.requirePositive(viewer, "viewer");
         UserIds.requirePositive(user, "user");
-        return page(viewer, Request.to(InternalApi.KNOWN_FOLLOWERS, viewer, user)
+        return page(user, Request.to(InternalApi.KNOWN_FOLLOWERS, user).header(Headers.VIEWER_ID, Long.toString(viewer))
                 .header(Headers.FOLLOW_TOKEN, remembered(viewer)), limit, cursor, item -> new FollowLists.Followed(
                 Answers.required(item, "userId").asLong(), Answers.instant(item, "followedAt")));
     }

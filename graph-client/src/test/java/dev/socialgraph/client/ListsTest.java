@@ -39,7 +39,7 @@ class ListsTest {
                         "4 GET /internal/v1/users/4/blocking?limit=10",
                         "4 GET /internal/v1/users/4/muting?limit=10",
                         "5 GET /internal/v1/users/5/common-following/6?limit=10",
-                        "8 GET /internal/v1/users/8/known-followers/9?limit=10&cursor=c1");
+                        "9 GET /internal/v1/users/9/followers/known?limit=10&cursor=c1");
     }
 
     @Test

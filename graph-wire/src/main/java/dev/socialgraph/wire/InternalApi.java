@@ -83,9 +83,12 @@ public final class InternalApi {
             USERS + "/{id}/common-following/{otherId}").withHeaders(Headers.FOLLOW_TOKEN)
             .withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
 
-    /** Whom {@code id} follows who follow {@code otherId} ("followers you know"), newest first by {@code id}'s follow. */
+    /**
+     * The followers of {@code id} whom the viewer ({@code X-Viewer-Id}, required) follows ("followers you know"), newest
+     * first by the viewer's follow.
+     */
     public static final Endpoint KNOWN_FOLLOWERS = Endpoint.of("known-followers", Method.GET,
-            USERS + "/{id}/known-followers/{otherId}").withHeaders(Headers.FOLLOW_TOKEN)
+            USERS + "/{id}/followers/known").withHeaders(Headers.FOLLOW_TOKEN, Headers.VIEWER_ID)
             .withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
 
     /** The relationship of two users, what the viewer may see of it. */

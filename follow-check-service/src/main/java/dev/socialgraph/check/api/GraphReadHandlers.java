@@ -282,13 +282,13 @@ final class GraphReadHandlers {
     }
 
     /**
-     * {@code GET /internal/v1/users/{id}/known-followers/{otherId}?limit&cursor}: {@link ListResponse}, whom {@code id}
-     * follows who follow {@code otherId}, newest first by {@code id}'s follow ({@link GraphReads#knownFollowers}). It
-     * reads {@code otherId}'s follower side, so always on a blocking thread.
+     * {@code GET /internal/v1/users/{id}/followers/known?limit&cursor} with {@code X-Viewer-Id} (required):
+     * {@link ListResponse}, the followers of {@code id} whom the viewer follows, newest first by the viewer's follow
+     * ({@link GraphReads#knownFollowers}). It reads {@code id}'s follower side, so always on a blocking thread.
      */
     Mono<?> knownFollowers(ReadRequest request) {
-        long viewer = UserIds.parse(request.pathVariable("id"), "id");
-        long user = UserIds.parse(request.pathVariable("otherId"), "otherId");
+        long user = UserIds.parse(request.pathVariable("id"), "id");
+        long viewer = UserIds.parse(request.header(VIEWER), VIEWER);
         int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.maxLimit());
         CursorPosition after = position(request, ListKind.KNOWN_FOLLOWERS, viewer);
         long writer = reads.writer(followToken(request)); // read-your-writes: the viewer's own follows
