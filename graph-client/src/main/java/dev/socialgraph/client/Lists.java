@@ -43,8 +43,12 @@ final class Lists {
         if (list == InternalApi.FOLLOWING) {
             request = request.header(Headers.FOLLOW_TOKEN, remembered(user));
         }
-        return page(user, request, limit, cursor, item -> new FollowLists.Followed(
-                Answers.required(item, "userId").asLong(), Answers.instant(item, "followedAt")));
+        return page(user, request, limit, cursor, Lists::followed);
+    }
+
+    /** An item of a following, followers or known-followers page: {@code {userId, followedAt}}. */
+    private static FollowLists.Followed followed(JsonNode item) {
+        return new FollowLists.Followed(Answers.required(item, "userId").asLong(), Answers.instant(item, "followedAt"));
     }
 
     /** The remembered token of {@code actor}, or {@code null}. */
@@ -75,8 +79,7 @@ final class Lists {
         UserIds.requirePositive(viewer, "viewer");
         UserIds.requirePositive(user, "user");
         return page(user, Request.to(InternalApi.KNOWN_FOLLOWERS, user).header(Headers.VIEWER_ID, Long.toString(viewer))
-                .header(Headers.FOLLOW_TOKEN, remembered(viewer)), limit, cursor, item -> new FollowLists.Followed(
-                Answers.required(item, "userId").asLong(), Answers.instant(item, "followedAt")));
+                .header(Headers.FOLLOW_TOKEN, remembered(viewer)), limit, cursor, Lists::followed);
     }
 
     /**

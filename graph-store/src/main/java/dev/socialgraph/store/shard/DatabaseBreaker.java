@@ -92,8 +92,7 @@ public final class DatabaseBreaker implements DataSource {
         this.pool = pool;
         this.database = database;
         this.enabled = settings.enabled();
-        this.breaker = registry.circuitBreaker("shard:" + database, settings.config(e -> e instanceof SQLException sql
-                && SqlErrors.classify(sql) == SqlErrors.Kind.UNAVAILABLE));
+        this.breaker = registry.circuitBreaker("shard:" + database, settings.config(DatabaseBreaker::isOutage));
         breaker.getEventPublisher().onStateTransition(event -> log.warn("Database {} circuit breaker {}", database,
                 event.getStateTransition()));
     }
@@ -190,11 +189,16 @@ public final class DatabaseBreaker implements DataSource {
         try {
             return method.invoke(target, args);
         } catch (InvocationTargetException e) {
-            if (e.getCause() instanceof SQLException sql && SqlErrors.classify(sql) == SqlErrors.Kind.UNAVAILABLE) {
-                outage.compareAndSet(null, sql);
+            if (isOutage(e.getCause())) {
+                outage.compareAndSet(null, (SQLException) e.getCause());
             }
             throw e.getCause();
         }
+    }
+
+    /** Whether {@code error} is one the breaker counts: a database error {@link SqlErrors} classifies as an outage. */
+    private static boolean isOutage(Throwable error) {
+        return error instanceof SQLException sql && SqlErrors.classify(sql) == SqlErrors.Kind.UNAVAILABLE;
     }
 
     private static boolean physicallyClosed(Connection connection) {
