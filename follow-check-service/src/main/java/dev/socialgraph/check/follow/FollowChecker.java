@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -142,6 +143,20 @@ public class FollowChecker implements FollowingRows {
          * @throws dev.socialgraph.common.shard.ShardUnavailableException when its database is down
          */
         FollowingRow following(long followerId);
+
+        /**
+         * Which of {@code followerIds} follow {@code followeeId} as the shards store it. This default reads each row;
+         * the production adapter asks each following database once.
+         *
+         * @param followerIds positive ids, ascending
+         * @param followeeId  positive
+         * @return the subset that follows, ascending
+         * @throws dev.socialgraph.common.shard.ShardUnavailableException when a database it needs is down
+         */
+        default long[] whichFollow(long[] followerIds, long followeeId) {
+            return Arrays.stream(followerIds)
+                    .filter(id -> AdjacencyArray.contains(following(id).followingIds(), followeeId)).toArray();
+        }
     }
 
     /**
@@ -522,6 +537,55 @@ public class FollowChecker implements FollowingRows {
     @Override
     public FollowingRow cachedRow(long followerId, long writer) {
         return writer != followerId && feed.isFresh() ? local.row(followerId) : null;
+    }
+
+    /**
+     * Which of {@code followerIds} follow {@code followeeId}, for "followers you know": each follower is asked of the
+     * in-process layers (the bloom filter's definite "no" for a covered follower, else the exact in-process row) while
+     * the feed is fresh and the follower is not the token's writer, and the ones memory cannot answer are read from
+     * the following shards in one statement per database ({@link Shards#whichFollow}). Redis is not asked: a round
+     * trip per follower costs more than one statement for all of them. Nothing is recorded in the check metrics and
+     * no block is consulted.
+     *
+     * @param followerIds positive user ids, ascending
+     * @param followeeId  positive user id
+     * @param writer      the request's follow token ({@link #writer}): that user's own row is read from its shard
+     * @return the subset of {@code followerIds} that follow {@code followeeId}, ascending
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when a database it needs is down
+     */
+    @Override
+    public long[] whichFollow(long[] followerIds, long followeeId, long writer) {
+        boolean fresh = feed.isFresh();
+        long[] found = new long[followerIds.length];
+        long[] unknown = new long[followerIds.length];
+        int nFound = 0;
+        int nUnknown = 0;
+        for (long id : followerIds) {
+            int answer = Answer.NEXT;
+            if (fresh && id != writer) {
+                if (bloom.covers(id) && !bloom.mightFollow(id, followeeId)) {
+                    answer = Answer.NO;
+                } else {
+                    long[] ids = local.following(id);
+                    if (ids != null) {
+                        answer = Answer.of(AdjacencyArray.contains(ids, followeeId));
+                    }
+                }
+            }
+            if (answer == Answer.YES) {
+                found[nFound++] = id;
+            } else if (answer == Answer.NEXT) {
+                unknown[nUnknown++] = id;
+            }
+        }
+        if (nUnknown == 0) {
+            return Arrays.copyOf(found, nFound);
+        }
+        long[] stored = shards.whichFollow(Arrays.copyOf(unknown, nUnknown), followeeId);
+        long[] all = Arrays.copyOf(found, nFound + stored.length);
+        System.arraycopy(stored, 0, all, nFound, stored.length);
+        Arrays.sort(all);
+        return all;
     }
 
     /**

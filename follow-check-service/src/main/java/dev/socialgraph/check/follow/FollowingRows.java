@@ -28,4 +28,15 @@ public interface FollowingRows {
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when the shard must be read and is down
      */
     FollowingRow followingRow(long followerId, long writer);
+
+    /**
+     * Which of {@code followerIds} follow {@code followeeId}: memory where it may answer, the shards for the rest.
+     *
+     * @param followerIds positive user ids, ascending
+     * @param followeeId  positive user id
+     * @param writer      as for {@link #cachedRow}
+     * @return the subset that follows, ascending
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when a shard must be read and is down
+     */
+    long[] whichFollow(long[] followerIds, long followeeId, long writer);
 }

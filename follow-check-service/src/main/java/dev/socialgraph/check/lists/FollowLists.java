@@ -44,17 +44,6 @@ public class FollowLists {
         Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit);
 
         /**
-         * Which of {@code ids} follow {@code followeeId} on the follower side: the follower row's ids, or for a
-         * celebrity the pages holding one of them; one statement.
-         *
-         * @param followeeId positive user id
-         * @param ids        positive user ids, ascending, not empty
-         * @return the subset of {@code ids} that follow it, ascending
-         * @throws ShardUnavailableException when its database is down
-         */
-        long[] followersAmong(long followeeId, long[] ids);
-
-        /**
          * How many users {@code followerId} follows: its following row's count column, less the inactive users
          * taken out of it ({@code count_offsets}); one statement.
          *
@@ -94,6 +83,12 @@ public class FollowLists {
      */
     public record CountWithFollower(long count, boolean holdsFollow) {
     }
+
+    /**
+     * The first chunk of a viewer's following row asked "which of these follow the user?" by
+     * {@link #knownFollowers}: a page of 20 to 50 from a row whose followees mostly follow the user is one round.
+     */
+    static final int FIRST_CHUNK = 64;
 
     private final Shards shards;
     private final FollowingRows rows;
@@ -299,34 +294,59 @@ public class FollowLists {
         return new CommonPage(hasMore ? Arrays.copyOf(found, limit) : found, hasMore);
     }
 
-    /** The following row through the layers, or only from memory ({@code null} when absent) unless {@code mayBlock}. */
     /**
      * The users {@code viewerId} follows who follow {@code userId} ("followers you know"), newest first by the viewer's
      * follow. The work is bounded by the viewer's following row (at most the following cap), whatever
-     * {@code userId}'s follower count: the row's ids, ascending, are looked up on {@code userId}'s follower side in
-     * one statement ({@link Shards#followersAmong}), and the page is cut from those the viewer's row holds.
+     * {@code userId}'s follower count: the row is walked newest first in chunks (the first {@value #FIRST_CHUNK} or
+     * {@code limit + 1} candidates, then four times as many each time), and each chunk is asked "which of these follow
+     * {@code userId}?" on the following side ({@link FollowingRows#whichFollow}: memory, then one statement per
+     * following database), until the page is full. A celebrity's follower pages are never read.
      *
      * @param viewerId         positive user id, whose following row is read (from memory, or its shard)
-     * @param userId           positive user id, whose follower side is read
+     * @param userId           positive user id, whom the viewer's followees may follow
      * @param cursorFollowedAt position to continue after (ignored for the first page)
      * @param cursorId         position to continue after, or {@link Page#START}
      * @param limit            page size, {@code >= 1}
-     * @param writer           the request's follow token as verified: the viewer's own write reads its shard
+     * @param writer           the request's follow token as verified: the writer's own row is read from its shard
      * @return the page, positions in the viewer's following list
      * @throws ShardUnavailableException when a database it needs is down
      */
     public Page knownFollowers(long viewerId, long userId, long cursorFollowedAt, long cursorId, int limit,
                                long writer) {
         FollowingRow row = row(viewerId, writer, true);
-        long[] following = row.followingIds();
-        long[] known = following.length == 0 ? following : shards.followersAmong(userId, following);
-        long[] times = new long[known.length];
-        for (int i = 0; i < known.length; i++) {
-            times[i] = row.followedAt()[Arrays.binarySearch(following, known[i])];
+        int want = limit + 1; // one more than the page, to learn whether more remain
+        long[] ids = new long[want];
+        long[] times = new long[want];
+        int n = 0;
+        long afterAt = cursorFollowedAt;
+        long afterId = cursorId;
+        int chunk = Math.max(want, FIRST_CHUNK);
+        while (n < want) {
+            Page candidates = AdjacencyArray.newestFirst(row.followingIds(), row.followedAt(), afterAt, afterId, chunk);
+            if (candidates.isEmpty()) {
+                break;
+            }
+            long[] ascending = candidates.ids().clone();
+            Arrays.sort(ascending);
+            long[] follow = rows.whichFollow(ascending, userId, writer);
+            for (int i = 0; i < candidates.size() && n < want; i++) {
+                if (Arrays.binarySearch(follow, candidates.ids()[i]) >= 0) {
+                    ids[n] = candidates.ids()[i];
+                    times[n++] = candidates.followedAt()[i];
+                }
+            }
+            if (!candidates.hasMore()) {
+                break;
+            }
+            afterAt = candidates.lastFollowedAt();
+            afterId = candidates.lastId();
+            chunk = (int) Math.min(4L * chunk, Integer.MAX_VALUE);
         }
-        return AdjacencyArray.newestFirst(known, times, cursorFollowedAt, cursorId, limit);
+        int size = Math.min(n, limit);
+        return new Page(Arrays.copyOf(ids, size), Arrays.copyOf(times, size), n > limit);
     }
 
+    /** The following row through the layers, or only from memory ({@code null} when absent) unless {@code mayBlock}. */
     private FollowingRow row(long followerId, long writer, boolean mayBlock) {
         return mayBlock ? rows.followingRow(followerId, writer) : rows.cachedRow(followerId, writer);
     }

@@ -391,8 +391,9 @@ public class GraphReads {
     /**
      * The users {@code viewerId} follows who follow {@code userId} ("followers you know"), newest first by the viewer's
      * follow, without inactive users and without the followers {@code userId} blocks; empty when either is inactive.
-     * Reads the viewer's following row (memory, or its shard) and {@code userId}'s follower side
-     * ({@link FollowLists#knownFollowers}): bounded by the viewer's following count, not {@code userId}'s followers.
+     * Reads the viewer's following row (memory, or its shard) and asks which of its followees follow {@code userId} on
+     * the following side ({@link FollowLists#knownFollowers}): bounded by the viewer's following count, not
+     * {@code userId}'s followers.
      *
      * @param viewerId positive user id: who asks
      * @param userId   positive user id: whose followers

@@ -37,11 +37,6 @@ class ListShards implements FollowLists.Shards {
     }
 
     @Override
-    public long[] followersAmong(long followeeId, long[] ids) {
-        return reads.user(ShardGroup.FOLLOWER, followeeId, c -> followerPages.among(c, followeeId, ids));
-    }
-
-    @Override
     public int followingCount(long followerId) {
         return reads.user(ShardGroup.FOLLOWING, followerId,
                 c -> (int) exclusions.visibleCount(c, followerId, Counted.FOLLOWING));

@@ -94,6 +94,26 @@ final class ShardReads {
         return byDatabase;
     }
 
+    /**
+     * {@code userIds} grouped by the following database holding each, by the map of now (so for up to one poll
+     * interval a moved user's frozen row on its old owner): the many-user reads' one statement per database.
+     *
+     * @param userIds positive user ids
+     * @return each database once, with the ids of {@code userIds} it holds, in their order
+     */
+    Map<DataSource, long[]> followingDatabasesOf(long[] userIds) {
+        Map<DataSource, long[]> byDatabase = new IdentityHashMap<>();
+        Map<DataSource, Integer> counts = new IdentityHashMap<>();
+        for (long id : userIds) {
+            DataSource ds = dataSources.forUser(ShardGroup.FOLLOWING, id);
+            int n = counts.getOrDefault(ds, 0);
+            byDatabase.computeIfAbsent(ds, k -> new long[userIds.length])[n] = id;
+            counts.put(ds, n + 1);
+        }
+        byDatabase.replaceAll((ds, ids) -> Arrays.copyOf(ids, counts.get(ds)));
+        return byDatabase;
+    }
+
     private static RuntimeException failure(long userId, SQLException e) {
         return SqlErrors.translate(e, "shard database of user " + userId, "shard read for user " + userId);
     }

@@ -1,13 +1,10 @@
 package dev.socialgraph.check.store;
 
 import dev.socialgraph.check.suggest.Suggestions;
-import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.store.following.FollowingRepository;
 import dev.socialgraph.store.following.FollowingRow;
 import dev.socialgraph.store.shard.ShardDataSources;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -35,18 +32,9 @@ class SuggestionShards implements Suggestions.Shards {
 
     @Override
     public List<FollowingRow> followingRows(long[] followerIds) {
-        Map<DataSource, long[]> byDatabase = new IdentityHashMap<>();
-        Map<DataSource, Integer> counts = new IdentityHashMap<>();
-        for (long id : followerIds) {
-            DataSource ds = reads.dataSources().forUser(ShardGroup.FOLLOWING, id);
-            int n = counts.getOrDefault(ds, 0);
-            long[] ids = byDatabase.computeIfAbsent(ds, k -> new long[followerIds.length]);
-            ids[n] = id;
-            counts.put(ds, n + 1);
-        }
         List<FollowingRow> rows = new ArrayList<>(followerIds.length);
-        for (Map.Entry<DataSource, long[]> e : byDatabase.entrySet()) {
-            long[] ids = Arrays.copyOf(e.getValue(), counts.get(e.getKey()));
+        for (Map.Entry<DataSource, long[]> e : reads.followingDatabasesOf(followerIds).entrySet()) {
+            long[] ids = e.getValue();
             rows.addAll(ShardReads.database(e.getKey(), ids[0], c -> following.findAll(c, ids)));
         }
         return rows;

@@ -300,6 +300,36 @@ class FollowCheckerTest {
         return registry.counter("graph.check.bloom.false.positives").count();
     }
 
+    @Test
+    void whichFollow_asksMemoryFirst_andTheShardsOnceForTheRest() {
+        long known = 40; // in the in-process cache, following B
+        long ruledOut = 41; // the filter says no
+        long stored = 42; // the filter says maybe: the shard says yes
+        long falsePositive = 43; // the filter says maybe: the shard says no
+        local.entries.put(known, new long[] {B});
+        shards.rows.put(stored, new long[] {B});
+        shards.rows.put(falsePositive, new long[] {C});
+        bloom.edges.add(known + ":" + B);
+        bloom.edges.add(stored + ":" + B);
+        bloom.edges.add(falsePositive + ":" + B);
+        long[] asked = {A, known, ruledOut, stored, falsePositive};
+
+        assertThat(checker.whichFollow(asked, B, NO_TOKEN)).containsExactly(A, known, stored);
+        assertThat(shards.whichFollowCalls).as("one shard read for all memory could not answer").hasSize(1);
+        assertThat(shards.whichFollowCalls.get(0)).containsExactly(A, stored, falsePositive);
+
+        shards.whichFollowCalls.clear();
+        assertThat(checker.whichFollow(new long[] {known, ruledOut}, B, checker.writer(tokens.issue(known))))
+                .as("the writer's own row is the shard's, which does not hold B").isEmpty();
+        assertThat(shards.whichFollowCalls.get(0)).containsExactly(known);
+
+        shards.whichFollowCalls.clear();
+        feed.fresh = false;
+        assertThat(checker.whichFollow(new long[] {known, stored}, B, NO_TOKEN))
+                .as("a stale feed: memory is not asked").containsExactly(stored);
+        assertThat(shards.whichFollowCalls.get(0)).containsExactly(known, stored);
+    }
+
     static final class FakeBloom implements FollowChecker.Bloom {
         final Set<String> edges = new HashSet<>();
         boolean covered = true;
@@ -387,7 +417,14 @@ class FollowCheckerTest {
 
     static final class FakeShards implements FollowChecker.Shards {
         final Map<Long, long[]> rows = new HashMap<>();
+        final java.util.List<long[]> whichFollowCalls = new java.util.ArrayList<>();
         int reads;
+
+        @Override
+        public long[] whichFollow(long[] followerIds, long followeeId) {
+            whichFollowCalls.add(followerIds.clone());
+            return FollowChecker.Shards.super.whichFollow(followerIds, followeeId);
+        }
 
         @Override
         public FollowingRow following(long followerId) {

@@ -28,6 +28,8 @@ class FollowListsTest {
     final Map<Long, FollowingRow> inMemory = new HashMap<>();
     final Map<Long, FollowingRow> onShard = new HashMap<>();
     int rowShardReads;
+    /** The size of each "which of these follow?" question asked of the rows. */
+    final java.util.List<Integer> whichFollowCalls = new java.util.ArrayList<>();
 
     final FollowLists.Shards shards = new FollowLists.Shards() {
         @Override
@@ -52,13 +54,6 @@ class FollowListsTest {
         public FollowLists.CountWithFollower followerCountWith(long followeeId, long followerId) {
             return new FollowLists.CountWithFollower(followerIds.length, followerId <= followerIds.length);
         }
-
-        @Override
-        public long[] followersAmong(long followeeId, long[] ids) {
-            long[] sorted = followerIds.clone();
-            Arrays.sort(sorted);
-            return Arrays.stream(ids).filter(id -> Arrays.binarySearch(sorted, id) >= 0).toArray();
-        }
     };
 
     final FollowingRows rows = new FollowingRows() {
@@ -76,6 +71,13 @@ class FollowListsTest {
             rowShardReads++;
             return onShard.getOrDefault(followerId, FollowingRow.empty(followerId));
         }
+
+        @Override
+        public long[] whichFollow(long[] followerIds, long followeeId, long writer) {
+            whichFollowCalls.add(followerIds.length);
+            return Arrays.stream(followerIds).filter(id -> followingRow(id, writer).followingIds().length > 0
+                    && Arrays.binarySearch(followingRow(id, writer).followingIds(), followeeId) >= 0).toArray();
+        }
     };
 
     final FollowerSideCache cache = new FollowerSideCache(1 << 20, 100, 100, Duration.ofSeconds(1),
@@ -87,6 +89,39 @@ class FollowListsTest {
             followerIds[i] = i + 1;
             followerTimes[i] = i + 1;
         }
+    }
+
+    @Test
+    void knownFollowers_walkTheViewersRowNewestFirst_inGrowingChunks_untilThePageIsFull() {
+        long viewer = 900;
+        long user = 901;
+        long[] followees = new long[300];
+        for (int i = 0; i < followees.length; i++) {
+            followees[i] = i + 1; // followed at time i + 1: 300 is the newest
+            if (followees[i] % 2 == 0) {
+                onShard.put(followees[i], new FollowingRow(followees[i], new long[] {user}, new long[] {1}, 1));
+            }
+        }
+        onShard.put(viewer, new FollowingRow(viewer, followees, followees.clone(), 1));
+
+        Page first = lists.knownFollowers(viewer, user, 0, Page.START, 20, 0);
+        assertThat(first.ids()).startsWith(300, 298).endsWith(262).hasSize(20);
+        assertThat(first.hasMore()).isTrue();
+        assertThat(whichFollowCalls).as("the first 64 candidates held 32 followers").containsExactly(64);
+
+        Page second = lists.knownFollowers(viewer, user, first.lastFollowedAt(), first.lastId(), 20, 0);
+        assertThat(second.ids()).startsWith(260).endsWith(222).hasSize(20);
+
+        whichFollowCalls.clear();
+        Page last = lists.knownFollowers(viewer, user, 42, 42, 20, 0);
+        assertThat(last.ids()).startsWith(40).endsWith(2).hasSize(20);
+        assertThat(last.hasMore()).as("exactly a page was left").isFalse();
+
+        whichFollowCalls.clear();
+        Page none = lists.knownFollowers(viewer, 902, 0, Page.START, 20, 0);
+        assertThat(none.ids()).isEmpty();
+        assertThat(none.hasMore()).isFalse();
+        assertThat(whichFollowCalls).as("64, then the 236 left").containsExactly(64, 236);
     }
 
     @Test
@@ -208,11 +243,6 @@ class FollowListsTest {
             @Override
             public FollowLists.CountWithFollower followerCountWith(long followeeId, long followerId) {
                 return new FollowLists.CountWithFollower(3, false);
-            }
-
-            @Override
-            public long[] followersAmong(long followeeId, long[] ids) {
-                throw new UnsupportedOperationException("not read by this test");
             }
         };
         FollowLists counted = new FollowLists(small, rows, cache, ids -> (int) java.util.Arrays.stream(ids)

@@ -206,14 +206,6 @@ public final class FakeGraph {
             return new FollowLists.CountWithFollower(followers.length,
                     Arrays.binarySearch(followers, followerId) >= 0);
         }
-
-        @Override
-        public long[] followersAmong(long followeeId, long[] ids) {
-            available(followeeId);
-            shardReads.incrementAndGet();
-            long[] followers = followersOf(followeeId);
-            return Arrays.stream(ids).filter(id -> Arrays.binarySearch(followers, id) >= 0).toArray();
-        }
     }, checker, null, accounts::inactiveAmong);
 
     /** The facade; without suggestions, whose cache is a Redis client. */

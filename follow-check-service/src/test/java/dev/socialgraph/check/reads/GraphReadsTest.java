@@ -447,6 +447,9 @@ class GraphReadsTest {
         graph.follows(60, user);
         graph.follows(80, user);
         graph.follows(99, user); // not one the viewer follows
+        for (long follower : new long[] {30, 50, 60, 80, 99}) {
+            graph.bloom.add(List.of(follower, user)); // the filter holds every edge
+        }
         graph.inactive.apply(50, AccountState.DEACTIVATED);
         graph.relates(Relation.BLOCK, user, 80); // the user blocks it: not shown, as on its followers list
         graph.filterSawBlock(user, 80);

@@ -62,6 +62,16 @@ public final class FollowingRepository {
                             WHERE follower_id = ? AND relation = :relation AND following_ids @> ARRAY[?]::bigint[])
             """;
 
+    /**
+     * Which of many rows hold one target, tested inside PostgreSQL: one primary-key lookup per source, and only the
+     * matching ids come back (no following arrays are shipped).
+     */
+    private static final String HOLDERS = """
+            SELECT follower_id FROM following_adjacency
+             WHERE follower_id = ANY (?) AND relation = :relation AND following_ids @> ARRAY[?]::bigint[]
+             ORDER BY follower_id
+            """;
+
     private static final String EDGE_COUNT = """
             SELECT coalesce(sum(following_count), 0)::bigint FROM following_adjacency WHERE relation = :relation
             """;
@@ -74,6 +84,7 @@ public final class FollowingRepository {
     private final AdjacencyRows<FollowingRow> rows;
     private final String countSql;
     private final String containsSql;
+    private final String holdersSql;
     private final String edgeCountSql;
 
     /** Follows' rows. */
@@ -92,6 +103,7 @@ public final class FollowingRepository {
                 FollowingRepository::map);
         this.countSql = Sql.forRelation(COUNT, relation);
         this.containsSql = Sql.forRelation(CONTAINS, relation);
+        this.holdersSql = Sql.forRelation(HOLDERS, relation);
         this.edgeCountSql = Sql.forRelation(EDGE_COUNT, relation);
     }
 
@@ -122,6 +134,22 @@ public final class FollowingRepository {
                 rs.next();
                 return rs.getBoolean(1);
             }
+        }
+    }
+
+    /**
+     * Which of {@code sourceIds} have {@code targetId} in their row ("which of these follow the target"), in one
+     * statement on this database; no lock. Sources whose rows live elsewhere are simply not found.
+     *
+     * @param sourceIds positive user ids of this database's users, in any order
+     * @param targetId  positive user id
+     * @return the sources whose row holds the target, ascending; empty when none does
+     */
+    public long[] holdersOf(Connection connection, long[] sourceIds, long targetId) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(holdersSql)) {
+            ps.setArray(1, SqlArrays.bigintArray(connection, sourceIds));
+            ps.setLong(2, targetId);
+            return Jdbc.many(ps, rs -> rs.getLong(1)).stream().mapToLong(Long::longValue).toArray();
         }
     }
 
