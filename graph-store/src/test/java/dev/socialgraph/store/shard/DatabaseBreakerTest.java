@@ -114,14 +114,16 @@ class DatabaseBreakerTest {
 
     @Test
     void getConnection_afterTheOpenWait_probes_andClosesWhenTheDatabaseAnswers() throws SQLException {
-        DatabaseBreaker breaker = breaker(2, 2, Duration.ofMillis(50));
+        // A 1 s open wait: the half-open state then lasts at most 2 s, which a loaded machine's pause between the probe
+        // and the assertions below must not exceed (at 50 ms it once did, and the breaker was open again).
+        DatabaseBreaker breaker = breaker(2, 2, Duration.ofSeconds(1));
         error.set(TIMED_OUT);
         assertThatThrownBy(breaker::getConnection).isSameAs(TIMED_OUT);
         assertThatThrownBy(breaker::getConnection).isSameAs(TIMED_OUT);
         assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
         error.set(null);
 
-        Connection probe = await().atMost(Duration.ofSeconds(5)).ignoreExceptions().until(breaker::getConnection,
+        Connection probe = await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(breaker::getConnection,
                 c -> c != null);
         assertThat(breaker.state()).as("judged when given back").isEqualTo(CircuitBreaker.State.HALF_OPEN);
         probe.close();
