@@ -46,6 +46,7 @@ import org.springframework.validation.annotation.Validated;
  *                    {@code graph.check.batch-max} ids (1,000 by default, at most 10,000): about 20 bytes per id,
  *                    so 20 KB, or 200 KB at the most the check service can be configured to take
  * @param servicePool bounds of the connection pool to each service instance ({@link HttpClientTuning})
+ * @param changes     the change stream's connections ({@link StreamRoutingFilter})
  */
 @Validated
 @ConfigurationProperties("graph.gateway")
@@ -63,7 +64,22 @@ public record GatewayProperties(
         @DefaultValue @NotNull @Valid JwtCache jwtCache,
         @DefaultValue("5s") @NotNull @DurationMin(millis = 1) Duration responseTimeout,
         @DefaultValue("1MB") @NotNull DataSize maxBodySize,
-        @DefaultValue @NotNull @Valid ServicePool servicePool) {
+        @DefaultValue @NotNull @Valid ServicePool servicePool,
+        @DefaultValue @NotNull @Valid Changes changes) {
+
+    /**
+     * The change stream's connections to the check instances, apart from the reads' pool: a watcher holds its
+     * connection for as long as it watches, and must never take one a read needs.
+     *
+     * @param maxStreams most change-stream requests in flight per check instance, long-polls and server-sent streams
+     *                   together (default 2,048); past it a request waits up to 1 s for one to end, then gets 503
+     *                   with {@code Retry-After}
+     * @param silence    longest silence of a change-stream response (default 40 s): over the longest long-poll
+     *                   ({@code wait} of 30 s) and the check service's checkpoint interval (5 s); then 504
+     */
+    public record Changes(@DefaultValue("2048") @Min(1) int maxStreams,
+                          @DefaultValue("40s") @NotNull @DurationMin(seconds = 31) Duration silence) {
+    }
 
     /**
      * Validates what the annotations cannot.

@@ -1,11 +1,14 @@
 package dev.socialgraph.gateway;
 
 import java.util.List;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.web.server.autoconfigure.ServerProperties;
 import org.springframework.cloud.gateway.config.HttpClientCustomizer;
 import org.springframework.cloud.gateway.config.HttpClientFactory;
 import org.springframework.cloud.gateway.config.HttpClientProperties;
 import org.springframework.cloud.gateway.config.HttpClientSslConfigurer;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
+import org.springframework.cloud.gateway.filter.headers.HttpHeadersFilter;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import reactor.netty.resources.ConnectionProvider;
@@ -38,6 +41,18 @@ class HttpClientTuning {
     @Bean
     HttpClientCustomizer responseTimeout(GatewayProperties properties) {
         return client -> client.responseTimeout(properties.responseTimeout());
+    }
+
+    /**
+     * The change stream's proxying, on a pool of its own ({@link StreamRoutingFilter}). Declared as a
+     * {@link GlobalFilter}, not as the routing filter it extends, so that nothing looking for Spring Cloud Gateway's
+     * routing filter by type takes it for that one.
+     */
+    @Bean
+    GlobalFilter streamRoutingFilter(GatewayProperties gateway, HttpClientProperties properties,
+                                     ObjectProvider<List<HttpHeadersFilter>> headersFilters) {
+        return new StreamRoutingFilter(StreamRoutingFilter.client(gateway.changes(), properties), headersFilters,
+                properties);
     }
 
     /** Replaces Spring Cloud Gateway's factory of the proxying client (its bean is conditional on a missing one). */

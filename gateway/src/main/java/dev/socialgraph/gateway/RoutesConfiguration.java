@@ -50,6 +50,9 @@ import reactor.core.publisher.Mono;
  *       {@code /internal}), for tokens with the {@code graph:admin} scope only ({@link SecurityConfiguration});
  *       {@code DELETE /v1/me} → write service {@code /internal/v1/admin/users/{sub}}: any user erases
  *       themselves (docs/account-lifecycle.md);</li>
+ *   <li>{@code GET /v1/changes} and {@code GET /v1/changes/head} → check service {@code /internal/v1/changes...}, for
+ *       tokens with the {@code graph:changes} scope only; {@code GET /v1/me/changes} → check service
+ *       {@code /internal/v1/users/{sub}/changes}, the subject's own stream (docs/decisions/0063-the-change-stream.md);</li>
  *   <li>{@code GET /v1/users/**} and {@code POST /v1/users/{id}/following/contains} → check service
  *       {@code /internal/v1/users/**} ({@link InternalPath}); the single check {@code GET
  *       /v1/users/{id}/following/{targetId}} has the first route of its own, with the same filters.</li>
@@ -142,6 +145,19 @@ class RoutesConfiguration {
                 .route("reads", r -> r.path(PublicApi.PREFIX + "/users/**")
                         .and().method(HttpMethod.GET, HttpMethod.POST)
                         .filters(publicReads)
+                        .uri("lb://" + LoadBalancing.CHECK_SERVICE));
+        // The change stream: any check instance serves any cursor (round-robin, no user in the path), on the stream's
+        // own connections (StreamRoutingFilter). SecurityConfiguration has already refused /v1/changes to tokens
+        // without the graph:changes scope. A request spends one read from the budget, however long it watches.
+        routes.route("changes", r -> r.path(PublicApi.LIST_CHANGES.template(), PublicApi.GET_CHANGES_HEAD.template())
+                        .and().method(HttpMethod.GET)
+                        .filters(f -> f.filter(reads).filter(InternalPath.FILTER, InternalPath.ORDER))
+                        .metadata(StreamRoutingFilter.METADATA, true)
+                        .uri("lb://" + LoadBalancing.CHECK_SERVICE))
+                .route("own-changes", r -> r.path(PublicApi.LIST_OWN_CHANGES.template())
+                        .and().method(HttpMethod.GET)
+                        .filters(f -> f.filter(reads).filter(ownerFromToken(problems, false)))
+                        .metadata(StreamRoutingFilter.METADATA, true)
                         .uri("lb://" + LoadBalancing.CHECK_SERVICE));
         // The account lifecycle (docs/account-lifecycle.md) on the write service. SecurityConfiguration has already
         // refused /v1/admin/** to tokens without the graph:admin scope. A state change spends the caller's write

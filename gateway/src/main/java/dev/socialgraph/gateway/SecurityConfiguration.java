@@ -52,7 +52,8 @@ import reactor.core.publisher.Mono;
  * and requests with more than one {@code Authorization} header, get 401 problem+json and reach no service.
  * Authorization: {@code /v1/admin/**} (deactivate, reactivate, erase any user, read states and jobs) needs the
  * {@value #ADMIN_SCOPE} scope in the token's {@code scope} (or {@code scp}) claim; a valid token without it gets 403
- * {@code forbidden} naming the scope. Every other {@code /v1} operation needs only a valid token.
+ * {@code forbidden} naming the scope; so does {@code /v1/changes/**} (the whole change stream) the {@value #CHANGES_SCOPE}
+ * scope. Every other {@code /v1} operation needs only a valid token.
  * The public port serves nothing but {@code /v1} and the OpenAPI document: the actuator answers on the management port
  * ({@code management.server.port}), which the NetworkPolicy opens to monitoring alone, so it needs no token.
  */
@@ -69,6 +70,12 @@ class SecurityConfiguration {
      */
     static final String ADMIN_AUTHORITY = "SCOPE_" + ADMIN_SCOPE;
 
+    /** The OAuth 2.0 scope the whole change stream, {@code /v1/changes}, needs: backends, not users. */
+    static final String CHANGES_SCOPE = "graph:changes";
+
+    /** The authority the default JWT converter grants for {@link #CHANGES_SCOPE}. */
+    static final String CHANGES_AUTHORITY = "SCOPE_" + CHANGES_SCOPE;
+
     /** Tolerance on {@code exp} and {@code nbf}: the one {@link JwtValidators#createDefault()} applies. */
     static final Duration CLOCK_SKEW = Duration.ofSeconds(60);
 
@@ -82,6 +89,7 @@ class SecurityConfiguration {
                 .requestCache(ServerHttpSecurity.RequestCacheSpec::disable)
                 .authorizeExchange(ex -> ex
                         .pathMatchers(PublicApi.ADMIN + "/**").hasAuthority(ADMIN_AUTHORITY)
+                        .pathMatchers(PublicApi.CHANGES, PublicApi.CHANGES + "/**").hasAuthority(CHANGES_AUTHORITY)
                         .pathMatchers(PublicApi.PREFIX + "/**").authenticated()
                         .anyExchange().permitAll())
                 .oauth2ResourceServer(rs -> rs
@@ -98,11 +106,19 @@ class SecurityConfiguration {
                 .build();
     }
 
-    /** The 403's detail: for the operator API, the scope the token lacks; otherwise Spring Security's reason. */
+    /**
+     * The 403's detail: for the operator API and the change stream, the scope the token lacks; otherwise Spring
+     * Security's reason.
+     */
     static String deniedDetail(String path, String reason) {
-        return path.startsWith(PublicApi.ADMIN + "/")
-                ? "this operation needs a bearer token whose scope includes " + ADMIN_SCOPE
-                : reason;
+        if (path.startsWith(PublicApi.ADMIN + "/")) {
+            return "this operation needs a bearer token whose scope includes " + ADMIN_SCOPE;
+        }
+        if (path.equals(PublicApi.CHANGES) || path.startsWith(PublicApi.CHANGES + "/")) {
+            return "the change stream needs a bearer token whose scope includes " + CHANGES_SCOPE
+                    + "; a user's own changes are GET /v1/me/changes";
+        }
+        return reason;
     }
 
     /**

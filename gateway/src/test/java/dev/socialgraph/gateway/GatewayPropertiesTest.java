@@ -16,12 +16,14 @@ class GatewayPropertiesTest {
     private static final Validator VALIDATOR = Validation.buildDefaultValidatorFactory().getValidator();
     private static final GatewayProperties.ServicePool POOL =
             new GatewayProperties.ServicePool(256, 1024, Duration.ofSeconds(1));
+    private static final GatewayProperties.Changes CHANGES =
+            new GatewayProperties.Changes(2048, java.time.Duration.ofSeconds(40));
 
     private static GatewayProperties properties(long cacheSize, Duration maxAge, Duration responseTimeout) {
         GatewayProperties.Budget budget = new GatewayProperties.Budget(10, 20);
         return new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, null, Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
                 URI.create("http://127.0.0.1:8081"), budget, budget,
-                new GatewayProperties.JwtCache(DataSize.ofBytes(cacheSize), maxAge), responseTimeout, DataSize.ofMegabytes(1), POOL);
+                new GatewayProperties.JwtCache(DataSize.ofBytes(cacheSize), maxAge), responseTimeout, DataSize.ofMegabytes(1), POOL, CHANGES);
     }
 
     private static Set<String> badFields(GatewayProperties p) {
@@ -58,14 +60,14 @@ class GatewayPropertiesTest {
                             pair[1], Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
                             URI.create("http://127.0.0.1:8081"), budget, budget,
                             new GatewayProperties.JwtCache(DataSize.ofMegabytes(1), Duration.ofMinutes(5)),
-                            Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL))
+                            Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, CHANGES))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("GRAPH_JWT_ISSUER").hasMessageContaining("GRAPH_JWT_AUDIENCE");
         }
         GatewayProperties bound = new GatewayProperties(null, null, jwks, "https://idp.example/", "api://graph",
                 Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"),
                 budget, budget, new GatewayProperties.JwtCache(DataSize.ofMegabytes(1), Duration.ofMinutes(5)),
-                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL);
+                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, CHANGES);
         assertThat(bound.jwtIssuer()).isEqualTo("https://idp.example/");
         assertThat(properties(1, Duration.ofMinutes(5), Duration.ofSeconds(5)).jwtIssuer()).isNull();
     }
@@ -85,7 +87,7 @@ class GatewayPropertiesTest {
         GatewayProperties.Budget zero = new GatewayProperties.Budget(10, 20, 0);
         GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, null, Duration.ofMinutes(5),
                 URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"), zero, zero,
-                new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL);
+                new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, CHANGES);
         assertThat(badFields(p)).containsExactlyInAnyOrder("reads.batch", "writes.batch");
     }
 
@@ -95,7 +97,7 @@ class GatewayPropertiesTest {
         GatewayProperties p = new GatewayProperties("0123456789abcdef0123456789abcdef", null, null, null, null, Duration.ofMinutes(5),
                 URI.create("http://127.0.0.1:8082"), URI.create("http://127.0.0.1:8081"), budget, budget,
                 new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), DataSize.ofMegabytes(1),
-                new GatewayProperties.ServicePool(0, 0, Duration.ZERO));
+                new GatewayProperties.ServicePool(0, 0, Duration.ZERO), CHANGES);
         assertThat(badFields(p)).containsExactlyInAnyOrder("servicePool.maxConnections",
                 "servicePool.pendingAcquireMax", "servicePool.pendingAcquireTimeout");
     }
@@ -107,7 +109,7 @@ class GatewayPropertiesTest {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> new GatewayProperties(
                             "0123456789abcdef0123456789abcdef", null, null, null, null, Duration.ofMinutes(5), URI.create("http://127.0.0.1:8082"),
                             URI.create("http://127.0.0.1:8081"), budget, budget,
-                            new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), size, POOL))
+                            new GatewayProperties.JwtCache(DataSize.ofBytes(1), Duration.ofMinutes(5)), Duration.ofSeconds(5), size, POOL, CHANGES))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("graph.gateway.max-body-size");
         }
         assertThat(properties(1, Duration.ofMinutes(5), Duration.ofSeconds(5)).maxBodyBytes()).isEqualTo(1 << 20);

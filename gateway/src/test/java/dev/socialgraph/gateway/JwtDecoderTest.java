@@ -47,6 +47,8 @@ class JwtDecoderTest {
 
     private static final GatewayProperties.ServicePool POOL =
             new GatewayProperties.ServicePool(256, 1024, Duration.ofSeconds(1));
+    private static final GatewayProperties.Changes CHANGES =
+            new GatewayProperties.Changes(2048, java.time.Duration.ofSeconds(40));
 
     static final String ISSUER = "https://idp.example/";
     static final String AUDIENCE = "api://social-graph";
@@ -66,7 +68,7 @@ class JwtDecoderTest {
                 URI.create("http://127.0.0.1:8081"), new GatewayProperties.Budget(1, 1),
                 new GatewayProperties.Budget(1, 1),
                 new GatewayProperties.JwtCache(DataSize.ofMegabytes(1), Duration.ofMinutes(5)),
-                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL);
+                Duration.ofSeconds(5), DataSize.ofMegabytes(1), POOL, CHANGES);
     }
 
     /** Claims of a token for this API: its issuer and audience. */

@@ -1,5 +1,6 @@
 package dev.socialgraph.web;
 
+import dev.socialgraph.common.cursor.CursorExpiredException;
 import dev.socialgraph.common.cursor.InvalidCursorException;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.problem.ProblemType;
@@ -24,6 +25,8 @@ import tools.jackson.core.JacksonException;
  *       {@link InvalidUserIdException}: 400 naming the input in {@code parameter};</li>
  *   <li>{@link InvalidCursorException}: 400 naming {@code cursor}, with {@code reason} ({@code malformed},
  *       {@code tampered}, ...);</li>
+ *   <li>{@link CursorExpiredException}: 410 {@code cursor-expired} naming {@code cursor}, with
+ *       {@code retentionSeconds};</li>
  *   <li>{@link ShardUnavailableException}: 503 with {@code Retry-After: 1}, the outage answer clients retry on
  *       ({@link #retryLater});</li>
  *   <li>a body that cannot be read ({@link #unreadableBody}): 400 naming the property of a value of the wrong type, else
@@ -201,6 +204,11 @@ public final class ProblemMapping {
                 ProblemDetail problem = problem(HttpStatus.BAD_REQUEST, c.getMessage(), "cursor");
                 problem.setProperty("reason", c.reason().name().toLowerCase(Locale.ROOT));
                 yield ResponseEntity.badRequest().body(problem);
+            }
+            case CursorExpiredException x -> {
+                ProblemDetail problem = problem(ProblemType.CURSOR_EXPIRED, x.getMessage(), "cursor");
+                problem.setProperty("retentionSeconds", x.retention().toSeconds());
+                yield ResponseEntity.status(HttpStatus.GONE).body(problem);
             }
             case ShardUnavailableException s -> {
                 log.debug("Shard unavailable: {}", s.getMessage(), s);

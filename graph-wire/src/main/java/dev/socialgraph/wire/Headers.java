@@ -34,6 +34,12 @@ public final class Headers {
     /** The check instance that answered a read (its {@code graph.check.affinity.instance-id}); the gateway passes it on. */
     public static final String SERVED_BY = "X-Served-By";
 
+    /**
+     * A reconnecting server-sent-events client's last event id (the HTML standard's event-stream processing): for the
+     * change stream, the cursor after the last event it received.
+     */
+    public static final String LAST_EVENT_ID = "Last-Event-ID";
+
     private Headers() {
     }
 }

@@ -141,10 +141,30 @@ public final class InternalApi {
     public static final Endpoint CANCEL_SCAN = Endpoint.of("cancel-scan", Method.DELETE, SCAN_PATH);
     public static final Endpoint BUILD_SNAPSHOTS = Endpoint.of("build-snapshots", Method.POST, SNAPSHOTS_PATH);
 
+    /**
+     * The change stream ({@link Changes}): events after {@code cursor}, as a page (long-polled up to {@code wait}
+     * seconds) or, with {@code Accept: text/event-stream}, as server-sent events, resumed from {@code Last-Event-ID}.
+     */
+    public static final Endpoint CHANGES = Endpoint.of("changes", Method.GET, PREFIX + "/changes")
+            .withHeaders(Headers.LAST_EVENT_ID)
+            .withQuery(Changes.CURSOR, Changes.KINDS, Changes.USERS, Changes.LIMIT, Changes.WAIT);
+
+    /** The change stream's position now: {@code {"cursor":"…"}}. */
+    public static final Endpoint CHANGES_HEAD = Endpoint.of("changes-head", Method.GET, PREFIX + "/changes/head");
+
+    /**
+     * {@code id}'s own change stream, with the same parameters and cursors as {@link #CHANGES}: the follows and
+     * unfollows where {@code id} is the actor or the target, and {@code id}'s own blocks and mutes, with the privacy
+     * rules of {@link Changes}.
+     */
+    public static final Endpoint USER_CHANGES = Endpoint.of("user-changes", Method.GET, USERS + "/{id}/changes")
+            .withHeaders(Headers.LAST_EVENT_ID)
+            .withQuery(Changes.CURSOR, Changes.KINDS, Changes.USERS, Changes.LIMIT, Changes.WAIT);
+
     /** What the check service serves. */
     public static final List<Endpoint> CHECK_SERVICE = List.of(CHECK, CONTAINS, PAIRS, READS, FOLLOWING, FOLLOWERS,
             COUNTS, COMMON_FOLLOWING, KNOWN_FOLLOWERS, RELATIONSHIP, SUGGESTIONS, BLOCKING, MUTING, HIDDEN, BLOOM,
-            BLOOM_SWAP);
+            BLOOM_SWAP, CHANGES, CHANGES_HEAD, USER_CHANGES);
 
     /** What the write service serves. */
     public static final List<Endpoint> WRITE_SERVICE = List.of(FOLLOW, UNFOLLOW, BLOCK, UNBLOCK, MUTE, UNMUTE,

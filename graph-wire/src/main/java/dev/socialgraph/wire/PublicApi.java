@@ -20,6 +20,9 @@ public final class PublicApi {
     /** The operator API, for tokens with the {@code graph:admin} scope. */
     public static final String ADMIN = PREFIX + "/admin";
 
+    /** The change stream, for tokens with the {@code graph:changes} scope. */
+    public static final String CHANGES = PREFIX + "/changes";
+
     private static final String ME = PREFIX + "/me";
     private static final String USER = USERS + "/{id}";
 
@@ -73,6 +76,20 @@ public final class PublicApi {
     public static final Endpoint ERASE_USER = write("eraseUser", Method.DELETE, ADMIN + "/users/{id}");
     public static final Endpoint GET_ACCOUNT_JOB = write("getAccountJob", Method.GET, ADMIN + "/jobs/{jobId}");
 
+    // --- the change stream (Changes) ------------------------------------------------------------------------------
+
+    /** Every change after a cursor, for tokens with the {@code graph:changes} scope; long-poll or server-sent events. */
+    public static final Endpoint LIST_CHANGES = Endpoint.of("listChanges", Method.GET, CHANGES)
+            .withHeaders(Headers.REQUEST_ID, Headers.LAST_EVENT_ID)
+            .withQuery(Changes.CURSOR, Changes.KINDS, Changes.USERS, Changes.LIMIT, Changes.WAIT);
+    /** The change stream's position now, for tokens with the {@code graph:changes} scope. */
+    public static final Endpoint GET_CHANGES_HEAD = Endpoint.of("getChangesHead", Method.GET, CHANGES + "/head")
+            .withHeaders(Headers.REQUEST_ID);
+    /** The caller's own changes, for any user token: the same parameters and cursors as {@link #LIST_CHANGES}. */
+    public static final Endpoint LIST_OWN_CHANGES = Endpoint.of("listOwnChanges", Method.GET, ME + "/changes")
+            .withHeaders(Headers.REQUEST_ID, Headers.LAST_EVENT_ID)
+            .withQuery(Changes.CURSOR, Changes.KINDS, Changes.USERS, Changes.LIMIT, Changes.WAIT);
+
     /** The document itself, served without a token. */
     public static final Endpoint GET_OPENAPI_DOCUMENT = Endpoint.of("getOpenApiDocument", Method.GET, "/openapi.yaml");
 
@@ -81,7 +98,7 @@ public final class PublicApi {
             LIST_OWN_BLOCKS, LIST_OWN_MUTES, FIND_OWN_HIDDEN_AUTHORS, IS_FOLLOWING, ARE_FOLLOWING, LIST_FOLLOWING,
             LIST_FOLLOWERS, COUNT_FOLLOWS, LIST_COMMON_FOLLOWING, LIST_KNOWN_FOLLOWERS, GET_RELATIONSHIP, SUGGEST_USERS, LIST_USER_BLOCKS,
             LIST_USER_MUTES, FIND_HIDDEN_AUTHORS, DEACTIVATE_USER, REACTIVATE_USER, GET_ACCOUNT_STATE, ERASE_USER,
-            GET_ACCOUNT_JOB, GET_OPENAPI_DOCUMENT);
+            GET_ACCOUNT_JOB, LIST_CHANGES, GET_CHANGES_HEAD, LIST_OWN_CHANGES, GET_OPENAPI_DOCUMENT);
 
     private PublicApi() {
     }

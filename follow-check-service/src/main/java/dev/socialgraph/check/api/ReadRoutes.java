@@ -1,6 +1,8 @@
 package dev.socialgraph.check.api;
 
 import dev.socialgraph.check.bloom.BloomHandlers;
+import dev.socialgraph.check.changes.ChangeSignals;
+import dev.socialgraph.check.changes.ChangeStream;
 import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.web.ServiceGuardProperties;
@@ -75,9 +77,15 @@ class ReadRoutes {
     }
 
     @Bean
+    ChangeHandlers changeHandlers(ChangeStream stream, ChangeSignals signals, GraphReads graphReads,
+                                  CheckProperties properties, Scheduler blockingReads) {
+        return new ChangeHandlers(stream, signals, graphReads, blockingReads, properties.changes().checkpointInterval());
+    }
+
+    @Bean
     RouterFunction<ServerResponse> checkServiceRoutes(GraphReadHandlers reads, FollowingPairsHandler pairs,
                                                       ReadBatchHandler batch, BloomHandlers bloom,
-                                                      Scheduler blockingReads) {
+                                                      ChangeHandlers changes, Scheduler blockingReads) {
         Table table = new Table();
         table.add(InternalApi.CHECK, reads::isFollowing);
         table.addJson(InternalApi.CONTAINS, reads::contains);
@@ -95,6 +103,9 @@ class ReadRoutes {
         table.addJson(InternalApi.HIDDEN, reads::hidden);
         table.add(InternalApi.BLOOM, bloom::state);
         table.add(InternalApi.BLOOM_SWAP, request -> bloom.swap(request, blockingReads));
+        table.add(InternalApi.CHANGES, changes::changes);
+        table.add(InternalApi.CHANGES_HEAD, changes::head);
+        table.add(InternalApi.USER_CHANGES, changes::userChanges);
         return table.routes(InternalApi.CHECK_SERVICE);
     }
 

@@ -69,6 +69,7 @@ import org.springframework.validation.annotation.Validated;
  * @param affinity            which logical shards this instance owns (shard-affine reads)
  * @param accounts            the view of inactive accounts (docs/account-lifecycle.md)
  * @param followerSide        the in-process cache of followers' first pages and counts
+ * @param changes             the change stream ({@code GET /internal/v1/changes})
  */
 @Validated
 @ConfigurationProperties("graph.check")
@@ -99,7 +100,32 @@ public record CheckProperties(
         @Valid @NotNull @DefaultValue Feed feed,
         @Valid @NotNull @DefaultValue Affinity affinity,
         @Valid @NotNull @DefaultValue Accounts accounts,
-        @Valid @NotNull @DefaultValue FollowerSide followerSide) {
+        @Valid @NotNull @DefaultValue FollowerSide followerSide,
+        @Valid @NotNull @DefaultValue Changes changes) {
+
+    /**
+     * The change stream, {@code graph.check.changes.*} (docs/decisions/0063-the-change-stream.md).
+     *
+     * @param window             records of {@code follow-events} kept in memory per partition (20,000; about 250
+     *                           bytes each, so 60 MB for the local topic's 12 partitions): watchers whose cursor
+     *                           is within it are served from memory, older cursors from the topic
+     * @param maxScan            most records one read looks at (10,000), whatever its filter passes: a watcher with a
+     *                           narrow filter gets its cursor moved past them and reads on, bounded work per read
+     * @param catchUpReaders     most reads of the topic at once (4): each holds a Kafka consumer while it reads
+     * @param catchUpTimeout     longest read of the topic for one answer (2 s): a hung broker answers what came
+     * @param checkpointInterval most time between two events of a server-sent stream (5 s): a {@code checkpoint}
+     *                           carries the cursor when the filter passes nothing
+     * @param retention          how far back the topic keeps events, as the 410 for an older cursor states it (7 d,
+     *                           the topic's {@code retention.ms} in DESIGN.md 2.4)
+     */
+    public record Changes(
+            @Min(1) @Max(10_000_000) @DefaultValue("20000") int window,
+            @Min(1000) @Max(1_000_000) @DefaultValue("10000") int maxScan,
+            @Min(1) @Max(64) @DefaultValue("4") int catchUpReaders,
+            @NotNull @DurationMin(millis = 100) @DurationMax(seconds = 10) @DefaultValue("2s") Duration catchUpTimeout,
+            @NotNull @DurationMin(millis = 100) @DurationMax(seconds = 60) @DefaultValue("5s") Duration checkpointInterval,
+            @NotNull @DefaultValue("7d") Duration retention) {
+    }
 
     /**
      * The in-process cache of the follower side, {@code graph.check.follower-side.*}

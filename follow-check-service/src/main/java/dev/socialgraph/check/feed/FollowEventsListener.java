@@ -4,6 +4,7 @@ import dev.socialgraph.check.bloom.EdgeBloom;
 import dev.socialgraph.check.bloom.EventFeed;
 import dev.socialgraph.check.cache.FollowerSideCache;
 import dev.socialgraph.check.cache.LocalFollowingCache;
+import dev.socialgraph.check.changes.ChangeLog;
 import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.relations.HiddenPairs;
 import dev.socialgraph.common.event.FollowEvent;
@@ -25,6 +26,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -72,6 +74,7 @@ class FollowEventsListener implements EventFeed, DisposableBean {
     /** {@code null} when {@code graph.check.follower-side.enabled} is off: no marks to keep. */
     private final FollowerSideCache followerSide;
     private final HiddenPairs hidden;
+    private final ChangeLog changes;
     private final FeedLag lag;
     private final EventTracing tracing;
     private final long probeIntervalMillis;
@@ -86,13 +89,14 @@ class FollowEventsListener implements EventFeed, DisposableBean {
     private Thread thread;
 
     FollowEventsListener(CheckProperties properties, EdgeBloom bloom, LocalFollowingCache local,
-                         FollowerSideCache followerSide, HiddenPairs hidden, FeedLag lag, MeterRegistry registry,
-                         EventTracing tracing) {
+                         FollowerSideCache followerSide, HiddenPairs hidden, ChangeLog changes, FeedLag lag,
+                         MeterRegistry registry, EventTracing tracing) {
         this.settings = properties.bloom();
         this.bloom = bloom;
         this.local = local;
         this.followerSide = properties.followerSide().enabled() ? followerSide : null;
         this.hidden = hidden;
+        this.changes = changes;
         this.lag = lag;
         this.tracing = tracing;
         this.probeIntervalMillis = properties.feed().probeInterval().toMillis();
@@ -145,9 +149,12 @@ class FollowEventsListener implements EventFeed, DisposableBean {
             }
             c.assign(assigned);
             c.seekToEnd(assigned);
+            long[] positions = new long[assigned.size()];
             for (TopicPartition tp : assigned) {
-                c.position(tp, timeout); // resolve now: the scan must start after these positions
+                // resolve now: the scan must start after these positions, and the change log covers from them
+                positions[tp.partition()] = c.position(tp, timeout);
             }
+            changes.start(positions);
             atEnd = true;
             positioned.countDown();
             log.info("Consuming {} ({} partitions) from its end", settings.topic(), assigned.size());
@@ -155,13 +162,20 @@ class FollowEventsListener implements EventFeed, DisposableBean {
             FeedLag.OutboxMark targetMark = null;
             long nextProbe = 0;
             while (running) {
-                for (ConsumerRecord<byte[], byte[]> record : c.poll(POLL)) {
+                ConsumerRecords<byte[], byte[]> records = c.poll(POLL);
+                for (ConsumerRecord<byte[], byte[]> record : records) {
                     Header parent = record.headers().lastHeader(EventTracing.TRACEPARENT);
                     if (parent == null || !EventTracing.isSampled(parent.value())) {
                         apply(record);
                     } else {
                         applyTraced(record, parent);
                     }
+                }
+                if (!records.isEmpty()) {
+                    for (TopicPartition tp : records.partitions()) {
+                        changes.advance(tp.partition(), c.position(tp)); // offsets that held no event are read too
+                    }
+                    changes.appended();
                 }
                 if (target != null && reached(c, target)) {
                     lag.caughtUp(targetMark);
@@ -191,6 +205,7 @@ class FollowEventsListener implements EventFeed, DisposableBean {
                     followerSide.clear(); // and the follower side's entries would never learn of a change
                 }
                 hidden.markStale(); // and the filter of hidden pairs would miss new blocks
+                changes.markStale(); // and the change stream would stop at this position
                 log.warn("follow-events consumer stopped; bloom filter off: {}", e.toString());
             }
         } finally {
@@ -233,6 +248,7 @@ class FollowEventsListener implements EventFeed, DisposableBean {
             malformed.increment();
             return;
         }
+        changes.append(record.partition(), record.offset(), event);
         if (event.relation() != Relation.FOLLOW) {
             hidden.apply(event); // blocks and mutes share the stream; the follow layers never see them
             applied.increment();

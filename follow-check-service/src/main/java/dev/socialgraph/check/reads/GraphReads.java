@@ -522,4 +522,28 @@ public class GraphReads {
     public List<Suggestions.Suggestion> suggestions(long userId, int limit) {
         return accounts.isInactive(userId, FollowChecker.NO_TOKEN) ? List.of() : suggestions.suggest(userId, limit);
     }
+
+    /**
+     * Whether {@code userId} is inactive now by the view of inactive users (no state row read): the change stream
+     * serves no event naming such a user.
+     *
+     * @param userId any value
+     * @return whether the view holds it
+     */
+    public boolean isInactive(long userId) {
+        return accounts.isInactive(userId);
+    }
+
+    /**
+     * Whether {@code blockerId} blocks {@code blockedId}, from the blocker's row: a user's own change stream shows
+     * nothing from or about a user who blocks its owner. May read a shard: call where blocking is allowed.
+     *
+     * @param blockerId positive user id
+     * @param blockedId positive user id
+     * @return whether the block stands
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when the blocker's database is down
+     */
+    public boolean blocks(long blockerId, long blockedId) {
+        return relations.blocks(blockerId, blockedId);
+    }
 }

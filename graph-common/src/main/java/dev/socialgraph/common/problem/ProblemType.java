@@ -43,6 +43,11 @@ public enum ProblemType {
     CONFLICT("conflict", 409, "Conflict"),
     /** 409: a per-user cap is reached (10,000 followings, 50,000 blocks or mutes); {@code parameter} names the actor. */
     LIMIT_REACHED("limit-reached", 409, "Conflict"),
+    /**
+     * 410: a change-stream cursor older than the stream keeps ({@code parameter}: {@code cursor};
+     * {@code retentionSeconds} says how far back it goes).
+     */
+    CURSOR_EXPIRED("cursor-expired", 410, "Gone"),
     /** 413: the request body is larger than the limit ({@code parameter}: {@code body}). */
     BODY_TOO_LARGE("body-too-large", 413, "Content Too Large"),
     /** 414: the request line is too long ({@code parameter}: {@code uri}). */
