@@ -2,6 +2,7 @@ package dev.socialgraph.client;
 
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.relation.Relation;
+import dev.socialgraph.wire.Changes;
 import dev.socialgraph.wire.Headers;
 import dev.socialgraph.wire.InternalApi;
 import java.net.URI;
@@ -17,7 +18,8 @@ import java.util.Objects;
  * without the public gateway's hop: every read on follow-check-service's instances, every write on
  * follow-write-service's. (The name is older than the writes; it stays so that callers need not change.) Its methods
  * are documented by part: {@link FollowChecks} (follow checks, relationship, hidden authors), {@link FollowLists}
- * (lists, counts, suggestions) and {@link FollowWrites} (follows, blocks, mutes, accounts).
+ * (lists, counts, suggestions), {@link FollowWrites} (follows, blocks, mutes, accounts) and {@link FollowChanges}
+ * (the change stream).
  *
  * <p>A read about user {@code u} goes to the check instance that owns {@code u}'s logical shard, by the gateway's
  * rendezvous choice ({@link #instanceFor}); a write to a write instance. A connection failure, a timeout or 503 moves
@@ -32,7 +34,7 @@ import java.util.Objects;
  * Inside, a facade: each call goes to a resource class that builds its request from graph-wire's descriptors and
  * reads the answer, over one HTTP transport (Apache HttpClient 5's classic client on keep-alive connections).
  */
-public final class FollowCheckClient implements FollowChecks, FollowLists, FollowWrites, AutoCloseable {
+public final class FollowCheckClient implements FollowChecks, FollowLists, FollowWrites, FollowChanges, AutoCloseable {
 
     /** The header carrying the service credential. */
     public static final String SERVICE_TOKEN_HEADER = Headers.SERVICE_TOKEN;
@@ -47,6 +49,7 @@ public final class FollowCheckClient implements FollowChecks, FollowLists, Follo
     private final Relationships relationships;
     private final Relations relations;
     private final Accounts accounts;
+    private final ChangeReads changes;
 
     private FollowCheckClient(Settings s) {
         this.transport = new HttpTransport(s);
@@ -57,6 +60,7 @@ public final class FollowCheckClient implements FollowChecks, FollowLists, Follo
         this.relationships = new Relationships(transport, tokens);
         this.relations = new Relations(transport, tokens);
         this.accounts = new Accounts(transport, tokens);
+        this.changes = new ChangeReads(transport);
     }
 
     /**
@@ -186,6 +190,31 @@ public final class FollowCheckClient implements FollowChecks, FollowLists, Follo
     @Override
     public AccountJob accountJob(String jobId) {
         return accounts.job(jobId);
+    }
+
+    @Override
+    public String changesHead() {
+        return changes.head();
+    }
+
+    @Override
+    public Changes.Page changes(String cursor, ChangeFilter filter, int limit, int waitSeconds) {
+        return changes.page(0, cursor, filter, limit, waitSeconds);
+    }
+
+    @Override
+    public Changes.Page ownChanges(long user, String cursor, ChangeFilter filter, int limit, int waitSeconds) {
+        return changes.page(ChangeReads.requireOwner(user), cursor, filter, limit, waitSeconds);
+    }
+
+    @Override
+    public ChangeWatch watchChanges(String cursor, ChangeFilter filter, ChangeListener listener) {
+        return ChangeWatcher.watch(changes, 0, cursor, filter, listener);
+    }
+
+    @Override
+    public ChangeWatch watchOwnChanges(long user, String cursor, ChangeFilter filter, ChangeListener listener) {
+        return ChangeWatcher.watch(changes, ChangeReads.requireOwner(user), cursor, filter, listener);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.io.IOException;
 import java.net.URI;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,8 +38,9 @@ import org.apache.hc.core5.util.Timeout;
  * <p><b>Instances.</b> A read about user {@code u} goes to the check instance that owns {@code u}'s logical shard,
  * {@code floorMod(u, logicalShardCount)}, by the same {@link ShardAffineRouter} the gateway's load balancer uses, so it
  * lands where the bloom filter and caches hold {@code u}'s slice; attempt {@code k} goes to the {@code k}-th instance
- * in rendezvous order for that shard, the one that takes the shard over when the owner leaves. A write starts at the
- * write instance {@link WriteBalancing} picks and moves on to the next ones.
+ * in rendezvous order for that shard, the one that takes the shard over when the owner leaves. A read about no user
+ * (the change stream's: every instance serves it alike, from any cursor) starts at the next check instance in turn.
+ * A write starts at the write instance {@link WriteBalancing} picks and moves on to the next ones.
  *
  * <p><b>Retries.</b> A connection failure, a timeout or HTTP 503 is retried on the next instance, up to
  * {@code maxAttempts}, then thrown ({@link UnavailableException}); every other status is thrown at once. Writes are
@@ -49,7 +51,7 @@ import org.apache.hc.core5.util.Timeout;
  * answer with no hand-off (the JDK's {@code HttpClient} passes each request to its selector thread and each answer on
  * to an executor, which cost about 130 µs per call at one connection here). Each attempt is bounded by
  * {@code connectTimeout} twice (to wait for a pooled connection when all are busy, and to open one) and by
- * {@code requestTimeout} for the answer. Thread-safe.
+ * {@code requestTimeout} for the answer, plus the request's {@link Request#patience()} for a long-poll. Thread-safe.
  */
 final class HttpTransport implements Transport, AutoCloseable {
 
@@ -70,10 +72,15 @@ final class HttpTransport implements Transport, AutoCloseable {
     private final String[] writeBase;
     private final WriteBalancing writeBalancing;
     private final AtomicInteger nextWrite = new AtomicInteger();
+    /** Where the next {@link #readAny} starts: spreads the change stream's watchers over the check instances. */
+    private final AtomicInteger nextRead = new AtomicInteger();
     private final CloseableHttpClient http;
     private final Retry readRetry;
     private final Retry writeRetry;
     private final String serviceToken;
+    /** The requests' defaults; a request with {@link Request#patience()} gets a copy with a longer response timeout. */
+    private final RequestConfig requestConfig;
+    private final Duration requestTimeout;
 
     HttpTransport(Settings s) {
         List<String> ids = new ArrayList<>(s.instances().keySet());
@@ -91,12 +98,14 @@ final class HttpTransport implements Transport, AutoCloseable {
                         .setValidateAfterInactivity(VALIDATE_AFTER_IDLE)
                         .build())
                 .build();
+        this.requestTimeout = s.requestTimeout();
+        this.requestConfig = RequestConfig.custom()
+                .setConnectionRequestTimeout(Timeout.of(s.connectTimeout()))
+                .setResponseTimeout(Timeout.of(s.requestTimeout()))
+                .build();
         this.http = HttpClients.custom()
                 .setConnectionManager(connections)
-                .setDefaultRequestConfig(RequestConfig.custom()
-                        .setConnectionRequestTimeout(Timeout.of(s.connectTimeout()))
-                        .setResponseTimeout(Timeout.of(s.requestTimeout()))
-                        .build())
+                .setDefaultRequestConfig(requestConfig)
                 .evictIdleConnections(TimeValue.ofSeconds(IDLE_SECONDS))
                 // Fail-over is the Retry's, to another instance; the transport's own retries would repeat the same one.
                 .disableAutomaticRetries()
@@ -119,6 +128,14 @@ final class HttpTransport implements Transport, AutoCloseable {
     public byte[] read(long user, Request request) {
         ShardAffineRouter r = router();
         return execute(readRetry, "check instance", k -> r.candidate(user, k),
+                instance -> send(checkBase[instance], request));
+    }
+
+    @Override
+    public byte[] readAny(Request request) {
+        int instances = router().instanceIds().size();
+        int start = Math.floorMod(nextRead.getAndIncrement(), instances);
+        return execute(readRetry, "check instance", k -> (start + k) % instances,
                 instance -> send(checkBase[instance], request));
     }
 
@@ -207,6 +224,12 @@ final class HttpTransport implements Transport, AutoCloseable {
         }
         for (Map.Entry<String, String> header : request.headers().entrySet()) {
             r.addHeader(header.getKey(), header.getValue());
+        }
+        if (request.patience().isPositive()) {
+            // A long-poll: the service holds the answer back up to its wait, so the silence allowed grows by as much;
+            // the connection's socket timeout follows the request's response timeout (HttpClient sets it per request).
+            r.setConfig(RequestConfig.copy(requestConfig)
+                    .setResponseTimeout(Timeout.of(requestTimeout.plus(request.patience()))).build());
         }
         if (request.body() != null) {
             r.setEntity(new ByteArrayEntity(request.body(), ContentType.APPLICATION_JSON));

@@ -19,6 +19,17 @@ interface Transport {
     byte[] read(long user, Request request);
 
     /**
+     * Sends a read that concerns no user (the change stream's, which every check instance serves alike) to a check
+     * instance, each call starting at the next one in turn, then to the following ones as the retry policy allows.
+     *
+     * @param request the request
+     * @return the body of the 2xx answer
+     * @throws GraphClientException  when no instance answered, or one refused the request
+     * @throws IllegalStateException when there is no check instance
+     */
+    byte[] readAny(Request request);
+
+    /**
      * Sends a write (or an account operation) to a write instance, then to the next ones as the retry policy allows.
      *
      * @param request the request

@@ -14,7 +14,7 @@ final class FakeTransport implements Transport {
     /**
      * One call.
      *
-     * @param user    the user whose instance a read would go to; {@code 0} for a write
+     * @param user    the user whose instance a read would go to; {@code 0} for a write or a read of any instance
      * @param write   whether it was a write
      * @param request the request
      */
@@ -45,6 +45,12 @@ final class FakeTransport implements Transport {
     @Override
     public byte[] read(long user, Request request) {
         calls.add(new Call(user, false, request));
+        return answers.apply(request).getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public byte[] readAny(Request request) {
+        calls.add(new Call(0, false, request));
         return answers.apply(request).getBytes(StandardCharsets.UTF_8);
     }
 

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The transport on its own, against a JDK HTTP server that records what reaches it: the request line and headers it
- * sends for a {@link Request}, base URIs with a path prefix, and which failures move a call to the next instance.
+ * sends for a {@link Request}, base URIs with a path prefix, which failures move a call to the next instance, where a
+ * read about no user goes, and a long-poll's longer timeout.
  */
 class HttpTransportTest {
 
@@ -49,6 +50,14 @@ class HttpTransportTest {
             seen.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
                     exchange.getRequestURI().getRawQuery(), headers,
                     new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
+            String query = exchange.getRequestURI().getRawQuery();
+            if (query != null && query.startsWith("sleep=")) {
+                try {
+                    Thread.sleep(Long.parseLong(query.substring("sleep=".length()))); // a long-poll holding back
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             byte[] answer = "{\"ok\":true}".getBytes(StandardCharsets.US_ASCII);
             exchange.sendResponseHeaders(200, answer.length);
             try (OutputStream out = exchange.getResponseBody()) {
@@ -105,12 +114,40 @@ class HttpTransportTest {
     }
 
     @Test
+    void readAny_startsEachCallAtTheNextCheckInstance() {
+        Map<String, URI> checks = new java.util.LinkedHashMap<>();
+        checks.put("check-0", base("/a"));
+        checks.put("check-1", base("/b"));
+        try (HttpTransport transport = new HttpTransport(settings(checks, List.of()))) {
+            for (int i = 0; i < 3; i++) {
+                transport.readAny(Request.to(InternalApi.CHANGES_HEAD));
+            }
+        }
+        assertThat(seen).extracting(Seen::path).containsExactly("/a/internal/v1/changes/head",
+                "/b/internal/v1/changes/head", "/a/internal/v1/changes/head");
+    }
+
+    @Test
+    void aRequestsPatience_extendsTheResponseTimeout_forThatRequestOnly() {
+        try (HttpTransport transport = new HttpTransport(settings(Map.of("check-0", base("")), List.of()))) {
+            Request slow = Request.to(InternalApi.CHANGES).query("sleep=1500");
+
+            assertThat(transport.readAny(slow.patience(Duration.ofSeconds(2)))).isNotEmpty();
+            assertThatThrownBy(() -> transport.readAny(slow))
+                    .isInstanceOfSatisfying(UnavailableException.class,
+                            e -> assertThat(e.status()).isEqualTo(GraphClientException.NO_RESPONSE));
+        }
+    }
+
+    @Test
     void withoutInstancesOfAKind_itsCallsThrow_beforeAnyRequest() {
         try (HttpTransport readsOnly = new HttpTransport(settings(Map.of("check-0", base("")), List.of()));
              HttpTransport writesOnly = new HttpTransport(settings(Map.of(), List.of(base(""))))) {
             assertThatThrownBy(() -> readsOnly.write(Request.to(InternalApi.FOLLOW, 1L, 2L)))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("writeInstance");
             assertThatThrownBy(() -> writesOnly.read(1, Request.to(InternalApi.COUNTS, 1L)))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("Builder.instance");
+            assertThatThrownBy(() -> writesOnly.readAny(Request.to(InternalApi.CHANGES_HEAD)))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("Builder.instance");
             assertThat(writesOnly.instanceIds()).isEmpty();
         }
