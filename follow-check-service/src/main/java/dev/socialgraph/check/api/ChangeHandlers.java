@@ -6,9 +6,11 @@ import dev.socialgraph.check.changes.ChangeSignals;
 import dev.socialgraph.check.changes.ChangeStream;
 import dev.socialgraph.check.changes.ChangeStream.Batch;
 import dev.socialgraph.check.reads.GraphReads;
+import dev.socialgraph.common.cursor.InvalidCursorException;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.web.BadParameterException;
+import dev.socialgraph.web.ProblemJson;
 import dev.socialgraph.web.ProblemMapping;
 import dev.socialgraph.wire.Changes;
 import dev.socialgraph.wire.Headers;
@@ -22,6 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.server.ServerRequest;
@@ -215,13 +219,14 @@ final class ChangeHandlers {
         return ServerSentEvent.builder(Changes.cursorJson(cursor)).id(cursor).event(Changes.CHECKPOINT).build();
     }
 
+    /** 503 {@code service-unavailable} with {@code Retry-After}: another instance, or this one shortly, will serve. */
     private static Mono<ServerResponse> unavailable(RuntimeException e) {
-        var problem = ProblemMapping.problem(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage(), null);
-        var answer = ProblemMapping.retryLater(problem);
+        ResponseEntity<ProblemDetail> answer = ProblemMapping.retryLater(
+                ProblemMapping.problem(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage(), null));
         return ServerResponse.status(answer.getStatusCode())
                 .headers(h -> h.addAll(answer.getHeaders()))
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                .bodyValue(dev.socialgraph.web.ProblemJson.of(answer.getBody()));
+                .bodyValue(ProblemJson.of(answer.getBody()));
     }
 
     /** A request's parameters, parsed. */
@@ -251,7 +256,7 @@ final class ChangeHandlers {
     private long[] decode(String cursor, String parameter) {
         try {
             return stream.decode(cursor);
-        } catch (dev.socialgraph.common.cursor.InvalidCursorException e) {
+        } catch (InvalidCursorException e) {
             if (parameter.equals(Changes.CURSOR)) {
                 throw e; // answered 400 naming cursor, with its reason
             }

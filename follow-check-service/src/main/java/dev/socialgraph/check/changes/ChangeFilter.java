@@ -1,6 +1,7 @@
 package dev.socialgraph.check.changes;
 
 import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.relation.Relation;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
@@ -52,7 +53,7 @@ public record ChangeFilter(Set<FollowEvent.Type> kinds, long[] users, long owner
             return false;
         }
         if (owner != 0) {
-            boolean own = e.relation() == dev.socialgraph.common.relation.Relation.FOLLOW
+            boolean own = e.relation() == Relation.FOLLOW
                     ? actor == owner || target == owner
                     : actor == owner;
             if (!own) {
