@@ -38,10 +38,10 @@ flock /tmp/fleet.lock bash -c "
   for v in 5 6 7; do
     for u in 1 2; do
       n=1000
-      python3 $OUT/latency.py http://127.0.0.1:8480/v1/users/\$u/followers/known?limit=50 \
+      python3 support/benchmarks/scripts/latency.py http://127.0.0.1:8480/v1/users/\$u/followers/known?limit=50 \
         \"\$(./graph --data-dir $F token \$v)\" \$n \"viewer \$v, user \$u (\$n requests)\"
     done
-    python3 $OUT/latency.py http://127.0.0.1:8480/v1/users/5/following/100000 \
+    python3 support/benchmarks/scripts/latency.py http://127.0.0.1:8480/v1/users/5/following/100000 \
       \"\$(./graph --data-dir $F token 5)\" 1000 \"floor: single check 5 -> 100000, as viewer \$v\"
   done > \$out 2>&1
   done
