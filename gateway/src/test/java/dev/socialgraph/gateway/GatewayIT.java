@@ -365,7 +365,7 @@ class GatewayIT {
                 "/v1/me/blocking/{targetId}", "/v1/me/muting/{targetId}", "/v1/me/blocking", "/v1/me/muting",
                 "/v1/me/hidden", "/v1/users/{id}/blocking", "/v1/users/{id}/muting", "/v1/users/{id}/hidden",
                 "/v1/me", "/v1/admin/users/{id}/deactivation", "/v1/admin/users/{id}", "/v1/admin/jobs/{jobId}",
-                "/openapi.yaml");
+                "/v1/changes", "/v1/changes/head", "/v1/me/changes", "/openapi.yaml");
     }
 
     /** At least 500 malformed requests; every reply is 4xx problem+json and the graph is unchanged. */
