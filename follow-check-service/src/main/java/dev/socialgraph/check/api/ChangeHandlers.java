@@ -122,8 +122,8 @@ final class ChangeHandlers {
             long seen = signals.generation();
             return read(position, query).flatMap(batch -> {
                 long left = deadline - System.nanoTime();
-                if (!batch.events().isEmpty() || left <= 0) {
-                    return Mono.just(batch);
+                if (!batch.events().isEmpty() || left <= 0 || signals.isClosed()) {
+                    return Mono.just(batch); // stopping: answer now, the client polls again elsewhere
                 }
                 if (!batch.caughtUp()) {
                     return poll(batch.next(), query, deadline); // the scan bound, or the topic: read on
@@ -144,7 +144,8 @@ final class ChangeHandlers {
             }
             Mono<List<ServerSentEvent<String>>> step = Mono.defer(() -> next(query, position, lastSent));
             Flux<ServerSentEvent<String>> body = Flux.concat(Flux.fromIterable(opening),
-                    step.repeat().concatMapIterable(batch -> batch, 1));
+                    step.repeat().concatMapIterable(batch -> batch, 1))
+                    .takeUntilOther(signals.closed()); // stopping: the client resumes elsewhere from its last id
             return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM)
                     .body(BodyInserters.fromServerSentEvents(body));
         });

@@ -5,6 +5,7 @@ import dev.socialgraph.common.cursor.ChangeCursor;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -19,6 +20,38 @@ public class ChangesConfiguration {
     @Bean
     ChangeSignals changeSignals() {
         return new ChangeSignals();
+    }
+
+    /**
+     * Ends the change stream's waits and server-sent streams first when the instance stops, before the web server's
+     * graceful shutdown (a lower phase) waits for the requests in flight: an open stream would never end by itself.
+     */
+    @Bean
+    SmartLifecycle changeStreamShutdown(ChangeSignals signals) {
+        return new SmartLifecycle() {
+            private volatile boolean running;
+
+            @Override
+            public void start() {
+                running = true;
+            }
+
+            @Override
+            public void stop() {
+                signals.close();
+                running = false;
+            }
+
+            @Override
+            public boolean isRunning() {
+                return running;
+            }
+
+            @Override
+            public int getPhase() {
+                return SmartLifecycle.DEFAULT_PHASE; // stopped first: graceful shutdown is DEFAULT_PHASE - 1024
+            }
+        };
     }
 
     @Bean
