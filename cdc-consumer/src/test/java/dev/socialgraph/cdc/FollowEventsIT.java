@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.cache.FollowingCacheScripts;
+import dev.socialgraph.common.event.AccountEvent;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.keys.RedisKeys;
@@ -208,6 +209,8 @@ class FollowEventsIT {
         KAFKA.publishRaw(Long.toString(followee), ("{\"eventId\":\"" + unique + "\",\"type\":\"follow\"}").getBytes(StandardCharsets.UTF_8));
         KAFKA.publishRaw(Long.toString(followee), json(unique + "-self", followee, followee, 1));
         KAFKA.publishRaw(Long.toString(followee), json(unique + "-negative", -5, followee, 1));
+        KAFKA.publishRaw(Long.toString(followee), FollowEventJson.toJson(
+                new AccountEvent(unique + "-account", AccountEvent.Type.DEACTIVATE, followee, 1, T0 + 2)));
         KAFKA.publish(FollowEvent.follow(2, followee, T0 + 2, 1, T0 + 2));
 
         KAFKA.awaitCaughtUp();
@@ -227,6 +230,7 @@ class FollowEventsIT {
                         m -> assertThat(m).contains("missing field"),
                         m -> assertThat(m).contains("must differ"),
                         m -> assertThat(m).contains("followerId"));
+        assertThat(allDeadLetters(unique + "-account")).as("an account event is skipped, not poison").isEmpty();
     }
 
     @Test

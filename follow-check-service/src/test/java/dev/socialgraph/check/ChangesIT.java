@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.socialgraph.check.changes.ChangeStream;
 import dev.socialgraph.check.reads.GraphReads;
+import dev.socialgraph.common.event.AccountEvent;
 import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.localruntime.ServiceProcess;
@@ -523,6 +525,41 @@ class ChangesIT {
                 .filter(e -> e != inactiveFollows && e != followsInactive).toList()));
     }
 
+    // ------------------------------------------------------------------------------------------------ accounts
+
+    @Test
+    void anAccountChange_isAnEventOfItsUserAlone_andOfAnErasedUserOnlyTheEraseIsServed() throws Exception {
+        long user = fresh();
+        long other = fresh();
+        String head = settledHead();
+        FollowEvent follows = FollowEvent.follow(user, other, T0 + 90, 1, T0 + 90);
+        AccountEvent deactivated = AccountEvent.of(AccountEvent.Type.DEACTIVATE, user, 1, T0 + 91);
+        publish(follows);
+        publish(deactivated);
+        awaitConsumed();
+        String ofUser = CHANGES + "?cursor=" + head + "&users=" + user;
+
+        assertEvents(drain(ofUser).events(), List.of(follows, deactivated));
+        JsonNode raw = http.json(get(ofUser + "&kinds=deactivate")).get("events").get(0);
+        assertThat(raw.get("actorId").longValue()).isEqualTo(user);
+        assertThat(raw.has("targetId")).as("an account change names no target").isFalse();
+        assertEvents(drain("/internal/v1/users/" + user + "/changes?cursor=" + head).events(),
+                List.of(follows, deactivated));
+        assertThat(drain("/internal/v1/users/" + other + "/changes?cursor=" + head + "&kinds=deactivate").events())
+                .as("another user's account change is not in one's own stream").isEmpty();
+
+        setAccountState(user, 2); // erased
+        Awaitility.await("the view of inactive users has polled the erasure").atMost(Duration.ofSeconds(30))
+                .until(() -> graphReads.isErased(user));
+        AccountEvent erased = AccountEvent.of(AccountEvent.Type.ERASE, user, 2, T0 + 92);
+        publish(erased);
+        awaitConsumed();
+
+        assertEvents(drain(ofUser).events(), List.of(erased));
+        assertEvents(drain(CHANGES + "?cursor=" + head + "&kinds=deactivate,erase,follow").events().stream()
+                .filter(e -> e.actorId() == user || e.targetId() == user).toList(), List.of(erased));
+    }
+
     // ------------------------------------------------------------------------------------------------ bad input
 
     @Test
@@ -629,22 +666,23 @@ class ChangesIT {
      * followee (the Kafka key: one partition, so the events of each pair too) come in the order they were published;
      * the partitions may interleave.
      */
-    static void assertEvents(List<Changes.Event> got, List<FollowEvent> sent) {
+    static void assertEvents(List<Changes.Event> got, List<? extends GraphEvent> sent) {
         assertThat(eventIds(got)).containsExactlyInAnyOrderElementsOf(eventIds(sent));
         Map<String, Integer> position = new HashMap<>();
         for (int i = 0; i < got.size(); i++) {
             position.put(got.get(i).eventId(), i);
         }
         Map<Long, Integer> lastOfKey = new HashMap<>();
-        for (FollowEvent e : sent) {
+        for (GraphEvent e : sent) {
             int at = position.get(e.eventId());
             Changes.Event event = got.get(at);
-            assertThat(event).as(e.eventId()).isEqualTo(new Changes.Event(e.eventId(), event.cursor(),
-                    e.type().wireName(), e.followerId(), e.followeeId(), e.occurredAt(), e.version()));
+            assertThat(event).as(e.eventId()).isEqualTo(new Changes.Event(e.eventId(), event.cursor(), e.kind(),
+                    e.actorId(), e.targetId(), e.occurredAt(), e.version()));
             assertThat(event.cursor()).isNotBlank();
-            Integer previous = lastOfKey.put(e.followeeId(), at);
+            long key = e instanceof AccountEvent ? e.actorId() : e.targetId(); // as the relay keys them
+            Integer previous = lastOfKey.put(key, at);
             assertThat(previous == null || previous < at)
-                    .as("%s after the previous event of followee %d", e.eventId(), e.followeeId()).isTrue();
+                    .as("%s after the previous event of key %d", e.eventId(), key).isTrue();
         }
     }
 
@@ -656,7 +694,7 @@ class ChangesIT {
     }
 
     static List<String> eventIds(List<?> events) {
-        return events.stream().map(e -> e instanceof FollowEvent f ? f.eventId() : ((Changes.Event) e).eventId())
+        return events.stream().map(e -> e instanceof GraphEvent f ? f.eventId() : ((Changes.Event) e).eventId())
                 .toList();
     }
 
@@ -706,14 +744,17 @@ class ChangesIT {
         return new KafkaProducer<>(config);
     }
 
-    /** Publishes as the outbox relay does: keyed by the followee, so a pair's events share a partition. */
-    static void publish(FollowEvent event) {
+    /**
+     * Publishes as the outbox relay does: keyed by the followee, so a pair's events share a partition; an account
+     * event by its user.
+     */
+    static void publish(GraphEvent event) {
+        long key = event instanceof AccountEvent ? event.actorId() : event.targetId();
         try {
             RecordMetadata written = PRODUCER.send(new ProducerRecord<>(TOPIC,
-                    Long.toString(event.followeeId()).getBytes(StandardCharsets.UTF_8),
+                    Long.toString(key).getBytes(StandardCharsets.UTF_8),
                     FollowEventJson.toJson(event))).get(30, TimeUnit.SECONDS);
-            assertThat(written.partition()).as("the partitioner keys by followee").isEqualTo(
-                    partitionOf(event.followeeId()));
+            assertThat(written.partition()).as("the partitioner keys by followee").isEqualTo(partitionOf(key));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.cache.FollowingCache;
+import dev.socialgraph.common.event.AccountEvent;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
@@ -148,6 +149,12 @@ class AccountLifecycleIT {
         assertThat(state.body().get("state").asString()).isEqualTo("deactivated");
         assertThat(rows.count(dataSources.forUser(ShardGroup.FOLLOWING, user),
                 "SELECT count(*) FROM account_jobs WHERE user_id = " + user)).isEqualTo(1);
+        // The change is one event of follow-events, written with it; the repeat wrote none.
+        assertThat(rows.outboxOf(user)).singleElement().satisfies(row -> {
+            assertThat(row.account()).isEqualTo(AccountEvent.Type.DEACTIVATE);
+            assertThat(row.event()).isEqualTo(AccountEvent.of(AccountEvent.Type.DEACTIVATE, user, 1,
+                    row.createdAt().toEpochMilli()));
+        });
         awaitDone(user + "-1");
     }
 
@@ -365,6 +372,8 @@ class AccountLifecycleIT {
         assertThat(offset(follower, Counted.FOLLOWING)).isZero();
         assertThat(rows.row(Relation.BLOCK, blocker).orElseThrow().followingIds()).isEmpty();
         assertThat(rows.row(Relation.MUTE, muter).orElseThrow().followingIds()).isEmpty();
+        assertThat(rows.outboxOf(user)).filteredOn(OutboxEntry::isAccount).extracting(OutboxEntry::account)
+                .containsExactly(AccountEvent.Type.DEACTIVATE, AccountEvent.Type.ERASE);
         OutboxEntry unfollow = rows.outboxOf(follower).getLast();
         assertThat(unfollow.type()).isEqualTo(FollowEvent.Type.UNFOLLOW);
         assertThat(unfollow.followeeId()).isEqualTo(user);

@@ -23,9 +23,11 @@ import java.util.TreeSet;
  * it), {@code cursor} (the position just after the event), {@code kind} (one of {@link Changes#KINDS_SERVED}),
  * {@code actorId} (the follower, blocker or muter) and {@code targetId} (the followee, blocked or muted user), both
  * positive 64-bit user ids, {@code occurredAt} (commit time, epoch milliseconds) and {@code version} (the actor's row's
- * version after the change, {@code >= 1}). Never an event naming a user who is deactivated or erased now. A user's own
- * stream holds the follows and unfollows where the user is actor or target and the user's own blocks and mutes, never
- * another user's block or mute of them, nor anything of a user who blocks them.
+ * version after the change, {@code >= 1}). An account change ({@code deactivate}, {@code reactivate}, {@code erase})
+ * has the user as {@code actorId}, {@code targetId} 0, and the state's version. Never an edge event naming a user who
+ * is deactivated or erased now, and of an erased user nothing but the {@code erase} event. A user's own stream holds
+ * the follows and unfollows where the user is actor or target and the user's own blocks, mutes and account changes,
+ * never another user's block or mute of them, nor anything of a user who blocks them.
  *
  * <p><b>Cursors.</b> Opaque strings; any instance accepts any cursor, and a cursor outlives every restart (it names
  * positions in the {@code follow-events} topic). {@code null} starts at the head now ({@link #changesHead}). A cursor
@@ -122,7 +124,8 @@ public sealed interface FollowChanges permits FollowCheckClient {
      * Which events a read keeps: the service's {@code kinds} and {@code users} parameters. Immutable.
      *
      * @param kinds only these kinds ({@link Changes#KINDS_SERVED}: {@code follow}, {@code unfollow}, {@code block},
-     *              {@code unblock}, {@code mute}, {@code unmute}); empty for every kind; unmodifiable, in that order
+     *              {@code unblock}, {@code mute}, {@code unmute}, {@code deactivate}, {@code reactivate},
+     *              {@code erase}); empty for every kind; unmodifiable, in that order
      * @param users only events whose actor or target is one of these positive user ids, at most
      *              {@value Changes#MAX_USERS}; empty for every user; unmodifiable, ascending
      */

@@ -19,7 +19,9 @@ import tools.jackson.databind.node.ObjectNode;
  * {@code eventId} is stable across redeliveries (a consumer drops repeats by it); {@code cursor} is the position just
  * after the event (resuming from it never repeats the event, nor skips one after it); the page's {@code cursor} is the
  * position after everything the read looked at, including what the filter left out. Times are epoch milliseconds;
- * ids positive 64-bit user ids; {@code version} is the version of the actor's row of that relation after the change.
+ * ids positive 64-bit user ids; {@code version} is the version of the actor's row of that relation after the change,
+ * or of the account's state after an account change. An account change ({@link #ACCOUNT_KINDS}) has the user as
+ * {@code actorId} and no {@code targetId}.
  *
  * <p>With {@code Accept: text/event-stream} the same events are server-sent events: {@code id:} the event's cursor,
  * {@code event:} its kind, {@code data:} the event's JSON; a {@value #CHECKPOINT} event ({@code data:}
@@ -54,8 +56,12 @@ public final class Changes {
     /** The server-sent event that carries only a cursor. */
     public static final String CHECKPOINT = "checkpoint";
 
+    /** The kinds of account change, which name one user (the actor) and no target. */
+    public static final List<String> ACCOUNT_KINDS = List.of("deactivate", "reactivate", "erase");
+
     /** The event kinds the stream carries, by their wire names, in the documented order. */
-    public static final List<String> KINDS_SERVED = List.of("follow", "unfollow", "block", "unblock", "mute", "unmute");
+    public static final List<String> KINDS_SERVED = List.of("follow", "unfollow", "block", "unblock", "mute", "unmute",
+            "deactivate", "reactivate", "erase");
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -68,10 +74,11 @@ public final class Changes {
      * @param eventId    stable and unique id of the change
      * @param cursor     the position just after it
      * @param kind       one of {@link #KINDS_SERVED}
-     * @param actorId    who made the change: the follower, blocker or muter, positive
-     * @param targetId   whom it concerns: the followee, blocked or muted user, positive
+     * @param actorId    who made the change: the follower, blocker or muter, positive; an account change's user
+     * @param targetId   whom it concerns: the followee, blocked or muted user, positive; {@code 0} for an account
+     *                   change, whose JSON has no {@code targetId}
      * @param occurredAt when it was committed, epoch ms
-     * @param version    the actor's row's version after it, {@code >= 1}
+     * @param version    the actor's row's (or account state's) version after it, {@code >= 1}
      */
     public record Event(String eventId, String cursor, String kind, long actorId, long targetId, long occurredAt,
                         long version) {
@@ -106,7 +113,9 @@ public final class Changes {
         node.put("cursor", event.cursor());
         node.put("kind", event.kind());
         node.put("actorId", event.actorId());
-        node.put("targetId", event.targetId());
+        if (event.targetId() != 0) {
+            node.put("targetId", event.targetId());
+        }
         node.put("occurredAt", event.occurredAt());
         node.put("version", event.version());
         return node;
@@ -192,7 +201,8 @@ public final class Changes {
 
     private static Event readEvent(JsonNode node) {
         return new Event(text(node, "eventId"), text(node, "cursor"), text(node, "kind"), number(node, "actorId"),
-                number(node, "targetId"), number(node, "occurredAt"), number(node, "version"));
+                node.has("targetId") ? number(node, "targetId") : 0, number(node, "occurredAt"),
+                number(node, "version"));
     }
 
     private static JsonNode parse(String json) {

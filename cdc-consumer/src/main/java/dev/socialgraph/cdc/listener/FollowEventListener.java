@@ -171,7 +171,9 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
         List<DeadLetterPublisher.DeadLetter> poison = new ArrayList<>();
         for (ConsumerRecord<byte[], byte[]> record : records) {
             try {
-                FollowEvent event = FollowEventJson.fromJson(record.value());
+                if (!(FollowEventJson.parse(record.value()) instanceof FollowEvent event)) {
+                    continue; // an account change: the account jobs' own edge events carry it to the follower side
+                }
                 valid.add(new DatabaseLanes.Pending(record, event, 0));
                 events.add(event);
                 cacheUpdates.add(new CacheDebt.Owed(new TopicPartition(record.topic(), record.partition()),

@@ -114,6 +114,16 @@ public final class AccountVisibility {
     }
 
     /**
+     * Whether {@code userId} is erased by the view: the change stream serves nothing naming them but their erasure.
+     *
+     * @param userId any value
+     * @return whether the view holds it as erased
+     */
+    public boolean isErased(long userId) {
+        return enabled && view.isErased(userId);
+    }
+
+    /**
      * Whether any user is inactive by the view: while none is, the per-id work can be skipped.
      *
      * @return whether the view holds an id

@@ -7,7 +7,6 @@ import dev.socialgraph.check.changes.ChangeStream;
 import dev.socialgraph.check.changes.ChangeStream.Batch;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.common.cursor.InvalidCursorException;
-import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.web.BadParameterException;
 import dev.socialgraph.web.ProblemJson;
@@ -17,7 +16,7 @@ import dev.socialgraph.wire.Headers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -200,7 +199,7 @@ final class ChangeHandlers {
         List<Changes.Event> shown = new ArrayList<>(batch.events().size());
         for (Changes.Event e : batch.events()) {
             long other = e.actorId() == filter.owner() ? e.targetId() : e.actorId();
-            if (!reads.blocks(other, filter.owner())) {
+            if (other == 0 || !reads.blocks(other, filter.owner())) { // 0: the owner's own account change
                 shown.add(e);
             }
         }
@@ -245,13 +244,13 @@ final class ChangeHandlers {
         } else {
             start = stream.head();
         }
-        Set<FollowEvent.Type> kinds = kinds(request.queryParams().getFirst(Changes.KINDS));
+        Set<String> kinds = kinds(request.queryParams().getFirst(Changes.KINDS));
         long[] users = users(request.queryParams().getFirst(Changes.USERS));
         int limit = bounded(request.queryParams().getFirst(Changes.LIMIT), Changes.LIMIT, Changes.DEFAULT_LIMIT,
                 Changes.MIN_LIMIT, Changes.MAX_LIMIT);
         int wait = bounded(request.queryParams().getFirst(Changes.WAIT), Changes.WAIT, 0, Changes.MIN_WAIT,
                 Changes.MAX_WAIT);
-        return new Query(start, new ChangeFilter(kinds, users, owner, reads::isInactive), limit, wait);
+        return new Query(start, new ChangeFilter(kinds, users, owner, reads::isInactive, reads::isErased), limit, wait);
     }
 
     private long[] decode(String cursor, String parameter) {
@@ -265,16 +264,18 @@ final class ChangeHandlers {
         }
     }
 
-    private static Set<FollowEvent.Type> kinds(String text) {
-        Set<FollowEvent.Type> kinds = EnumSet.noneOf(FollowEvent.Type.class);
+    private static Set<String> kinds(String text) {
+        Set<String> kinds = new HashSet<>();
         if (text == null) {
             return kinds;
         }
         for (String name : text.split(",", -1)) {
-            FollowEvent.Type type = FollowEvent.Type.byWireName(name.strip())
-                    .orElseThrow(() -> new BadParameterException(Changes.KINDS, "unknown kind '"
-                            + Params.echo(name) + "'; kinds are " + String.join(", ", Changes.KINDS_SERVED)));
-            kinds.add(type);
+            String kind = name.strip();
+            if (!Changes.KINDS_SERVED.contains(kind)) {
+                throw new BadParameterException(Changes.KINDS, "unknown kind '" + Params.echo(name) + "'; kinds are "
+                        + String.join(", ", Changes.KINDS_SERVED));
+            }
+            kinds.add(kind);
         }
         return kinds;
     }

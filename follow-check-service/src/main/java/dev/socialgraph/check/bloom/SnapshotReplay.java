@@ -4,6 +4,7 @@ import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.common.event.MalformedEventException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -94,13 +95,13 @@ final class SnapshotReplay {
                     return OptionalLong.empty();
                 }
                 for (ConsumerRecord<byte[], byte[]> record : c.poll(POLL)) {
-                    FollowEvent event;
+                    GraphEvent parsed;
                     try {
-                        event = FollowEventJson.fromJson(record.value());
+                        parsed = FollowEventJson.parse(record.value());
                     } catch (MalformedEventException | NullPointerException e) {
                         continue; // counted by the live listener's metric when it sees it; nothing to add here
                     }
-                    if (event.isFollow()) { // a follow created: never a block or a mute
+                    if (parsed instanceof FollowEvent event && event.isFollow()) { // never a block, mute or account
                         into.accept(event.followerId(), event.followeeId());
                     }
                     replayed++;

@@ -1,6 +1,6 @@
 package dev.socialgraph.check.changes;
 
-import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.event.GraphEvent;
 import java.util.Arrays;
 import java.util.function.Predicate;
 
@@ -21,7 +21,7 @@ import java.util.function.Predicate;
 public final class ChangeLog {
 
     /** One record of the log. */
-    public record Change(int partition, long offset, long sequence, FollowEvent event) {
+    public record Change(int partition, long offset, long sequence, GraphEvent event) {
     }
 
     /**
@@ -83,7 +83,7 @@ public final class ChangeLog {
      * @param offset    its offset
      * @param event     the parsed event
      */
-    public synchronized void append(int partition, long offset, FollowEvent event) {
+    public synchronized void append(int partition, long offset, GraphEvent event) {
         rings[partition].add(new Change(partition, offset, sequence++, event));
     }
 
@@ -158,7 +158,7 @@ public final class ChangeLog {
      *         is behind what memory holds, decided under the same lock as the read (the feed may push a record out
      *         at any moment, so no check made before the call could promise it)
      */
-    public synchronized Read read(long[] cursor, Predicate<FollowEvent> filter, int limit, int maxScan) {
+    public synchronized Read read(long[] cursor, Predicate<GraphEvent> filter, int limit, int maxScan) {
         int n = rings.length;
         long[] position = new long[n];
         int[] index = new int[n];

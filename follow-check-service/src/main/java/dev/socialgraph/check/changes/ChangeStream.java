@@ -3,7 +3,7 @@ package dev.socialgraph.check.changes;
 import dev.socialgraph.check.changes.ChangeLog.Change;
 import dev.socialgraph.common.cursor.ChangeCursor;
 import dev.socialgraph.common.cursor.CursorExpiredException;
-import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.wire.Changes;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -110,7 +110,7 @@ public final class ChangeStream {
      * @return the events and the next position, or {@code null} when memory does not hold the position (or the feed
      *         is not running): then {@link #read} it where blocking is allowed
      */
-    public Batch readInMemory(long[] position, Predicate<FollowEvent> filter, int limit) {
+    public Batch readInMemory(long[] position, Predicate<GraphEvent> filter, int limit) {
         if (!log.serving()) {
             return null;
         }
@@ -137,7 +137,7 @@ public final class ChangeStream {
      * @throws CursorExpiredException                         when a partition's offset is older than the topic keeps
      * @throws ChangeArchive.ChangeArchiveUnavailableException when the topic must be read and cannot be
      */
-    public Batch read(long[] position, Predicate<FollowEvent> filter, int limit) {
+    public Batch read(long[] position, Predicate<GraphEvent> filter, int limit) {
         requireServing();
         Batch inMemory = readInMemory(position, filter, limit);
         if (inMemory != null) {
@@ -153,7 +153,7 @@ public final class ChangeStream {
     }
 
     /** The partitions behind memory, from the topic up to where memory starts; the others wait for the next read. */
-    private Batch fromArchive(long[] from, long[] covered, Predicate<FollowEvent> filter, int limit) {
+    private Batch fromArchive(long[] from, long[] covered, Predicate<GraphEvent> filter, int limit) {
         int partitions = from.length;
         long[] earliest = archive.earliest(partitions);
         long[] until = from.clone();
@@ -185,9 +185,9 @@ public final class ChangeStream {
     }
 
     /** The wire form of a change; the cursor is the position just after it. */
-    private Changes.Event event(FollowEvent e, long[] after) {
-        return new Changes.Event(e.eventId(), cursors.encode(after), e.type().wireName(), e.followerId(),
-                e.followeeId(), e.occurredAt(), e.version());
+    private Changes.Event event(GraphEvent e, long[] after) {
+        return new Changes.Event(e.eventId(), cursors.encode(after), e.kind(), e.actorId(), e.targetId(),
+                e.occurredAt(), e.version());
     }
 
     private void requireServing() {

@@ -1,7 +1,7 @@
 package dev.socialgraph.check.changes;
 
 import dev.socialgraph.check.changes.ChangeLog.Change;
-import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.MalformedEventException;
 import java.time.Duration;
@@ -110,7 +110,7 @@ public final class KafkaChangeArchive implements ChangeArchive, AutoCloseable {
                             full = true;
                             break;
                         }
-                        FollowEvent event = parse(record.value());
+                        GraphEvent event = parse(record.value());
                         if (event != null) {
                             changes.add(new Change(p, record.offset(), sequence++, event));
                         }
@@ -137,9 +137,9 @@ public final class KafkaChangeArchive implements ChangeArchive, AutoCloseable {
         return true;
     }
 
-    private static FollowEvent parse(byte[] value) {
+    private static GraphEvent parse(byte[] value) {
         try {
-            return FollowEventJson.fromJson(value);
+            return FollowEventJson.parse(value);
         } catch (MalformedEventException | NullPointerException e) {
             return null; // the cdc-consumer sends it to the dead-letter topic; the stream skips it
         }

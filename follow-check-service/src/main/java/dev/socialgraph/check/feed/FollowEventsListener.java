@@ -9,6 +9,7 @@ import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.relations.HiddenPairs;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.common.event.MalformedEventException;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.store.outbox.EventTracing;
@@ -241,14 +242,20 @@ class FollowEventsListener implements EventFeed, DisposableBean {
     }
 
     private void apply(ConsumerRecord<byte[], byte[]> record) {
-        FollowEvent event;
+        GraphEvent parsed;
         try {
-            event = FollowEventJson.fromJson(record.value());
+            parsed = FollowEventJson.parse(record.value());
         } catch (MalformedEventException | NullPointerException e) {
             malformed.increment();
             return;
         }
-        changes.append(record.partition(), record.offset(), event);
+        changes.append(record.partition(), record.offset(), parsed);
+        if (!(parsed instanceof FollowEvent event)) {
+            // An account change: the inactive-users view learns it from the account states it polls, and the edges
+            // it moves come as edge events of the account's job.
+            applied.increment();
+            return;
+        }
         if (event.relation() != Relation.FOLLOW) {
             hidden.apply(event); // blocks and mutes share the stream; the follow layers never see them
             applied.increment();

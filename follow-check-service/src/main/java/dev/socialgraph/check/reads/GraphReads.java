@@ -535,6 +535,17 @@ public class GraphReads {
     }
 
     /**
+     * Whether {@code userId} is erased now by the view of inactive users (no state row read): the change stream serves
+     * nothing naming such a user but the {@code erase} event itself.
+     *
+     * @param userId any value
+     * @return whether the view holds it as erased
+     */
+    public boolean isErased(long userId) {
+        return accounts.isErased(userId);
+    }
+
+    /**
      * Whether {@code blockerId} blocks {@code blockedId}, from the blocker's row: a user's own change stream shows
      * nothing from or about a user who blocks its owner. May read a shard: call where blocking is allowed.
      *

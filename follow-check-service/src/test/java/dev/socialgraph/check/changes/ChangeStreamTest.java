@@ -3,12 +3,13 @@ package dev.socialgraph.check.changes;
 import dev.socialgraph.check.changes.ChangeLog.Change;
 import dev.socialgraph.common.cursor.ChangeCursor;
 import dev.socialgraph.common.cursor.CursorExpiredException;
+import dev.socialgraph.common.event.AccountEvent;
 import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.wire.Changes;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -22,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The change stream against a model of the topic: random follows, unfollows, blocks and mutes spread over partitions
- * by followee (as the relay keys them), with offsets that hold no event; an instance whose memory starts after the
+ * The change stream against a model of the topic: random follows, unfollows, blocks, mutes and account changes spread
+ * over partitions by followee or account user (as the relay keys them), with offsets that hold no event; an instance whose memory starts after the
  * topic's beginning and keeps only a few records per partition; watchers with random filters, page sizes and
  * disconnects (each resumes from a cursor it was given). Every event after a watcher's first cursor that passes its
  * filter reaches it, nothing else does, and between two disconnects the events of a pair come in commit order and
@@ -35,7 +36,7 @@ class ChangeStreamTest {
     static final byte[] KEY = "change-stream-test-key-0123456789abcdef".getBytes(StandardCharsets.UTF_8);
 
     /** The topic: per partition, offset -> event ({@code null}: an offset that holds no event). */
-    final List<List<FollowEvent>> topic = new ArrayList<>();
+    final List<List<GraphEvent>> topic = new ArrayList<>();
     /** Offsets before these are deleted by retention. */
     final long[] earliest = new long[PARTITIONS];
     final ChangeCursor cursors = new ChangeCursor(KEY);
@@ -55,7 +56,7 @@ class ChangeStreamTest {
             long sequence = 0;
             for (int p = 0; p < from.length; p++) {
                 for (long o = from[p]; o < until[p] && out.size() < max; o++) {
-                    FollowEvent e = topic.get(p).get((int) o);
+                    GraphEvent e = topic.get(p).get((int) o);
                     if (e != null) {
                         out.add(new Change(p, o, sequence++, e));
                     }
@@ -87,9 +88,16 @@ class ChangeStreamTest {
     }
 
     /** Publishes an event (or, with {@code null}, an offset with none) as the relay would, and feeds the instance. */
-    FollowEvent publish(FollowEvent.Type type, long actor, long target) {
-        FollowEvent e = FollowEvent.of(type, actor, target, 1_000 + version, ++version, 2_000 + version);
-        int p = (int) (target % PARTITIONS);
+    GraphEvent publish(FollowEvent.Type type, long actor, long target) {
+        return publish(FollowEvent.of(type, actor, target, 1_000 + version, ++version, 2_000 + version), target);
+    }
+
+    GraphEvent publish(AccountEvent.Type type, long user) {
+        return publish(AccountEvent.of(type, user, ++version, 2_000 + version), user);
+    }
+
+    GraphEvent publish(GraphEvent e, long key) {
+        int p = (int) (key % PARTITIONS);
         topic.get(p).add(e);
         if (log != null) {
             log.append(p, topic.get(p).size() - 1, e);
@@ -183,7 +191,7 @@ class ChangeStreamTest {
         List<Changes.Event> found = new ArrayList<>();
         ChangeStream.Batch batch;
         do {
-            batch = stream.read(position, e -> e.type() == FollowEvent.Type.MUTE, 10);
+            batch = stream.read(position, e -> e.kind().equals("mute"), 10);
             found.addAll(batch.events());
             position = batch.next();
             reads++;
@@ -207,6 +215,11 @@ class ChangeStreamTest {
             publishNothing(random.nextInt(PARTITIONS));
             return;
         }
+        if (random.nextInt(6) == 0) {
+            AccountEvent.Type type = AccountEvent.Type.values()[random.nextInt(AccountEvent.Type.values().length)];
+            publish(type, 1 + random.nextInt(6));
+            return;
+        }
         FollowEvent.Type type = FollowEvent.Type.values()[random.nextInt(FollowEvent.Type.values().length)];
         long actor = 1 + random.nextInt(6);
         long target = 1 + random.nextInt(6);
@@ -217,8 +230,8 @@ class ChangeStreamTest {
     }
 
     /** Every event of the topic at or after {@code from}, in the topic's order per partition. */
-    List<FollowEvent> after(long[] from) {
-        List<FollowEvent> out = new ArrayList<>();
+    List<GraphEvent> after(long[] from) {
+        List<GraphEvent> out = new ArrayList<>();
         for (int p = 0; p < PARTITIONS; p++) {
             for (int o = (int) from[p]; o < topic.get(p).size(); o++) {
                 if (topic.get(p).get(o) != null) {
@@ -241,15 +254,15 @@ class ChangeStreamTest {
         Watcher(Random random, long[] start) {
             this.start = start;
             this.position = start;
-            Set<FollowEvent.Type> kinds = EnumSet.noneOf(FollowEvent.Type.class);
-            for (FollowEvent.Type t : FollowEvent.Type.values()) {
+            Set<String> kinds = new HashSet<>();
+            for (String kind : Changes.KINDS_SERVED) {
                 if (random.nextBoolean()) {
-                    kinds.add(t);
+                    kinds.add(kind);
                 }
             }
             long[] users = random.nextBoolean() ? new long[0] : new long[] {1 + random.nextInt(3), 4};
             java.util.Arrays.sort(users);
-            this.filter = new ChangeFilter(kinds, users, 0, id -> false);
+            this.filter = new ChangeFilter(kinds, users, 0, id -> false, id -> false);
         }
 
         void read(Random random) {
@@ -294,7 +307,7 @@ class ChangeStreamTest {
 
         void assertSawEverything(String why) {
             Set<String> expected = new HashSet<>();
-            for (FollowEvent e : after(start)) {
+            for (GraphEvent e : after(start)) {
                 if (filter.test(e)) {
                     expected.add(e.eventId());
                 }
@@ -303,9 +316,9 @@ class ChangeStreamTest {
             assertThat(expected).as(why + ": no event outside the filter or before the start").containsAll(seen);
         }
 
-        FollowEvent model(String eventId) {
-            for (List<FollowEvent> partition : topic) {
-                for (FollowEvent e : partition) {
+        GraphEvent model(String eventId) {
+            for (List<GraphEvent> partition : topic) {
+                for (GraphEvent e : partition) {
                     if (e != null && e.eventId().equals(eventId)) {
                         return e;
                     }

@@ -1,12 +1,15 @@
 package dev.socialgraph.write.account;
 
+import dev.socialgraph.common.event.AccountEvent;
 import dev.socialgraph.common.shard.ShardUnavailableException;
 import dev.socialgraph.store.account.AccountJob;
 import dev.socialgraph.store.account.AccountJobRepository;
 import dev.socialgraph.store.account.AccountStateRepository;
 import dev.socialgraph.store.account.AccountStatus;
 import dev.socialgraph.store.account.JobKind;
+import dev.socialgraph.store.outbox.OutboxRepository;
 import dev.socialgraph.write.follow.FollowingShards;
+import dev.socialgraph.write.outbox.OutboxCommits;
 import java.time.Clock;
 import java.util.Optional;
 import org.springframework.stereotype.Service;
@@ -15,8 +18,10 @@ import org.springframework.stereotype.Service;
  * The account lifecycle's state changes and reads (docs/account-lifecycle.md). A change is one transaction in the
  * user's FOLLOWING shard: it locks the user's follow, block and mute rows (so it serializes with the user's own
  * writes, which lock one of them before they read the state; absent rows are created when the change will write),
- * reads the state row, and, unless the request repeats the current state, writes the next state ({@code version + 1}, {@code changed_at}, {@code job_id =
- * "<userId>-<version>"}) and queues the job ({@link AccountJobRunner} carries it out). Thread-safe.
+ * reads the state row, and, unless the request repeats the current state, writes the next state ({@code version + 1},
+ * {@code changed_at}, {@code job_id = "<userId>-<version>"}), queues the job ({@link AccountJobRunner} carries it out)
+ * and appends the change's outbox row, so the change is an event of {@code follow-events} (an {@code AccountEvent},
+ * which the change stream serves) exactly when it commits. After the commit the relay is nudged. Thread-safe.
  */
 @Service
 public class AccountService {
@@ -24,10 +29,14 @@ public class AccountService {
     private final FollowingShards shards;
     private final AccountStateRepository states = new AccountStateRepository();
     private final AccountJobRepository jobs = new AccountJobRepository();
+    private final OutboxRepository outbox;
+    private final OutboxCommits commits;
     private final Clock clock;
 
-    AccountService(FollowingShards shards, Clock clock) {
+    AccountService(FollowingShards shards, OutboxRepository outbox, OutboxCommits commits, Clock clock) {
         this.shards = shards;
+        this.outbox = outbox;
+        this.commits = commits;
         this.clock = clock;
     }
 
@@ -83,7 +92,9 @@ public class AccountService {
     }
 
     private AccountStatus change(long userId, JobKind request) {
-        return shards.inTransaction(userId, connection -> {
+        boolean[] wrote = {false};
+        AccountStatus after = shards.inTransaction(userId, connection -> {
+            wrote[0] = false;
             states.lockUserRows(connection, userId, false);
             AccountStatus current = states.find(connection, userId);
             if (Transitions.of(current.state(), request) == Transitions.Outcome.CHANGE) {
@@ -104,8 +115,22 @@ public class AccountService {
                     AccountStatus next = new AccountStatus(userId, Transitions.target(request), version, now, jobId);
                     states.write(connection, next);
                     jobs.insert(connection, jobId, userId, version, request, now);
+                    outbox.appendAccount(connection, event(request), userId, now, version);
+                    wrote[0] = true;
                     return next;
             }
         });
+        if (wrote[0]) {
+            commits.committed(userId);
+        }
+        return after;
+    }
+
+    private static AccountEvent.Type event(JobKind request) {
+        return switch (request) {
+            case DEACTIVATE -> AccountEvent.Type.DEACTIVATE;
+            case REACTIVATE -> AccountEvent.Type.REACTIVATE;
+            case ERASE -> AccountEvent.Type.ERASE;
+        };
     }
 }

@@ -1,6 +1,5 @@
 package dev.socialgraph.write.outbox;
 
-import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.store.outbox.EventTracing;
 import dev.socialgraph.store.outbox.OutboxBacklog;
@@ -342,13 +341,14 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     /**
-     * The record of a row: key the followee id (per-followee order), value the event's JSON, and the trace headers
+     * The record of a row: key the followee id (per-followee order; an account row's user), value the event's JSON
+     * ({@link OutboxEntry#event()}: an edge or an account event), and the trace headers
      * when the row has a context: {@code traceparent} of {@code span} (or the stored one unchanged where this service
      * runs no tracer) and {@code X-Request-Id}.
      */
     static ProducerRecord<String, byte[]> record(String topic, OutboxEntry e, Span span) {
         ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, Long.toString(e.followeeId()),
-                FollowEventJson.toJson(toEvent(e)));
+                FollowEventJson.toJson(e.event()));
         String traceParent = span != null ? EventTracing.traceParent(span.context()) : e.trace().traceParent();
         if (traceParent != null) {
             record.headers().add(EventTracing.TRACEPARENT, traceParent.getBytes(StandardCharsets.US_ASCII));
@@ -357,11 +357,6 @@ public final class OutboxRelay implements AutoCloseable {
             record.headers().add(EventTracing.REQUEST_ID, e.trace().requestId().getBytes(StandardCharsets.US_ASCII));
         }
         return record;
-    }
-
-    static FollowEvent toEvent(OutboxEntry e) {
-        return FollowEvent.of(e.type(), e.followerId(), e.followeeId(), e.followedAt(), e.version(),
-                e.createdAt().toEpochMilli());
     }
 
     /** Refreshes the gauges on a pooled connection, at most every {@link #BACKLOG_REFRESH}. */

@@ -2,7 +2,10 @@ package dev.socialgraph.write.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.socialgraph.common.event.AccountEvent;
 import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.store.outbox.OutboxEntry;
 import dev.socialgraph.store.outbox.OutboxTrace;
 import dev.socialgraph.write.WriteProperties;
@@ -50,10 +53,23 @@ class OutboxRelaysTest {
         Instant created = Instant.parse("2026-11-22T04:00:00.123Z");
         OutboxEntry row = new OutboxEntry(9, 42, 7, FollowEvent.Type.UNFOLLOW, 1_700_000_000_000L, 5, created, null);
 
-        FollowEvent event = OutboxRelay.toEvent(row);
+        GraphEvent event = row.event();
 
         assertThat(event).isEqualTo(new FollowEvent("42-5", FollowEvent.Type.UNFOLLOW, 42, 7, 1_700_000_000_000L, 5,
                 created.toEpochMilli()));
+    }
+
+    @Test
+    void record_ofAnAccountRow_isKeyedByItsUser_andCarriesTheAccountEvent() {
+        Instant created = Instant.parse("2026-11-22T04:00:00.123Z");
+        OutboxEntry row = new OutboxEntry(9, 42, 42, null, created.toEpochMilli(), 3, created, null,
+                OutboxTrace.NONE, AccountEvent.Type.ERASE);
+
+        ProducerRecord<String, byte[]> record = OutboxRelay.record("follow-events", row, null);
+
+        assertThat(record.key()).isEqualTo("42");
+        assertThat(FollowEventJson.parse(record.value()))
+                .isEqualTo(new AccountEvent("42-account-3", AccountEvent.Type.ERASE, 42, 3, created.toEpochMilli()));
     }
 
     @Test

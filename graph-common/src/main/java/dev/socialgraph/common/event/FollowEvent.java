@@ -26,7 +26,7 @@ import dev.socialgraph.common.relation.Relation;
  * @param occurredAt epoch ms when the change was committed
  */
 public record FollowEvent(String eventId, Type type, long followerId, long followeeId, long followedAt,
-        long version, long occurredAt) {
+        long version, long occurredAt) implements GraphEvent {
 
     /** The kind of change; its JSON form is {@link #wireName()}. */
     public enum Type {
@@ -241,5 +241,22 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
      */
     public boolean adds() {
         return type.adds();
+    }
+
+    @Override
+    public String kind() {
+        return type.wireName();
+    }
+
+    /** The follower, blocker or muter. */
+    @Override
+    public long actorId() {
+        return followerId;
+    }
+
+    /** The followee, blocked or muted user. */
+    @Override
+    public long targetId() {
+        return followeeId;
     }
 }

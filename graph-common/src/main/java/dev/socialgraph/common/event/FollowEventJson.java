@@ -1,5 +1,6 @@
 package dev.socialgraph.common.event;
 
+import java.util.Optional;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.DeserializationFeature;
@@ -16,9 +17,17 @@ import tools.jackson.databind.node.ObjectNode;
  * }</pre>
  *
  * Ids, times (epoch ms) and the version are JSON integers; {@code type} is one of {@link FollowEvent.Type}'s wire
- * names ({@code "follow"}, {@code "unfollow"}, {@code "block"}, {@code "unblock"}, {@code "mute"}, {@code "unmute"}). Parsing is strict about the seven fields (present, right type, valid values,
- * no duplicates, nothing after the object) and ignores unknown fields, so a producer may add fields
- * before the consumers know them. UTF-8. Thread-safe.
+ * names ({@code "follow"}, {@code "unfollow"}, {@code "block"}, {@code "unblock"}, {@code "mute"}, {@code "unmute"}).
+ *
+ * <p>The same topic carries {@link AccountEvent}s, in a shape of their own:
+ *
+ * <pre>{@code
+ * {"eventId":"42-account-3","type":"erase","userId":42,"version":3,"occurredAt":1700000000001}
+ * }</pre>
+ *
+ * {@link #parse} reads either by its {@code type}; a consumer of edges skips what is not a {@link FollowEvent}.
+ * Parsing is strict about the fields of the type (present, right type, valid values, no duplicates, nothing after the
+ * object) and ignores unknown fields, so a producer may add fields before the consumers know them. UTF-8. Thread-safe.
  */
 public final class FollowEventJson {
 
@@ -51,7 +60,52 @@ public final class FollowEventJson {
     }
 
     /**
-     * Parses and validates an event.
+     * Serialises an account event: {@code eventId, type, userId, version, occurredAt}.
+     *
+     * @param event the event, not {@code null}
+     * @return UTF-8 JSON
+     * @throws NullPointerException if {@code event} is {@code null}
+     */
+    public static byte[] toJson(AccountEvent event) {
+        ObjectNode node = MAPPER.createObjectNode()
+                .put("eventId", event.eventId())
+                .put("type", event.type().wireName())
+                .put("userId", event.userId())
+                .put("version", event.version())
+                .put("occurredAt", event.occurredAt());
+        return MAPPER.writeValueAsBytes(node);
+    }
+
+    /**
+     * Serialises either kind of event.
+     *
+     * @param event the event, not {@code null}
+     * @return UTF-8 JSON
+     */
+    public static byte[] toJson(GraphEvent event) {
+        return switch (event) {
+            case FollowEvent e -> toJson(e);
+            case AccountEvent e -> toJson(e);
+        };
+    }
+
+    /**
+     * Parses and validates an edge event.
+     *
+     * @param json UTF-8 JSON, may be {@code null}
+     * @return the event
+     * @throws MalformedEventException for any input that is not a valid edge event (an account event included), with
+     *                                 a message that says why; never another exception
+     */
+    public static FollowEvent fromJson(byte[] json) {
+        if (parse(json) instanceof FollowEvent event) {
+            return event;
+        }
+        throw new MalformedEventException("an account event, not a change of an edge", null);
+    }
+
+    /**
+     * Parses and validates a record of {@code follow-events}, an edge event or an account event by its {@code type}.
      *
      * @param json UTF-8 JSON, may be {@code null}
      * @return the event
@@ -59,7 +113,7 @@ public final class FollowEventJson {
      *                                 why (unparseable JSON, not an object, missing field, wrong type,
      *                                 value out of range, impossible ids); never another exception
      */
-    public static FollowEvent fromJson(byte[] json) {
+    public static GraphEvent parse(byte[] json) {
         if (json == null) {
             throw new MalformedEventException("event is null", null);
         }
@@ -79,7 +133,19 @@ public final class FollowEventJson {
             throw new MalformedEventException("event is not a JSON object", null);
         }
         String eventId = string(root, "eventId");
-        FollowEvent.Type type = type(string(root, "type"));
+        String typeName = string(root, "type");
+        Optional<AccountEvent.Type> account = AccountEvent.Type.byWireName(typeName);
+        if (account.isPresent()) {
+            long userId = integer(root, "userId");
+            long version = integer(root, "version");
+            long occurredAt = integer(root, "occurredAt");
+            try {
+                return new AccountEvent(eventId, account.get(), userId, version, occurredAt);
+            } catch (IllegalArgumentException e) {
+                throw new MalformedEventException("impossible event: " + e.getMessage(), e);
+            }
+        }
+        FollowEvent.Type type = type(typeName);
         long followerId = integer(root, "followerId");
         long followeeId = integer(root, "followeeId");
         long followedAt = integer(root, "followedAt");
@@ -122,7 +188,8 @@ public final class FollowEventJson {
 
     private static FollowEvent.Type type(String wireName) {
         return FollowEvent.Type.byWireName(wireName).orElseThrow(() -> new MalformedEventException(
-                "field type must be one of follow, unfollow, block, unblock, mute, unmute, was \""
+                "field type must be one of follow, unfollow, block, unblock, mute, unmute, deactivate, reactivate,"
+                        + " erase, was \""
                         + (wireName.length() > 32 ? wireName.substring(0, 32) + "…" : wireName) + "\"", null));
     }
 }

@@ -54,6 +54,45 @@ class FollowEventJsonTest {
     }
 
     @ParameterizedTest(name = "{0}")
+    @EnumSource(AccountEvent.Type.class)
+    void everyAccountType_roundTripsThroughParse_inItsOwnShape(AccountEvent.Type type) {
+        AccountEvent event = AccountEvent.of(type, 42, 3, 1_700_000_000_001L);
+
+        String json = new String(FollowEventJson.toJson((GraphEvent) event), UTF_8);
+
+        assertThat(json).isEqualTo("{\"eventId\":\"42-account-3\",\"type\":\"" + type.wireName()
+                + "\",\"userId\":42,\"version\":3,\"occurredAt\":1700000000001}");
+        assertThat(FollowEventJson.parse(json.getBytes(UTF_8))).isEqualTo(event);
+        assertThat(event.kind()).isEqualTo(type.wireName());
+        assertThat(event.actorId()).isEqualTo(42);
+        assertThat(event.targetId()).isZero();
+    }
+
+    @Test
+    void fromJson_ofAnAccountEvent_throwsMalformed_soAConsumerOfEdgesNeverMistakesIt() {
+        byte[] json = FollowEventJson.toJson(AccountEvent.of(AccountEvent.Type.ERASE, 42, 3, 1));
+
+        assertThatThrownBy(() -> FollowEventJson.fromJson(json))
+                .isInstanceOf(MalformedEventException.class)
+                .hasMessage("an account event, not a change of an edge");
+    }
+
+    @Test
+    void parse_ofAnAccountEventWithoutItsUser_throwsMalformed() {
+        String json = "{\"eventId\":\"42-account-3\",\"type\":\"erase\",\"version\":3,\"occurredAt\":1}";
+
+        assertThatThrownBy(() -> FollowEventJson.parse(json.getBytes(UTF_8)))
+                .isInstanceOf(MalformedEventException.class)
+                .hasMessage("missing field userId");
+    }
+
+    @Test
+    void parse_ofAnEdgeEvent_isTheSameAsFromJson() {
+        assertThat(FollowEventJson.parse(VALID.getBytes(UTF_8)))
+                .isEqualTo(FollowEventJson.fromJson(VALID.getBytes(UTF_8)));
+    }
+
+    @ParameterizedTest(name = "{0}")
     @EnumSource(FollowEvent.Type.class)
     void everyType_roundTrips_withItsRelationAndEventId(FollowEvent.Type type) {
         FollowEvent event = FollowEvent.of(type, 42, 9, 1_700_000_000_000L, 3, 1_700_000_000_001L);
@@ -98,7 +137,7 @@ class FollowEventJsonTest {
             id as string         | VALID-with-string-followerId                         | field followerId must be an integer, was STRING
             id as fraction       | VALID-with-fraction-followerId                       | field followerId must be an integer, was a fraction
             id too large         | VALID-with-huge-followerId                           | field followerId is out of the 64-bit range
-            type unknown         | VALID-with-type-FOLLOW                               | field type must be one of follow, unfollow, block, unblock, mute, unmute, was "FOLLOW"
+            type unknown         | VALID-with-type-FOLLOW                               | field type must be one of follow, unfollow, block, unblock, mute, unmute, deactivate, reactivate, erase, was "FOLLOW"
             type not string      | VALID-with-type-number                               | field type must be a string, was NUMBER
             id zero              | VALID-with-zero-followerId                           | impossible event: followerId must be a positive user id, was 0
             self follow          | VALID-with-self-follow                               | impossible event: followerId and followeeId must differ, both are 9

@@ -15,6 +15,8 @@ import java.util.function.LongConsumer;
 public final class InactiveUsers {
 
     private final InactiveSet inactive = new InactiveSet();
+    /** The erased among {@link #inactive}: erasure is for good, so an id is never removed. */
+    private final InactiveSet erased = new InactiveSet();
     private final LongConsumer onErased;
 
     /** A view with no callback. */
@@ -57,6 +59,17 @@ public final class InactiveUsers {
      */
     public boolean isInactive(long userId) {
         return !inactive.isEmpty() && inactive.contains(userId);
+    }
+
+    /**
+     * Whether {@code userId}'s account is erased, as far as this view knows: the change stream then serves nothing
+     * naming them but their {@code erase} event.
+     *
+     * @param userId any value; non-positive ids are never erased
+     * @return whether the user is erased
+     */
+    public boolean isErased(long userId) {
+        return !erased.isEmpty() && erased.contains(userId);
     }
 
     /**
@@ -107,6 +120,7 @@ public final class InactiveUsers {
         }
         inactive.add(userId);
         if (state == AccountState.ERASED) {
+            erased.add(userId);
             onErased.accept(userId);
         }
     }

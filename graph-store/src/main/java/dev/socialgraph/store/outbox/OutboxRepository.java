@@ -1,5 +1,6 @@
 package dev.socialgraph.store.outbox;
 
+import dev.socialgraph.common.event.AccountEvent;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.store.sql.Jdbc;
@@ -142,10 +143,15 @@ public final class OutboxRepository {
      */
     public long append(Connection connection, FollowEvent.Type type, long sourceId, long targetId, long createdAt,
                        long version) throws SQLException {
+        return append(connection, type.wireName(), sourceId, targetId, createdAt, version);
+    }
+
+    private long append(Connection connection, String type, long sourceId, long targetId, long createdAt,
+                        long version) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(APPEND)) {
             ps.setLong(1, sourceId);
             ps.setLong(2, targetId);
-            ps.setString(3, type.wireName());
+            ps.setString(3, type);
             ps.setLong(4, createdAt);
             ps.setLong(5, version);
             OutboxTrace trace = tracing.current();
@@ -156,6 +162,20 @@ public final class OutboxRepository {
                 return rs.getLong(1);
             }
         }
+    }
+
+    /**
+     * Appends an account change's outbox row in the caller's transaction, the transaction that changes the state.
+     *
+     * @param type      deactivate, reactivate or erase
+     * @param userId    the account's user, positive
+     * @param changedAt epoch ms of the change
+     * @param version   the state's version after the change, {@code >= 1}
+     * @return the new row's id
+     */
+    public long appendAccount(Connection connection, AccountEvent.Type type, long userId, long changedAt,
+                              long version) throws SQLException {
+        return append(connection, type.wireName(), userId, userId, changedAt, version);
     }
 
     /** The oldest {@code limit} unpublished rows in id order (the relay's next batch). */
@@ -210,16 +230,15 @@ public final class OutboxRepository {
         }
     }
 
-    private static FollowEvent.Type type(String wireName) throws SQLException {
-        return FollowEvent.Type.byWireName(wireName)
-                .orElseThrow(() -> new SQLException("follow_outbox.type " + wireName + " is not a known change"));
-    }
-
     private static OutboxEntry map(ResultSet rs) throws SQLException {
         Timestamp published = rs.getTimestamp("published_at");
+        String wireName = rs.getString("type");
+        AccountEvent.Type account = AccountEvent.Type.byWireName(wireName).orElse(null);
+        FollowEvent.Type type = account != null ? null : FollowEvent.Type.byWireName(wireName)
+                .orElseThrow(() -> new SQLException("follow_outbox.type " + wireName + " is not a known change"));
         return new OutboxEntry(rs.getLong("id"), rs.getLong("follower_id"), rs.getLong("followee_id"),
-                type(rs.getString("type")), rs.getLong("followed_at"), rs.getLong("version"),
+                type, rs.getLong("followed_at"), rs.getLong("version"),
                 rs.getTimestamp("created_at").toInstant(), published == null ? null : published.toInstant(),
-                new OutboxTrace(rs.getString("trace_parent"), rs.getString("request_id")));
+                new OutboxTrace(rs.getString("trace_parent"), rs.getString("request_id")), account);
     }
 }

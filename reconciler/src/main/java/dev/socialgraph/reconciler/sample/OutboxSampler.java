@@ -154,7 +154,7 @@ public final class OutboxSampler {
                 if (!settled) {
                     return checked;
                 }
-                FollowerRepairs repairs = repairsOf(e.relation());
+                FollowerRepairs repairs = e.isAccount() ? null : repairsOf(e.relation()); // no follower side
                 if (repairs != null) {
                     if (disagrees(repairs, e)) {
                         repairs.repair(e.followeeId(), new long[] {e.followerId()});

@@ -1,0 +1,52 @@
+package dev.socialgraph.common.event;
+
+/**
+ * One record of {@code follow-events}: a change of an edge ({@link FollowEvent}) or of an account's state
+ * ({@link AccountEvent}), both written by the write service's outbox in the transaction of the change and published in
+ * commit order per key. A consumer of edges reads {@link FollowEventJson#parse} and skips what is not a
+ * {@link FollowEvent}; the change stream serves both.
+ */
+public sealed interface GraphEvent permits FollowEvent, AccountEvent {
+
+    /**
+     * The change's stable, unique id: the same for a record the outbox relay publishes again.
+     *
+     * @return e.g. {@code "42-7"}
+     */
+    String eventId();
+
+    /**
+     * The kind of change by its wire name.
+     *
+     * @return one of {@code follow, unfollow, block, unblock, mute, unmute, deactivate, reactivate, erase}
+     */
+    String kind();
+
+    /**
+     * Who made the change: the follower, blocker or muter of an edge; the account's user for an account change.
+     *
+     * @return a positive user id
+     */
+    long actorId();
+
+    /**
+     * Whom an edge change concerns: the followee, blocked or muted user.
+     *
+     * @return a positive user id, or {@code 0} for an account change, which concerns its user alone
+     */
+    long targetId();
+
+    /**
+     * The version after the change: of the actor's row of the edge's relation, or of the account's state.
+     *
+     * @return {@code >= 1}
+     */
+    long version();
+
+    /**
+     * When the change was committed.
+     *
+     * @return epoch ms
+     */
+    long occurredAt();
+}
