@@ -635,12 +635,18 @@ public final class GraphLauncher {
             return notReady.isEmpty() ? "ready" : "degraded (not ready: " + String.join(", ", notReady) + ")";
         }
 
+        /**
+         * How long status waits for the broker's metadata: its Kafka client starts cold inside the wait (class loading,
+         * connection), which takes seconds on a machine the fleet keeps busy.
+         */
+        private static final Duration STATUS_KAFKA_PROBE = Duration.ofSeconds(6);
+
         /** What a part's readiness probe answers now: a service's actuator, a store's client. */
         private static String readiness(HttpClient http, Properties ports, String name, String port) {
             int p = Integer.parseInt(port);
             boolean up;
             if (name.equals(LocalBroker.NAME)) {
-                up = LocalBroker.ready("127.0.0.1:" + port);
+                up = LocalBroker.ready("127.0.0.1:" + port, STATUS_KAFKA_PROBE);
             } else if (name.startsWith(PortPlan.POSTGRES)) {
                 up = LocalPostgres.ready("127.0.0.1", p);
             } else if (name.startsWith(PortPlan.REDIS)) {

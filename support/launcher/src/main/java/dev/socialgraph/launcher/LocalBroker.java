@@ -124,6 +124,19 @@ public final class LocalBroker implements SupervisedStore {
      * @return {@code true} when it does
      */
     public static boolean ready(String bootstrapServers) {
+        return ready(bootstrapServers, Duration.ofSeconds(2));
+    }
+
+    /**
+     * Whether a Kafka broker answers a client within {@code timeout}. A process that has not used a Kafka client yet
+     * (a {@code ./graph status}) loads and starts one inside the wait, which on a loaded machine takes seconds by
+     * itself: such a caller gives more time than a supervisor whose client classes are loaded.
+     *
+     * @param bootstrapServers {@code host:port[,host:port]}
+     * @param timeout          how long the cluster metadata may take, connection included
+     * @return {@code true} when it arrives in time
+     */
+    public static boolean ready(String bootstrapServers, Duration timeout) {
         // Kafka loads its classes through the thread's context class loader. The supervisor's thread is started from
         // the JDK's process-reaper thread, whose loader cannot see the classes nested in the launcher's jar, so the
         // client would fail to load there: use the loader that loaded Kafka for the length of the call.
@@ -131,20 +144,21 @@ public final class LocalBroker implements SupervisedStore {
         ClassLoader previous = thread.getContextClassLoader();
         thread.setContextClassLoader(Admin.class.getClassLoader());
         try {
-            return answers(bootstrapServers);
+            return answers(bootstrapServers, timeout);
         } finally {
             thread.setContextClassLoader(previous);
         }
     }
 
-    private static boolean answers(String bootstrapServers) {
+    private static boolean answers(String bootstrapServers, Duration timeout) {
+        int millis = (int) timeout.toMillis();
         Properties config = new Properties();
         config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2_000);
-        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 2_000);
+        config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, millis);
+        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, millis);
         config.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
         try (Admin admin = Admin.create(config)) {
-            return !admin.describeCluster().nodes().get(2, TimeUnit.SECONDS).isEmpty();
+            return !admin.describeCluster().nodes().get(millis, TimeUnit.MILLISECONDS).isEmpty();
         } catch (ExecutionException | TimeoutException | RuntimeException | LinkageError e) {
             log.debug("Kafka at {} does not answer: {}", bootstrapServers, e.toString());
             return false;

@@ -24,6 +24,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -416,7 +417,7 @@ final class Stores implements AutoCloseable {
         return postgresSettings(Instances.STANDARD.shardClients());
     }
 
-    /** Creates {@code follow-events} and its dead-letter topic when absent. */
+    /** Creates {@code follow-events} (with its 7 days' retention, explicitly) and its dead-letter topic when absent. */
     static void createTopics(String bootstrap) {
         Properties config = new Properties();
         config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -425,7 +426,8 @@ final class Stores implements AutoCloseable {
             Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             List<NewTopic> missing = new ArrayList<>();
             if (!existing.contains(Topics.FOLLOW_EVENTS)) {
-                missing.add(new NewTopic(Topics.FOLLOW_EVENTS, PARTITIONS, (short) 1));
+                missing.add(new NewTopic(Topics.FOLLOW_EVENTS, PARTITIONS, (short) 1).configs(Map.of(
+                        TopicConfig.RETENTION_MS_CONFIG, Long.toString(Topics.FOLLOW_EVENTS_RETENTION_MS))));
             }
             if (!existing.contains(Topics.FOLLOW_EVENTS_DLT)) {
                 missing.add(new NewTopic(Topics.FOLLOW_EVENTS_DLT, 1, (short) 1));

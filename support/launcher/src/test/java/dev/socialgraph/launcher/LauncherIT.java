@@ -3,6 +3,7 @@ package dev.socialgraph.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.socialgraph.common.keys.Topics;
 import dev.socialgraph.localruntime.RepositoryRoot;
 import dev.socialgraph.tools.edges.EdgeList;
 import dev.socialgraph.tools.edges.EdgeListReader;
@@ -34,6 +35,11 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPOutputStream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -303,6 +309,20 @@ class LauncherIT {
     }
 
     @Test
+    @Order(6)
+    void followEventsKeepsSevenDays_setOnTheTopic_notLeftToTheBrokersDefault() throws Exception {
+        // The change stream promises 7 days (a cursor older than that is cursor-expired); a broker default may differ.
+        ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, Topics.FOLLOW_EVENTS);
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                "127.0.0.1:" + new PortPlan(offset).port(PortPlan.KAFKA)))) {
+            ConfigEntry retention = admin.describeConfigs(List.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic)
+                    .get(TopicConfig.RETENTION_MS_CONFIG);
+            assertThat(retention.value()).isEqualTo("604800000");
+            assertThat(retention.source()).isEqualTo(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        }
+    }
+
+    @Test
     @Order(7)
     void aKilledServiceIsStartedAgainAndServes() throws Exception {
         killAndAwaitFirstRestart(PortPlan.CHECK, "137 at ");
@@ -354,8 +374,11 @@ class LauncherIT {
                     .containsExactly(actor);
         });
         await().atMost(1, TimeUnit.MINUTES).untilAsserted(() ->
-                assertThat(graph("status").output()).startsWith("launcher pid ").contains(", ready\n"));
+                assertThat(graph("status").output()).as(() -> "the broker's log ends:\n"
+                                + FleetDir.tail(dataDir.resolve("logs/" + LocalBroker.NAME + ".log"), 40))
+                        .startsWith("launcher pid ").contains(", ready\n"));
     }
+
 
     @Test
     @Order(10)

@@ -1,5 +1,6 @@
 package dev.socialgraph.tools.importer;
 
+import dev.socialgraph.common.keys.Topics;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -19,6 +20,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.LeaderNotAvailableException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -28,7 +30,8 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * The end offsets of the event topic ({@code follow-events}), read with Kafka's {@link Admin} client: the
  * positions a bloom snapshot of an import records, from which the check service replays what came after. The
  * topic is created when it does not exist yet (a fresh deployment whose services have not started), with the
- * given partition count and replication factor 1 (the local single-broker setup of DESIGN.md 10), so the snapshot
+ * given partition count, replication factor 1 (the local single-broker setup of DESIGN.md 10) and the event topic's
+ * retention ({@link Topics#FOLLOW_EVENTS_RETENTION_MS}), so the snapshot
  * always names real partitions.
  */
 public final class TopicOffsets {
@@ -140,7 +143,9 @@ public final class TopicOffsets {
             return get(admin.describeTopics(List.of(topic)).allTopicNames(), deadline).get(topic);
         } catch (UnknownTopicOrPartitionException missing) {
             try {
-                get(admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all(), deadline);
+                get(admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1).configs(Map.of(
+                        TopicConfig.RETENTION_MS_CONFIG, Long.toString(Topics.FOLLOW_EVENTS_RETENTION_MS))))).all(),
+                        deadline);
             } catch (TopicExistsException raced) {
                 // Someone else created it in between: use theirs.
             }
