@@ -28,7 +28,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -70,34 +69,21 @@ class GraphClientIT {
     }
 
     private static void start() {
-        String redis = TestServers.redis().uri(TestServers.redis().freshDatabase());
-        Map<String, String> common = new HashMap<>(SHARDS.springProperties());
-        common.put("logging.level.org.apache.kafka", "warn");
-        Map<String, String> write = new HashMap<>(common);
-        write.put("graph.shards.migrate-on-startup", "true");
-        write.put("graph.write.redis.uri", redis);
-        write.put("graph.write.topic", TOPIC);
-        write.put("graph.write.relay.bootstrap-servers", KAFKA.bootstrapServers());
+        FleetProperties fleet = FleetProperties.of(SHARDS, KAFKA, TOPIC);
+        Map<String, String> write = fleet.write();
         write.put("graph.write.relay.poll-interval", "50ms");
         WRITE = ServiceProcess.start("follow-write-service", write, Duration.ofSeconds(180));
-        Map<String, String> cdc = new HashMap<>(common);
+        Map<String, String> cdc = fleet.common();
         cdc.put("spring.kafka.bootstrap-servers", KAFKA.bootstrapServers());
         cdc.put("graph.cdc.topic", TOPIC);
         cdc.put("graph.cdc.dlt-topic", KAFKA.createTopic(TOPIC + ".DLT", 1));
         cdc.put("graph.cdc.group-id", "cdc-" + TOPIC);
-        cdc.put("graph.cdc.redis-uri", redis);
+        cdc.put("graph.cdc.redis-uri", fleet.redis());
         cdc.put("graph.cdc.celebrity-threshold", Integer.toString(CELEBRITY_THRESHOLD));
         cdc.put("graph.cdc.page-size", "4");
         CDC = ServiceProcess.start("cdc-consumer", cdc, Duration.ofSeconds(180));
-        Map<String, String> check = new HashMap<>(common);
-        check.put("graph.check.redis-uri", redis);
-        check.put("graph.check.bloom.kafka-bootstrap", KAFKA.bootstrapServers());
-        check.put("graph.check.bloom.topic", TOPIC);
-        check.put("graph.check.bloom.minimum-expected-edges", "1000");
-        check.put("graph.check.bloom.snapshot-dir", "target/graph-client-it-no-snapshots");
-        check.put("graph.check.affinity.instance-id", "check-0");
-        check.put("graph.check.affinity.instances", "check-0");
-        CHECK = ServiceProcess.start("follow-check-service", check, Duration.ofSeconds(180));
+        CHECK = ServiceProcess.start("follow-check-service", fleet.check("check-0", "check-0"),
+                Duration.ofSeconds(180));
         // Both services get ServiceProcess' token and the local profile's follow-token secret, the same on both.
         CLIENT = builder().build();
     }

@@ -47,13 +47,16 @@ public final class ServiceProcess implements AutoCloseable {
     public static final String LOCAL_PROFILE = "local";
 
     private final String name;
+    private final List<String> command;
     private final Process process;
     private final int port;
     private final int managementPort;
     private final Path log;
 
-    private ServiceProcess(String name, Process process, int port, int managementPort, Path log) {
+    private ServiceProcess(String name, List<String> command, Process process, int port, int managementPort,
+                           Path log) {
         this.name = name;
+        this.command = List.copyOf(command);
         this.process = process;
         this.port = port;
         this.managementPort = managementPort;
@@ -119,16 +122,38 @@ public final class ServiceProcess implements AutoCloseable {
             command.add("--" + PROFILES_PROPERTY + "=" + LOCAL_PROFILE);
         }
         properties.forEach((k, v) -> command.add("--" + k + "=" + v));
+        return launch(module, command, port, managementPort, log, ProcessBuilder.Redirect.to(log.toFile()), startup);
+    }
+
+    private static ServiceProcess launch(String module, List<String> command, int port, int managementPort, Path log,
+                                         ProcessBuilder.Redirect output, Duration startup) {
         try {
             Files.createDirectories(log.getParent());
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(log.toFile()).start();
-            ServiceProcess service = new ServiceProcess(module, process, port, managementPort, log);
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output).start();
+            ServiceProcess service = new ServiceProcess(module, command, process, port, managementPort, log);
             service.awaitReady(startup);
             return service;
         } catch (IOException e) {
             throw new UncheckedIOException("could not start " + module, e);
         }
+    }
+
+    /**
+     * Starts this service again, after it exited ({@link #kill()}, {@link #close()}), with the same properties on the
+     * same two ports, as a supervisor restarts a crashed process: its clients find it where it was. Output is appended
+     * to the same log.
+     *
+     * @param startup how long to wait for readiness
+     * @return the new process
+     * @throws IllegalStateException when this process still runs, or the new one exits or is not ready in time (its
+     *                               log's tail included)
+     */
+    public ServiceProcess restart(Duration startup) {
+        if (process.isAlive()) {
+            throw new IllegalStateException(name + " still runs (pid " + process.pid() + "): stop it first");
+        }
+        return launch(name, command, port, managementPort, log, ProcessBuilder.Redirect.appendTo(log.toFile()),
+                startup);
     }
 
     /** The HTTP port the service listens on (127.0.0.1). */
