@@ -33,7 +33,7 @@ flock /tmp/fleet.lock bash -c "
   for v in 5 6 7; do
     for u in 1 2; do
       n=300; [ \$u = 1 ] && n=20   # the celebrity's answers take over half a second each
-      python3 $OUT/latency.py http://127.0.0.1:8480/v1/users/\$u/followers/known?limit=50 \
+      python3 support/benchmarks/scripts/latency.py http://127.0.0.1:8480/v1/users/\$u/followers/known?limit=50 \
         \"\$(./graph --data-dir $F token \$v)\" \$n \"viewer \$v, user \$u (\$n requests)\"
     done
   done > $OUT/latency.txt 2>&1
