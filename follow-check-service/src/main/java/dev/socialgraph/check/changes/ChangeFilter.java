@@ -55,7 +55,7 @@ public record ChangeFilter(Set<String> kinds, long[] users, long owner, LongPred
         }
         long actor = e.actorId();
         if (e instanceof AccountEvent account) {
-            if (users.length > 0 && Arrays.binarySearch(users, actor) < 0 || owner != 0 && actor != owner) {
+            if ((users.length > 0 && Arrays.binarySearch(users, actor) < 0) || (owner != 0 && actor != owner)) {
                 return false;
             }
             return account.type() == AccountEvent.Type.ERASE || !erased.test(actor);

@@ -1,8 +1,8 @@
 package dev.socialgraph.check.changes;
 
 import dev.socialgraph.check.changes.ChangeLog.Change;
-import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.common.event.MalformedEventException;
 import java.time.Duration;
 import java.util.ArrayList;
