@@ -2,8 +2,8 @@ package dev.socialgraph.cdc;
 
 import static org.awaitility.Awaitility.await;
 
-import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.store.follower.CelebrityPage;
 import dev.socialgraph.store.follower.CelebrityPageRepository;
@@ -78,8 +78,9 @@ final class CdcHarness implements AutoCloseable {
         return properties;
     }
 
-    RecordMetadata publish(FollowEvent event) {
-        return publishRaw(Long.toString(event.followeeId()), FollowEventJson.toJson(event));
+    /** Publishes an edge or account event keyed as the outbox relay keys it. */
+    RecordMetadata publish(GraphEvent event) {
+        return publishRaw(Long.toString(event.partitionKey()), FollowEventJson.toJson(event));
     }
 
     RecordMetadata publishRaw(String key, byte[] value) {

@@ -209,8 +209,7 @@ class FollowEventsIT {
         KAFKA.publishRaw(Long.toString(followee), ("{\"eventId\":\"" + unique + "\",\"type\":\"follow\"}").getBytes(StandardCharsets.UTF_8));
         KAFKA.publishRaw(Long.toString(followee), json(unique + "-self", followee, followee, 1));
         KAFKA.publishRaw(Long.toString(followee), json(unique + "-negative", -5, followee, 1));
-        KAFKA.publishRaw(Long.toString(followee), FollowEventJson.toJson(
-                new AccountEvent(unique + "-account", AccountEvent.Type.DEACTIVATE, followee, 1, T0 + 2)));
+        KAFKA.publish(new AccountEvent(unique + "-account", AccountEvent.Type.DEACTIVATE, followee, 1, T0 + 2));
         KAFKA.publish(FollowEvent.follow(2, followee, T0 + 2, 1, T0 + 2));
 
         KAFKA.awaitCaughtUp();

@@ -6,7 +6,6 @@ import dev.socialgraph.check.bloom.EdgeBloom;
 import dev.socialgraph.check.cache.LocalFollowingCache;
 import dev.socialgraph.check.relations.HiddenPairs;
 import dev.socialgraph.common.event.FollowEvent;
-import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.token.FollowTokens;
@@ -15,6 +14,7 @@ import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.store.shard.ShardMigrations;
 import dev.socialgraph.store.sql.Transactions;
 import dev.socialgraph.testsupport.ActuatorProbe;
+import dev.socialgraph.testsupport.EventPublisher;
 import dev.socialgraph.testsupport.KafkaServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
@@ -24,11 +24,6 @@ import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Properties;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -127,15 +122,8 @@ class BloomIT {
     }
 
     static void publish(FollowEvent event) {
-        Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
-            producer.send(new ProducerRecord<>(TOPIC, Long.toString(event.followeeId()).getBytes(StandardCharsets.UTF_8),
-                    FollowEventJson.toJson(event))).get();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
+        try (EventPublisher events = new EventPublisher(KAFKA.bootstrapServers(), TOPIC)) {
+            events.publish(event);
         }
     }
 

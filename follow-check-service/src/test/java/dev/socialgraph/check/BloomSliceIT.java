@@ -10,6 +10,7 @@ import dev.socialgraph.common.shard.ShardAffinity;
 import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.store.shard.ShardMigrations;
+import dev.socialgraph.testsupport.EventPublisher;
 import dev.socialgraph.testsupport.KafkaServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
@@ -17,15 +18,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.List;
-import java.util.Properties;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -175,15 +170,8 @@ class BloomSliceIT {
     }
 
     static void publish(FollowEvent event) {
-        Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config)) {
-            producer.send(new ProducerRecord<>(TOPIC, "slice".getBytes(StandardCharsets.UTF_8),
-                    FollowEventJson.toJson(event))).get();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
+        try (EventPublisher events = new EventPublisher(KAFKA.bootstrapServers(), TOPIC)) {
+            events.publishRaw("slice", FollowEventJson.toJson(event));
         }
     }
 }

@@ -6,12 +6,12 @@ import dev.socialgraph.check.changes.ChangeStream;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.common.event.AccountEvent;
 import dev.socialgraph.common.event.FollowEvent;
-import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.common.event.FollowEventJson;
-import dev.socialgraph.common.shard.ShardGroup;
+import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.localruntime.ServiceProcess;
 import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.store.shard.ShardMigrations;
+import dev.socialgraph.testsupport.EventPublisher;
 import dev.socialgraph.testsupport.KafkaServer;
 import dev.socialgraph.testsupport.TestServers;
 import dev.socialgraph.testsupport.TestShards;
@@ -21,8 +21,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,7 +28,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -43,12 +40,7 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Utils;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -114,7 +106,7 @@ class ChangesIT {
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     static final Admin ADMIN = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
             KAFKA.bootstrapServers()));
-    static final KafkaProducer<byte[], byte[]> PRODUCER = producer();
+    static final EventPublisher EVENTS = new EventPublisher(KAFKA.bootstrapServers(), TOPIC);
     /** Every test's users are new: no test sees another's events through a filter. */
     static final AtomicLong NEXT_USER = new AtomicLong(20_000);
 
@@ -144,7 +136,7 @@ class ChangesIT {
 
     @AfterAll
     static void close() {
-        PRODUCER.close(Duration.ofSeconds(5));
+        EVENTS.close();
         ADMIN.close(Duration.ofSeconds(5));
         SHARDS.close();
     }
@@ -736,38 +728,15 @@ class ChangesIT {
         return end;
     }
 
-    static KafkaProducer<byte[], byte[]> producer() {
-        Properties config = new Properties();
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-        config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        return new KafkaProducer<>(config);
-    }
-
-    /**
-     * Publishes as the outbox relay does: keyed by the followee, so a pair's events share a partition; an account
-     * event by its user.
-     */
+    /** Publishes as the outbox relay does, checking the partition the test's reads assume. */
     static void publish(GraphEvent event) {
-        long key = event instanceof AccountEvent ? event.actorId() : event.targetId();
-        try {
-            RecordMetadata written = PRODUCER.send(new ProducerRecord<>(TOPIC,
-                    Long.toString(key).getBytes(StandardCharsets.UTF_8),
-                    FollowEventJson.toJson(event))).get(30, TimeUnit.SECONDS);
-            assertThat(written.partition()).as("the partitioner keys by followee").isEqualTo(partitionOf(key));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        assertThat(EVENTS.publish(event).partition()).as("the partitioner keys by followee")
+                .isEqualTo(partitionOf(event.partitionKey()));
     }
 
     /** Publishes a record no reader can parse (the relay never does; the feed and the topic's readers skip it). */
     static void publishMalformed(long followee) {
-        try {
-            PRODUCER.send(new ProducerRecord<>(TOPIC, Long.toString(followee).getBytes(StandardCharsets.UTF_8),
-                    "{\"not\":\"an event\"}".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        EVENTS.publishRaw(Long.toString(followee), "{\"not\":\"an event\"}".getBytes(StandardCharsets.UTF_8));
     }
 
     /** The partition the producer's default partitioner gives a followee's events. */
@@ -790,18 +759,8 @@ class ChangesIT {
         }
     }
 
-    /** As ReadPathIT: a state row, which the service's view of inactive users polls. */
     void setAccountState(long user, int state) throws Exception {
-        try (Connection c = dataSources.forUser(ShardGroup.FOLLOWING, user).getConnection();
-             PreparedStatement ps = c.prepareStatement("""
-                     INSERT INTO account_states (user_id, state, version, changed_at, job_id) VALUES (?, ?, 1, 0, ?)
-                     ON CONFLICT (user_id) DO UPDATE SET state = excluded.state,
-                         version = account_states.version + 1, updated_at = now()""")) {
-            ps.setLong(1, user);
-            ps.setInt(2, state);
-            ps.setString(3, user + "-1");
-            ps.executeUpdate();
-        }
+        new GraphWriter(dataSources).setAccountState(user, state);
     }
 
     /**

@@ -13,6 +13,7 @@ import dev.socialgraph.store.following.FollowingRepository;
 import dev.socialgraph.store.following.FollowingRow;
 import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.store.sql.Transactions;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Arrays;
 
@@ -84,6 +85,26 @@ final class GraphWriter {
             FollowingRow row = blocks.lockOrCreate(c, blocker);
             Adjacency next = AdjacencyArray.insert(row.followingIds(), row.followedAt(), blocked, createdAt);
             return next.changed() ? blocks.writeNextVersion(c, row, next.ids(), next.followedAt()) : row;
+        });
+    }
+
+    /**
+     * Writes {@code user}'s {@code account_states} row as the write service does (the next version, {@code updated_at}
+     * now); the check service's view of inactive users polls it.
+     *
+     * @param state 0 active, 1 deactivated, 2 erased
+     */
+    void setAccountState(long user, int state) throws SQLException {
+        Transactions.inTransaction(dataSources.forUser(ShardGroup.FOLLOWING, user), c -> {
+            try (PreparedStatement ps = c.prepareStatement("""
+                    INSERT INTO account_states (user_id, state, version, changed_at, job_id) VALUES (?, ?, 1, 0, ?)
+                    ON CONFLICT (user_id) DO UPDATE SET state = excluded.state,
+                        version = account_states.version + 1, updated_at = now()""")) {
+                ps.setLong(1, user);
+                ps.setInt(2, state);
+                ps.setString(3, user + "-1");
+                return ps.executeUpdate();
+            }
         });
     }
 

@@ -422,18 +422,8 @@ class ReadPathIT {
         }
     }
 
-    /** Writes {@code account_states} as the write service does; the check service's view polls it. */
     void setAccountState(long user, int state) throws Exception {
-        try (Connection c = dataSources.forUser(ShardGroup.FOLLOWING, user).getConnection();
-             java.sql.PreparedStatement ps = c.prepareStatement("""
-                     INSERT INTO account_states (user_id, state, version, changed_at, job_id) VALUES (?, ?, 1, 0, ?)
-                     ON CONFLICT (user_id) DO UPDATE SET state = excluded.state,
-                         version = account_states.version + 1, updated_at = now()""")) {
-            ps.setLong(1, user);
-            ps.setInt(2, state);
-            ps.setString(3, user + "-1");
-            ps.executeUpdate();
-        }
+        new GraphWriter(dataSources).setAccountState(user, state);
     }
 
     /** Takes {@code excluded} inactive users out of a count, as a state change's job does. */

@@ -1,6 +1,7 @@
 package dev.socialgraph.write.outbox;
 
 import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.store.outbox.EventTracing;
 import dev.socialgraph.store.outbox.OutboxBacklog;
 import dev.socialgraph.store.outbox.OutboxEntry;
@@ -347,8 +348,9 @@ public final class OutboxRelay implements AutoCloseable {
      * runs no tracer) and {@code X-Request-Id}.
      */
     static ProducerRecord<String, byte[]> record(String topic, OutboxEntry e, Span span) {
-        ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, Long.toString(e.followeeId()),
-                FollowEventJson.toJson(e.event()));
+        GraphEvent event = e.event();
+        ProducerRecord<String, byte[]> record = new ProducerRecord<>(topic, Long.toString(event.partitionKey()),
+                FollowEventJson.toJson(event));
         String traceParent = span != null ? EventTracing.traceParent(span.context()) : e.trace().traceParent();
         if (traceParent != null) {
             record.headers().add(EventTracing.TRACEPARENT, traceParent.getBytes(StandardCharsets.US_ASCII));

@@ -119,4 +119,10 @@ public record AccountEvent(String eventId, Type type, long userId, long version,
     public long targetId() {
         return 0;
     }
+
+    /** The account's user. */
+    @Override
+    public long partitionKey() {
+        return userId;
+    }
 }

@@ -259,4 +259,10 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
     public long targetId() {
         return followeeId;
     }
+
+    /** The followee, blocked or muted user. */
+    @Override
+    public long partitionKey() {
+        return followeeId;
+    }
 }

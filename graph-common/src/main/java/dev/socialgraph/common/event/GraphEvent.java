@@ -49,4 +49,13 @@ public sealed interface GraphEvent permits FollowEvent, AccountEvent {
      * @return epoch ms
      */
     long occurredAt();
+
+    /**
+     * The record's Kafka key on {@code follow-events}, as a decimal string of this id: the followee of an edge change
+     * (so the changes of one pair, and of every follower of one user, share a partition in commit order), the user of
+     * an account change.
+     *
+     * @return a positive user id
+     */
+    long partitionKey();
 }
