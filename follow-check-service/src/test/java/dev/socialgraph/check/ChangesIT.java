@@ -671,7 +671,7 @@ class ChangesIT {
             assertThat(event).as(e.eventId()).isEqualTo(new Changes.Event(e.eventId(), event.cursor(), e.kind(),
                     e.actorId(), e.targetId(), e.occurredAt(), e.version()));
             assertThat(event.cursor()).isNotBlank();
-            long key = e instanceof AccountEvent ? e.actorId() : e.targetId(); // as the relay keys them
+            long key = e.partitionKey(); // as the relay keys them
             Integer previous = lastOfKey.put(key, at);
             assertThat(previous == null || previous < at)
                     .as("%s after the previous event of key %d", e.eventId(), key).isTrue();
