@@ -8,7 +8,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 
@@ -187,22 +186,6 @@ public record FleetDir(Path root) {
             for (Path f : files) {
                 Files.deleteIfExists(f);
             }
-        }
-    }
-
-    /**
-     * The last lines of a log, for an error message about the process that wrote it.
-     *
-     * @param file  a log file
-     * @param lines how many lines at most
-     * @return the lines joined by newlines, or {@code (no log: <why>)} when the file cannot be read
-     */
-    static String tail(Path file, int lines) {
-        try {
-            List<String> all = Files.readAllLines(file);
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-        } catch (IOException | java.io.UncheckedIOException e) {
-            return "(no log: " + e.getMessage() + ")";
         }
     }
 

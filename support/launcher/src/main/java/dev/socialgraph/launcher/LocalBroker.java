@@ -1,5 +1,6 @@
 package dev.socialgraph.launcher;
 
+import dev.socialgraph.localruntime.ChildProcesses;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -77,7 +78,7 @@ public final class LocalBroker implements SupervisedStore {
                 String why = p.isAlive() ? "did not answer within " + timeout : "exited with code " + p.exitValue();
                 broker.close();
                 throw new IllegalStateException("the Kafka broker " + why + "; see " + dir.log(NAME) + ":\n"
-                        + FleetDir.tail(dir.log(NAME), 30));
+                        + ChildProcesses.tail(dir.log(NAME), 30));
             }
             sleep(Duration.ofMillis(250));
         }

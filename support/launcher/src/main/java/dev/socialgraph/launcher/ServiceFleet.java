@@ -1,5 +1,6 @@
 package dev.socialgraph.launcher;
 
+import dev.socialgraph.localruntime.ChildProcesses;
 import dev.socialgraph.localruntime.ClassDataSharing;
 import dev.socialgraph.localruntime.ServiceProcess;
 import java.io.IOException;
@@ -240,7 +241,7 @@ public final class ServiceFleet implements Supervisor.Services, AutoCloseable {
     }
 
     private String tail(String name) {
-        return FleetDir.tail(dir.log(name), 30);
+        return ChildProcesses.tail(dir.log(name), 30);
     }
 
     /**

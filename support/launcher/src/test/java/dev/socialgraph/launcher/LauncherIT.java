@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.socialgraph.common.keys.Topics;
+import dev.socialgraph.localruntime.ChildProcesses;
 import dev.socialgraph.localruntime.RepositoryRoot;
 import dev.socialgraph.tools.edges.EdgeList;
 import dev.socialgraph.tools.edges.EdgeListReader;
@@ -375,7 +376,7 @@ class LauncherIT {
         });
         await().atMost(1, TimeUnit.MINUTES).untilAsserted(() ->
                 assertThat(graph("status").output()).as(() -> "the broker's log ends:\n"
-                                + FleetDir.tail(dataDir.resolve("logs/" + LocalBroker.NAME + ".log"), 40))
+                                + ChildProcesses.tail(dataDir.resolve("logs/" + LocalBroker.NAME + ".log"), 40))
                         .startsWith("launcher pid ").contains(", ready\n"));
     }
 

@@ -3,9 +3,6 @@ package dev.socialgraph.localruntime;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -177,45 +174,22 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     private void awaitReady(Duration startup) {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-        HttpRequest ready = HttpRequest.newBuilder(URI.create(managementUrl() + "/actuator/health/readiness"))
-                .timeout(Duration.ofSeconds(2)).build();
-        long deadline = System.nanoTime() + startup.toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                String tail = tail();
+        ChildProcesses.Readiness readiness = ChildProcesses.awaitReady(process,
+                URI.create(managementUrl() + "/actuator/health/readiness"), startup, Duration.ofMillis(200));
+        switch (readiness) {
+            case READY -> {
+            }
+            case EXITED -> {
+                String tail = ChildProcesses.tail(log, 40);
                 String message = name + " exited with " + process.exitValue() + "; log:\n" + tail;
                 throw tail.contains("was already in use") ? new PortTakenException(message)
                         : new IllegalStateException(message);
             }
-            try {
-                HttpResponse<String> r = http.send(ready, HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200 && r.body().contains("\"UP\"")) {
-                    return;
-                }
-            } catch (IOException e) {
-                // not listening yet
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
+            case TIMED_OUT -> {
+                close();
+                throw new IllegalStateException(name + " not ready within " + startup + "; log:\n"
+                        + ChildProcesses.tail(log, 40));
             }
-            try {
-                process.waitFor(200, TimeUnit.MILLISECONDS); // poll interval that also notices an early exit
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            }
-        }
-        close();
-        throw new IllegalStateException(name + " not ready within " + startup + "; log:\n" + tail());
-    }
-
-    private String tail() {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
         }
     }
 
