@@ -5,6 +5,8 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import dev.socialgraph.common.event.FollowEvent;
+import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.loadgen.Target.ServerProcess;
 import dev.socialgraph.wire.Changes;
 import dev.socialgraph.wire.Headers;
@@ -22,16 +24,25 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Date;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -46,6 +57,15 @@ import tools.jackson.databind.json.JsonMapper;
  * the write's acknowledgement to its arrival. Reports the follows' p50 and p99 without and with the watchers, the
  * probe's ack-to-delivery p50, p99 and max over every (event, watcher), the check service's resident memory and CPU
  * per watcher (the difference of the two windows over the watchers), and the gateway's.
+ *
+ * <p>With {@code --legs} (the default) the same probe events are also timed where they pass on the way: the relay's
+ * send (the record's timestamp, set by the producer, in ms), a Kafka consumer of the topic in this process (the relay
+ * and the broker), and one stream straight from the check service (everything but the gateway); and the services'
+ * lag metrics ({@code graph_check_feed_lag_seconds}, {@code graph_outbox_backlog},
+ * {@code graph_outbox_oldest_age_seconds}) are read from their management ports every second of the recorded windows.
+ *
+ * <p>Each arrival is kept with its event id and matched to the probe's acknowledgement at the end: an event that
+ * arrives before the probe's thread has read its write's answer (a fast delivery) is timed too.
  *
  * <p>Run: {@code java -cp support/benchmarks/target/loadgen.jar dev.socialgraph.loadgen.WatchBench --fleet .graph
  * --dataset …}. Prints a Markdown table; exit status 0.
@@ -79,15 +99,33 @@ public final class WatchBench implements Callable<Integer> {
             description = "time between two probe writes (default: ${DEFAULT-VALUE})")
     Duration probeInterval;
 
+    @Option(names = "--legs", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "also time the probe at the relay's send, at a Kafka consumer of the topic and on one stream"
+                    + " straight from the check service, and read the services' lag metrics (default: ${DEFAULT-VALUE})")
+    boolean legs;
+
+    @Option(names = "--via", defaultValue = "gateway", description = "where the watchers connect: gateway (GET /v1/changes"
+            + " with a graph:changes token) or check (the check service's own GET /internal/v1/changes with the service"
+            + " credential, to tell the gateway's part) (default: ${DEFAULT-VALUE})")
+    String via;
+
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
     /** Probe event id → nanoTime of its acknowledgement. */
     private final Map<String, Long> acked = new ConcurrentHashMap<>();
-    /** Every (probe event, watcher) delivery, ns; recorded while {@link #recording}. */
-    private final Histogram delivery = new Histogram(3); // auto-resizing: a stalled fleet's minutes fit too
+    /** Probe event id → epoch ms of its acknowledgement (for the record's timestamp, which is epoch ms). */
+    private final Map<String, Long> ackedMillis = new ConcurrentHashMap<>();
+    /** Every (probe event, watcher) arrival through the gateway while {@link #recording}; matched at the end. */
+    private final Queue<Arrival> arrivals = new ConcurrentLinkedQueue<>();
+    /** The probe's arrivals on the stream straight from the check service. */
+    private final Queue<Arrival> directArrivals = new ConcurrentLinkedQueue<>();
+    /** The probe's arrivals at this process's consumer of the topic. */
+    private final Queue<Arrival> topicArrivals = new ConcurrentLinkedQueue<>();
+    /** The probe's records' timestamps (the relay's send, epoch ms), by event id. */
+    private final Queue<Arrival> relaySends = new ConcurrentLinkedQueue<>();
     private volatile boolean recording;
-    private final AtomicLong deliveries = new AtomicLong();
+    private volatile boolean stopping;
     private final AtomicInteger open = new AtomicInteger();
     private final List<String> failures = new CopyOnWriteArrayList<>();
 
@@ -105,8 +143,8 @@ public final class WatchBench implements Callable<Integer> {
         String backendToken = token(Loadgen.jwtSecret(null, f), "1", "graph:changes");
         long actor = Long.parseLong(probe.substring(0, probe.indexOf(':')));
         long target = Long.parseLong(probe.substring(probe.indexOf(':') + 1));
-        System.out.printf("%s: gateway %s, write %s, check %s; %d watchers%n", ZonedDateTime.now(ZoneOffset.UTC),
-                gatewayUrl, writeUrl, checkUrl, watchers);
+        System.out.printf("%s: gateway %s, write %s, check %s; %d watchers via the %s%n",
+                ZonedDateTime.now(ZoneOffset.UTC), gatewayUrl, writeUrl, checkUrl, watchers, via);
 
         HttpTarget writes = HttpTarget.direct(URI.create(checkUrl), URI.create(writeUrl), serviceToken, f.processes());
         EdgeList graph = EdgeList.read(dataset);
@@ -114,14 +152,30 @@ public final class WatchBench implements Callable<Integer> {
         List<ServerProcess> gateway = f.processes().stream().filter(p -> p.name().startsWith("gateway")).toList();
 
         Thread prober = Thread.ofVirtual().start(() -> probe(writeUrl, serviceToken, actor, target));
+        Thread topic = null;
+        List<String> metrics = List.of();
+        if (legs) {
+            String bootstrap = f.ports().getProperty("kafka.bootstrap", "127.0.0.1:9092");
+            topic = Thread.ofPlatform().daemon().start(() -> consumeTopic(bootstrap, actor));
+            metrics = List.of(managementUrl(checkUrl), managementUrl(writeUrl));
+        }
         phase("warm-up (not recorded)", writes, graph, check, gateway, 3); // the JIT, and a fleet fresh from an import
         Phase quiet = phase("no watcher", writes, graph, check, gateway, 1);
 
         // Opened 50 at a time, each from the head as it connects: only what is written after a watcher opened is
         // timed by it, so a late opener does not count the catching up of older events as delivery time.
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        boolean viaCheck = via.equals("check");
+        if (!viaCheck && !via.equals("gateway")) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--via is gateway or check, was " + via);
+        }
         for (int i = 0; i < watchers && System.nanoTime() < deadline; i++) {
-            watch(gatewayUrl, backendToken, actor);
+            if (viaCheck) {
+                watch(checkUrl + InternalApi.CHANGES.path() + "?users=" + actor, Headers.SERVICE_TOKEN, serviceToken,
+                        actor, arrivals, true);
+            } else {
+                watch(gatewayUrl, backendToken, actor);
+            }
             if (i % 50 == 49) {
                 while (open.get() < i + 1 && System.nanoTime() < deadline) {
                     Thread.sleep(20);
@@ -133,11 +187,22 @@ public final class WatchBench implements Callable<Integer> {
         }
         System.out.printf(Locale.ROOT, "%d of %d watchers open%s%n", open.get(), watchers,
                 failures.isEmpty() ? "" : "; first failure: " + failures.get(0));
+        if (legs) {
+            watch(checkUrl + InternalApi.CHANGES.path() + "?users=" + actor, Headers.SERVICE_TOKEN, serviceToken, actor,
+                    directArrivals, false);
+        }
         Thread.sleep(2_000); // the streams' first checkpoints and the JIT settle
         recording = true;
+        MetricMaxima maxima = new MetricMaxima(metrics);
+        Thread sampler = Thread.ofVirtual().start(maxima::sampleEverySecond);
         Phase watched = phase(open.get() + " watchers", writes, graph, check, gateway, 2);
         recording = false;
+        sampler.interrupt();
+        stopping = true;
         prober.interrupt();
+        if (topic != null) {
+            topic.join(5_000);
+        }
 
         System.out.println();
         System.out.println("| phase | follows p50 / p99 (ms), achieved/s | check service RSS | check CPU | gateway CPU |");
@@ -153,9 +218,24 @@ public final class WatchBench implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "Per watcher: check service %.1f KB resident, %.0f µs CPU/s; gateway %.0f µs CPU/s%n",
                 (watched.rssBytes - quiet.rssBytes) / 1e3 / n, (watched.checkCores - quiet.checkCores) * 1e6 / n,
                 (watched.gatewayCores - quiet.gatewayCores) * 1e6 / n);
+        Histogram delivery = histogram(arrivals, acked, 1);
         System.out.printf(Locale.ROOT, "Probe ack -> delivery over %,d deliveries: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
                 delivery.getTotalCount(), delivery.getValueAtPercentile(50) / 1e6,
                 delivery.getValueAtPercentile(99) / 1e6, delivery.getMaxValue() / 1e6);
+        if (legs) {
+            System.out.println();
+            System.out.println("| probe ack -> | events | p50 (ms) | p99 (ms) | max (ms) |");
+            System.out.println("|---|---:|---:|---:|---:|");
+            leg("the relay's send (record timestamp, ms; 0 = before the ack)", histogram(relaySends, ackedMillis,
+                    1_000_000));
+            leg("a consumer of the topic (relay + broker)", histogram(topicArrivals, acked, 1));
+            leg("one stream straight from the check service", histogram(directArrivals, acked, 1));
+            leg(viaCheck ? "the watchers, straight from the check service" : "the watchers through the gateway",
+                    delivery);
+            System.out.println();
+            System.out.println("Lag metrics, highest of the per-second samples of the recorded window: "
+                    + maxima.summary());
+        }
         if (!failures.isEmpty()) {
             System.out.printf("%d watcher failures; first: %s%n", failures.size(), failures.get(0));
         }
@@ -214,9 +294,12 @@ public final class WatchBench implements Callable<Integer> {
                         .method(follow ? "PUT" : "DELETE", HttpRequest.BodyPublishers.noBody()).build(),
                         HttpResponse.BodyHandlers.ofString());
                 long ackNanos = System.nanoTime();
+                long ackMillis = System.currentTimeMillis();
                 JsonNode state = JSON.readTree(r.body());
                 if (r.statusCode() == 200 && state.has("version")) {
-                    acked.put(actor + "-" + state.get("version").asLong(), ackNanos);
+                    String eventId = actor + "-" + state.get("version").asLong();
+                    acked.put(eventId, ackNanos);
+                    ackedMillis.put(eventId, ackMillis);
                 }
                 follow = !follow;
                 Thread.sleep(probeInterval);
@@ -233,8 +316,18 @@ public final class WatchBench implements Callable<Integer> {
      * event acknowledged after the stream's first line (its opening checkpoint).
      */
     private void watch(String gatewayUrl, String token, long actor) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(gatewayUrl + "/v1/changes?users=" + actor))
-                .header("Authorization", "Bearer " + token).header("Accept", "text/event-stream").build();
+        watch(gatewayUrl + "/v1/changes?users=" + actor, "Authorization", "Bearer " + token, actor, arrivals, true);
+    }
+
+    /**
+     * Opens one server-sent stream at {@code url} and keeps each probe event's arrival (with the time the stream
+     * opened) in {@code into} while recording; {@code counted} streams count towards {@link #open}.
+     */
+    private void watch(String url, String header, String credential, long actor, Queue<Arrival> into,
+                       boolean counted) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url))
+                .header(header, credential).header("Accept", "text/event-stream").build();
+        boolean countsAsWatcher = counted;
         http.sendAsync(request, HttpResponse.BodyHandlers.fromLineSubscriber(new Flow.Subscriber<String>() {
             private boolean counted;
             private long openedNanos;
@@ -249,18 +342,13 @@ public final class WatchBench implements Callable<Integer> {
                 if (!counted) {
                     counted = true;
                     openedNanos = System.nanoTime();
-                    open.incrementAndGet();
-                }
-                if (line.startsWith("data:") && line.contains("\"eventId\"")) {
-                    long now = System.nanoTime();
-                    String eventId = Changes.readEvent(line.substring(5).strip()).eventId();
-                    Long ack = acked.get(eventId);
-                    if (ack != null && ack > openedNanos && recording) {
-                        synchronized (delivery) {
-                            delivery.recordValue(Math.max(0, now - ack));
-                        }
-                        deliveries.incrementAndGet();
+                    if (countsAsWatcher) {
+                        open.incrementAndGet();
                     }
+                }
+                if (recording && line.startsWith("data:") && line.contains("\"eventId\"")) {
+                    long now = System.nanoTime();
+                    into.add(new Arrival(Changes.readEvent(line.substring(5).strip()).eventId(), now, openedNanos));
                 }
             }
 
@@ -280,6 +368,133 @@ public final class WatchBench implements Callable<Integer> {
                 failures.add("status " + response.statusCode());
             }
         });
+    }
+
+    /** One probe event's arrival somewhere, and since when that observer watched (times in its own unit). */
+    private record Arrival(String eventId, long at, long since) {
+    }
+
+    /**
+     * The arrivals matched to their acknowledgements: only events acknowledged after the observer opened, each
+     * {@code (at - ack) * scale} ns, at least 0.
+     */
+    private static Histogram histogram(Queue<Arrival> arrivals, Map<String, Long> acks, long scale) {
+        Histogram h = new Histogram(3); // auto-resizing: a stalled fleet's minutes fit too
+        for (Arrival a : arrivals) {
+            Long ack = acks.get(a.eventId());
+            if (ack != null && ack > a.since()) {
+                h.recordValue(Math.max(0, (a.at() - ack) * scale));
+            }
+        }
+        return h;
+    }
+
+    private static void leg(String name, Histogram h) {
+        System.out.printf(Locale.ROOT, "| %s | %,d | %.1f | %.1f | %.1f |%n", name, h.getTotalCount(),
+                h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(99) / 1e6, h.getMaxValue() / 1e6);
+    }
+
+    /**
+     * Reads the topic from its end, as the check service's feed does (every partition assigned, no group), keeping
+     * the probe's records' arrivals and their timestamps (the relay's producer sets them at its send).
+     */
+    private void consumeTopic(String bootstrap, long actor) {
+        java.util.Properties config = new java.util.Properties();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        long since = System.nanoTime();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(config)) {
+            List<TopicPartition> all = new ArrayList<>();
+            for (PartitionInfo p : c.partitionsFor("follow-events", Duration.ofSeconds(10))) {
+                all.add(new TopicPartition(p.topic(), p.partition()));
+            }
+            c.assign(all);
+            c.seekToEnd(all);
+            for (TopicPartition tp : all) {
+                c.position(tp);
+            }
+            while (!stopping) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(100))) {
+                    long now = System.nanoTime();
+                    if (!recording) {
+                        continue;
+                    }
+                    FollowEvent e;
+                    try {
+                        e = FollowEventJson.fromJson(r.value());
+                    } catch (RuntimeException ex) {
+                        continue;
+                    }
+                    if (e.followerId() == actor) {
+                        topicArrivals.add(new Arrival(e.eventId(), now, since));
+                        relaySends.add(new Arrival(e.eventId(), r.timestamp(), 0));
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            failures.add("topic consumer: " + e);
+        }
+    }
+
+    /** A service's management port (its API port + 10000 in a {@code ./graph up} fleet) for {@code apiUrl}. */
+    private static String managementUrl(String apiUrl) {
+        int port = URI.create(apiUrl).getPort();
+        return "http://127.0.0.1:" + (port + 10_000) + "/actuator/prometheus";
+    }
+
+    /** The highest value of each lag metric over per-second scrapes of the services' management ports. */
+    private final class MetricMaxima {
+        private static final List<String> NAMES = List.of("graph_check_feed_lag_seconds", "graph_outbox_backlog",
+                "graph_outbox_oldest_age_seconds");
+        private final List<String> urls;
+        private final Map<String, Double> max = new LinkedHashMap<>();
+        private int scrapes;
+
+        MetricMaxima(List<String> urls) {
+            this.urls = urls;
+        }
+
+        void sampleEverySecond() {
+            while (!Thread.currentThread().isInterrupted()) {
+                for (String url : urls) {
+                    try {
+                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url))
+                                .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                        synchronized (this) {
+                            scrapes++;
+                            for (String line : r.body().split("\n")) {
+                                for (String name : NAMES) {
+                                    if (line.startsWith(name + " ") || line.startsWith(name + "{")) {
+                                        double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                                        max.merge(name, v, Math::max);
+                                    }
+                                }
+                            }
+                        }
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (Exception e) {
+                        // a scrape missed: the others count
+                    }
+                }
+                try {
+                    Thread.sleep(1_000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        synchronized String summary() {
+            StringBuilder sb = new StringBuilder();
+            for (String name : NAMES) {
+                sb.append(sb.isEmpty() ? "" : ", ").append(name).append(' ')
+                        .append(max.containsKey(name) ? String.format(Locale.ROOT, "%.3f", max.get(name)) : "absent");
+            }
+            return sb.append(" (").append(scrapes).append(" scrapes)").toString();
+        }
     }
 
     /** An HS256 token for {@code subject} with {@code scope}, valid for an hour. */
