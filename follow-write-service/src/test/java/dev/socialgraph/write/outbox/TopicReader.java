@@ -13,7 +13,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
-/** Reads a whole topic from the beginning, without a group: every record published so far, per partition in order. */
+/**
+ * Reads a whole topic from the beginning, without a group: every edge event published so far, per partition in order
+ * (account events, which the same topic carries, are left out).
+ */
 public final class TopicReader implements AutoCloseable {
 
     /** A record as read: its key and decoded event. */
@@ -34,10 +37,12 @@ public final class TopicReader implements AutoCloseable {
         consumer.seekToBeginning(partitions);
     }
 
-    /** Polls once briefly and returns everything received so far. */
+    /** Polls once briefly and returns every edge event received so far. */
     public List<Received> poll() {
         for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-            received.add(new Received(r.key(), FollowEventJson.fromJson(r.value()), r.partition()));
+            if (FollowEventJson.parse(r.value()) instanceof FollowEvent event) {
+                received.add(new Received(r.key(), event, r.partition()));
+            }
         }
         return List.copyOf(received);
     }

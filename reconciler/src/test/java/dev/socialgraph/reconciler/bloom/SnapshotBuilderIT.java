@@ -180,8 +180,9 @@ class SnapshotBuilderIT {
             Map<TopicPartition, Long> end = new HashMap<>(c.endOffsets(tps));
             while (!end.isEmpty()) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    FollowEvent event = FollowEventJson.fromJson(r.value());
-                    snapshot.filter().put(event.followerId(), event.followeeId());
+                    if (FollowEventJson.parse(r.value()) instanceof FollowEvent event) {
+                        snapshot.filter().put(event.followerId(), event.followeeId());
+                    }
                     replayed++;
                 }
                 end.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
