@@ -203,27 +203,29 @@ public final class ChangeSignals {
          * @param taken whether a wake-up (or the stop) took it off the set already
          */
         void end(boolean woken, boolean taken) {
-            if (done.compareAndSet(false, true)) {
-                Disposable t = timer;
-                if (t != null) {
-                    t.dispose();
-                }
-                if (!taken) {
-                    forget();
-                }
+            if (finish(taken)) {
                 sink.success(woken);
             }
         }
 
         /** The watcher went away. */
         void dropped() {
-            if (done.compareAndSet(false, true)) {
-                Disposable t = timer;
-                if (t != null) {
-                    t.dispose();
-                }
+            finish(false);
+        }
+
+        /** Marks the wait done, once: its timer stops and, unless {@code taken}, it leaves the set. */
+        private boolean finish(boolean taken) {
+            if (!done.compareAndSet(false, true)) {
+                return false;
+            }
+            Disposable t = timer;
+            if (t != null) {
+                t.dispose();
+            }
+            if (!taken) {
                 forget();
             }
+            return true;
         }
 
         /** Off the set, unless a wake-up has taken it already (then the set it is in is no longer anyone's). */
