@@ -342,8 +342,9 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     /**
-     * The record of a row: key the followee id (per-followee order; an account row's user), value the event's JSON
-     * ({@link OutboxEntry#event()}: an edge or an account event), and the trace headers
+     * The record of a row: key the event's {@link GraphEvent#partitionKey()} (the followee, for per-followee order; an
+     * account row's user), value its JSON ({@link OutboxEntry#event()}: an edge or an account event), and the trace
+     * headers
      * when the row has a context: {@code traceparent} of {@code span} (or the stored one unchanged where this service
      * runs no tracer) and {@code X-Request-Id}.
      */
