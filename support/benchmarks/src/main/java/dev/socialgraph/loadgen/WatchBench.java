@@ -7,6 +7,9 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
+import dev.socialgraph.common.event.GraphEvent;
+import dev.socialgraph.common.event.MalformedEventException;
+import dev.socialgraph.common.keys.Topics;
 import dev.socialgraph.loadgen.Target.ServerProcess;
 import dev.socialgraph.wire.Changes;
 import dev.socialgraph.wire.Headers;
@@ -157,7 +160,7 @@ public final class WatchBench implements Callable<Integer> {
         if (legs) {
             String bootstrap = f.ports().getProperty("kafka.bootstrap", "127.0.0.1:9092");
             topic = Thread.ofPlatform().daemon().start(() -> consumeTopic(bootstrap, actor));
-            metrics = List.of(managementUrl(checkUrl), managementUrl(writeUrl));
+            metrics = List.of(prometheusUrl(f, "follow-check-service"), prometheusUrl(f, "follow-write-service"));
         }
         phase("warm-up (not recorded)", writes, graph, check, gateway, 3); // the JIT, and a fleet fresh from an import
         Phase quiet = phase("no watcher", writes, graph, check, gateway, 1);
@@ -407,7 +410,7 @@ public final class WatchBench implements Callable<Integer> {
         long since = System.nanoTime();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(config)) {
             List<TopicPartition> all = new ArrayList<>();
-            for (PartitionInfo p : c.partitionsFor("follow-events", Duration.ofSeconds(10))) {
+            for (PartitionInfo p : c.partitionsFor(Topics.FOLLOW_EVENTS, Duration.ofSeconds(10))) {
                 all.add(new TopicPartition(p.topic(), p.partition()));
             }
             c.assign(all);
@@ -421,13 +424,13 @@ public final class WatchBench implements Callable<Integer> {
                     if (!recording) {
                         continue;
                     }
-                    FollowEvent e;
+                    GraphEvent parsed;
                     try {
-                        e = FollowEventJson.fromJson(r.value());
-                    } catch (RuntimeException ex) {
+                        parsed = FollowEventJson.parse(r.value());
+                    } catch (MalformedEventException ex) {
                         continue;
                     }
-                    if (e.followerId() == actor) {
+                    if (parsed instanceof FollowEvent e && e.followerId() == actor) {
                         topicArrivals.add(new Arrival(e.eventId(), now, since));
                         relaySends.add(new Arrival(e.eventId(), r.timestamp(), 0));
                     }
@@ -438,10 +441,12 @@ public final class WatchBench implements Callable<Integer> {
         }
     }
 
-    /** A service's management port (its API port + 10000 in a {@code ./graph up} fleet) for {@code apiUrl}. */
-    private static String managementUrl(String apiUrl) {
-        int port = URI.create(apiUrl).getPort();
-        return "http://127.0.0.1:" + (port + 10_000) + "/actuator/prometheus";
+    /**
+     * A service's Prometheus endpoint on the management port the fleet's {@code run/ports.properties} names
+     * ({@code <service>.management}); without one, port 0, which no scrape reaches (its metrics then read "absent").
+     */
+    private static String prometheusUrl(Fleet f, String service) {
+        return "http://127.0.0.1:" + f.port(service + ".management", 0) + "/actuator/prometheus";
     }
 
     /** The highest value of each lag metric over per-second scrapes of the services' management ports. */
