@@ -30,7 +30,8 @@ import org.springframework.test.context.DynamicPropertySource;
 /**
  * Block and mute events through the real consumer: the blocked user's blocked-by row, the removal of the blocked
  * user's follow of the blocker on its own following database (with the unfollow's outbox row), a block lifted
- * before its event arrived, and mutes that leave the follower side alone.
+ * before its event arrived, mutes that leave the follower side alone, and follow requests kept on the protected
+ * account's side apart from its followers.
  */
 @SpringBootTest(classes = CdcConsumerApplication.class, webEnvironment = SpringBootTest.WebEnvironment.NONE)
 @DirtiesContext
@@ -130,6 +131,32 @@ class BlocksIT {
         for (Relation relation : Relation.values()) {
             assertThat(followerRow(relation, muted)).isEmpty();
         }
+    }
+
+    @Test
+    void requestEvents_keepTheProtectedAccountsIncomingRequests_andNeverItsFollowers() throws Exception {
+        long requester = firstDb(6);
+        long other = secondDb(7);
+        long protectedAccount = secondDb(6);
+
+        KAFKA.publish(FollowEvent.of(FollowEvent.Type.REQUEST, requester, protectedAccount, T0, 1, T0));
+        KAFKA.publish(FollowEvent.of(FollowEvent.Type.REQUEST, other, protectedAccount, T0 + 5, 1, T0 + 5));
+        KAFKA.awaitCaughtUp();
+
+        assertThat(followerRow(Relation.REQUEST, protectedAccount).orElseThrow().followerIds())
+                .containsExactly(requester, other);
+        assertThat(followerRow(Relation.FOLLOW, protectedAccount)).isEmpty();
+
+        // Accepted: the request ends and the follow begins, both keyed by the protected account.
+        KAFKA.publish(FollowEvent.of(FollowEvent.Type.UNREQUEST, requester, protectedAccount, T0, 2, T0 + 10));
+        KAFKA.publish(FollowEvent.of(FollowEvent.Type.FOLLOW, requester, protectedAccount, T0 + 10, 1, T0 + 10));
+        KAFKA.publish(FollowEvent.of(FollowEvent.Type.REQUEST, other, protectedAccount, T0 + 5, 1, T0 + 5)); // again
+        KAFKA.awaitCaughtUp();
+
+        assertThat(followerRow(Relation.REQUEST, protectedAccount).orElseThrow().followerIds()).containsExactly(other);
+        assertThat(followerRow(Relation.FOLLOW, protectedAccount).orElseThrow().followerIds())
+                .containsExactly(requester);
+        assertThat(outboxOf(requester)).isEmpty(); // a request is not a block: nothing is enforced elsewhere
     }
 
     private void write(FollowingRepository repository, long source, long... targets) throws SQLException {

@@ -46,6 +46,8 @@ final class Relations {
             case FOLLOW -> add ? InternalApi.FOLLOW : InternalApi.UNFOLLOW;
             case BLOCK -> add ? InternalApi.BLOCK : InternalApi.UNBLOCK;
             case MUTE -> add ? InternalApi.MUTE : InternalApi.UNMUTE;
+            case REQUEST -> throw new IllegalArgumentException(
+                    "a follow request is made by following a protected account, not written as a relation");
         };
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.wire.InternalApi;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -22,10 +23,12 @@ class RelationsTest {
         FakeTransport transport = new FakeTransport(r -> r.path().contains("/following/") ? FOLLOW : BLOCK);
         Relations relations = new Relations(transport, null);
 
-        for (Relation relation : Relation.values()) {
+        for (Relation relation : List.of(Relation.FOLLOW, Relation.BLOCK, Relation.MUTE)) {
             relations.write(relation, true, 1, 2);
             relations.write(relation, false, 1, 2);
         }
+        assertThatThrownBy(() -> relations.write(Relation.REQUEST, true, 1, 2))
+                .as("a request is made by following a protected account").isInstanceOf(IllegalArgumentException.class);
 
         assertThat(transport.calls()).allSatisfy(c -> assertThat(c.write()).isTrue())
                 .extracting(c -> c.request().method() + " " + c.request().path()).containsExactly(

@@ -32,8 +32,8 @@ import org.springframework.stereotype.Component;
  * changes nothing and writes nothing.
  *
  * <p>Blocks have a follower side too, kept the same way in rows of their own: the blocked user's blocked-by row and
- * pages ({@link Relation#keepsReverse()}), which the follow guard's {@code blockedBy} answers read. Mutes have none;
- * their events are skipped here.
+ * pages ({@link Relation#keepsReverse()}), which the follow guard's {@code blockedBy} answers read; so do follow
+ * requests, in the protected account's row of incoming requests. Mutes have none; their events are skipped here.
  *
  * <p>Removals never create a row: a batch of a followee without a follower row that only removes edges writes nothing.
  * The erasure of a user (docs/account-lifecycle.md) deletes the user's follower rows and sends an unfollow, unblock or
@@ -57,6 +57,7 @@ public class FollowerSide {
     private final ShardDataSources dataSources;
     private final FollowerSideWriter followers;
     private final FollowerSideWriter blockedBy = new FollowerSideWriter(Relation.BLOCK);
+    private final FollowerSideWriter requestedBy = new FollowerSideWriter(Relation.REQUEST);
     private final CdcMetrics metrics;
     private final long celebrityThreshold;
     private final int pageSize;
@@ -146,16 +147,23 @@ public class FollowerSide {
 
     /** Whether any of {@code events} changes the follower side: mutes keep none. */
     private static boolean keepsFollowerSide(List<FollowEvent> events) {
-        return events.stream().anyMatch(e -> e.relation() == Relation.FOLLOW || e.relation() == Relation.BLOCK);
+        return events.stream().anyMatch(e -> e.relation().keepsReverse());
     }
 
-    /** A followee's blocked-by row, then its follower row; the result of the follows, or null when it had none. */
+    /**
+     * A followee's blocked-by row, its incoming requests, then its follower row, in the one transaction; the result of
+     * the follows, or null when it had none.
+     */
     private FolloweeChanges.Result applyToFollowee(Connection connection, long followeeId, List<FollowEvent> events)
             throws SQLException {
         List<FollowEvent> follows = events.stream().filter(e -> e.relation() == Relation.FOLLOW).toList();
         List<FollowEvent> blocks = events.stream().filter(e -> e.relation() == Relation.BLOCK).toList();
+        List<FollowEvent> requests = events.stream().filter(e -> e.relation() == Relation.REQUEST).toList();
         if (!blocks.isEmpty()) {
             applyToFollowee(connection, blockedBy, followeeId, blocks);
+        }
+        if (!requests.isEmpty()) {
+            applyToFollowee(connection, requestedBy, followeeId, requests);
         }
         return follows.isEmpty() ? null : applyToFollowee(connection, followers, followeeId, follows);
     }

@@ -16,8 +16,8 @@ import java.util.function.Predicate;
  *   <li>{@code kinds}: only these kinds, by wire name (all when empty);</li>
  *   <li>{@code users}: only events whose actor or target is one of them (all when empty); an account event's only user
  *       is its actor;</li>
- *   <li>{@code owner} (a user's own stream, {@code 0} for the whole stream): follows and unfollows where the owner is
- *       the actor or the target, and the owner's own blocks, unblocks, mutes, unmutes and account changes, never
+ *   <li>{@code owner} (a user's own stream, {@code 0} for the whole stream): follows, unfollows and follow requests
+ *       where the owner is the actor or the target, and the owner's own blocks, unblocks, mutes, unmutes and account changes, never
  *       another user's block or mute of the owner;</li>
  *   <li>never an edge event naming a user who is inactive now (deactivated or erased): the stream shows what every
  *       read shows, and an erased user's events are never served again, though the topic keeps them until its
@@ -66,7 +66,7 @@ public record ChangeFilter(Set<String> kinds, long[] users, long owner, LongPred
             return false;
         }
         if (owner != 0) {
-            boolean own = edge.relation() == Relation.FOLLOW
+            boolean own = edge.relation() == Relation.FOLLOW || edge.relation() == Relation.REQUEST
                     ? actor == owner || target == owner
                     : actor == owner;
             if (!own) {

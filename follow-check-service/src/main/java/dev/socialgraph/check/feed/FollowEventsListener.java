@@ -257,7 +257,7 @@ class FollowEventsListener implements EventFeed, DisposableBean {
             return;
         }
         if (event.relation() != Relation.FOLLOW) {
-            hidden.apply(event); // blocks and mutes share the stream; the follow layers never see them
+            hidden.apply(event); // blocks, mutes and requests share the stream; the follow layers never see them
             applied.increment();
             return;
         }

@@ -95,12 +95,13 @@ public class HiddenPairs implements RelationReads.Filter {
     }
 
     /**
-     * Applies an event from the stream: a new block or mute adds its pairs; removals and follows are ignored.
+     * Applies an event from the stream: a new block or mute adds its pairs; removals, follows and follow requests are
+     * ignored.
      *
      * @param event a valid event
      */
     public void apply(FollowEvent event) {
-        if (event.adds() && event.relation() != Relation.FOLLOW) {
+        if (event.adds() && (event.relation() == Relation.BLOCK || event.relation() == Relation.MUTE)) {
             record(event.relation(), event.followerId(), event.followeeId());
         }
     }

@@ -12,8 +12,8 @@ import dev.socialgraph.store.shard.ShardDataSources;
 import org.springframework.stereotype.Component;
 
 /**
- * {@link RelationReads.Shards}: blocks and mutes from their sources' rows on the following databases, and who blocks a
- * user from its blocked-by row and pages on its follower database.
+ * {@link RelationReads.Shards}: blocks, mutes and pending follow requests from their sources' rows on the following
+ * databases, and who blocks a user from its blocked-by row and pages on its follower database.
  */
 @Component
 class RelationShards implements RelationReads.Shards {
@@ -21,6 +21,7 @@ class RelationShards implements RelationReads.Shards {
     private final ShardReads reads;
     private final FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
     private final FollowingRepository mutes = new FollowingRepository(Relation.MUTE);
+    private final FollowingRepository requests = new FollowingRepository(Relation.REQUEST);
     private final FollowerPages blockedBy = new FollowerPages(new FollowerRepository(Relation.BLOCK),
             new CelebrityPageRepository(Relation.BLOCK));
 
@@ -51,6 +52,7 @@ class RelationShards implements RelationReads.Shards {
         return switch (relation) {
             case BLOCK -> blocks;
             case MUTE -> mutes;
+            case REQUEST -> requests;
             case FOLLOW -> throw new IllegalArgumentException("follows are not a relation row of blocks or mutes");
         };
     }

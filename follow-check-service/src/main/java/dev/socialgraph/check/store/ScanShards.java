@@ -27,6 +27,7 @@ class ScanShards implements ShardScans {
     private final FollowingRepository following;
     private final FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
     private final FollowingRepository mutes = new FollowingRepository(Relation.MUTE);
+    private final FollowingRepository requests = new FollowingRepository(Relation.REQUEST);
     private final FollowingSliceRepository slices = new FollowingSliceRepository();
 
     ScanShards(ShardDataSources dataSources, FollowingRepository following) {
@@ -98,6 +99,7 @@ class ScanShards implements ShardScans {
         return scan(switch (relation) {
             case BLOCK -> blocks;
             case MUTE -> mutes;
+            case REQUEST -> requests;
             case FOLLOW -> following;
         }, sink);
     }

@@ -58,6 +58,18 @@ class ChangeFilterTest {
     }
 
     @Test
+    void theOwnStream_holdsTheRequestsToTheOwner_andTheOwnersOwn_butNoOneElses() {
+        ChangeFilter own = new ChangeFilter(Set.of("request", "unrequest"), new long[0], OWNER, id -> false,
+                id -> false);
+
+        assertThat(own.test(edge(FollowEvent.Type.REQUEST, 8, OWNER))).as("a request to the owner").isTrue();
+        assertThat(own.test(edge(FollowEvent.Type.UNREQUEST, OWNER, 8))).as("the owner's own").isTrue();
+        assertThat(own.test(edge(FollowEvent.Type.REQUEST, 8, 9))).as("between others").isFalse();
+        assertThat(new ChangeFilter(Set.of("request"), new long[0], OWNER, id -> id == 8, id -> false)
+                .test(edge(FollowEvent.Type.REQUEST, 8, OWNER))).as("from an inactive user").isFalse();
+    }
+
+    @Test
     void kindsAndUsers_selectAccountEventsByKindAndUser() {
         ChangeFilter filter = new ChangeFilter(Set.of("erase", "follow"), new long[] {3, 5}, 0, id -> false,
                 id -> false);

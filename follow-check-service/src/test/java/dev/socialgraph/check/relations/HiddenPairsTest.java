@@ -39,12 +39,15 @@ class HiddenPairsTest {
         pairs.record(Relation.MUTE, 3, 4);
         pairs.apply(FollowEvent.of(FollowEvent.Type.FOLLOW, 5, 6, now, 1, now));
         pairs.apply(FollowEvent.of(FollowEvent.Type.UNBLOCK, 7, 8, now, 1, now));
+        pairs.apply(FollowEvent.of(FollowEvent.Type.REQUEST, 9, 10, now, 1, now));
 
         assertThat(pairs.mayHide(1, 2)).isTrue();
         assertThat(pairs.mayHide(2, 1)).isTrue();
         assertThat(pairs.mayHide(3, 4)).isTrue();
         assertThat(pairs.mayHide(4, 3)).isFalse();
         assertThat(pairs.mayHide(5, 6)).as("follows are not hidden pairs").isFalse();
+        assertThat(pairs.mayHide(9, 10)).as("nor follow requests").isFalse();
+        assertThat(pairs.mayHide(10, 9)).isFalse();
         assertThat(pairs.mayHide(7, 8)).as("a removal adds nothing").isFalse();
 
         assertThat(pairs.trusted()).isFalse();

@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * The phases of each job kind (docs/account-lifecycle.md, "The jobs"), in order; a job's {@code phase} column is an
- * index into its kind's list, so the order is part of the stored format and must not change for a kind.
+ * index into its kind's list, so the order is part of the stored format: a phase is only ever added where a job
+ * stored at the index it takes over still ends right when resumed there.
  *
  * <p>Every walk goes over ids in ascending order and records the last id done as {@code position}, so a resumed job
  * goes on after it even when the list it walks has changed meanwhile.
@@ -42,6 +43,10 @@ final class JobPlan {
             new Phase(Walk.TARGETS, Relation.BLOCK), new Phase(Walk.SOURCES, Relation.BLOCK),
             // X's own mutes need no walk (no follower side to clean); other users' mutes of X do.
             new Phase(Walk.MUTERS, Relation.MUTE),
+            // Follow requests came after the phases above, and before the rows they walk are deleted. An erasure
+            // stored at index 5 before they came (the own rows, not finished) resumes here: both walks, then the own
+            // rows again, each step idempotent.
+            new Phase(Walk.TARGETS, Relation.REQUEST), new Phase(Walk.SOURCES, Relation.REQUEST),
             new Phase(Walk.OWN_ROWS, null));
 
     private JobPlan() {

@@ -22,7 +22,20 @@ class JobPlanTest {
         assertThat(JobPlan.phases(JobKind.ERASE)).containsExactly(
                 new Phase(Walk.TARGETS, Relation.FOLLOW), new Phase(Walk.SOURCES, Relation.FOLLOW),
                 new Phase(Walk.TARGETS, Relation.BLOCK), new Phase(Walk.SOURCES, Relation.BLOCK),
-                new Phase(Walk.MUTERS, Relation.MUTE), new Phase(Walk.OWN_ROWS, null));
+                new Phase(Walk.MUTERS, Relation.MUTE),
+                new Phase(Walk.TARGETS, Relation.REQUEST), new Phase(Walk.SOURCES, Relation.REQUEST),
+                new Phase(Walk.OWN_ROWS, null));
+    }
+
+    @Test
+    void erase_keepsThePhasesStoredBeforeRequestsCame_atTheirIndexes() {
+        // An erasure stored before follow requests existed resumes at its stored index: the first five are the same
+        // walks, and index 5 (then the own rows) now starts the request walks, which end in the own rows again.
+        assertThat(JobPlan.phases(JobKind.ERASE).subList(0, 5)).containsExactly(
+                new Phase(Walk.TARGETS, Relation.FOLLOW), new Phase(Walk.SOURCES, Relation.FOLLOW),
+                new Phase(Walk.TARGETS, Relation.BLOCK), new Phase(Walk.SOURCES, Relation.BLOCK),
+                new Phase(Walk.MUTERS, Relation.MUTE));
+        assertThat(JobPlan.phases(JobKind.ERASE).getLast()).isEqualTo(new Phase(Walk.OWN_ROWS, null));
     }
 
     @Test

@@ -38,7 +38,17 @@ import java.util.zip.GZIPInputStream;
  */
 public final class EdgeListParser implements Closeable {
 
-    private static final Relation[] RELATIONS = Relation.values();
+    private static final Relation[] RELATIONS = {Relation.FOLLOW, Relation.BLOCK, Relation.MUTE};
+
+    /**
+     * The relations an edge list holds: follows, blocks and mutes. A follow request is not among them: it is a
+     * protected account's pending answer, not graph data an import brings.
+     *
+     * @return {@link Relation#FOLLOW}, {@link Relation#BLOCK}, {@link Relation#MUTE}, in that order
+     */
+    public static java.util.List<Relation> relations() {
+        return java.util.List.of(RELATIONS);
+    }
 
     /** The accepted third columns, for messages: "follow, block or mute". */
     private static final String RELATION_NAMES = relationNames();

@@ -8,15 +8,15 @@ import dev.socialgraph.common.relation.Relation;
  * relay (DESIGN.md 2.4, 3). The Kafka key is {@link #followeeId()}, so events of one followee arrive in
  * order; delivery is at least once and every consumer is idempotent.
  *
- * <p>Follows, blocks and mutes share the stream and this schema ({@link Relation}): the {@link #type()} names the
- * relation and whether the edge was added or removed. For a block or mute, "follower" is the source (the blocker,
- * the muter) and "followee" the target. Every consumer must look at {@link #relation()} before anything else: a
+ * <p>Follows, blocks, mutes and follow requests share the stream and this schema ({@link Relation}): the
+ * {@link #type()} names the relation and whether the edge was added or removed. For a block, mute or request,
+ * "follower" is the source (the blocker, the muter, the requester) and "followee" the target. Every consumer must look at {@link #relation()} before anything else: a
  * consumer of follows acts on {@link Relation#FOLLOW} events only. A reader built before blocks existed refuses the
  * new types as malformed rather than mistaking them for follows.
  *
  * @param eventId    stable, unique id of the change (see {@link #eventId(Relation, long, long)}); the same change
  *                   republished has the same id
- * @param type       follow or unfollow, block or unblock, mute or unmute
+ * @param type       follow or unfollow, block or unblock, mute or unmute, request or unrequest
  * @param followerId the user who follows (or stops following), positive
  * @param followeeId the user followed, positive, not {@code followerId}
  * @param followedAt epoch ms when the edge was created; for an {@link Type#UNFOLLOW}, the creation time
@@ -41,7 +41,11 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
         /** A mute was created. */
         MUTE("mute", Relation.MUTE, true),
         /** A mute was removed. */
-        UNMUTE("unmute", Relation.MUTE, false);
+        UNMUTE("unmute", Relation.MUTE, false),
+        /** A follow request to a protected account was made. */
+        REQUEST("request", Relation.REQUEST, true),
+        /** A follow request ended: withdrawn, declined, or accepted (then a follow event beside it). */
+        UNREQUEST("unrequest", Relation.REQUEST, false);
 
         private final String wireName;
         private final Relation relation;
@@ -56,8 +60,8 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
         /**
          * The value of the JSON {@code type} field.
          *
-         * @return {@code "follow"}, {@code "unfollow"}, {@code "block"}, {@code "unblock"}, {@code "mute"} or
-         *         {@code "unmute"}
+         * @return {@code "follow"}, {@code "unfollow"}, {@code "block"}, {@code "unblock"}, {@code "mute"},
+         *         {@code "unmute"}, {@code "request"} or {@code "unrequest"}
          */
         public String wireName() {
             return wireName;
@@ -75,7 +79,7 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
         /**
          * Whether the edge was created rather than removed.
          *
-         * @return {@code true} for follow, block and mute
+         * @return {@code true} for follow, block, mute and request
          */
         public boolean adds() {
             return adds;
@@ -108,6 +112,7 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
                 case FOLLOW -> adds ? FOLLOW : UNFOLLOW;
                 case BLOCK -> adds ? BLOCK : UNBLOCK;
                 case MUTE -> adds ? MUTE : UNMUTE;
+                case REQUEST -> adds ? REQUEST : UNREQUEST;
             };
         }
     }
@@ -216,7 +221,7 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
     }
 
     /**
-     * Whether a follow was created. {@code false} for an unfollow and for every block or mute event: a consumer of
+     * Whether a follow was created. {@code false} for an unfollow and for every block, mute or request event: a consumer of
      * follows checks {@link #relation()} first.
      *
      * @return whether this is a {@link Type#FOLLOW}

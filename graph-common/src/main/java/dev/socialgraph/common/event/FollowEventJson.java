@@ -188,8 +188,8 @@ public final class FollowEventJson {
 
     private static FollowEvent.Type type(String wireName) {
         return FollowEvent.Type.byWireName(wireName).orElseThrow(() -> new MalformedEventException(
-                "field type must be one of follow, unfollow, block, unblock, mute, unmute, deactivate, reactivate,"
-                        + " erase, was \""
+                "field type must be one of follow, unfollow, block, unblock, mute, unmute, request, unrequest,"
+                        + " deactivate, reactivate, erase, was \""
                         + (wireName.length() > 32 ? wireName.substring(0, 32) + "…" : wireName) + "\"", null));
     }
 }

@@ -18,7 +18,8 @@ public sealed interface GraphEvent permits FollowEvent, AccountEvent {
     /**
      * The kind of change by its wire name.
      *
-     * @return one of {@code follow, unfollow, block, unblock, mute, unmute, deactivate, reactivate, erase}
+     * @return one of {@code follow, unfollow, block, unblock, mute, unmute, request, unrequest, deactivate, reactivate,
+     *         erase}
      */
     String kind();
 

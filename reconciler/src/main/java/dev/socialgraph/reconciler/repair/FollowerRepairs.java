@@ -115,6 +115,19 @@ public final class FollowerRepairs {
         this.clock = clock;
     }
 
+    /**
+     * The same repairs (databases, meters, threshold, clock) of another relation's follower side, on graph-store's
+     * repositories of that relation.
+     *
+     * @param other a relation that keeps a follower side ({@link Relation#keepsReverse()})
+     * @return the repairs of {@code other}
+     * @throws IllegalArgumentException when {@code other} keeps no follower side (mutes)
+     */
+    public FollowerRepairs of(Relation other) {
+        return new FollowerRepairs(dataSources, other, new FollowingRepository(other), new FollowerRepository(other),
+                new CelebrityPageRepository(other), metrics, threshold, clock);
+    }
+
     /** The relation whose follower side this instance repairs. */
     public Relation relation() {
         return relation;

@@ -55,6 +55,7 @@ public final class OutboxSampler {
     private final OutboxRepository outbox;
     private final FollowerRepairs follows;
     private final FollowerRepairs blocks;
+    private final FollowerRepairs requests;
     private final ReconcilerMetrics metrics;
     private final int batchSize;
     private final int maxPerRound;
@@ -66,7 +67,8 @@ public final class OutboxSampler {
 
     /**
      * @param follows     repairs of the followers side, for follow and unfollow rows
-     * @param blocks      repairs of the blocked-by side, for block and unblock rows
+     * @param blocks      repairs of the blocked-by side, for block and unblock rows (and, made from them, of the
+     *                    incoming requests, for request and unrequest rows)
      * @param batchSize   outbox rows read per query, {@code >= 1}
      * @param maxPerRound outbox rows read per following database per round at most, {@code >= 1}
      * @throws IllegalArgumentException when {@code follows} or {@code blocks} repairs another relation
@@ -82,6 +84,7 @@ public final class OutboxSampler {
         this.outbox = outbox;
         this.follows = follows;
         this.blocks = blocks;
+        this.requests = blocks.of(Relation.REQUEST);
         this.metrics = metrics;
         this.batchSize = batchSize;
         this.maxPerRound = maxPerRound;
@@ -176,6 +179,7 @@ public final class OutboxSampler {
         return switch (relation) {
             case FOLLOW -> follows;
             case BLOCK -> blocks;
+            case REQUEST -> requests;
             case MUTE -> null;
         };
     }

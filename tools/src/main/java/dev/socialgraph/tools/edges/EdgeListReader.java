@@ -46,7 +46,7 @@ public final class EdgeListReader {
      * Reads every edge of {@code file} in file order, one list per relation (self-loops and duplicates included).
      *
      * @param progress called now and then with the number of (compressed) bytes read so far; may be a no-op
-     * @return every relation of {@link Relation#values()} mapped to its edges, an empty list when the file has no
+     * @return every relation an edge list holds ({@link EdgeListParser#relations()}) mapped to its edges, an empty list when the file has no
      *         line of it; each edge at {@link #BASE_FOLLOWED_AT} + its edge index in the whole file (ms)
      * @throws EdgeListFormatException at the first malformed line, naming file, line number, line and the
      *                                 accepted relations
@@ -55,7 +55,7 @@ public final class EdgeListReader {
     public static EnumMap<Relation, EdgeList> readRelations(Path file, LongConsumer progress) throws IOException {
         long size = Files.size(file);
         EnumMap<Relation, EdgeList> edges = new EnumMap<>(Relation.class);
-        for (Relation relation : Relation.values()) {
+        for (Relation relation : EdgeListParser.relations()) {
             // Follows are nearly every line of a real graph: size them for the file; the others grow as needed.
             edges.put(relation, new EdgeList(relation == Relation.FOLLOW
                     ? (int) Math.min(Integer.MAX_VALUE - 8, Math.max(1024, size / 8)) : 16));

@@ -1,5 +1,6 @@
 package dev.socialgraph.tools.importer;
 
+import dev.socialgraph.common.edges.EdgeListParser;
 import dev.socialgraph.bloom.BloomSnapshot;
 import dev.socialgraph.bloom.EdgeFilter;
 import dev.socialgraph.common.relation.Relation;
@@ -152,7 +153,7 @@ public final class BulkImporter {
         EnumMap<Relation, EdgeList> edges = EdgeListReader.readRelations(file, listener::progress);
         EnumMap<Relation, Tally> tallies = new EnumMap<>(Relation.class);
         EnumSet<Relation> replaced = EnumSet.noneOf(Relation.class);
-        for (Relation relation : Relation.values()) {
+        for (Relation relation : EdgeListParser.relations()) {
             tallies.put(relation, new Tally(edges.get(relation).size()));
             // Follows are always the file's; blocks and mutes only when the file speaks of them at all.
             if (relation == Relation.FOLLOW || edges.get(relation).size() > 0) {
@@ -222,7 +223,7 @@ public final class BulkImporter {
             mark(phases, "bloom snapshot", t4);
         }
         EnumMap<Relation, ImportSummary.RelationCounts> counts = new EnumMap<>(Relation.class);
-        for (Relation relation : Relation.values()) {
+        for (Relation relation : EdgeListParser.relations()) {
             counts.put(relation, replaced.contains(relation)
                     ? tallies.get(relation).counts(edges.get(relation).size())
                     : ImportSummary.RelationCounts.keptAsStored());

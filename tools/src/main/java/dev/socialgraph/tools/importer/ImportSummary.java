@@ -1,5 +1,6 @@
 package dev.socialgraph.tools.importer;
 
+import dev.socialgraph.common.edges.EdgeListParser;
 import dev.socialgraph.common.relation.Relation;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +18,7 @@ import java.util.function.ToLongFunction;
  * What an import did, per relation ({@link #relations()}); the accessors without a relation ({@link #edgesRead()},
  * {@link #edgesImported()}, {@link #followingRows()}, ...) are the follows'.
  *
- * @param relations               every relation of {@link Relation#values()} → what the import did with its lines
+ * @param relations               every relation an edge list holds ({@link EdgeListParser#relations()}) → what the import did with its lines
  *                                (an unmodifiable copy in relation order is kept)
  * @param followsForbiddenByBlock distinct follows of the file dropped because a block stands between the two users
  *                                (either direction); counted in neither {@code edgesImported} nor the duplicates
@@ -34,7 +35,7 @@ public record ImportSummary(Map<Relation, RelationCounts> relations, long follow
     public ImportSummary {
         EnumMap<Relation, RelationCounts> copy = new EnumMap<>(Relation.class);
         copy.putAll(relations);
-        if (copy.size() != Relation.values().length) {
+        if (copy.size() != EdgeListParser.relations().size()) {
             throw new IllegalArgumentException("every relation needs its counts, got " + copy.keySet());
         }
         relations = Collections.unmodifiableMap(copy);
@@ -201,7 +202,7 @@ public record ImportSummary(Map<Relation, RelationCounts> relations, long follow
 
     private static void row(StringBuilder sb, String label, Function<Relation, String> cell) {
         sb.append(String.format("%-20s", label));
-        for (Relation relation : Relation.values()) {
+        for (Relation relation : EdgeListParser.relations()) {
             sb.append(String.format(" %14s", cell.apply(relation)));
         }
         sb.append(String.format("%n"));
