@@ -42,6 +42,8 @@ public final class InternalApi {
     public static final String FOLLOW_PATH = USERS + "/{followerId}/following/{followeeId}";
     public static final String BLOCK_PATH = USERS + "/{userId}/blocking/{targetId}";
     public static final String MUTE_PATH = USERS + "/{userId}/muting/{targetId}";
+    public static final String PROTECTION_PATH = USERS + "/{userId}/protection";
+    public static final String FOLLOW_REQUEST_PATH = USERS + "/{userId}/follow-requests/{requesterId}";
     public static final String ACCOUNT_PATH = ADMIN + "/users/{id}";
     public static final String DEACTIVATION_PATH = ACCOUNT_PATH + "/deactivation";
     public static final String JOB_PATH = ADMIN + "/jobs/{jobId}";
@@ -126,6 +128,18 @@ public final class InternalApi {
     public static final Endpoint UNBLOCK = Endpoint.of("unblock", Method.DELETE, BLOCK_PATH).withQuery(STRINGIFY_IDS);
     public static final Endpoint MUTE = Endpoint.of("mute", Method.PUT, MUTE_PATH).withQuery(STRINGIFY_IDS);
     public static final Endpoint UNMUTE = Endpoint.of("unmute", Method.DELETE, MUTE_PATH).withQuery(STRINGIFY_IDS);
+    /** {@code userId} becomes a protected account: new follows of it are follow requests. */
+    public static final Endpoint PROTECT = Endpoint.of("protect", Method.PUT, PROTECTION_PATH)
+            .withQuery(STRINGIFY_IDS);
+    /** {@code userId} is a public account again. */
+    public static final Endpoint UNPROTECT = Endpoint.of("unprotect", Method.DELETE, PROTECTION_PATH)
+            .withQuery(STRINGIFY_IDS);
+    /** {@code userId} accepts {@code requesterId}'s pending follow request: the follow begins. */
+    public static final Endpoint ACCEPT_REQUEST = Endpoint.of("accept-request", Method.PUT, FOLLOW_REQUEST_PATH)
+            .withQuery(STRINGIFY_IDS);
+    /** {@code userId} declines {@code requesterId}'s pending follow request. */
+    public static final Endpoint DECLINE_REQUEST = Endpoint.of("decline-request", Method.DELETE, FOLLOW_REQUEST_PATH)
+            .withQuery(STRINGIFY_IDS);
     public static final Endpoint DEACTIVATE = Endpoint.of("deactivate", Method.PUT, DEACTIVATION_PATH)
             .withQuery(STRINGIFY_IDS);
     public static final Endpoint REACTIVATE = Endpoint.of("reactivate", Method.DELETE, DEACTIVATION_PATH)
@@ -168,7 +182,7 @@ public final class InternalApi {
 
     /** What the write service serves. */
     public static final List<Endpoint> WRITE_SERVICE = List.of(FOLLOW, UNFOLLOW, BLOCK, UNBLOCK, MUTE, UNMUTE,
-            DEACTIVATE, REACTIVATE, ACCOUNT, ERASE, JOB);
+            PROTECT, UNPROTECT, ACCEPT_REQUEST, DECLINE_REQUEST, DEACTIVATE, REACTIVATE, ACCOUNT, ERASE, JOB);
 
     /** What the reconciler serves. */
     public static final List<Endpoint> RECONCILER = List.of(START_SCAN, SCAN, CANCEL_SCAN, BUILD_SNAPSHOTS);

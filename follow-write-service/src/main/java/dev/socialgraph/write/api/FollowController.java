@@ -6,6 +6,7 @@ import dev.socialgraph.web.UserIdJson;
 import dev.socialgraph.wire.InternalApi;
 import dev.socialgraph.write.follow.FollowResult;
 import dev.socialgraph.write.follow.FollowService;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -18,7 +19,9 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * {@code PUT} (follow) and {@code DELETE} (unfollow) of {@code /internal/v1/users/{followerId}/following/{followeeId}}
  * (DESIGN.md 6; the gateway maps {@code /v1/me/following/{targetId}} here with the token's subject as follower).
- * Both are idempotent and reply 200 with the edge's state. Ids are parsed strictly ({@link UserIds#parse}); errors
+ * Both are idempotent and reply 200 with the edge's state; a follow of a protected account the follower does not
+ * follow is a follow request, answered 202 with {@code requested} true (docs/decisions/0064-follow-requests.md), and
+ * the unfollow withdraws it. Ids are parsed strictly ({@link UserIds#parse}); errors
  * are {@code application/problem+json} from {@link ProblemAdvice}.
  */
 @RestController
@@ -41,7 +44,11 @@ class FollowController {
         boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
         long follower = UserIds.parse(followerId, "followerId");
         long followee = UserIds.parse(followeeId, "followeeId");
-        return UserIdJson.ok(reply(follows.follow(follower, followee)), strings);
+        FollowResult result = follows.follow(follower, followee);
+        ResponseEntity<Object> answer = UserIdJson.ok(reply(result), strings);
+        // a pending request is no follow yet: accepted for the followee's answer
+        return result.requested() ? ResponseEntity.status(HttpStatus.ACCEPTED).headers(answer.getHeaders())
+                .body(answer.getBody()) : answer;
     }
 
     @DeleteMapping

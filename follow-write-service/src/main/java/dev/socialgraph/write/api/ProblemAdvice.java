@@ -6,6 +6,7 @@ import dev.socialgraph.write.follow.BlockedException;
 import dev.socialgraph.write.follow.BlockingException;
 import dev.socialgraph.write.follow.FollowingLimitException;
 import dev.socialgraph.write.follow.RelationLimitException;
+import dev.socialgraph.write.follow.RequestNotFoundException;
 import dev.socialgraph.write.follow.SelfFollowException;
 import dev.socialgraph.write.follow.SelfRelationException;
 import dev.socialgraph.write.follow.UserInactiveException;
@@ -41,7 +42,7 @@ class ProblemAdvice extends dev.socialgraph.web.ProblemAdvice {
 
     @ExceptionHandler(SelfFollowException.class)
     ProblemDetail selfFollow(SelfFollowException e) {
-        return problem(ProblemType.INVALID_PARAMETER, "Cannot follow oneself", e.getMessage(), "followeeId");
+        return problem(ProblemType.INVALID_PARAMETER, "Cannot follow oneself", e.getMessage(), e.field());
     }
 
     @ExceptionHandler(FollowingLimitException.class)
@@ -60,8 +61,13 @@ class ProblemAdvice extends dev.socialgraph.web.ProblemAdvice {
 
     @ExceptionHandler(RelationLimitException.class)
     ProblemDetail relationLimit(RelationLimitException e) {
-        ProblemDetail problem = problem(ProblemType.LIMIT_REACHED,
-                e.relation() == Relation.BLOCK ? "Block limit reached" : "Mute limit reached", e.getMessage(), "userId");
+        ProblemDetail problem = switch (e.relation()) {
+            // a request is written by a follow of a protected account: the follow's own field names the requester
+            case REQUEST -> problem(ProblemType.LIMIT_REACHED, "Follow request limit reached", e.getMessage(),
+                    "followerId");
+            case BLOCK -> problem(ProblemType.LIMIT_REACHED, "Block limit reached", e.getMessage(), "userId");
+            default -> problem(ProblemType.LIMIT_REACHED, "Mute limit reached", e.getMessage(), "userId");
+        };
         problem.setProperty("limit", e.relation().cap());
         problem.setProperty("count", e.count());
         return problem;
@@ -76,6 +82,11 @@ class ProblemAdvice extends dev.socialgraph.web.ProblemAdvice {
     @ExceptionHandler(BlockingException.class)
     ProblemDetail blocking(BlockingException e) {
         return problem(ProblemType.BLOCKING, "You block this user; unblock first", e.getMessage(), "followeeId");
+    }
+
+    @ExceptionHandler(RequestNotFoundException.class)
+    ProblemDetail requestNotFound(RequestNotFoundException e) {
+        return problem(ProblemType.NOT_FOUND, "No pending follow request", e.getMessage(), "requesterId");
     }
 
     @ExceptionHandler(UserInactiveException.class)

@@ -10,6 +10,8 @@ import dev.socialgraph.store.following.RelationEdges;
 import dev.socialgraph.store.outbox.OutboxRepository;
 import dev.socialgraph.write.WriteProperties;
 import dev.socialgraph.write.outbox.OutboxCommits;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.util.Arrays;
 import org.springframework.stereotype.Service;
@@ -50,6 +52,7 @@ public class FollowService {
     private final FollowingShards shards;
     private final RelationEdges follows;
     private final FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
+    private final RelationEdges requests;
     private final FollowingCache cache;
     private final WriteMetrics metrics;
     private final Clock clock;
@@ -61,6 +64,7 @@ public class FollowService {
                   OutboxCommits commits) {
         this.shards = shards;
         this.follows = new RelationEdges(following, outbox);
+        this.requests = new RelationEdges(new FollowingRepository(Relation.REQUEST), outbox);
         this.commits = commits;
         this.cache = cache;
         this.metrics = metrics;
@@ -70,7 +74,11 @@ public class FollowService {
 
     /**
      * {@code followerId} follows {@code followeeId}. Idempotent: following already leaves the original
-     * {@code followedAt} and writes nothing.
+     * {@code followedAt} and writes nothing. Of a protected account not followed yet, the follow is a follow request
+     * instead ({@link FollowResult#requested()}; docs/decisions/0064-follow-requests.md), written in the follower's
+     * row of pending requests after its following row's lock, with a {@code request} event; asking again leaves the
+     * original {@code requestedAt}. A protection that commits while this call runs may let one follow through: the
+     * protection is read before the follower's transaction, as the followee's state and blocks are.
      *
      * @param followerId the actor, positive
      * @param followeeId the user to follow, positive
@@ -80,6 +88,8 @@ public class FollowService {
      * @throws BlockedException           if the followee blocks the follower
      * @throws UserInactiveException      if the follower or the followee is deactivated or erased
      * @throws FollowingLimitException    if the follower already follows {@code graph.write.following-cap} users
+     * @throws RelationLimitException     if the follower already has 5,000 pending requests and the followee is
+     *                                    protected
      * @throws ShardUnavailableException  if the follower's or the followee's following database cannot be reached
      */
     public FollowResult follow(long followerId, long followeeId) {
@@ -98,17 +108,21 @@ public class FollowService {
                 shards.requireActive(connection, followerId, "followerId");
                 int at = Arrays.binarySearch(row.followingIds(), followeeId);
                 if (at >= 0) {
-                    return new FollowResult(followerId, followeeId, true, row.followedAt()[at], row.version(), false);
+                    return FollowResult.edge(followerId, followeeId, true, row.followedAt()[at], row.version(),
+                            false);
                 }
                 if (blocks.contains(connection, followerId, followeeId)) {
                     throw new BlockingException(followerId, followeeId);
+                }
+                if (followee.protectedAccount()) {
+                    return request(connection, row, followeeId);
                 }
                 if (row.followingCount() >= followingCap) {
                     throw new FollowingLimitException(followingCap, row.followingCount());
                 }
                 return result(followerId, followeeId, follows.add(connection, row, followeeId, clock.millis()));
             });
-        } catch (BlockingException | FollowingLimitException e) {
+        } catch (BlockingException | FollowingLimitException | RelationLimitException e) {
             metrics.rejected();
             throw e;
         }
@@ -132,10 +146,124 @@ public class FollowService {
      */
     public FollowResult unfollow(long followerId, long followeeId) {
         requireDistinct(followerId, followeeId);
-        FollowResult result = result(followerId, followeeId,
-                shards.remove(follows, followerId, "followerId", followeeId, "followeeId"));
+        shards.requireActiveTarget(followeeId, "followeeId");
+        Withdrawal removed = shards.inTransaction(followerId, connection -> {
+            RelationEdges.Edit follow = follows.remove(connection, followerId, followeeId,
+                    () -> shards.requireActive(connection, followerId, "followerId"));
+            return new Withdrawal(follow, requests.remove(connection, followerId, followeeId, () -> { }));
+        });
+        FollowResult result = FollowResult.edge(followerId, followeeId, false, null, removed.follow().row().version(),
+                removed.follow().changed() || removed.request().changed());
+        if (removed.request().changed()) {
+            metrics.request(false, true); // a withdrawn request: no follow changed, unless one was there too
+            if (!removed.follow().changed()) {
+                commits.committed(followerId);
+                return result;
+            }
+        }
         afterCommit(result);
         return result;
+    }
+
+    /** What an unfollow's transaction removed: the follow, and a pending request of the same followee. */
+    private record Withdrawal(RelationEdges.Edit follow, RelationEdges.Edit request) {
+    }
+
+    /**
+     * {@code protectedId} accepts {@code requesterId}'s follow request: in one transaction on the requester's following
+     * shard the request ends ({@code unrequest} event) and the follow begins at this moment ({@code follow} event), so
+     * the follower side, counts and caches learn it as any follow. Idempotent: accepting a request already accepted
+     * (the requester follows) writes nothing and answers the follow.
+     *
+     * @param protectedId the account asked, positive (the caller)
+     * @param requesterId the requester, positive
+     * @return the follow's state after the call ({@code following} true)
+     * @throws SelfFollowException        if the ids are equal
+     * @throws RequestNotFoundException   if no request of {@code requesterId} to {@code protectedId} is pending and
+     *                                    no follow exists
+     * @throws UserInactiveException      if either user is deactivated or erased
+     * @throws FollowingLimitException    if the requester already follows {@code graph.write.following-cap} users
+     * @throws ShardUnavailableException  if either user's following database cannot be reached
+     */
+    public FollowResult accept(long protectedId, long requesterId) {
+        requireDistinctRequester(protectedId, requesterId);
+        shards.requireActiveTarget(protectedId, "userId");
+        FollowResult result;
+        try {
+            result = shards.inTransaction(requesterId, connection -> {
+                FollowingRow row = follows.rows().lockOrCreate(connection, requesterId);
+                shards.requireActive(connection, requesterId, "requesterId");
+                RelationEdges.Edit request = requests.remove(connection, requesterId, protectedId, () -> { });
+                int at = Arrays.binarySearch(row.followingIds(), protectedId);
+                if (at >= 0) { // accepted before; a request left from a public spell of the account ends too
+                    return FollowResult.edge(requesterId, protectedId, true, row.followedAt()[at], row.version(),
+                            request.changed());
+                }
+                if (!request.changed()) {
+                    throw new RequestNotFoundException(requesterId, protectedId);
+                }
+                if (row.followingCount() >= followingCap) {
+                    throw new FollowingLimitException(followingCap, row.followingCount());
+                }
+                return result(requesterId, protectedId, follows.add(connection, row, protectedId, clock.millis()));
+            });
+        } catch (RequestNotFoundException | FollowingLimitException e) {
+            metrics.rejected();
+            throw e;
+        }
+        if (result.changed()) {
+            metrics.request(false, true);
+        }
+        afterCommit(result);
+        return result;
+    }
+
+    /**
+     * {@code protectedId} declines {@code requesterId}'s follow request: it ends ({@code unrequest} event) and no
+     * follow begins. Idempotent: declining what is not pending writes nothing.
+     *
+     * @param protectedId the account asked, positive (the caller)
+     * @param requesterId the requester, positive
+     * @return the state after the call ({@code following} as it is, {@code requested} false)
+     * @throws SelfFollowException       if the ids are equal
+     * @throws UserInactiveException     if either user is deactivated or erased
+     * @throws ShardUnavailableException if either user's following database cannot be reached
+     */
+    public FollowResult decline(long protectedId, long requesterId) {
+        requireDistinctRequester(protectedId, requesterId);
+        shards.requireActiveTarget(protectedId, "userId");
+        FollowResult result = shards.inTransaction(requesterId, connection -> {
+            FollowingRow row = follows.rows().lockOrCreate(connection, requesterId);
+            shards.requireActive(connection, requesterId, "requesterId");
+            RelationEdges.Edit removed = requests.remove(connection, requesterId, protectedId, () -> { });
+            int at = Arrays.binarySearch(row.followingIds(), protectedId);
+            return FollowResult.edge(requesterId, protectedId, at >= 0, at >= 0 ? row.followedAt()[at] : null,
+                    row.version(), removed.changed());
+        });
+        if (result.changed()) {
+            commits.committed(requesterId);
+        }
+        metrics.request(false, result.changed());
+        return result;
+    }
+
+    /**
+     * Writes {@code followerId}'s request of {@code followeeId}, a protected account the follower does not follow,
+     * after the following row's lock ({@code row}): a pending request stays as it was.
+     */
+    private FollowResult request(Connection connection, FollowingRow row, long followeeId) throws SQLException {
+        long followerId = row.followerId();
+        FollowingRow pending = requests.rows().lockOrCreate(connection, followerId);
+        int at = Arrays.binarySearch(pending.followingIds(), followeeId);
+        if (at >= 0) {
+            return new FollowResult(followerId, followeeId, false, null, row.version(), false, true,
+                    pending.followedAt()[at]);
+        }
+        if (pending.followingCount() >= Relation.REQUEST.cap()) {
+            throw new RelationLimitException(Relation.REQUEST, pending.followingCount());
+        }
+        RelationEdges.Edit added = requests.add(connection, pending, followeeId, clock.millis());
+        return new FollowResult(followerId, followeeId, false, null, row.version(), true, true, added.createdAt());
     }
 
     /**
@@ -149,8 +277,15 @@ public class FollowService {
     }
 
     private static FollowResult result(long followerId, long followeeId, RelationEdges.Edit edit) {
-        return new FollowResult(followerId, followeeId, edit.present(), edit.present() ? edit.createdAt() : null,
+        return FollowResult.edge(followerId, followeeId, edit.present(), edit.present() ? edit.createdAt() : null,
                 edit.row().version(), edit.changed());
+    }
+
+    private void requireDistinctRequester(long protectedId, long requesterId) {
+        if (protectedId == requesterId) {
+            metrics.rejected();
+            throw new SelfFollowException(requesterId, "requesterId", "userId");
+        }
     }
 
     private void requireDistinct(long followerId, long followeeId) {
@@ -163,6 +298,10 @@ public class FollowService {
     private void afterCommit(FollowResult result) {
         if (result.changed()) {
             commits.committed(result.followerId()); // first: the relay publishes while the cache is updated
+        }
+        if (result.requested()) {
+            metrics.request(result.changed(), false);
+            return; // a request changes no following row: nothing for the cache
         }
         metrics.result(result);
         if (result.changed()) {

@@ -17,7 +17,7 @@ public final class RelationLimitException extends RuntimeException {
     /**
      * The relation at its cap.
      *
-     * @return block or mute
+     * @return block, mute or request
      */
     public Relation relation() {
         return relation;

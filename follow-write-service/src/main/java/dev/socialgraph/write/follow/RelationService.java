@@ -40,6 +40,7 @@ public class RelationService {
     private final RelationEdges follows;
     private final RelationEdges blocks;
     private final RelationEdges mutes;
+    private final RelationEdges requests;
     private final FollowingCache cache;
     private final WriteMetrics metrics;
     private final Clock clock;
@@ -52,13 +53,15 @@ public class RelationService {
         this.follows = new RelationEdges(following, outbox);
         this.blocks = new RelationEdges(new FollowingRepository(Relation.BLOCK), outbox);
         this.mutes = new RelationEdges(new FollowingRepository(Relation.MUTE), outbox);
+        this.requests = new RelationEdges(new FollowingRepository(Relation.REQUEST), outbox);
         this.cache = cache;
         this.metrics = metrics;
         this.clock = clock;
     }
 
     /**
-     * {@code userId} blocks {@code targetId} and stops following them.
+     * {@code userId} blocks {@code targetId} and stops following them; a follow request of {@code userId}'s to them
+     * ends too ({@code targetId}'s follow of, or request to, {@code userId} is the event consumer's to end).
      *
      * @param userId   the blocker, positive
      * @param targetId the user to block, positive
@@ -75,8 +78,10 @@ public class RelationService {
             FollowingRow following = follows.rows().lockOrCreate(connection, userId);
             shards.requireActive(connection, userId, "userId");
             RelationEdges.Edit unfollow = follows.remove(connection, following, targetId);
-            return new Block(add(blocks, connection, blocks.rows().lockOrCreate(connection, userId), userId, targetId),
-                    unfollow);
+            Block block = new Block(add(blocks, connection, blocks.rows().lockOrCreate(connection, userId), userId,
+                    targetId), unfollow);
+            requests.remove(connection, userId, targetId, () -> { }); // the blocker's pending request ends too
+            return block;
         }));
         if (written.block().changed() || written.unfollow().changed()) {
             commits.committed(userId);

@@ -26,15 +26,18 @@ public final class WriteMetrics {
     private final Counter unchanged;
     private final Counter rejected;
     private final Counter unavailable;
-    /** {@code [relation][outcome]}: block, mute × added, removed, unchanged; registered up front so they export. */
+    /**
+     * {@code [relation][outcome]}: block, mute, request × added, removed, unchanged; registered up front so they
+     * export.
+     */
     private final Map<String, Counter> relations = new HashMap<>();
     private final Map<FollowingCache.Outcome, Counter> cache = new EnumMap<>(FollowingCache.Outcome.class);
 
     WriteMetrics(MeterRegistry registry) {
-        for (String relation : List.of("block", "mute")) {
+        for (String relation : List.of("block", "mute", "request")) {
             for (String outcome : List.of("added", "removed", "unchanged")) {
                 relations.put(relation + "/" + outcome, Counter.builder("graph.write.relations")
-                        .description("Block and mute requests by relation and outcome")
+                        .description("Blocks, mutes and follow requests written, by relation and outcome")
                         .tag("relation", relation).tag("outcome", outcome).register(registry));
             }
         }
@@ -70,6 +73,14 @@ public final class WriteMetrics {
         } else {
             unfollowed.increment();
         }
+    }
+
+    /**
+     * Counts a write of a follow request: made ({@code added}), ended ({@code removed}: withdrawn, declined or
+     * accepted), or neither (a repeat).
+     */
+    void request(boolean added, boolean removed) {
+        relations.get("request/" + (added ? "added" : removed ? "removed" : "unchanged")).increment();
     }
 
     void relation(RelationResult result) {

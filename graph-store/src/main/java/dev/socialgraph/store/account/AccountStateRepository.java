@@ -29,11 +29,12 @@ public final class AccountStateRepository {
 
     private static final String INACTIVE = "SELECT user_id FROM account_states WHERE user_id = ANY (?) AND state <> 0";
 
-    /** The target side of a follow: its state and whether it blocks the follower, in one round trip. */
+    /** The target side of a follow: its state, whether it blocks the follower, and its protection, in one round trip. */
     private static final String STATE_AND_BLOCK = Sql.forRelation("""
             SELECT (SELECT state FROM account_states WHERE user_id = ?),
                    EXISTS (SELECT 1 FROM following_adjacency
-                            WHERE follower_id = ? AND relation = :relation AND following_ids @> ARRAY[?]::bigint[])
+                            WHERE follower_id = ? AND relation = :relation AND following_ids @> ARRAY[?]::bigint[]),
+                   COALESCE((SELECT protected FROM account_protection WHERE user_id = ?), false)
             """, Relation.BLOCK);
 
     private static final String UPSERT = """
@@ -57,10 +58,11 @@ public final class AccountStateRepository {
     /**
      * A target's state and whether it blocks someone, read together.
      *
-     * @param state  the target's state
-     * @param blocks whether the target's block row holds the other id
+     * @param state            the target's state
+     * @param blocks           whether the target's block row holds the other id
+     * @param protectedAccount whether the target is a protected account (its new followers need its approval)
      */
-    public record TargetState(AccountState state, boolean blocks) {
+    public record TargetState(AccountState state, boolean blocks, boolean protectedAccount) {
     }
 
     /**
@@ -117,19 +119,21 @@ public final class AccountStateRepository {
     }
 
     /**
-     * {@code targetId}'s state and whether {@code targetId} blocks {@code otherId}, in one statement on the target's
-     * following shard: what a follow checks of its followee before its own transaction.
+     * {@code targetId}'s state, whether {@code targetId} blocks {@code otherId}, and whether {@code targetId} is
+     * protected, in one statement on the target's following shard: what a follow checks of its followee before its own
+     * transaction.
      */
     public TargetState stateAndBlock(Connection connection, long targetId, long otherId) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(STATE_AND_BLOCK)) {
             ps.setLong(1, targetId);
             ps.setLong(2, targetId);
             ps.setLong(3, otherId);
+            ps.setLong(4, targetId);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 short code = rs.getShort(1);
                 AccountState state = rs.wasNull() ? AccountState.ACTIVE : AccountState.ofCode(code);
-                return new TargetState(state, rs.getBoolean(2));
+                return new TargetState(state, rs.getBoolean(2), rs.getBoolean(3));
             }
         }
     }

@@ -14,7 +14,8 @@ import java.util.Arrays;
  * A's follow of B; B's follow of A lives on B's following shard, often another database, and is removed here, as an
  * unfollow with its outbox row ({@link RelationEdges}), so the follower side, the caches and the check service
  * learn of it through the stream like any unfollow. A's follow of B is checked here too: the reconciler may find one
- * written around the write path.
+ * written around the write path. A pending follow request either way goes the same way, after the follow in the same
+ * transaction, as an {@code unrequest} (docs/decisions/0064-follow-requests.md).
  *
  * <p>Which follow is removed, in a transaction that locks the follower's following row: one created no later than
  * the block (the block removes it, and a later unblock restores nothing, even when the unblock came first), and any
@@ -28,6 +29,7 @@ public final class BlockedFollows {
 
     private final ShardDataSources dataSources;
     private final RelationEdges follows;
+    private final RelationEdges requests;
     private final FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
 
     /**
@@ -38,11 +40,12 @@ public final class BlockedFollows {
     public BlockedFollows(ShardDataSources dataSources, FollowingRepository following, OutboxRepository outbox) {
         this.dataSources = dataSources;
         this.follows = new RelationEdges(following, outbox);
+        this.requests = new RelationEdges(new FollowingRepository(Relation.REQUEST), outbox);
     }
 
     /**
-     * Removes the follows between {@code blockerId} and {@code blockedId} that their block forbids, each direction
-     * in its own transaction on its follower's database.
+     * Removes the follows (and pending follow requests) between {@code blockerId} and {@code blockedId} that their
+     * block forbids, each direction in its own transaction on its follower's database.
      *
      * @param blockerId positive user id
      * @param blockedId positive user id
@@ -58,16 +61,24 @@ public final class BlockedFollows {
     private boolean remove(long followerId, long followeeId, long blockerId, long blockedId, long blockedAt)
             throws SQLException {
         return dataSources.inUserTransaction(ShardGroup.FOLLOWING, followerId, c -> {
-            FollowingRow row = follows.rows().lock(c, followerId).orElse(null);
-            int at = row == null ? -1 : Arrays.binarySearch(row.followingIds(), followeeId);
-            if (at < 0) {
-                return false;
-            }
-            if (row.followedAt()[at] > blockedAt && !stillBlocks(c, followerId, blockerId, blockedId)) {
-                return false; // followed again after an unblock
-            }
-            return follows.remove(c, row, followeeId).changed();
+            boolean removed = forbidden(c, follows, followerId, followeeId, blockerId, blockedId, blockedAt);
+            forbidden(c, requests, followerId, followeeId, blockerId, blockedId, blockedAt); // after the follow's lock
+            return removed;
         });
+    }
+
+    /** Removes {@code sourceId}'s edge of {@code edges}' relation to {@code targetId} if the block forbids it. */
+    private boolean forbidden(Connection c, RelationEdges edges, long sourceId, long targetId, long blockerId,
+                              long blockedId, long blockedAt) throws SQLException {
+        FollowingRow row = edges.rows().lock(c, sourceId).orElse(null);
+        int at = row == null ? -1 : Arrays.binarySearch(row.followingIds(), targetId);
+        if (at < 0) {
+            return false;
+        }
+        if (row.followedAt()[at] > blockedAt && !stillBlocks(c, sourceId, blockerId, blockedId)) {
+            return false; // followed (or asked) again after an unblock
+        }
+        return edges.remove(c, row, targetId).changed();
     }
 
     /** Reads the block on the blocker's database: the connection in hand when it is the same one. */

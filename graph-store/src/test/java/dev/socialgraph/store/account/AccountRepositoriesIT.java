@@ -98,6 +98,28 @@ class AccountRepositoriesIT {
     }
 
     @Test
+    void protection_isSetOnce_perChange_andReadWithTheFolloweesState() throws SQLException {
+        long user = 1005;
+        ProtectionRepository protection = new ProtectionRepository();
+        ProtectionRepository.Protection never = tx(following(user), c -> protection.find(c, user));
+        assertThat(never).isEqualTo(ProtectionRepository.Protection.never(user));
+
+        var first = tx(following(user), c -> protection.set(c, user, true, 10));
+        var again = tx(following(user), c -> protection.set(c, user, true, 20));
+        assertThat(first).isEqualTo(new ProtectionRepository.Change(
+                new ProtectionRepository.Protection(user, true, 1, 10), true));
+        assertThat(again).as("protecting twice changes nothing").isEqualTo(new ProtectionRepository.Change(
+                new ProtectionRepository.Protection(user, true, 1, 10), false));
+        AccountStateRepository.TargetState read = tx(following(user), c -> states.stateAndBlock(c, user, 77));
+        assertThat(read).isEqualTo(new AccountStateRepository.TargetState(AccountState.ACTIVE, false, true));
+
+        var off = tx(following(user), c -> protection.set(c, user, false, 30));
+        assertThat(off.protection()).isEqualTo(new ProtectionRepository.Protection(user, false, 2, 30));
+        AccountStateRepository.TargetState public_ = tx(following(user), c -> states.stateAndBlock(c, user, 77));
+        assertThat(public_.protectedAccount()).isFalse();
+    }
+
+    @Test
     void stateAndBlock_readsTheTargetsStateAndItsBlockOfTheOther() throws SQLException {
         long target = 1003;
         tx(following(target), c -> {
@@ -109,13 +131,13 @@ class AccountRepositoriesIT {
 
         var read5 = tx(following(target), c -> states.stateAndBlock(c, target, 77));
         assertThat(read5)
-                .isEqualTo(new AccountStateRepository.TargetState(AccountState.DEACTIVATED, true));
+                .isEqualTo(new AccountStateRepository.TargetState(AccountState.DEACTIVATED, true, false));
         var read6 = tx(following(target), c -> states.stateAndBlock(c, target, 78));
         assertThat(read6)
-                .isEqualTo(new AccountStateRepository.TargetState(AccountState.DEACTIVATED, false));
+                .isEqualTo(new AccountStateRepository.TargetState(AccountState.DEACTIVATED, false, false));
         var read7 = tx(following(1004), c -> states.stateAndBlock(c, 1004, 77));
         assertThat(read7)
-                .isEqualTo(new AccountStateRepository.TargetState(AccountState.ACTIVE, false));
+                .isEqualTo(new AccountStateRepository.TargetState(AccountState.ACTIVE, false, false));
     }
 
     @Test

@@ -64,7 +64,7 @@ class ShardStoreIT {
         shards = TestShards.create("store");
         dataSources = new ShardDataSources(shards.shardMap(), new ShardDataSources.PoolSettings(
                 shards.username(), shards.password(), 4, Duration.ofSeconds(5), "store-it"));
-        assertThat(ShardMigrations.migrateAll(dataSources)).isEqualTo(32); // 4 databases, 8 migrations
+        assertThat(ShardMigrations.migrateAll(dataSources)).isEqualTo(36); // 4 databases, 9 migrations
     }
 
     @AfterAll
