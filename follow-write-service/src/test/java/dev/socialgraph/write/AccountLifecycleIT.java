@@ -332,6 +332,15 @@ class AccountLifecycleIT {
         http.follow(follower, bystander);
         http.relation("blocking", true, blocker, user);
         http.relation("muting", true, muter, user);
+        // Pending follow requests both ways: the user's to a protected account, and one to the user, now protected.
+        long asked = secondDb(27);
+        long requester = firstDb(28);
+        http.send("PUT", "/internal/v1/users/" + asked + "/protection");
+        assertThat(http.follow(user, asked).status()).isEqualTo(202);
+        http.send("PUT", "/internal/v1/users/" + user + "/protection");
+        assertThat(http.follow(requester, user).status()).isEqualTo(202);
+        followerRow(Relation.REQUEST, asked, new long[] {user}, new long[] {1});
+        followerRow(Relation.REQUEST, user, new long[] {requester}, new long[] {1});
         // The celebrity's followers live in pages; the user is on the first of two.
         FollowerRepository followers = new FollowerRepository();
         CelebrityPageRepository pages = new CelebrityPageRepository();
@@ -356,7 +365,7 @@ class AccountLifecycleIT {
         assertThat(erased.body().get("state").asString()).isEqualTo("erased");
         assertThat(erased.body().get("version").asLong()).isEqualTo(2);
         assertThat(job.get("kind").asString()).isEqualTo("erase");
-        assertThat(job.get("done").asLong()).isEqualTo(5); // celebrity, blocked, follower, blocker, muter
+        assertThat(job.get("done").asLong()).isEqualTo(7); // celebrity, blocked, follower, blocker, muter, requests
         assertThat(job.get("report").get("exclusionsRemoved").asLong()).isEqualTo(2);
         // Other users' follower sides: the user is gone from the celebrity's page and the blocked user's row.
         List<CelebrityPage> left = tx(ShardGroup.FOLLOWER, celebrity, c -> pages.all(c, celebrity));
@@ -372,6 +381,10 @@ class AccountLifecycleIT {
         assertThat(offset(follower, Counted.FOLLOWING)).isZero();
         assertThat(rows.row(Relation.BLOCK, blocker).orElseThrow().followingIds()).isEmpty();
         assertThat(rows.row(Relation.MUTE, muter).orElseThrow().followingIds()).isEmpty();
+        assertThat(rows.row(Relation.REQUEST, requester).orElseThrow().followingIds()).isEmpty();
+        assertThat(rows.outboxOf(requester).getLast().type()).isEqualTo(FollowEvent.Type.UNREQUEST);
+        assertThat(tx(ShardGroup.FOLLOWER, asked, c -> new FollowerRepository(Relation.REQUEST).find(c, asked))
+                .orElseThrow().followerIds()).as("the protected account's incoming requests").isEmpty();
         assertThat(rows.outboxOf(user)).filteredOn(OutboxEntry::isAccount).extracting(OutboxEntry::account)
                 .containsExactly(AccountEvent.Type.DEACTIVATE, AccountEvent.Type.ERASE);
         OutboxEntry unfollow = rows.outboxOf(follower).getLast();
