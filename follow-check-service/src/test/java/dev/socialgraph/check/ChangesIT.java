@@ -287,7 +287,10 @@ class ChangesIT {
         FollowEvent mute = FollowEvent.of(FollowEvent.Type.MUTE, muter, muted, T0 + 23, 1, T0 + 23);
         FollowEvent unblock = FollowEvent.of(FollowEvent.Type.UNBLOCK, unblocker, t3, T0 + 24, 2, T0 + 24);
         FollowEvent unmute = FollowEvent.of(FollowEvent.Type.UNMUTE, unmuter, t3, T0 + 25, 2, T0 + 25);
-        for (FollowEvent e : List.of(follow, block, mute, unfollow, unblock, unmute)) {
+        long requester = fresh();
+        FollowEvent request = FollowEvent.of(FollowEvent.Type.REQUEST, requester, t3, T0 + 26, 1, T0 + 26);
+        FollowEvent unrequest = FollowEvent.of(FollowEvent.Type.UNREQUEST, requester, t3, T0 + 26, 2, T0 + 27);
+        for (FollowEvent e : List.of(follow, block, mute, unfollow, unblock, unmute, request, unrequest)) {
             publish(e);
         }
         awaitConsumed();
@@ -298,13 +301,15 @@ class ChangesIT {
         assertThat(drain(CHANGES + "?cursor=" + blocksAndMutes.cursor() + "&kinds=block,mute").events())
                 .as("nothing of those kinds after the page's cursor").isEmpty();
         assertEvents(drain(from + "&kinds=unblock").events(), List.of(unblock));
+        assertEvents(drain(from + "&kinds=request,unrequest").events(), List.of(request, unrequest));
         assertEvents(drain(from + "&kinds=follow,unfollow").events(), List.of(follow, unfollow));
         assertEvents(drain(from + "&users=" + x).events(), List.of(follow, unfollow));
-        assertEvents(drain(from + "&users=" + muted + "," + t3).events(), List.of(mute, unblock, unmute));
+        assertEvents(drain(from + "&users=" + muted + "," + t3).events(),
+                List.of(mute, unblock, unmute, request, unrequest));
         assertEvents(drain(from + "&users=" + blocker + "&kinds=block").events(), List.of(block));
         assertEvents(drain(from + "&users=" + x + "&kinds=unfollow").events(), List.of(unfollow));
 
-        // A filter that passes none of them: an empty page whose cursor is past all six, at the head.
+        // A filter that passes none of them: an empty page whose cursor is past all eight, at the head.
         Changes.Page none = page(from + "&kinds=follow&users=" + fresh() + "&wait=1");
         assertThat(none.events()).isEmpty();
         assertThat(stream.decode(none.cursor())).containsExactly(endOffsets());

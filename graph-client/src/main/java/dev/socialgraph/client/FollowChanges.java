@@ -11,8 +11,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The change stream, part of {@link FollowCheckClient}'s API: every follow, unfollow, block, unblock, mute and unmute
- * after a position, in the order they were committed, read a page at a time ({@link #changes}, long-polled) or
+ * The change stream, part of {@link FollowCheckClient}'s API: every follow, unfollow, block, unblock, mute, unmute and
+ * follow request (and every account change) after a position, in the order they were committed, read a page at a time ({@link #changes}, long-polled) or
  * watched ({@link #watchChanges}, a thread of its own that reconnects by itself). The whole stream is the service's
  * {@code GET /internal/v1/changes} (what the gateway serves as {@code GET /v1/changes} to tokens with the
  * {@code graph:changes} scope), asked of any check instance; a user's own stream is
@@ -124,8 +124,8 @@ public sealed interface FollowChanges permits FollowCheckClient {
      * Which events a read keeps: the service's {@code kinds} and {@code users} parameters. Immutable.
      *
      * @param kinds only these kinds ({@link Changes#KINDS_SERVED}: {@code follow}, {@code unfollow}, {@code block},
-     *              {@code unblock}, {@code mute}, {@code unmute}, {@code deactivate}, {@code reactivate},
-     *              {@code erase}); empty for every kind; unmodifiable, in that order
+     *              {@code unblock}, {@code mute}, {@code unmute}, {@code request}, {@code unrequest},
+     *              {@code deactivate}, {@code reactivate}, {@code erase}); empty for every kind; unmodifiable, in that order
      * @param users only events whose actor or target is one of these positive user ids, at most
      *              {@value Changes#MAX_USERS}; empty for every user; unmodifiable, ascending
      */

@@ -61,7 +61,7 @@ public final class Changes {
 
     /** The event kinds the stream carries, by their wire names, in the documented order. */
     public static final List<String> KINDS_SERVED = List.of("follow", "unfollow", "block", "unblock", "mute", "unmute",
-            "deactivate", "reactivate", "erase");
+            "request", "unrequest", "deactivate", "reactivate", "erase");
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 

@@ -167,8 +167,8 @@ public final class InternalApi {
     public static final Endpoint CHANGES_HEAD = Endpoint.of("changes-head", Method.GET, PREFIX + "/changes/head");
 
     /**
-     * {@code id}'s own change stream, with the same parameters and cursors as {@link #CHANGES}: the follows and
-     * unfollows where {@code id} is the actor or the target, and {@code id}'s own blocks and mutes, with the privacy
+     * {@code id}'s own change stream, with the same parameters and cursors as {@link #CHANGES}: the follows, unfollows
+     * and follow requests where {@code id} is the actor or the target, and {@code id}'s own blocks and mutes, with the privacy
      * rules of {@link Changes}.
      */
     public static final Endpoint USER_CHANGES = Endpoint.of("user-changes", Method.GET, USERS + "/{id}/changes")

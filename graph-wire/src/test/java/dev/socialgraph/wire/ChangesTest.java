@@ -41,6 +41,11 @@ class ChangesTest {
     }
 
     @Test
+    void followRequests_areServedKinds_beforeTheAccountKinds() {
+        assertThat(Changes.KINDS_SERVED).containsSubsequence("unmute", "request", "unrequest", "deactivate");
+    }
+
+    @Test
     void theAccountKinds_areServedKinds() {
         assertThat(Changes.KINDS_SERVED).containsAll(Changes.ACCOUNT_KINDS).endsWith("deactivate", "reactivate",
                 "erase");
