@@ -224,9 +224,13 @@ class FollowRequestsIT {
         WriteHttp.Reply none = answer(true, owner, secondDb(8));
         assertThat(none.status()).isEqualTo(404);
         assertThat(none.body().get("parameter").asString()).isEqualTo("requesterId");
+        WriteHttp.Reply nothingToDecline = answer(false, owner, secondDb(9));
+        assertThat(nothingToDecline.status()).as("declining what a stranger never asked").isEqualTo(200);
+        assertThat(nothingToDecline.body().get("requested").asBoolean()).isFalse();
 
         assertThat(rows.totalRows()).isEqualTo(before);
         assertThat(rows.outboxOf(secondDb(8))).isEmpty();
+        assertThat(rows.outboxOf(secondDb(9))).isEmpty();
         WriteHttp.Reply twice = protection(true, owner);
         assertThat(protection(true, owner).body().get("version").asLong())
                 .as("protecting twice").isEqualTo(twice.body().get("version").asLong());

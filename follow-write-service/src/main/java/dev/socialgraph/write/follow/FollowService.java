@@ -154,12 +154,12 @@ public class FollowService {
         });
         FollowResult result = FollowResult.edge(followerId, followeeId, false, null, removed.follow().row().version(),
                 removed.follow().changed() || removed.request().changed());
+        if (removed.request().changed() && !removed.follow().changed()) {
+            requestEnded(followerId); // a withdrawn request: no follow changed
+            return result;
+        }
         if (removed.request().changed()) {
-            metrics.request(false, true); // a withdrawn request: no follow changed, unless one was there too
-            if (!removed.follow().changed()) {
-                commits.committed(followerId);
-                return result;
-            }
+            metrics.request(false, true);
         }
         afterCommit(result);
         return result;
@@ -188,16 +188,16 @@ public class FollowService {
     public FollowResult accept(long protectedId, long requesterId) {
         requireDistinctRequester(protectedId, requesterId);
         shards.requireActiveTarget(protectedId, "userId");
-        FollowResult result;
+        Acceptance accepted;
         try {
-            result = shards.inTransaction(requesterId, connection -> {
+            accepted = shards.inTransaction(requesterId, connection -> {
                 FollowingRow row = follows.rows().lockOrCreate(connection, requesterId);
                 shards.requireActive(connection, requesterId, "requesterId");
                 RelationEdges.Edit request = requests.remove(connection, requesterId, protectedId, () -> { });
                 int at = Arrays.binarySearch(row.followingIds(), protectedId);
                 if (at >= 0) { // accepted before; a request left from a public spell of the account ends too
-                    return FollowResult.edge(requesterId, protectedId, true, row.followedAt()[at], row.version(),
-                            request.changed());
+                    return new Acceptance(FollowResult.edge(requesterId, protectedId, true, row.followedAt()[at],
+                            row.version(), request.changed()), false);
                 }
                 if (!request.changed()) {
                     throw new RequestNotFoundException(requesterId, protectedId);
@@ -205,17 +205,27 @@ public class FollowService {
                 if (row.followingCount() >= followingCap) {
                     throw new FollowingLimitException(followingCap, row.followingCount());
                 }
-                return result(requesterId, protectedId, follows.add(connection, row, protectedId, clock.millis()));
+                return new Acceptance(result(requesterId, protectedId,
+                        follows.add(connection, row, protectedId, clock.millis())), true);
             });
         } catch (RequestNotFoundException | FollowingLimitException e) {
             metrics.rejected();
             throw e;
         }
-        if (result.changed()) {
+        FollowResult result = accepted.result();
+        if (accepted.followBegan()) {
             metrics.request(false, true);
+            afterCommit(result);
+        } else if (result.changed()) {
+            requestEnded(requesterId); // the follow was there: only the stale request ended
+        } else {
+            metrics.result(result);
         }
-        afterCommit(result);
         return result;
+    }
+
+    /** What an acceptance's transaction did: its answer, and whether the follow began in it. */
+    private record Acceptance(FollowResult result, boolean followBegan) {
     }
 
     /**
@@ -233,7 +243,9 @@ public class FollowService {
         requireDistinctRequester(protectedId, requesterId);
         shards.requireActiveTarget(protectedId, "userId");
         FollowResult result = shards.inTransaction(requesterId, connection -> {
-            FollowingRow row = follows.rows().lockOrCreate(connection, requesterId);
+            // Locked, never created: a request's following row exists (the request was written after it), and
+            // declining what is not pending writes nothing.
+            FollowingRow row = follows.rows().lock(connection, requesterId).orElse(FollowingRow.empty(requesterId));
             shards.requireActive(connection, requesterId, "requesterId");
             RelationEdges.Edit removed = requests.remove(connection, requesterId, protectedId, () -> { });
             int at = Arrays.binarySearch(row.followingIds(), protectedId);
@@ -241,10 +253,17 @@ public class FollowService {
                     row.version(), removed.changed());
         });
         if (result.changed()) {
-            commits.committed(requesterId);
+            requestEnded(requesterId);
+        } else {
+            metrics.request(false, false);
         }
-        metrics.request(false, result.changed());
         return result;
+    }
+
+    /** After a transaction that ended a request and changed no follow: the relay's nudge, and the count. */
+    private void requestEnded(long requesterId) {
+        commits.committed(requesterId);
+        metrics.request(false, true);
     }
 
     /**
