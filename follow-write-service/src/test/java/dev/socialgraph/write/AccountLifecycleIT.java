@@ -23,7 +23,9 @@ import dev.socialgraph.testsupport.TestShards;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -110,6 +112,56 @@ class AccountLifecycleIT {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    @Test
+    void makingAProtectedAccountPublic_acceptsEveryPendingRequest_byItsJob() {
+        long owner = secondDb(40);
+        long[] requesters = {firstDb(41), secondDb(42), firstDb(43)};
+        long inactive = secondDb(44);
+        long withdrew = firstDb(45);
+        WriteHttp.Reply protect = http.send("PUT", "/internal/v1/users/" + owner + "/protection");
+        assertThat(protect.body().get("protected").asBoolean()).isTrue();
+        assertThat(protect.body().get("jobId").isNull()).as("a protection starts no job").isTrue();
+        for (long requester : requesters) {
+            assertThat(http.follow(requester, owner).status()).isEqualTo(202);
+        }
+        assertThat(http.follow(inactive, owner).status()).isEqualTo(202);
+        assertThat(http.follow(withdrew, owner).status()).isEqualTo(202);
+        assertThat(http.unfollow(withdrew, owner).status()).isEqualTo(200);
+        awaitDone(admin("PUT", "/users/" + inactive + "/deactivation").body().get("jobId").asString());
+        // The follower side as the consumer keeps it, the withdrawn request not yet removed from it.
+        long[] incoming = LongStream.concat(Arrays.stream(requesters), LongStream.of(inactive, withdrew)).sorted()
+                .toArray();
+        followerRow(Relation.REQUEST, owner, incoming, new long[incoming.length]);
+
+        WriteHttp.Reply unprotect = http.send("DELETE", "/internal/v1/users/" + owner + "/protection");
+        assertThat(unprotect.status()).isEqualTo(200);
+        assertThat(unprotect.body().get("protected").asBoolean()).isFalse();
+        assertThat(unprotect.body().get("version").asLong()).isEqualTo(2);
+        assertThat(unprotect.body().get("jobId").asString()).isEqualTo(owner + "-2");
+        assertThat(unprotect.body().get("followToken").asString()).hasSize(64);
+        assertThat(http.send("DELETE", "/internal/v1/users/" + owner + "/protection").body().get("version").asLong())
+                .as("making it public twice").isEqualTo(2);
+        JsonNode job = awaitDone(owner + "-2");
+
+        assertThat(job.get("kind").asString()).isEqualTo("accept-requests");
+        assertThat(job.get("done").asLong()).isEqualTo(5);
+        for (long requester : requesters) {
+            assertThat(rows.followingRow(requester).orElseThrow().followingIds()).containsExactly(owner);
+            assertThat(rows.row(Relation.REQUEST, requester).orElseThrow().followingIds()).isEmpty();
+            assertThat(rows.outboxOf(requester)).extracting(OutboxEntry::type).containsExactly(
+                    FollowEvent.Type.REQUEST, FollowEvent.Type.UNREQUEST, FollowEvent.Type.FOLLOW);
+        }
+        assertThat(rows.row(Relation.REQUEST, inactive).orElseThrow().followingIds())
+                .as("an inactive requester's request ends, no follow begins").isEmpty();
+        assertThat(rows.followingRow(inactive).orElseThrow().followingIds()).isEmpty();
+        assertThat(rows.outboxOf(withdrew)).as("a withdrawn request is not accepted").extracting(OutboxEntry::type)
+                .containsExactly(FollowEvent.Type.REQUEST, FollowEvent.Type.UNREQUEST);
+        assertThat(rows.outboxOf(owner)).filteredOn(OutboxEntry::isAccount).extracting(OutboxEntry::account)
+                .containsExactly(AccountEvent.Type.PROTECT, AccountEvent.Type.UNPROTECT);
+        assertThat(http.follow(secondDb(46), owner).status()).as("a public account is followed at once")
+                .isEqualTo(200);
     }
 
     /** The follower side as the consumer would keep it: {@code followers} in {@code followeeId}'s row. */
@@ -363,7 +415,7 @@ class AccountLifecycleIT {
         JsonNode job = awaitDone(erased.body().get("jobId").asString());
 
         assertThat(erased.body().get("state").asString()).isEqualTo("erased");
-        assertThat(erased.body().get("version").asLong()).isEqualTo(2);
+        assertThat(erased.body().get("version").asLong()).as("protection, deactivation, erasure").isEqualTo(3);
         assertThat(job.get("kind").asString()).isEqualTo("erase");
         assertThat(job.get("done").asLong()).isEqualTo(7); // celebrity, blocked, follower, blocker, muter, requests
         assertThat(job.get("report").get("exclusionsRemoved").asLong()).isEqualTo(2);
@@ -386,7 +438,7 @@ class AccountLifecycleIT {
         assertThat(tx(ShardGroup.FOLLOWER, asked, c -> new FollowerRepository(Relation.REQUEST).find(c, asked))
                 .orElseThrow().followerIds()).as("the protected account's incoming requests").isEmpty();
         assertThat(rows.outboxOf(user)).filteredOn(OutboxEntry::isAccount).extracting(OutboxEntry::account)
-                .containsExactly(AccountEvent.Type.DEACTIVATE, AccountEvent.Type.ERASE);
+                .containsExactly(AccountEvent.Type.PROTECT, AccountEvent.Type.DEACTIVATE, AccountEvent.Type.ERASE);
         OutboxEntry unfollow = rows.outboxOf(follower).getLast();
         assertThat(unfollow.type()).isEqualTo(FollowEvent.Type.UNFOLLOW);
         assertThat(unfollow.followeeId()).isEqualTo(user);
@@ -406,7 +458,7 @@ class AccountLifecycleIT {
         long before = rows.totalRows();
         WriteHttp.Reply again = admin("DELETE", "/users/" + user);
         assertThat(again.status()).isEqualTo(200);
-        assertThat(again.body().get("version").asLong()).isEqualTo(2);
+        assertThat(again.body().get("version").asLong()).isEqualTo(3);
         for (String method : List.of("PUT", "DELETE")) {
             WriteHttp.Reply conflict = admin(method, "/users/" + user + "/deactivation");
             assertThat(conflict.status()).isEqualTo(409);

@@ -31,11 +31,13 @@ public record AccountJob(String jobId, long userId, Kind kind, Status status, lo
 
     /** What a job does; the wire names are the lower-case names. */
     public enum Kind {
-        DEACTIVATE, REACTIVATE, ERASE;
+        DEACTIVATE, REACTIVATE, ERASE,
+        /** Accepting every pending follow request of an account made public again. */
+        ACCEPT_REQUESTS;
 
-        /** The JSON value, e.g. {@code deactivate}. */
+        /** The JSON value, e.g. {@code deactivate}, {@code accept-requests}. */
         public String wireName() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
         }
 
         /**

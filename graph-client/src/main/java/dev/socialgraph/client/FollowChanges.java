@@ -23,8 +23,9 @@ import java.util.TreeSet;
  * it), {@code cursor} (the position just after the event), {@code kind} (one of {@link Changes#KINDS_SERVED}),
  * {@code actorId} (the follower, blocker or muter) and {@code targetId} (the followee, blocked or muted user), both
  * positive 64-bit user ids, {@code occurredAt} (commit time, epoch milliseconds) and {@code version} (the actor's row's
- * version after the change, {@code >= 1}). An account change ({@code deactivate}, {@code reactivate}, {@code erase})
- * has the user as {@code actorId}, {@code targetId} 0, and the state's version. Never an edge event naming a user who
+ * version after the change, {@code >= 1}). An account change ({@code deactivate}, {@code reactivate}, {@code erase},
+ * and a protection change, {@code protect} or {@code unprotect}) has the user as {@code actorId}, {@code targetId} 0,
+ * and the account row's version. Never an edge event naming a user who
  * is deactivated or erased now, and of an erased user nothing but the {@code erase} event. A user's own stream holds
  * the follows and unfollows where the user is actor or target and the user's own blocks, mutes and account changes,
  * never another user's block or mute of them, nor anything of a user who blocks them.
@@ -125,7 +126,8 @@ public sealed interface FollowChanges permits FollowCheckClient {
      *
      * @param kinds only these kinds ({@link Changes#KINDS_SERVED}: {@code follow}, {@code unfollow}, {@code block},
      *              {@code unblock}, {@code mute}, {@code unmute}, {@code request}, {@code unrequest},
-     *              {@code deactivate}, {@code reactivate}, {@code erase}); empty for every kind; unmodifiable, in that order
+     *              {@code deactivate}, {@code reactivate}, {@code erase}, {@code protect}, {@code unprotect}); empty for
+     *              every kind; unmodifiable, in that order
      * @param users only events whose actor or target is one of these positive user ids, at most
      *              {@value Changes#MAX_USERS}; empty for every user; unmodifiable, ascending
      */

@@ -57,11 +57,12 @@ public final class Changes {
     public static final String CHECKPOINT = "checkpoint";
 
     /** The kinds of account change, which name one user (the actor) and no target. */
-    public static final List<String> ACCOUNT_KINDS = List.of("deactivate", "reactivate", "erase");
+    public static final List<String> ACCOUNT_KINDS = List.of("deactivate", "reactivate", "erase", "protect",
+            "unprotect");
 
     /** The event kinds the stream carries, by their wire names, in the documented order. */
     public static final List<String> KINDS_SERVED = List.of("follow", "unfollow", "block", "unblock", "mute", "unmute",
-            "request", "unrequest", "deactivate", "reactivate", "erase");
+            "request", "unrequest", "deactivate", "reactivate", "erase", "protect", "unprotect");
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 

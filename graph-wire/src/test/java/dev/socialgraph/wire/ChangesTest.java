@@ -48,6 +48,6 @@ class ChangesTest {
     @Test
     void theAccountKinds_areServedKinds() {
         assertThat(Changes.KINDS_SERVED).containsAll(Changes.ACCOUNT_KINDS).endsWith("deactivate", "reactivate",
-                "erase");
+                "erase", "protect", "unprotect");
     }
 }

@@ -9,6 +9,7 @@ import dev.socialgraph.store.account.AccountStatus;
 import dev.socialgraph.store.account.JobKind;
 import dev.socialgraph.store.outbox.OutboxRepository;
 import dev.socialgraph.write.follow.FollowingShards;
+import dev.socialgraph.write.follow.UserInactiveException;
 import dev.socialgraph.write.outbox.OutboxCommits;
 import java.time.Clock;
 import java.util.Optional;
@@ -91,6 +92,65 @@ public class AccountService {
         return shards.read(id.userId(), connection -> jobs.find(connection, id.toString()));
     }
 
+    /**
+     * Makes {@code userId}'s account protected (docs/decisions/0064-follow-requests.md): a follow of it by someone who
+     * does not follow it yet becomes a follow request. A protected account's call changes nothing. The change takes the
+     * row's next version and is a {@code protect} event; it starts no job.
+     *
+     * @return the row after the call
+     * @throws UserInactiveException     when the user is deactivated or erased; nothing was written
+     * @throws ShardUnavailableException when the user's following database cannot be reached; nothing was written
+     */
+    public AccountStatus protect(long userId) {
+        return protection(userId, true);
+    }
+
+    /**
+     * Makes {@code userId}'s account public again; a public account's call changes nothing. The change takes the row's
+     * next version, is an {@code unprotect} event, and queues the {@code accept-requests} job of that version, which
+     * accepts every follow request then pending ({@link AccountJobRunner}, after the jobs' start delay, so the
+     * requests written just before the change have reached the account's follower side).
+     *
+     * @return the row after the call; its {@code jobId} names the job
+     * @throws UserInactiveException     when the user is deactivated or erased; nothing was written
+     * @throws ShardUnavailableException when the user's following database cannot be reached; nothing was written
+     */
+    public AccountStatus unprotect(long userId) {
+        return protection(userId, false);
+    }
+
+    private AccountStatus protection(long userId, boolean protect) {
+        boolean[] wrote = {false};
+        AccountStatus after = shards.inTransaction(userId, connection -> {
+            wrote[0] = false;
+            // The lock a follow and a request of the user take, so a protection change serializes with them.
+            states.lockUserRows(connection, userId, true);
+            AccountStatus current = states.find(connection, userId);
+            if (!current.state().isActive()) {
+                throw new UserInactiveException(userId, "userId");
+            }
+            if (current.protectedAccount() == protect) {
+                return current;
+            }
+            long version = current.version() + 1;
+            long now = clock.millis();
+            String jobId = protect ? current.jobId() : new JobId(userId, version).toString();
+            AccountStatus next = new AccountStatus(userId, current.state(), version, now, jobId, protect);
+            states.write(connection, next);
+            if (!protect) {
+                jobs.insert(connection, jobId, userId, version, JobKind.ACCEPT_REQUESTS, now);
+            }
+            outbox.appendAccount(connection, protect ? AccountEvent.Type.PROTECT : AccountEvent.Type.UNPROTECT,
+                    userId, now, version);
+            wrote[0] = true;
+            return next;
+        });
+        if (wrote[0]) {
+            commits.committed(userId);
+        }
+        return after;
+    }
+
     private AccountStatus change(long userId, JobKind request) {
         boolean[] wrote = {false};
         AccountStatus after = shards.inTransaction(userId, connection -> {
@@ -112,7 +172,8 @@ public class AccountService {
                     long version = current.version() + 1;
                     String jobId = new JobId(userId, version).toString();
                     long now = clock.millis();
-                    AccountStatus next = new AccountStatus(userId, Transitions.target(request), version, now, jobId);
+                    AccountStatus next = new AccountStatus(userId, Transitions.target(request), version, now, jobId,
+                            current.protectedAccount());
                     states.write(connection, next);
                     jobs.insert(connection, jobId, userId, version, request, now);
                     outbox.appendAccount(connection, event(request), userId, now, version);
@@ -131,6 +192,7 @@ public class AccountService {
             case DEACTIVATE -> AccountEvent.Type.DEACTIVATE;
             case REACTIVATE -> AccountEvent.Type.REACTIVATE;
             case ERASE -> AccountEvent.Type.ERASE;
+            case ACCEPT_REQUESTS -> throw new IllegalArgumentException("not a state change: " + request);
         };
     }
 }

@@ -49,12 +49,19 @@ final class JobPlan {
             new Phase(Walk.TARGETS, Relation.REQUEST), new Phase(Walk.SOURCES, Relation.REQUEST),
             new Phase(Walk.OWN_ROWS, null));
 
+    /** Making an account public: every requester on its follower side, accepted. */
+    private static final List<Phase> ACCEPT_REQUESTS = List.of(new Phase(Walk.SOURCES, Relation.REQUEST));
+
     private JobPlan() {
     }
 
     /** The phases of {@code kind}, in order. */
     static List<Phase> phases(JobKind kind) {
-        return kind == JobKind.ERASE ? ERASE : COUNTS;
+        return switch (kind) {
+            case ERASE -> ERASE;
+            case ACCEPT_REQUESTS -> ACCEPT_REQUESTS;
+            case DEACTIVATE, REACTIVATE -> COUNTS;
+        };
     }
 
     /** The ids of {@code ids} (ascending) after {@code position}: what a resumed walk has left to do. */

@@ -15,6 +15,10 @@ import dev.socialgraph.store.following.RelationEdges;
 import dev.socialgraph.store.outbox.OutboxRepository;
 import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.write.account.JobPlan.Phase;
+import dev.socialgraph.write.follow.FollowService;
+import dev.socialgraph.write.follow.FollowingLimitException;
+import dev.socialgraph.write.follow.RequestNotFoundException;
+import dev.socialgraph.write.follow.UserInactiveException;
 import dev.socialgraph.write.outbox.OutboxCommits;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -41,12 +45,15 @@ class JobSteps {
     private final ShardDataSources dataSources;
     private final FollowingCache cache;
     private final OutboxCommits commits;
+    private final FollowService follows;
     private final CountExclusionRepository exclusions = new CountExclusionRepository();
     private final AccountRowsRepository accountRows = new AccountRowsRepository();
     private final Map<Relation, RelationEdges> edges = new EnumMap<>(Relation.class);
     private final Map<Relation, FollowerSideRemoval> followerSides = new EnumMap<>(Relation.class);
 
-    JobSteps(ShardDataSources dataSources, OutboxRepository outbox, FollowingCache cache, OutboxCommits commits) {
+    JobSteps(ShardDataSources dataSources, OutboxRepository outbox, FollowingCache cache, OutboxCommits commits,
+             FollowService follows) {
+        this.follows = follows;
         this.dataSources = dataSources;
         this.cache = cache;
         this.commits = commits;
@@ -101,6 +108,31 @@ class JobSteps {
                     eraseFromRow(phase.relation(), otherId, userId, report);
                 }
             }
+            case ACCEPT_REQUESTS -> accept(userId, otherId, report);
+        }
+    }
+
+    /**
+     * X, made public, accepts {@code requesterId}'s pending request as X's own acceptance would
+     * ({@link FollowService#accept}: one transaction on the requester's shard, an {@code unrequest} and a
+     * {@code follow} event). A request no longer pending (answered, withdrawn, accepted by an earlier run of this
+     * batch) changes nothing. A request that cannot become a follow, its requester inactive or at the following cap,
+     * ends as a decline would end it, so that no request stays pending to a public account; a request of an inactive
+     * X stays, as X's edges stay while X is deactivated.
+     */
+    private void accept(long userId, long requesterId, JobReport report) throws SQLException {
+        try {
+            if (follows.accept(userId, requesterId).changed()) {
+                report.rowChanged();
+            }
+        } catch (RequestNotFoundException e) {
+            // not pending any more: nothing to do
+        } catch (UserInactiveException e) {
+            if (e.userId() == requesterId) {
+                eraseFromRow(Relation.REQUEST, requesterId, userId, report);
+            }
+        } catch (FollowingLimitException e) {
+            eraseFromRow(Relation.REQUEST, requesterId, userId, report);
         }
     }
 

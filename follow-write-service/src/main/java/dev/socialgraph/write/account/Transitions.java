@@ -37,6 +37,7 @@ final class Transitions {
                 case ERASED -> Outcome.CONFLICT;
             };
             case ERASE -> current == AccountState.ERASED ? Outcome.UNCHANGED : Outcome.CHANGE;
+            case ACCEPT_REQUESTS -> throw new IllegalArgumentException("not a state change: " + request);
         };
     }
 
@@ -46,6 +47,7 @@ final class Transitions {
             case DEACTIVATE -> AccountState.DEACTIVATED;
             case REACTIVATE -> AccountState.ACTIVE;
             case ERASE -> AccountState.ERASED;
+            case ACCEPT_REQUESTS -> throw new IllegalArgumentException("not a state change: " + request);
         };
     }
 }

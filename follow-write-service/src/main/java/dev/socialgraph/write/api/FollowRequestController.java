@@ -3,12 +3,14 @@ package dev.socialgraph.write.api;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.token.FollowTokens;
-import dev.socialgraph.store.account.ProtectionRepository;
+import dev.socialgraph.store.account.AccountStatus;
 import dev.socialgraph.web.UserIdJson;
+import dev.socialgraph.wire.Headers;
 import dev.socialgraph.wire.InternalApi;
+import dev.socialgraph.write.account.AccountService;
 import dev.socialgraph.write.follow.FollowResult;
 import dev.socialgraph.write.follow.FollowService;
-import dev.socialgraph.write.follow.ProtectionService;
+
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -31,12 +33,12 @@ import tools.jackson.databind.annotation.JsonSerialize;
 @RequestMapping(produces = MediaType.APPLICATION_JSON_VALUE)
 class FollowRequestController {
 
-    private final ProtectionService protection;
+    private final AccountService accounts;
     private final FollowService follows;
     private final FollowTokens tokens;
 
-    FollowRequestController(ProtectionService protection, FollowService follows, FollowTokens tokens) {
-        this.protection = protection;
+    FollowRequestController(AccountService accounts, FollowService follows, FollowTokens tokens) {
+        this.accounts = accounts;
         this.follows = follows;
         this.tokens = tokens;
     }
@@ -45,14 +47,14 @@ class FollowRequestController {
     ResponseEntity<Object> protect(@PathVariable("userId") String userId,
             @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
         boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
-        return UserIdJson.ok(ProtectionResponse.of(protection.set(user(userId), true)), strings);
+        return protection(accounts.protect(user(userId)), strings);
     }
 
     @DeleteMapping(InternalApi.PROTECTION_PATH)
     ResponseEntity<Object> unprotect(@PathVariable("userId") String userId,
             @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
         boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
-        return UserIdJson.ok(ProtectionResponse.of(protection.set(user(userId), false)), strings);
+        return protection(accounts.unprotect(user(userId)), strings);
     }
 
     @PutMapping(InternalApi.FOLLOW_REQUEST_PATH)
@@ -69,6 +71,13 @@ class FollowRequestController {
             @RequestParam(name = UserIdJson.PARAMETER, required = false) String stringifyIds) {
         boolean strings = UserIdJson.asStrings(stringifyIds); // refused before anything is written
         return UserIdJson.ok(reply(follows.decline(user(userId), requester(requesterId))), strings);
+    }
+
+    /** The account's row after a protection change, with the user's token, also as {@code X-Follow-Token}. */
+    private ResponseEntity<Object> protection(AccountStatus status, boolean strings) {
+        String token = tokens.issue(status.userId());
+        ResponseEntity<Object> ok = UserIdJson.ok(ProtectionResponse.of(status, token), strings);
+        return ResponseEntity.ok().headers(ok.getHeaders()).header(Headers.FOLLOW_TOKEN, token).body(ok.getBody());
     }
 
     /**
@@ -88,20 +97,24 @@ class FollowRequestController {
     }
 
     /**
-     * The reply to a protection change: the protection after the call.
+     * The reply to a protection change: the account's row after the call.
      *
      * @param userId           the user
      * @param protectedAccount whether the account is protected now (JSON {@code protected})
-     * @param version          the number of protection changes so far
-     * @param changedAt        epoch ms of the last change, or {@code null} for a user who never changed it
+     * @param version          the account row's changes so far (state and protection changes share the count)
+     * @param changedAt        epoch ms of the row's last change, or {@code null} for a user never changed
+     * @param jobId            the job of the user's latest change that started one: after making the account public,
+     *                         its {@code accept-requests} job ({@code GET /internal/v1/admin/jobs/{jobId}}); {@code null}
+     *                         when none has
+     * @param followToken      the user's token: a read with it as {@code X-Follow-Token} sees the change already
      */
     record ProtectionResponse(@JsonSerialize(using = UserIdJson.Id.class) long userId,
-                              @JsonProperty("protected") boolean protectedAccount, long version, Long changedAt) {
+                              @JsonProperty("protected") boolean protectedAccount, long version, Long changedAt,
+                              String jobId, String followToken) {
 
-        static ProtectionResponse of(ProtectionRepository.Change change) {
-            ProtectionRepository.Protection p = change.protection();
-            return new ProtectionResponse(p.userId(), p.protectedAccount(), p.version(),
-                    p.version() == 0 ? null : p.changedAt());
+        static ProtectionResponse of(AccountStatus status, String followToken) {
+            return new ProtectionResponse(status.userId(), status.protectedAccount(), status.version(),
+                    status.version() == 0 ? null : status.changedAt(), status.jobId(), followToken);
         }
     }
 }

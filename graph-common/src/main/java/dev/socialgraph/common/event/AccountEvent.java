@@ -4,15 +4,15 @@ import dev.socialgraph.common.id.UserIds;
 import java.util.Optional;
 
 /**
- * A change of one account's state (docs/account-lifecycle.md), published on {@code follow-events} beside the edge
- * changes, keyed by the user, so a consumer of the stream learns of a deactivation, reactivation or erasure in the
- * order of the user's other changes on that key. The jobs that follow a state change (removing an erased user's
+ * A change of one account's state (docs/account-lifecycle.md) or protection (docs/decisions/0064-follow-requests.md),
+ * published on {@code follow-events} beside the edge changes, keyed by the user, so a consumer of the stream learns of
+ * a deactivation, reactivation, erasure or protection change in the order of the user's other changes on that key. The jobs that follow a state change (removing an erased user's
  * edges, say) publish their own edge events.
  *
  * @param eventId    {@link #eventId(long, long)}: stable across redeliveries
- * @param type       deactivate, reactivate or erase
+ * @param type       deactivate, reactivate, erase, protect or unprotect
  * @param userId     the account's user, positive
- * @param version    the account state's version after the change, {@code >= 1}
+ * @param version    the account row's version after the change (state and protection changes share it), {@code >= 1}
  * @param occurredAt epoch ms when the change was committed
  */
 public record AccountEvent(String eventId, Type type, long userId, long version, long occurredAt)
@@ -25,7 +25,11 @@ public record AccountEvent(String eventId, Type type, long userId, long version,
         /** The account was active again. */
         REACTIVATE("reactivate"),
         /** The account was erased for good. */
-        ERASE("erase");
+        ERASE("erase"),
+        /** The account was made protected: a new follower needs its approval. */
+        PROTECT("protect"),
+        /** The account was made public again: its pending requests are accepted by a job. */
+        UNPROTECT("unprotect");
 
         private final String wireName;
 
@@ -36,7 +40,8 @@ public record AccountEvent(String eventId, Type type, long userId, long version,
         /**
          * The value of the JSON {@code type} field.
          *
-         * @return {@code "deactivate"}, {@code "reactivate"} or {@code "erase"}
+         * @return {@code "deactivate"}, {@code "reactivate"}, {@code "erase"}, {@code "protect"} or
+         *         {@code "unprotect"}
          */
         public String wireName() {
             return wireName;
@@ -92,8 +97,8 @@ public record AccountEvent(String eventId, Type type, long userId, long version,
     }
 
     /**
-     * The event id convention: {@code userId + "-account-" + version}. Unique because each state change increments the
-     * state's version, and distinct from every edge event's id ({@link FollowEvent#eventId(
+     * The event id convention: {@code userId + "-account-" + version}. Unique because each change of the account row
+     * (state or protection) increments its version, and distinct from every edge event's id ({@link FollowEvent#eventId(
      * dev.socialgraph.common.relation.Relation, long, long)}).
      *
      * @param userId  the account's user

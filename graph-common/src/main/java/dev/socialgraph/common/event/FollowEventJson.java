@@ -189,7 +189,7 @@ public final class FollowEventJson {
     private static FollowEvent.Type type(String wireName) {
         return FollowEvent.Type.byWireName(wireName).orElseThrow(() -> new MalformedEventException(
                 "field type must be one of follow, unfollow, block, unblock, mute, unmute, request, unrequest,"
-                        + " deactivate, reactivate, erase, was \""
+                        + " deactivate, reactivate, erase, protect, unprotect, was \""
                         + (wireName.length() > 32 ? wireName.substring(0, 32) + "…" : wireName) + "\"", null));
     }
 }

@@ -19,7 +19,7 @@ public sealed interface GraphEvent permits FollowEvent, AccountEvent {
      * The kind of change by its wire name.
      *
      * @return one of {@code follow, unfollow, block, unblock, mute, unmute, request, unrequest, deactivate, reactivate,
-     *         erase}
+     *         erase, protect, unprotect}
      */
     String kind();
 

@@ -137,7 +137,7 @@ class FollowEventJsonTest {
             id as string         | VALID-with-string-followerId                         | field followerId must be an integer, was STRING
             id as fraction       | VALID-with-fraction-followerId                       | field followerId must be an integer, was a fraction
             id too large         | VALID-with-huge-followerId                           | field followerId is out of the 64-bit range
-            type unknown         | VALID-with-type-FOLLOW                               | field type must be one of follow, unfollow, block, unblock, mute, unmute, request, unrequest, deactivate, reactivate, erase, was "FOLLOW"
+            type unknown         | VALID-with-type-FOLLOW                               | field type must be one of follow, unfollow, block, unblock, mute, unmute, request, unrequest, deactivate, reactivate, erase, protect, unprotect, was "FOLLOW"
             type not string      | VALID-with-type-number                               | field type must be a string, was NUMBER
             id zero              | VALID-with-zero-followerId                           | impossible event: followerId must be a positive user id, was 0
             self follow          | VALID-with-self-follow                               | impossible event: followerId and followeeId must differ, both are 9

@@ -41,7 +41,7 @@ public final class AccountStateFeed implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(AccountStateFeed.class);
     private static final OffsetDateTime BEGINNING = OffsetDateTime.parse("1970-01-01T00:00:00Z");
-    private static final String CHANGED_SINCE = "SELECT user_id, state FROM account_states WHERE updated_at >= ?";
+    private static final String CHANGED_SINCE = "SELECT user_id, state, protected FROM account_states WHERE updated_at >= ?";
 
     private final ShardDataSources dataSources;
     private final InactiveUsers view;
@@ -130,7 +130,7 @@ public final class AccountStateFeed implements AutoCloseable {
                 ps.setObject(1, from);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        rows.add(new long[] {rs.getLong(1), rs.getShort(2)});
+                        rows.add(new long[] {rs.getLong(1), rs.getShort(2), rs.getBoolean(3) ? 1 : 0});
                     }
                 }
             }
@@ -141,7 +141,7 @@ public final class AccountStateFeed implements AutoCloseable {
         }
         synchronized (view) {
             for (long[] row : rows) {
-                view.apply(row[0], AccountState.ofCode((int) row[1]));
+                view.apply(row[0], AccountState.ofCode((int) row[1]), row[2] == 1);
             }
         }
         since.put(ds, now.minus(overlap));

@@ -11,8 +11,8 @@ import java.util.Set;
 import java.util.HashSet;
 
 /**
- * JDBC access to {@code account_states} (shard migration V6), in the user's FOLLOWING shard, on the caller's
- * connection. Stateless and thread-safe.
+ * JDBC access to {@code account_states} (shard migrations V6 and V10: a user's state and protection), in the user's
+ * FOLLOWING shard, on the caller's connection. Stateless and thread-safe.
  *
  * <p>A state change is serialized with the user's own writes by the user's following rows, not by this table: the
  * change locks (creating them if absent) the user's follow, block and mute rows, and a write reads the state after it
@@ -22,7 +22,7 @@ import java.util.HashSet;
 public final class AccountStateRepository {
 
     private static final String FIND = """
-            SELECT user_id, state, version, changed_at, job_id FROM account_states WHERE user_id = ?
+            SELECT user_id, state, version, changed_at, job_id, protected FROM account_states WHERE user_id = ?
             """;
 
     private static final String STATE = "SELECT state FROM account_states WHERE user_id = ?";
@@ -31,18 +31,19 @@ public final class AccountStateRepository {
 
     /** The target side of a follow: its state, whether it blocks the follower, and its protection, in one round trip. */
     private static final String STATE_AND_BLOCK = Sql.forRelation("""
-            SELECT (SELECT state FROM account_states WHERE user_id = ?),
+            SELECT s.state, s.protected,
                    EXISTS (SELECT 1 FROM following_adjacency
-                            WHERE follower_id = ? AND relation = :relation AND following_ids @> ARRAY[?]::bigint[]),
-                   COALESCE((SELECT protected FROM account_protection WHERE user_id = ?), false)
+                            WHERE follower_id = ? AND relation = :relation AND following_ids @> ARRAY[?]::bigint[])
+              FROM (SELECT ?::bigint AS user_id) AS target
+              LEFT JOIN account_states s ON s.user_id = target.user_id
             """, Relation.BLOCK);
 
     private static final String UPSERT = """
-            INSERT INTO account_states (user_id, state, version, changed_at, job_id, updated_at)
-            VALUES (?, ?, ?, ?, ?, now())
+            INSERT INTO account_states (user_id, state, version, changed_at, job_id, protected, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, now())
             ON CONFLICT (user_id) DO UPDATE
                SET state = EXCLUDED.state, version = EXCLUDED.version, changed_at = EXCLUDED.changed_at,
-                   job_id = EXCLUDED.job_id, updated_at = now()
+                   job_id = EXCLUDED.job_id, protected = EXCLUDED.protected, updated_at = now()
              WHERE account_states.version = EXCLUDED.version - 1
             """;
 
@@ -78,7 +79,8 @@ public final class AccountStateRepository {
                     return AccountStatus.never(userId);
                 }
                 return new AccountStatus(rs.getLong("user_id"), AccountState.ofCode(rs.getShort("state")),
-                        rs.getLong("version"), rs.getLong("changed_at"), rs.getString("job_id"));
+                        rs.getLong("version"), rs.getLong("changed_at"), rs.getString("job_id"),
+                        rs.getBoolean("protected"));
             }
         }
     }
@@ -126,14 +128,13 @@ public final class AccountStateRepository {
     public TargetState stateAndBlock(Connection connection, long targetId, long otherId) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(STATE_AND_BLOCK)) {
             ps.setLong(1, targetId);
-            ps.setLong(2, targetId);
-            ps.setLong(3, otherId);
-            ps.setLong(4, targetId);
+            ps.setLong(2, otherId);
+            ps.setLong(3, targetId);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 short code = rs.getShort(1);
                 AccountState state = rs.wasNull() ? AccountState.ACTIVE : AccountState.ofCode(code);
-                return new TargetState(state, rs.getBoolean(2), rs.getBoolean(3));
+                return new TargetState(state, rs.getBoolean(3), rs.getBoolean(2)); // protected is NULL without a row
             }
         }
     }
@@ -179,6 +180,7 @@ public final class AccountStateRepository {
             ps.setLong(3, next.version());
             ps.setLong(4, next.changedAt());
             ps.setString(5, next.jobId());
+            ps.setBoolean(6, next.protectedAccount());
             if (ps.executeUpdate() != 1) {
                 throw new IllegalStateException("account state of " + next.userId() + " is not at version "
                         + (next.version() - 1));

@@ -4,8 +4,9 @@ import java.util.Arrays;
 import java.util.function.LongConsumer;
 
 /**
- * The in-process view of users whose account is deactivated or erased (docs/account-lifecycle.md), fed by
- * {@link AccountStateFeed}. The check service asks it before every answer, so an inactive user is invisible within
+ * The in-process view of users whose account is deactivated or erased (docs/account-lifecycle.md), and of protected
+ * accounts (docs/decisions/0064-follow-requests.md), fed by {@link AccountStateFeed} from the rows of
+ * {@code account_states}. The check service asks it before every answer, so an inactive user is invisible within
  * one poll (250 ms) without waiting for the state change's job. One {@link InactiveSet} of every inactive id; a lookup
  * costs one volatile read while the set is empty and one probe otherwise.
  *
@@ -17,6 +18,8 @@ public final class InactiveUsers {
     private final InactiveSet inactive = new InactiveSet();
     /** The erased among {@link #inactive}: erasure is for good, so an id is never removed. */
     private final InactiveSet erased = new InactiveSet();
+    /** The protected accounts, active or not: a reader asks {@link #isInactive} first. */
+    private final InactiveSet protectedAccounts = new InactiveSet();
     private final LongConsumer onErased;
 
     /** A view with no callback. */
@@ -73,6 +76,25 @@ public final class InactiveUsers {
     }
 
     /**
+     * Whether {@code userId}'s account is protected, as far as this view knows: one volatile read while no account is.
+     *
+     * @param userId any value; non-positive ids are never protected
+     * @return whether a new follower needs the account's approval, and its lists are its followers' to see
+     */
+    public boolean isProtected(long userId) {
+        return !protectedAccounts.isEmpty() && protectedAccounts.contains(userId);
+    }
+
+    /**
+     * How many accounts are protected.
+     *
+     * @return {@code >= 0}
+     */
+    public int protectedCount() {
+        return protectedAccounts.size();
+    }
+
+    /**
      * Whether either user is inactive: an edge between them is invisible.
      *
      * @param a any value
@@ -108,12 +130,28 @@ public final class InactiveUsers {
     }
 
     /**
-     * Applies one user's state as read from its state row; one thread at a time.
+     * Applies one user's state as read from its state row, with a public account; one thread at a time.
      *
      * @param userId positive
      * @param state  the row's state
      */
     public void apply(long userId, AccountState state) {
+        apply(userId, state, false);
+    }
+
+    /**
+     * Applies one user's row as read; one thread at a time.
+     *
+     * @param userId           positive
+     * @param state            the row's state
+     * @param protectedAccount the row's protection
+     */
+    public void apply(long userId, AccountState state, boolean protectedAccount) {
+        if (protectedAccount) {
+            protectedAccounts.add(userId);
+        } else {
+            protectedAccounts.remove(userId);
+        }
         if (state == AccountState.ACTIVE) {
             inactive.remove(userId);
             return;

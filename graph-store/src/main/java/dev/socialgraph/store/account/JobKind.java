@@ -8,7 +8,11 @@ public enum JobKind {
     /** Undo what a deactivation did to other users' counts. */
     REACTIVATE("reactivate"),
     /** Delete every row that names the user. */
-    ERASE("erase");
+    ERASE("erase"),
+    /**
+     * Accept every follow request pending when the account was made public again (docs/decisions/0064-follow-requests.md).
+     */
+    ACCEPT_REQUESTS("accept-requests");
 
     private final String wireName;
 
@@ -16,7 +20,7 @@ public enum JobKind {
         this.wireName = wireName;
     }
 
-    /** {@code deactivate}, {@code reactivate} or {@code erase}. */
+    /** {@code deactivate}, {@code reactivate}, {@code erase} or {@code accept-requests}. */
     public String wireName() {
         return wireName;
     }

@@ -78,19 +78,19 @@ class AccountRepositoriesIT {
     void write_storesTheNextVersion_andRefusesAVersionThatSkips() {
         long user = 1002;
         tx(following(user), c -> {
-            states.write(c, new AccountStatus(user, AccountState.DEACTIVATED, 1, 1000, user + "-1"));
+            states.write(c, new AccountStatus(user, AccountState.DEACTIVATED, 1, 1000, user + "-1", false));
             return null;
         });
         tx(following(user), c -> {
-            states.write(c, new AccountStatus(user, AccountState.ACTIVE, 2, 2000, user + "-2"));
+            states.write(c, new AccountStatus(user, AccountState.ACTIVE, 2, 2000, user + "-2", false));
             return null;
         });
 
         var read3 = tx(following(user), c -> states.find(c, user));
         assertThat(read3)
-                .isEqualTo(new AccountStatus(user, AccountState.ACTIVE, 2, 2000, user + "-2"));
+                .isEqualTo(new AccountStatus(user, AccountState.ACTIVE, 2, 2000, user + "-2", false));
         assertThatThrownBy(() -> tx(following(user), c -> {
-            states.write(c, new AccountStatus(user, AccountState.ERASED, 4, 3000, user + "-4"));
+            states.write(c, new AccountStatus(user, AccountState.ERASED, 4, 3000, user + "-4", false));
             return null;
         })).isInstanceOf(IllegalStateException.class).hasMessageContaining("not at version 3");
         var read4 = tx(following(user), c -> states.state(c, user));
@@ -98,25 +98,32 @@ class AccountRepositoriesIT {
     }
 
     @Test
-    void protection_isSetOnce_perChange_andReadWithTheFolloweesState() throws SQLException {
+    void protection_isAColumnOfTheStateRow_readWithTheFolloweesStateAndPolledIntoTheView() {
         long user = 1005;
-        ProtectionRepository protection = new ProtectionRepository();
-        ProtectionRepository.Protection never = tx(following(user), c -> protection.find(c, user));
-        assertThat(never).isEqualTo(ProtectionRepository.Protection.never(user));
-
-        var first = tx(following(user), c -> protection.set(c, user, true, 10));
-        var again = tx(following(user), c -> protection.set(c, user, true, 20));
-        assertThat(first).isEqualTo(new ProtectionRepository.Change(
-                new ProtectionRepository.Protection(user, true, 1, 10), true));
-        assertThat(again).as("protecting twice changes nothing").isEqualTo(new ProtectionRepository.Change(
-                new ProtectionRepository.Protection(user, true, 1, 10), false));
+        tx(following(user), c -> {
+            states.write(c, new AccountStatus(user, AccountState.ACTIVE, 1, 10, null, true));
+            return null;
+        });
+        AccountStatus stored = tx(following(user), c -> states.find(c, user));
+        assertThat(stored).isEqualTo(new AccountStatus(user, AccountState.ACTIVE, 1, 10, null, true));
         AccountStateRepository.TargetState read = tx(following(user), c -> states.stateAndBlock(c, user, 77));
         assertThat(read).isEqualTo(new AccountStateRepository.TargetState(AccountState.ACTIVE, false, true));
+        InactiveUsers view = new InactiveUsers();
+        try (AccountStateFeed feed = new AccountStateFeed(dataSources, view, Duration.ofHours(1), Duration.ZERO)) {
+            feed.loadNow();
+        }
+        assertThat(view.isProtected(user)).isTrue();
+        assertThat(view.isInactive(user)).as("protected is not inactive").isFalse();
 
-        var off = tx(following(user), c -> protection.set(c, user, false, 30));
-        assertThat(off.protection()).isEqualTo(new ProtectionRepository.Protection(user, false, 2, 30));
+        tx(following(user), c -> {
+            states.write(c, new AccountStatus(user, AccountState.ACTIVE, 2, 30, user + "-2", false));
+            return null;
+        });
         AccountStateRepository.TargetState public_ = tx(following(user), c -> states.stateAndBlock(c, user, 77));
         assertThat(public_.protectedAccount()).isFalse();
+        AccountStateRepository.TargetState noRow = tx(following(1099), c -> states.stateAndBlock(c, 1099, 77));
+        assertThat(noRow).as("a user without a row").isEqualTo(new AccountStateRepository.TargetState(AccountState.ACTIVE,
+                        false, false));
     }
 
     @Test
@@ -125,7 +132,7 @@ class AccountRepositoriesIT {
         tx(following(target), c -> {
             FollowingRepository blocks = new FollowingRepository(Relation.BLOCK);
             blocks.writeNextVersion(c, blocks.lockOrCreate(c, target), new long[] {77}, new long[] {5});
-            states.write(c, new AccountStatus(target, AccountState.DEACTIVATED, 1, 1, target + "-1"));
+            states.write(c, new AccountStatus(target, AccountState.DEACTIVATED, 1, 1, target + "-1", false));
             return null;
         });
 

@@ -64,7 +64,7 @@ class ShardStoreIT {
         shards = TestShards.create("store");
         dataSources = new ShardDataSources(shards.shardMap(), new ShardDataSources.PoolSettings(
                 shards.username(), shards.password(), 4, Duration.ofSeconds(5), "store-it"));
-        assertThat(ShardMigrations.migrateAll(dataSources)).isEqualTo(36); // 4 databases, 9 migrations
+        assertThat(ShardMigrations.migrateAll(dataSources)).isEqualTo(40); // 4 databases, 10 migrations
     }
 
     @AfterAll
