@@ -154,14 +154,15 @@ class RelationReadsIT {
         write();
         JsonNode internal = http.json(http.get("/internal/v1/users/" + A + "/relationship/" + B1));
         assertThat(internal.toString()).isEqualTo(
-                "{\"following\":false,\"followedBy\":false,\"blocking\":true,\"blockedBy\":false,\"muting\":false}");
+                "{\"following\":false,\"followedBy\":false,\"blocking\":true,\"blockedBy\":false,\"muting\":false,"
+                        + "\"protected\":false,\"requested\":false,\"requestedBy\":false}");
         JsonNode asB1 = http.json(http.get("/internal/v1/users/" + A + "/relationship/" + MUTED, "X-Viewer-Id",
                 Long.toString(MUTED)));
         assertThat(asB1.toString()).isEqualTo("{\"following\":false,\"followedBy\":false,\"blocking\":false,"
-                + "\"blockedBy\":false}");
+                + "\"blockedBy\":false,\"protected\":false,\"requested\":false,\"requestedBy\":false}");
         JsonNode asThird = http.json(http.get("/internal/v1/users/" + B1 + "/relationship/" + A, "X-Viewer-Id",
                 Long.toString(FAN)));
-        assertThat(asThird.toString()).isEqualTo("{\"following\":true,\"followedBy\":false}");
+        assertThat(asThird.toString()).isEqualTo("{\"following\":true,\"followedBy\":false,\"protected\":false}");
     }
 
     @Test

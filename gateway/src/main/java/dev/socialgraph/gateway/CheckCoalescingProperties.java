@@ -23,7 +23,7 @@ import org.springframework.validation.annotation.Validated;
  *                    which must be at least this). At a few µs per check in the service, a full batch is answered
  *                    well under a millisecond, which bounds what a check waits behind one. Its body fits the check
  *                    service's body limit whatever the callers sent: a token is at most 64 characters
- *                    ({@link FollowTokenGuard}), so a pair at most 468 bytes and 1,000 pairs at most 469,011
+ *                    ({@link FollowTokenGuard}), so a pair at most 499 bytes and 1,000 pairs at most 500,011
  *                    ({@link dev.socialgraph.wire.FollowingPairs#requestBytes}), under the 1 MB
  *                    {@code graph.web.max-request-size}; the check service refuses to start when its own
  *                    {@code batch-max} pairs would not fit its limit

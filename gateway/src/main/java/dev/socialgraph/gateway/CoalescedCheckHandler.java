@@ -22,6 +22,8 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationToken;
 import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebHandler;
@@ -41,7 +43,9 @@ import reactor.core.publisher.Mono;
  *       service's answer), and with a query string {@code stringify_ids} as the check service reads it (the answer
  *       has no id, so its value changes nothing else);</li>
  *   <li>the instance {@link ShardAffineLoadBalancer} chooses for {@code id} (none: 503 naming the service);</li>
- *   <li>the pair, with the caller's {@code X-Follow-Token} (read-your-writes), into that instance's batches; the
+ *   <li>the pair, with the token's subject as its viewer (a protected follower's follows are answered only to the
+ *       follower and its followers: 403 {@code protected-account}, the pair's problem) and the caller's
+ *       {@code X-Follow-Token} (read-your-writes), into that instance's batches; the
  *       answer {@code {"following":true|false}} as {@code application/json} with the instance's
  *       {@code X-Served-By}, or the pair's problem, or the batch's (relayed with the caller's path as
  *       {@code instance}), or the call's failure (503 unreachable or overloaded, 504 silent: {@link GatewayErrors}).</li>
@@ -105,7 +109,23 @@ final class CoalescedCheckHandler implements WebHandler {
                 return problems.write(exchange, ProblemType.INVALID_PARAMETER, e.getMessage(), e.parameter());
             }
         }
-        Pair pair = new Pair(follower, followee, request.getHeaders().getFirst(Headers.FOLLOW_TOKEN), exchange);
+        String token = request.getHeaders().getFirst(Headers.FOLLOW_TOKEN);
+        Jwt cached = exchange.getAttribute(SingleCheckEntry.AUTHENTICATED);
+        if (cached != null) { // the common case: the token from the cache, its subject at hand
+            return submit(exchange, new Pair(follower, followee, viewer(cached), token, exchange));
+        }
+        return exchange.getPrincipal().cast(JwtAuthenticationToken.class)
+                .flatMap(auth -> submit(exchange, new Pair(follower, followee, viewer(auth.getToken()), token,
+                        exchange)));
+    }
+
+    /** The token's subject, a positive user id: the token validators accept no other ({@link SecurityConfiguration}). */
+    private static long viewer(Jwt jwt) {
+        return Long.parseLong(jwt.getSubject());
+    }
+
+    private Mono<Void> submit(ServerWebExchange exchange, Pair pair) {
+        long follower = pair.followerId();
         return balancer.choose(follower)
                 .flatMap(chosen -> chosen.hasServer() ? coalescers.apply(chosen.getServer()).submit(pair)
                         : Mono.error(new NotFoundException("Unable to find instance for " + LoadBalancing.CHECK_SERVICE)))

@@ -53,10 +53,12 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
      *
      * @param followerId  positive user id
      * @param followeeId  positive user id
+     * @param viewerId    who asks, the token's subject (a protected follower's follows are answered only to the
+     *                    follower and its followers), positive; 0 for none
      * @param followToken the caller's {@code X-Follow-Token} as sent (read-your-writes), or {@code null}
      * @param exchange    the caller's request, whose id and trace context a batch it leads carries
      */
-    record Pair(long followerId, long followeeId, String followToken, ServerWebExchange exchange) {
+    record Pair(long followerId, long followeeId, long viewerId, String followToken, ServerWebExchange exchange) {
     }
 
     /** A pair's answer, and the instance that gave it ({@value #SERVED_BY}, {@code null} when not named). */
@@ -219,21 +221,23 @@ final class FollowPairsClient implements Coalescer.Transport<FollowPairsClient.P
      * The request body of a batch ({@link FollowingPairs#encodeRequest}).
      *
      * @param batch the pairs, in order
-     * @return {@code {"pairs":[{"followerId":…,"followeeId":…[,"followToken":"…"]},…]}} as UTF-8, each pair's own
-     *         token (JSON-escaped) in its own object, none where the caller sent none
+     * @return {@code {"pairs":[{"followerId":…,"followeeId":…[,"viewerId":…][,"followToken":"…"]},…]}} as UTF-8,
+     *         each pair's own viewer and token (JSON-escaped) in its own object, none where there is none
      */
     static byte[] encode(List<Pair> batch) {
         int n = batch.size();
         long[] followers = new long[n];
         long[] followees = new long[n];
+        long[] viewers = new long[n];
         String[] tokens = new String[n];
         for (int i = 0; i < n; i++) {
             Pair pair = batch.get(i);
             followers[i] = pair.followerId();
             followees[i] = pair.followeeId();
+            viewers[i] = pair.viewerId();
             tokens[i] = pair.followToken();
         }
-        return FollowingPairs.encodeRequest(new FollowingPairs.Request(followers, followees, tokens));
+        return FollowingPairs.encodeRequest(new FollowingPairs.Request(followers, followees, viewers, tokens));
     }
 
     /**

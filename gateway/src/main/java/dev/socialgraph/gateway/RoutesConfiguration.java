@@ -54,8 +54,10 @@ import reactor.core.publisher.Mono;
  *       tokens with the {@code graph:changes} scope only; {@code GET /v1/me/changes} → check service
  *       {@code /internal/v1/users/{sub}/changes}, the subject's own stream (docs/decisions/0063-the-change-stream.md);</li>
  *   <li>{@code GET /v1/users/**} and {@code POST /v1/users/{id}/following/contains} → check service
- *       {@code /internal/v1/users/**} ({@link InternalPath}); the single check {@code GET
- *       /v1/users/{id}/following/{targetId}} has the first route of its own, with the same filters.</li>
+ *       {@code /internal/v1/users/**} ({@link InternalPath}), with the subject as {@code X-Viewer-Id}: a protected
+ *       account's follows are answered only to the account and its followers (403 {@code protected-account}); the
+ *       single check {@code GET /v1/users/{id}/following/{targetId}} has the first route of its own, with the same
+ *       filters.</li>
  * </ul>
  * Both go through Spring Cloud LoadBalancer ({@link LoadBalancing}): reads to the check instance that owns the
  * path's user id's logical shard, writes round-robin. Nothing else is routed: {@code /internal/**} from outside is
@@ -98,8 +100,9 @@ class RoutesConfiguration {
                         @Qualifier("writeLimiter") LocalTokenBuckets writeLimiter, RateLimits limits) {
         GatewayFilter reads = limits.filter(readLimiter, "reads", 0);
         // The check's own route and the other reads of /v1/users/** get one filter list.
+        // Each with the viewer: a protected account's follows are the account's and its followers' to see.
         Function<GatewayFilterSpec, UriSpec> publicReads =
-                f -> f.filter(reads).filter(InternalPath.FILTER, InternalPath.ORDER);
+                f -> f.filter(reads).filter(viewerFromToken()).filter(InternalPath.FILTER, InternalPath.ORDER);
         RouteLocatorBuilder.Builder routes = builder.routes();
         // Routes are tried in order until one matches, each try a predicate evaluated per request: the single
         // follow check, most of the traffic, comes first. No later route matches its paths. With
@@ -194,7 +197,8 @@ class RoutesConfiguration {
      * The filters of each public GET read that {@link LeanReads} serves outside the routes, in the order its route
      * applies them after the global {@link RequestIds} and {@link FollowTokenGuard}: the read budget first; then, for a
      * read of any user, each of its path's user ids checked ({@link #userIdVariable}: 400 naming the variable, before
-     * the read reaches any instance) and, for the relationship, the viewer set from the token ({@link #viewerFromToken});
+     * the read reaches any instance) and, for the reads that depend on who asks ({@link #VIEWER_READS}), the viewer set
+     * from the token ({@link #viewerFromToken});
      * for a user's own blocks and mutes, the path rewritten to the subject's ({@link #ownerFromToken}: 403 for
      * another's). Beside the routes, so that a filter a read's route gains is seen to be wanted here too.
      *
@@ -210,7 +214,7 @@ class RoutesConfiguration {
             for (String variable : read.variables()) {
                 steps.add(userIdVariable(problems, variable));
             }
-            if (read.equals(PublicApi.GET_RELATIONSHIP)) {
+            if (VIEWER_READS.contains(read)) {
                 steps.add(viewerFromToken());
             }
             filters.put(read, List.copyOf(steps));
@@ -221,6 +225,13 @@ class RoutesConfiguration {
         filters.put(PublicApi.LIST_OWN_MUTES, List.of(reads, ownerFromToken(problems, false)));
         return filters;
     }
+
+    /**
+     * The lean reads whose answer depends on who asks: a protected account's lists and common following
+     * (docs/decisions/0064-follow-requests.md), the relationship's blocks and mutes.
+     */
+    static final List<Endpoint> VIEWER_READS = List.of(PublicApi.LIST_FOLLOWING, PublicApi.LIST_FOLLOWERS,
+            PublicApi.LIST_COMMON_FOLLOWING, PublicApi.GET_RELATIONSHIP);
 
     /** The header that tells the check service who asks, for the fields only some users may see. */
     static final String VIEWER_HEADER = Headers.VIEWER_ID;

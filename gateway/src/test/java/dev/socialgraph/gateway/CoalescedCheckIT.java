@@ -272,13 +272,15 @@ class CoalescedCheckIT {
             assertThat(seen.headers().get("X-request-id")).containsExactly("client-id-1");
             assertThat(seen.headers().get("Content-type")).containsExactly("application/json");
             assertThat(seen.body().toString())
-                    .isEqualTo("{\"pairs\":[{\"followerId\":12,\"followeeId\":14,\"followToken\":\"tok-12\"}]}");
+                    .as("the token's subject is the pair's viewer").isEqualTo("{\"pairs\":[{\"followerId\":12,"
+                            + "\"followeeId\":14,\"viewerId\":5,\"followToken\":\"tok-12\"}]}");
         });
 
         HttpResponse<String> no = send("/v1/users/12/following/15");
         assertThat(no.body()).isEqualTo("{\"following\":false}");
         assertThat(no.headers().firstValue("X-Request-Id")).hasValueSatisfying(id -> assertThat(id).hasSize(36));
-        assertThat(SEEN.get(1).body().toString()).isEqualTo("{\"pairs\":[{\"followerId\":12,\"followeeId\":15}]}");
+        assertThat(SEEN.get(1).body().toString())
+                .isEqualTo("{\"pairs\":[{\"followerId\":12,\"followeeId\":15,\"viewerId\":5}]}");
         assertThat(SEEN.get(1).headers().get("X-request-id")).containsExactly(no.headers().firstValue("X-Request-Id")
                 .orElseThrow());
         assertThat(send("/v1/users/12/following/15", "X-Follow-Token", "fresh").body())

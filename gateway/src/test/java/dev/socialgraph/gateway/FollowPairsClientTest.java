@@ -35,9 +35,9 @@ class FollowPairsClientTest {
     }
 
     @Test
-    void encode_putsEachPairsOwnToken_inItsOwnObject_escaped_andNoneWhereThereIsNone() {
-        List<Pair> batch = List.of(new Pair(1, 2, null, null), new Pair(3, 4, "tok-3", null),
-                new Pair(9_223_372_036_854_775_807L, 5, "a\"b\\c\u0001é", null), new Pair(6, 7, "", null));
+    void encode_putsEachPairsOwnViewerAndToken_inItsOwnObject_escaped_andNoneWhereThereIsNone() {
+        List<Pair> batch = List.of(new Pair(1, 2, 0, null, null), new Pair(3, 4, 3, "tok-3", null),
+                new Pair(9_223_372_036_854_775_807L, 5, 8, "a\"b\\c\u0001é", null), new Pair(6, 7, 0, "", null));
 
         JsonNode body = JSON.readTree(FollowPairsClient.encode(batch));
 
@@ -46,6 +46,8 @@ class FollowPairsClientTest {
         assertThat(pairs.size()).isEqualTo(4);
         assertThat(pairs.get(0).toString()).isEqualTo("{\"followerId\":1,\"followeeId\":2}");
         assertThat(pairs.get(1).get("followToken").asString()).isEqualTo("tok-3");
+        assertThat(pairs.get(1).get("viewerId").longValue()).isEqualTo(3);
+        assertThat(pairs.get(2).get("viewerId").longValue()).isEqualTo(8);
         assertThat(pairs.get(2).get("followerId").longValue()).isEqualTo(Long.MAX_VALUE);
         assertThat(pairs.get(2).get("followToken").asString()).isEqualTo("a\"b\\c\u0001é");
         assertThat(pairs.get(3).get("followToken").asString()).as("an empty header is passed on as sent").isEmpty();
@@ -62,14 +64,14 @@ class FollowPairsClientTest {
         List<Pair> longest = new ArrayList<>();
         List<Pair> realistic = new ArrayList<>();
         for (int i = 0; i < 1000; i++) { // the largest max-batch
-            longest.add(new Pair(Long.MAX_VALUE, Long.MAX_VALUE, worst, null));
-            realistic.add(new Pair(Long.MAX_VALUE, Long.MAX_VALUE, real, null));
+            longest.add(new Pair(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, worst, null));
+            realistic.add(new Pair(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, real, null));
         }
 
         assertThat(FollowPairsClient.encode(longest.subList(0, 1))).hasSize(FollowingPairs.MAX_PAIR_BYTES + 12);
         assertThat(FollowPairsClient.encode(longest)).hasSize((int) FollowingPairs.requestBytes(1000));
-        assertThat(FollowingPairs.requestBytes(1000)).isEqualTo(469_011).isLessThan(1 << 20);
-        assertThat(FollowPairsClient.encode(realistic).length).isEqualTo(12 + 1000 * 148 + 999);
+        assertThat(FollowingPairs.requestBytes(1000)).isEqualTo(500_011).isLessThan(1 << 20);
+        assertThat(FollowPairsClient.encode(realistic).length).isEqualTo(12 + 1000 * 179 + 999);
     }
 
     @Test

@@ -218,7 +218,7 @@ class GatewayIT {
                         + "/v1/users/120/relationship/121"))
                 .header("Authorization", "Bearer " + token(third)).header("X-Viewer-Id", "120").GET().build();
         assertThat(http.send(spoofed, HttpResponse.BodyHandlers.ofString()).body())
-                .isEqualTo("{\"following\":false,\"followedBy\":false}");
+                .isEqualTo("{\"following\":false,\"followedBy\":false,\"protected\":false}");
 
         HttpResponse<String> blocked = send("PUT", "/v1/me/following/120", token(other));
         assertThat(blocked.statusCode()).isEqualTo(403);

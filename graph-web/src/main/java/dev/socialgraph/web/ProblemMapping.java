@@ -210,6 +210,8 @@ public final class ProblemMapping {
                 problem.setProperty("retentionSeconds", x.retention().toSeconds());
                 yield ResponseEntity.status(HttpStatus.GONE).body(problem);
             }
+            case ProtectedAccountException p -> ResponseEntity.status(HttpStatus.FORBIDDEN)
+                    .body(problem(ProblemType.PROTECTED_ACCOUNT, p.getMessage(), p.field()));
             case ShardUnavailableException s -> {
                 log.debug("Shard unavailable: {}", s.getMessage(), s);
                 yield retryLater(problem(ProblemType.SHARD_UNAVAILABLE, "Shard unavailable",

@@ -19,12 +19,14 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code batch-max} allows, and writes no result longer than {@link #MAX_RESULT_BYTES}.
  *
  * <p><b>A request</b> is {@code {"pairs":[p0,p1,…]}} with each pair written as the gateway writes it, compact:
- * {@code {"followerId":F,"followeeId":E,"followToken":"T"}}. Its longest: two ids of 19 digits
- * ({@link Long#MAX_VALUE}), and a token of {@link FollowTokens#MAX_LENGTH} (64) characters, each at most 6 bytes in a
- * JSON string (a control character's escape), 384 bytes: 14 + 19 + 14 + 19 + 16 + 384 + 2 = {@value #MAX_PAIR_BYTES}
- * bytes. A real token is 64 base64url characters, so a real pair is at most 148 bytes; the bound holds for any value
- * the gateway lets through. 1,000 pairs (the gateway's largest {@code max-batch}) are at most 469,011 bytes, under the
- * 1 MB every service accepts by default ({@code graph.web.max-request-size}).
+ * {@code {"followerId":F,"followeeId":E,"viewerId":V,"followToken":"T"}}, where {@code viewerId} (optional) is who
+ * asks, the token's subject at the gateway: the pair's single check would carry it as {@code X-Viewer-Id}, and the
+ * check answers a protected follower's follows only to the follower and its followers. Its longest: three ids of 19
+ * digits ({@link Long#MAX_VALUE}), and a token of {@link FollowTokens#MAX_LENGTH} (64) characters, each at most 6 bytes
+ * in a JSON string (a control character's escape), 384 bytes: 14 + 19 + 14 + 19 + 12 + 19 + 16 + 384 + 2 =
+ * {@value #MAX_PAIR_BYTES} bytes. A real token is 64 base64url characters, so a real pair is at most 179 bytes; the
+ * bound holds for any value the gateway lets through. 1,000 pairs (the gateway's largest {@code max-batch}) are at
+ * most 500,011 bytes, under the 1 MB every service accepts by default ({@code graph.web.max-request-size}).
  *
  * <p><b>An answer</b> is {@code {"results":[r0,r1,…]}}, each result {@code {"following":true|false}} or a problem
  * document of at most {@value #MAX_RESULT_BYTES} bytes. The largest problem the check service writes for a pair is
@@ -43,6 +45,7 @@ public final class FollowingPairs {
     /** A pair's members. */
     public static final String FOLLOWER_ID = "followerId";
     public static final String FOLLOWEE_ID = "followeeId";
+    public static final String VIEWER_ID = "viewerId";
     public static final String FOLLOW_TOKEN = "followToken";
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
@@ -57,9 +60,11 @@ public final class FollowingPairs {
      *
      * @param followerIds  positive user ids
      * @param followeeIds  positive user ids
+     * @param viewerIds    who asks each pair (the token's subject), positive, or 0 where none is named (a backend,
+     *                     who sees every follow)
      * @param followTokens each pair's follow token as the caller sent it, {@code null} where it sent none
      */
-    public record Request(long[] followerIds, long[] followeeIds, String[] followTokens) {
+    public record Request(long[] followerIds, long[] followeeIds, long[] viewerIds, String[] followTokens) {
 
         /** How many pairs. */
         public int size() {
@@ -85,9 +90,10 @@ public final class FollowingPairs {
     }
     /**
      * The longest pair as the gateway writes it, bytes: {@code {"followerId":} (14), 19 digits, {@code ,"followeeId":}
-     * (14), 19 digits, {@code ,"followToken":"} (16), 6 bytes for each of 64 characters (384), {@code "}} (2).
+     * (14), 19 digits, {@code ,"viewerId":} (12), 19 digits, {@code ,"followToken":"} (16), 6 bytes for each of 64
+     * characters (384), {@code "}} (2).
      */
-    public static final int MAX_PAIR_BYTES = 14 + 19 + 14 + 19 + 16 + 6 * FollowTokens.MAX_LENGTH + 2;
+    public static final int MAX_PAIR_BYTES = 14 + 19 + 14 + 19 + 12 + 19 + 16 + 6 * FollowTokens.MAX_LENGTH + 2;
 
     /** The longest result the check service writes for one pair, bytes (a problem document; see above). */
     public static final int MAX_RESULT_BYTES = 1024;
@@ -135,8 +141,8 @@ public final class FollowingPairs {
      * The request body of a batch, compact, as {@link #MAX_PAIR_BYTES} counts it.
      *
      * @param request the pairs, in order
-     * @return {@code {"pairs":[{"followerId":…,"followeeId":…[,"followToken":"…"]},…]}} as UTF-8, each pair's own
-     *         token (JSON-escaped) in its own object, none where the caller sent none
+     * @return {@code {"pairs":[{"followerId":…,"followeeId":…[,"viewerId":…][,"followToken":"…"]},…]}} as UTF-8,
+     *         each pair's own viewer and token (JSON-escaped) in its own object, none where there is none
      */
     public static byte[] encodeRequest(Request request) {
         int n = request.size();
@@ -148,6 +154,10 @@ public final class FollowingPairs {
             }
             json.append("{\"followerId\":").append(request.followerIds()[i])
                     .append(",\"followeeId\":").append(request.followeeIds()[i]);
+            long viewer = request.viewerIds()[i];
+            if (viewer != 0) {
+                json.append(",\"viewerId\":").append(viewer);
+            }
             String token = request.followTokens()[i];
             if (token != null) {
                 json.append(",\"followToken\":\"");
@@ -160,8 +170,9 @@ public final class FollowingPairs {
     }
 
     /**
-     * The pairs of a request body. Ids are JSON numbers or decimal strings; {@code followToken} is optional
-     * ({@code null} is the same as absent) and at most {@link FollowTokens#MAX_LENGTH} characters.
+     * The pairs of a request body. Ids are JSON numbers or decimal strings; {@code viewerId} is optional (absent or
+     * {@code null}: no viewer, 0); {@code followToken} is optional ({@code null} is the same as absent) and at most
+     * {@link FollowTokens#MAX_LENGTH} characters.
      *
      * @param body     the parsed body
      * @param batchMax most pairs accepted
@@ -186,6 +197,7 @@ public final class FollowingPairs {
         int n = pairs.size();
         long[] followers = new long[n];
         long[] followees = new long[n];
+        long[] viewers = new long[n];
         String[] tokens = new String[n];
         for (int i = 0; i < n; i++) {
             JsonNode pair = pairs.get(i);
@@ -196,6 +208,10 @@ public final class FollowingPairs {
             }
             followers[i] = userId(pair.get(FOLLOWER_ID), field + "." + FOLLOWER_ID);
             followees[i] = userId(pair.get(FOLLOWEE_ID), field + "." + FOLLOWEE_ID);
+            JsonNode viewer = pair.get(VIEWER_ID);
+            if (viewer != null && !viewer.isNull()) {
+                viewers[i] = userId(viewer, field + "." + VIEWER_ID);
+            }
             JsonNode token = pair.get(FOLLOW_TOKEN);
             if (token != null && !token.isNull()) {
                 String name = field + "." + FOLLOW_TOKEN;
@@ -205,7 +221,7 @@ public final class FollowingPairs {
                 tokens[i] = followToken(token.stringValue(), name);
             }
         }
-        return new Request(followers, followees, tokens);
+        return new Request(followers, followees, viewers, tokens);
     }
 
     /**

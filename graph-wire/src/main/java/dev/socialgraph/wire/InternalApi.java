@@ -53,13 +53,17 @@ public final class InternalApi {
 
     // --- the check service -----------------------------------------------------------------------------------------
 
-    /** Does {@code id} follow {@code targetId}: {@code {"following":bool}} ({@link FollowingAnswer}). */
+    /**
+     * Does {@code id} follow {@code targetId}: {@code {"following":bool}} ({@link FollowingAnswer}). With
+     * {@code X-Viewer-Id}, a protected {@code id}'s follows only to {@code id} and its followers (else 403
+     * {@code protected-account}), as every read of a user's follows below.
+     */
     public static final Endpoint CHECK = Endpoint.of("check", Method.GET, USERS + "/{id}/following/{targetId}")
-            .withHeaders(Headers.FOLLOW_TOKEN).withQuery(STRINGIFY_IDS);
+            .withHeaders(Headers.FOLLOW_TOKEN, Headers.VIEWER_ID).withQuery(STRINGIFY_IDS);
 
     /** Which of up to 1,000 ids {@code id} follows. */
     public static final Endpoint CONTAINS = Endpoint.of("contains", Method.POST, USERS + "/{id}/following/contains")
-            .withHeaders(Headers.FOLLOW_TOKEN).withQuery(STRINGIFY_IDS);
+            .withHeaders(Headers.FOLLOW_TOKEN, Headers.VIEWER_ID).withQuery(STRINGIFY_IDS);
 
     /** Many single checks in one call, for a caller that coalesces them ({@link FollowingPairs}). */
     public static final Endpoint PAIRS = Endpoint.of("pairs", Method.POST, PREFIX + "/following/pairs")
@@ -70,11 +74,11 @@ public final class InternalApi {
 
     /** {@code id}'s followees, newest first. */
     public static final Endpoint FOLLOWING = Endpoint.of("following", Method.GET, USERS + "/{id}/following")
-            .withHeaders(Headers.FOLLOW_TOKEN).withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
+            .withHeaders(Headers.FOLLOW_TOKEN, Headers.VIEWER_ID).withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
 
     /** {@code id}'s followers, newest first. */
     public static final Endpoint FOLLOWERS = Endpoint.of("followers", Method.GET, USERS + "/{id}/followers")
-            .withHeaders(Headers.FOLLOW_TOKEN).withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
+            .withHeaders(Headers.FOLLOW_TOKEN, Headers.VIEWER_ID).withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
 
     /** {@code id}'s follower and following counts. */
     public static final Endpoint COUNTS = Endpoint.of("counts", Method.GET, USERS + "/{id}/counts")
@@ -82,7 +86,7 @@ public final class InternalApi {
 
     /** The users both {@code id} and {@code otherId} follow. */
     public static final Endpoint COMMON_FOLLOWING = Endpoint.of("common-following", Method.GET,
-            USERS + "/{id}/common-following/{otherId}").withHeaders(Headers.FOLLOW_TOKEN)
+            USERS + "/{id}/common-following/{otherId}").withHeaders(Headers.FOLLOW_TOKEN, Headers.VIEWER_ID)
             .withQuery(LIMIT, CURSOR, STRINGIFY_IDS);
 
     /**

@@ -38,13 +38,16 @@ class CodecsTest {
     @Test
     void pairsRequest_encodedByTheGateway_isDecodedByTheCheckService_tokensEscaped() {
         FollowingPairs.Request sent = new FollowingPairs.Request(new long[] {1, Long.MAX_VALUE},
-                new long[] {2, 3}, new String[] {null, "a\"b\\c"});
+                new long[] {2, 3}, new long[] {0, Long.MAX_VALUE}, new String[] {null, "a\"b\\c"});
 
         FollowingPairs.Request read = FollowingPairs.decodeRequest(JSON.readTree(FollowingPairs.encodeRequest(sent)), 10);
 
         assertThat(read.followerIds()).containsExactly(1, Long.MAX_VALUE);
         assertThat(read.followeeIds()).containsExactly(2, 3);
+        assertThat(read.viewerIds()).as("no viewer is 0").containsExactly(0, Long.MAX_VALUE);
         assertThat(read.followTokens()).containsExactly(null, "a\"b\\c");
+        assertThat(FollowingPairs.encodeRequest(sent).length).as("the longest ids fit the bound with a short token")
+                .isLessThan(2 * FollowingPairs.MAX_PAIR_BYTES);
     }
 
     @Test
@@ -56,6 +59,7 @@ class CodecsTest {
                 {"{\"pairs\":[7]}", "pairs[0]"},
                 {"{\"pairs\":[{\"followeeId\":2}]}", "pairs[0].followerId"},
                 {"{\"pairs\":[{\"followerId\":1,\"followeeId\":2,\"followToken\":5}]}", "pairs[0].followToken"},
+                {"{\"pairs\":[{\"followerId\":1,\"followeeId\":2,\"viewerId\":true}]}", "pairs[0].viewerId"},
                 {"{\"pairs\":[{\"followerId\":1,\"followeeId\":2,\"followToken\":\"" + "x".repeat(65) + "\"}]}",
                         "pairs[0].followToken"},
         };

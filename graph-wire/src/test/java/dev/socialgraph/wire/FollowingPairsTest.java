@@ -10,18 +10,18 @@ import org.junit.jupiter.api.Test;
 class FollowingPairsTest {
 
     @Test
-    void maxPairBytes_isTheLongestPair_withTwoLongestIdsAndAFullyEscapedToken() {
+    void maxPairBytes_isTheLongestPair_withThreeLongestIdsAndAFullyEscapedToken() {
         String longest = "{\"followerId\":" + Long.MAX_VALUE + ",\"followeeId\":" + Long.MAX_VALUE
-                + ",\"followToken\":\"" + "\\u0001".repeat(FollowTokens.MAX_LENGTH) + "\"}";
+                + ",\"viewerId\":" + Long.MAX_VALUE + ",\"followToken\":\"" + "\\u0001".repeat(FollowTokens.MAX_LENGTH) + "\"}";
 
-        assertThat(FollowingPairs.MAX_PAIR_BYTES).isEqualTo(468)
+        assertThat(FollowingPairs.MAX_PAIR_BYTES).isEqualTo(499)
                 .isEqualTo(longest.getBytes(StandardCharsets.UTF_8).length);
     }
 
     @Test
     void requestAndAnswerBytes_countTheFrameThePairsAndTheCommas() {
-        assertThat(FollowingPairs.requestBytes(1)).isEqualTo("{\"pairs\":[]}".length() + 468);
-        assertThat(FollowingPairs.requestBytes(1000)).isEqualTo(469_011);
+        assertThat(FollowingPairs.requestBytes(1)).isEqualTo("{\"pairs\":[]}".length() + 499);
+        assertThat(FollowingPairs.requestBytes(1000)).isEqualTo(500_011);
         assertThat(FollowingPairs.answerBytes(1)).isEqualTo("{\"results\":[]}".length() + 1024);
         assertThat(FollowingPairs.answerBytes(64)).isEqualTo(14 + 64 * 1024 + 63);
         assertThat(FollowingPairs.answerBytes(1000)).isEqualTo(1_025_013);

@@ -124,6 +124,17 @@ public final class AccountVisibility {
     }
 
     /**
+     * Whether {@code userId} is a protected account by the view (docs/decisions/0064-follow-requests.md): one volatile
+     * read while no account is protected, one probe otherwise. Not turned off with the inactive-users rule.
+     *
+     * @param userId any value
+     * @return whether the view holds it as protected
+     */
+    public boolean isProtected(long userId) {
+        return view.isProtected(userId);
+    }
+
+    /**
      * Whether any user is inactive by the view: while none is, the per-id work can be skipped.
      *
      * @return whether the view holds an id

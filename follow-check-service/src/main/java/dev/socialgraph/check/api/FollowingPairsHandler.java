@@ -6,6 +6,7 @@ import dev.socialgraph.common.problem.ProblemType;
 import dev.socialgraph.web.ProblemJson;
 import dev.socialgraph.web.ProblemMapping;
 import dev.socialgraph.web.ProblemTypes;
+import dev.socialgraph.web.ProtectedAccountException;
 import dev.socialgraph.web.UserIdJson;
 import dev.socialgraph.wire.FollowingAnswer;
 import dev.socialgraph.wire.FollowingPairs;
@@ -36,8 +37,10 @@ import tools.jackson.databind.JsonNode;
  * {@code {"pairs":[{"followerId":1,"followeeId":2},{"followerId":3,"followeeId":4,"followToken":"…"}]}}: the single
  * follow check of each pair, for a caller that coalesces concurrent single checks of many followers into one call
  * (the gateway). 1 to {@code graph.check.batch-max} pairs; ids as the batch check takes them (JSON numbers or
- * decimal strings); {@code followToken}, optional ({@code null} is the same as absent), is the value the pair's
- * single check would carry as {@code X-Follow-Token}.
+ * decimal strings); {@code viewerId}, optional, is the value the pair's single check would carry as
+ * {@code X-Viewer-Id} (a protected follower's follows are answered only to the follower and its followers, else the
+ * pair's result is the 403 {@code protected-account} problem); {@code followToken}, optional ({@code null} is the same
+ * as absent), is the value the pair's single check would carry as {@code X-Follow-Token}.
  *
  * <p>Answers 200 {@code {"results":[…]}}, one result per pair, in order: {@code {"following":true|false}}, what
  * {@code GET /internal/v1/users/{followerId}/following/{followeeId}} with that token would answer now (every
@@ -128,7 +131,14 @@ final class FollowingPairsHandler {
         long[] writers = null; // each pair's follow token, verified once, where memory could not answer
         for (int i = 0; i < n; i++) {
             long writer = reads.writer(pairs.followTokens()[i]);
-            int answer = reads.isFollowing(pairs.followerIds()[i], pairs.followeeIds()[i], writer, false);
+            long follower = pairs.followerIds()[i];
+            int may = reads.maySeeFollows(pairs.viewerIds()[i], follower, writer, false);
+            if (may == Answer.NO) {
+                results[i] = hidden(follower, pairs.followeeIds()[i]);
+                continue;
+            }
+            int answer = may == Answer.YES ? reads.isFollowing(follower, pairs.followeeIds()[i], writer, false)
+                    : Answer.NEXT;
             if (Answer.isAnswer(answer)) {
                 results[i] = answer == Answer.YES ? FOLLOWING : NOT_FOLLOWING;
             } else {
@@ -208,7 +218,7 @@ final class FollowingPairsHandler {
         private void read(int i) {
             if (results.get(i) == null) { // else answered already: past the deadline, or the caller went away
                 reading.set(i, 1);
-                answer(i, result(pairs.followerIds()[i], pairs.followeeIds()[i], writers[i]));
+                answer(i, result(pairs.followerIds()[i], pairs.followeeIds()[i], pairs.viewerIds()[i], writers[i]));
             }
         }
 
@@ -253,12 +263,23 @@ final class FollowingPairsHandler {
         }
     }
 
-    private byte[] result(long follower, long followee, long writer) {
+    private byte[] result(long follower, long followee, long viewer, long writer) {
         try {
+            if (reads.maySeeFollows(viewer, follower, writer, true) == Answer.NO) {
+                return hidden(follower, followee);
+            }
             return reads.isFollowing(follower, followee, writer, true) == Answer.YES ? FOLLOWING : NOT_FOLLOWING;
         } catch (RuntimeException e) {
             return problem(e, follower, followee);
         }
+    }
+
+    /**
+     * The single check's answer to a viewer who may not see a protected follower's follows: 403
+     * {@code protected-account} naming {@code id}.
+     */
+    private static byte[] hidden(long follower, long followee) {
+        return problem(new ProtectedAccountException(follower, "id"), follower, followee);
     }
 
     /**

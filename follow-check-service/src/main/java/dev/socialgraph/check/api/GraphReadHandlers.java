@@ -1,6 +1,7 @@
 package dev.socialgraph.check.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.socialgraph.check.config.CheckProperties;
 import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.lists.FollowLists;
@@ -13,6 +14,7 @@ import dev.socialgraph.common.cursor.ListKind;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.web.BadParameterException;
+import dev.socialgraph.web.ProtectedAccountException;
 import dev.socialgraph.web.UserIdJson;
 import dev.socialgraph.wire.FollowingAnswer;
 import dev.socialgraph.wire.FollowingPairs;
@@ -118,19 +120,28 @@ final class GraphReadHandlers {
      * are present only when the viewer is {@code a} or {@code b}, and {@code muting} only when it is {@code a}; an
      * absent field is left out of the JSON. Without one (the internal API), all are present.
      *
-     * @param following  a follows b
-     * @param followedBy b follows a
-     * @param blocking   a blocks b, or {@code null} when hidden from the viewer
-     * @param blockedBy  b blocks a, or {@code null} when hidden from the viewer
-     * @param muting     a mutes b, or {@code null} when hidden from the viewer
+     * <p>A protected account's follows (docs/decisions/0064-follow-requests.md) are left out for a viewer who is
+     * neither the account nor one of its followers: {@code following} when {@code a} is such an account,
+     * {@code followedBy} when {@code b} is. The pending requests between the two are shown to them only.
+     *
+     * @param following        a follows b, or {@code null} when hidden from the viewer
+     * @param followedBy       b follows a, or {@code null} when hidden from the viewer
+     * @param blocking         a blocks b, or {@code null} when hidden from the viewer
+     * @param blockedBy        b blocks a, or {@code null} when hidden from the viewer
+     * @param muting           a mutes b, or {@code null} when hidden from the viewer
+     * @param protectedAccount b is a protected account (JSON {@code protected})
+     * @param requested        a asked to follow b and waits, or {@code null} when hidden from the viewer
+     * @param requestedBy      b asked to follow a and waits, or {@code null} when hidden from the viewer
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record RelationshipResponse(boolean following, boolean followedBy, Boolean blocking, Boolean blockedBy,
-                                Boolean muting) {
+    record RelationshipResponse(Boolean following, Boolean followedBy, Boolean blocking, Boolean blockedBy,
+                                Boolean muting, @JsonProperty("protected") boolean protectedAccount,
+                                Boolean requested, Boolean requestedBy) {
 
         static RelationshipResponse of(GraphReads.Relationship relationship) {
             return new RelationshipResponse(relationship.following(), relationship.followedBy(),
-                    relationship.blocking(), relationship.blockedBy(), relationship.muting());
+                    relationship.blocking(), relationship.blockedBy(), relationship.muting(),
+                    relationship.protectedAccount(), relationship.requested(), relationship.requestedBy());
         }
     }
 
@@ -165,15 +176,43 @@ final class GraphReadHandlers {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
         long followee = UserIds.parse(request.pathVariable("targetId"), "targetId");
         long writer = reads.writer(followToken(request)); // verified once for the whole request
+        long viewer = viewer(request.headers().firstHeader(VIEWER));
         if (request.uri().getRawQuery() != null) {
             UserIdJson.asStrings(param(request, UserIdJson.PARAMETER)); // no id in this answer; only refuse bad values
         }
-        int answer = reads.isFollowing(follower, followee, writer, false);
+        int answer = sees(viewer, follower, "id", writer, false) == Answer.YES
+                ? reads.isFollowing(follower, followee, writer, false) : Answer.NEXT;
         if (Answer.isAnswer(answer)) {
             return check(answer == Answer.YES);
         }
-        return blocking(() -> reads.isFollowing(follower, followee, writer, true) == Answer.YES)
+        return blocking(() -> sees(viewer, follower, "id", writer, true) == Answer.YES
+                && reads.isFollowing(follower, followee, writer, true) == Answer.YES)
                 .flatMap(GraphReadHandlers::check);
+    }
+
+    /**
+     * Whether the viewer may see {@code owner}'s follows ({@link GraphReads#maySeeFollows}).
+     *
+     * @param field the request field naming {@code owner}
+     * @return {@link Answer#YES}, or {@link Answer#NEXT} when {@code !mayBlock} and a layer would block
+     * @throws ProtectedAccountException when the viewer may not: 403 {@code protected-account} naming {@code field}
+     */
+    private int sees(long viewer, long owner, String field, long writer, boolean mayBlock) {
+        int may = reads.maySeeFollows(viewer, owner, writer, mayBlock);
+        if (may == Answer.NO) {
+            throw new ProtectedAccountException(owner, field);
+        }
+        return may;
+    }
+
+    /**
+     * The viewer a request names ({@value #VIEWER}, set by the gateway from the token), or
+     * {@link GraphReads#ANY_VIEWER} without one (a backend, with the service credential).
+     *
+     * @throws dev.socialgraph.common.id.InvalidUserIdException naming {@value #VIEWER} when it is not a user id
+     */
+    private static long viewer(String header) {
+        return header == null ? GraphReads.ANY_VIEWER : UserIds.parse(header, VIEWER);
     }
 
     private static Mono<ServerResponse> check(boolean following) {
@@ -188,17 +227,21 @@ final class GraphReadHandlers {
     Mono<ServerResponse> contains(ServerRequest request) {
         long follower = UserIds.parse(request.pathVariable("id"), "id");
         long writer = reads.writer(followToken(request)); // verified once for the whole request
+        long viewer = viewer(request.headers().firstHeader(VIEWER));
         return request.bodyToMono(JsonNode.class)
                 .switchIfEmpty(Mono.error(() -> new BadParameterException("body",
                         "body must be a JSON object {\"ids\": [...]}")))
                 .flatMap(body -> {
                     long[] ids = distinctSorted(parseIds(body));
-                    boolean[] known = reads.areFollowing(follower, ids, writer, false);
+                    boolean[] known = sees(viewer, follower, "id", writer, false) == Answer.YES
+                            ? reads.areFollowing(follower, ids, writer, false) : null;
                     if (known != null) {
                         return json(request, contained(ids, known));
                     }
-                    return blocking(() -> contained(ids, reads.areFollowing(follower, ids, writer, true)))
-                            .flatMap(answer -> json(request, answer));
+                    return blocking(() -> {
+                        sees(viewer, follower, "id", writer, true);
+                        return contained(ids, reads.areFollowing(follower, ids, writer, true));
+                    }).flatMap(answer -> json(request, answer));
                 });
     }
 
@@ -220,11 +263,16 @@ final class GraphReadHandlers {
         int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.maxLimit());
         CursorPosition after = position(request, kind, owner);
         long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
-        GraphReads.VisiblePage inMemory = page(kind, owner, after, size, writer, false);
+        long viewer = viewer(request.header(VIEWER));
+        GraphReads.VisiblePage inMemory = sees(viewer, owner, "id", writer, false) == Answer.YES
+                ? page(kind, owner, after, size, writer, false) : null;
         if (inMemory != null) {
             return Mono.just(listResponse(inMemory, kind, owner));
         }
-        return orBlocking(request, () -> listResponse(page(kind, owner, after, size, writer, true), kind, owner));
+        return orBlocking(request, () -> {
+            sees(viewer, owner, "id", writer, true);
+            return listResponse(page(kind, owner, after, size, writer, true), kind, owner);
+        });
     }
 
     private GraphReads.VisiblePage page(ListKind kind, long owner, CursorPosition after, int size, long writer,
@@ -274,11 +322,18 @@ final class GraphReadHandlers {
         String cursor = request.param("cursor");
         long after = cursor == null ? 0 : cursors.decode(cursor, ListKind.COMMON, a).userId();
         long writer = reads.writer(followToken(request)); // read-your-writes: the token's user's own edges
-        GraphReads.VisiblePage inMemory = reads.commonFollowing(a, b, after, size, writer, false);
+        long viewer = viewer(request.header(VIEWER));
+        GraphReads.VisiblePage inMemory = sees(viewer, a, "id", writer, false) == Answer.YES
+                && sees(viewer, b, "otherId", writer, false) == Answer.YES
+                ? reads.commonFollowing(a, b, after, size, writer, false) : null;
         if (inMemory != null) {
             return Mono.just(commonResponse(inMemory, a));
         }
-        return orBlocking(request, () -> commonResponse(reads.commonFollowing(a, b, after, size, writer, true), a));
+        return orBlocking(request, () -> {
+            sees(viewer, a, "id", writer, true);
+            sees(viewer, b, "otherId", writer, true);
+            return commonResponse(reads.commonFollowing(a, b, after, size, writer, true), a);
+        });
     }
 
     /**
@@ -292,8 +347,11 @@ final class GraphReadHandlers {
         int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.maxLimit());
         CursorPosition after = position(request, ListKind.KNOWN_FOLLOWERS, viewer);
         long writer = reads.writer(followToken(request)); // read-your-writes: the viewer's own follows
-        return orBlocking(request, () -> listResponse(reads.knownFollowers(viewer, user, after, size, writer),
-                ListKind.KNOWN_FOLLOWERS, viewer));
+        return orBlocking(request, () -> {
+            sees(viewer, user, "id", writer, true); // a protected account's followers, known or not
+            return listResponse(reads.knownFollowers(viewer, user, after, size, writer), ListKind.KNOWN_FOLLOWERS,
+                    viewer);
+        });
     }
 
     private CommonResponse commonResponse(GraphReads.VisiblePage page, long a) {
@@ -312,8 +370,7 @@ final class GraphReadHandlers {
         long a = UserIds.parse(request.pathVariable("id"), "id");
         long b = UserIds.parse(request.pathVariable("otherId"), "otherId");
         long writer = reads.writer(followToken(request)); // verified once for the whole request
-        String viewerHeader = request.header(VIEWER);
-        long viewer = viewerHeader == null ? GraphReads.ANY_VIEWER : UserIds.parse(viewerHeader, VIEWER);
+        long viewer = viewer(request.header(VIEWER));
         GraphReads.Relationship answered = reads.relationship(a, b, writer, viewer, false);
         if (answered != null) {
             return Mono.just(RelationshipResponse.of(answered));

@@ -148,21 +148,37 @@ public class GraphReads {
      * Both directions between two users and the relations between them, as a viewer may see them. While a block
      * stands either way neither follow is shown: a follow the block's event has not removed yet is never reported.
      *
-     * @param following  {@code a} follows {@code b}
-     * @param followedBy {@code b} follows {@code a}
-     * @param blocking   {@code a} blocks {@code b}; {@code null} for a viewer other than {@code a} or {@code b}
-     * @param blockedBy  {@code b} blocks {@code a}; {@code null} for a viewer other than {@code a} or {@code b}
-     * @param muting     {@code a} mutes {@code b}; {@code null} for a viewer other than {@code a}
+     * @param following        {@code a} follows {@code b}; {@code null} when {@code a} is a protected account whose
+     *                         follows the viewer may not see ({@link #maySeeFollows})
+     * @param followedBy       {@code b} follows {@code a}; {@code null} when {@code b} is such an account
+     * @param blocking         {@code a} blocks {@code b}; {@code null} for a viewer other than {@code a} or {@code b}
+     * @param blockedBy        {@code b} blocks {@code a}; {@code null} for a viewer other than {@code a} or {@code b}
+     * @param muting           {@code a} mutes {@code b}; {@code null} for a viewer other than {@code a}
+     * @param protectedAccount {@code b} is a protected account
+     * @param requested        {@code a} asked to follow {@code b} and is waiting; {@code null} for a viewer other than
+     *                         {@code a} or {@code b}
+     * @param requestedBy      {@code b} asked to follow {@code a} and is waiting; {@code null} as {@code requested}
      */
-    public record Relationship(boolean following, boolean followedBy, Boolean blocking, Boolean blockedBy,
-                               Boolean muting) {
+    public record Relationship(Boolean following, Boolean followedBy, Boolean blocking, Boolean blockedBy,
+                               Boolean muting, boolean protectedAccount, Boolean requested, Boolean requestedBy) {
 
         static Relationship of(boolean following, boolean followedBy, RelationReads.Between between,
-                               boolean showBlocks, boolean showMute) {
-            return new Relationship(following && !between.blocked(), followedBy && !between.blocked(),
+                               boolean showBlocks, boolean showMute, Sight sight) {
+            return new Relationship(sight.followsOfA ? following && !between.blocked() : null,
+                    sight.followsOfB ? followedBy && !between.blocked() : null,
                     showBlocks ? between.blocking() : null, showBlocks ? between.blockedBy() : null,
-                    showMute ? between.muting() : null);
+                    showMute ? between.muting() : null, sight.bProtected,
+                    showBlocks ? sight.requested : null, showBlocks ? sight.requestedBy : null);
         }
+    }
+
+    /**
+     * What of the two users' follows and requests the viewer sees: whether it may see {@code a}'s and {@code b}'s
+     * follows, whether {@code b} is protected, and the pending requests between them (read only towards a protected
+     * account, and only for one of the two).
+     */
+    private record Sight(boolean followsOfA, boolean followsOfB, boolean bProtected, boolean requested,
+                         boolean requestedBy) {
     }
 
     /**
@@ -192,8 +208,12 @@ public class GraphReads {
         if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
             return null; // a follow token: state rows, the shard or the relations may have to be read
         }
+        Sight sight = sight(a, b, writer, viewerId, showBlocks, mayBlock);
+        if (sight == null) {
+            return null;
+        }
         if (accounts.answer(a, b, writer) == Answer.NO) {
-            return Relationship.of(false, false, RelationReads.Between.NONE, showBlocks, showMute);
+            return Relationship.of(false, false, RelationReads.Between.NONE, showBlocks, showMute, sight);
         }
         // A third party sees neither blocks nor mutes: the relations are not read for it at all. A follow token of
         // either user: its block or mute may not be in the in-process filter yet.
@@ -210,7 +230,53 @@ public class GraphReads {
             return null; // b's row left memory since it was looked up, a moment ago
         }
         return Relationship.of(following == Answer.YES, followedBy == Answer.YES,
-                noRelations ? RelationReads.Between.NONE : relations.between(a, b), showBlocks, showMute);
+                noRelations ? RelationReads.Between.NONE : relations.between(a, b), showBlocks, showMute, sight);
+    }
+
+    /**
+     * What the viewer sees of {@code a}'s and {@code b}'s follows and of the requests between them; {@code null} when
+     * {@code !mayBlock} and a layer it needs would block. While neither user is protected (the common case) this reads
+     * nothing but the view of protected accounts.
+     */
+    private Sight sight(long a, long b, long writer, long viewerId, boolean showRequests, boolean mayBlock) {
+        boolean aProtected = accounts.isProtected(a);
+        boolean bProtected = accounts.isProtected(b);
+        if (!aProtected && !bProtected) {
+            return new Sight(true, true, false, false, false);
+        }
+        int seeA = maySeeFollows(viewerId, a, writer, mayBlock);
+        int seeB = maySeeFollows(viewerId, b, writer, mayBlock);
+        boolean readRequests = showRequests && a != b;
+        if (!Answer.isAnswer(seeA) || !Answer.isAnswer(seeB) || !mayBlock && readRequests) {
+            return null; // a request is read from the requester's shard
+        }
+        return new Sight(seeA == Answer.YES, seeB == Answer.YES, bProtected,
+                readRequests && bProtected && relations.requestPending(a, b),
+                readRequests && aProtected && relations.requestPending(b, a));
+    }
+
+    // ---------------------------------------------------------------- protected accounts
+
+    /**
+     * Whether {@code viewerId} may see {@code ownerId}'s follows: whom it follows and who follows it
+     * (docs/decisions/0064-follow-requests.md). Anyone may see a public account's; a protected account's are the
+     * account's own and its followers' to see, and a backend's (no viewer named). Costs one look at the view of
+     * protected accounts (one volatile read while none is protected) unless the owner is protected and the viewer
+     * another user: then the viewer's follow of the owner is checked through the follow check's layers.
+     *
+     * @param viewerId who asks (the gateway's token subject), or {@link #ANY_VIEWER}
+     * @param ownerId  positive user id
+     * @param writer   the request's follow token, as {@link #writer} verified it
+     * @param mayBlock whether Redis, a shard or a state row may be read; {@code false} on an I/O thread
+     * @return {@link Answer#YES} or {@link Answer#NO}; {@link Answer#NEXT} only when {@code !mayBlock} and the viewer's
+     *         follow needs a layer that would block
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when a database that must be read is down
+     */
+    public int maySeeFollows(long viewerId, long ownerId, long writer, boolean mayBlock) {
+        if (viewerId == ANY_VIEWER || viewerId == ownerId || !accounts.isProtected(ownerId)) {
+            return Answer.YES;
+        }
+        return isFollowing(viewerId, ownerId, writer, mayBlock);
     }
 
     // ---------------------------------------------------------------- hidden authors

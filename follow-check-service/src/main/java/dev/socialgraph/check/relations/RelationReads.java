@@ -128,6 +128,19 @@ public class RelationReads implements FollowChecker.Blocks {
     }
 
     /**
+     * Whether {@code requesterId} has a pending follow request to {@code protectedId}, answered inside the requester's
+     * following database (the requester's row of requests is the truth, written synchronously).
+     *
+     * @param requesterId positive user id
+     * @param protectedId positive user id
+     * @return whether the request is pending
+     * @throws ShardUnavailableException when the requester's database is down
+     */
+    public boolean requestPending(long requesterId, long protectedId) {
+        return shards.holds(Relation.REQUEST, requesterId, protectedId);
+    }
+
+    /**
      * Whether the in-process filter alone proves that no block either way and no mute by {@code a} stands between
      * {@code a} and {@code b}: one probe of the pair {@code (a, b)}, since a block puts both orders.
      *

@@ -126,6 +126,32 @@ class FollowingPairsHandlerTest {
                         + "{\"following\":true},{\"following\":false},{\"following\":false},{\"following\":true}]}");
     }
 
+    /** A protected follower's follows, asked by its viewer: answered to the follower and its followers only. */
+    @Test
+    void aPairOfAProtectedFollower_isItsViewersProblem_unlessTheViewerMaySee() {
+        graph.local.put(A, new long[] {B});
+        graph.local.put(B, new long[0]);
+        graph.local.put(C, new long[] {A});
+        graph.inactive.apply(A, AccountState.ACTIVE, true); // A, who follows B, is protected; C follows A
+
+        String answer = answer("{\"pairs\":[{\"followerId\":10,\"followeeId\":20,\"viewerId\":20},"
+                + "{\"followerId\":10,\"followeeId\":20,\"viewerId\":10},"
+                + "{\"followerId\":10,\"followeeId\":20,\"viewerId\":30},"
+                + "{\"followerId\":10,\"followeeId\":20},{\"followerId\":20,\"followeeId\":10,\"viewerId\":20}]}");
+
+        JsonNode results = JSON.readTree(answer).get("results");
+        assertThat(results.get(0).get("status").asInt()).as("B, whom A did not accept").isEqualTo(403);
+        assertThat(results.get(0).get("type").asString())
+                .isEqualTo("https://socialgraph.dev/problems/protected-account");
+        assertThat(results.get(0).get("parameter").asString()).isEqualTo("id");
+        assertThat(results.get(0).get("instance").asString()).isEqualTo("/internal/v1/users/10/following/20");
+        assertThat(results.get(1).toString()).as("A itself").isEqualTo("{\"following\":true}");
+        assertThat(results.get(2).toString()).as("C, A's follower").isEqualTo("{\"following\":true}");
+        assertThat(results.get(3).toString()).as("a backend").isEqualTo("{\"following\":true}");
+        assertThat(results.get(4).toString()).as("B's own follows are public").isEqualTo("{\"following\":false}");
+        assertThat(hops).hasValue(0);
+    }
+
     @Test
     void aPairOnADatabaseThatIsDown_isItsProblem_andTheOthersAreAnswered() {
         graph.down.add(C);
@@ -331,12 +357,12 @@ class FollowingPairsHandlerTest {
     /** A full batch answered 413 would fail every caller in it: a batch-max the body cannot hold stops start-up. */
     @Test
     void aBatchMaxWhosePairsMayNotFitTheBodyLimit_stopsStartUp() {
-        assertThat(FollowingPairs.requestBytes(1000)).as("the default batch-max").isEqualTo(469_011)
+        assertThat(FollowingPairs.requestBytes(1000)).as("the default batch-max").isEqualTo(500_011)
                 .isLessThan(BODY_LIMIT);
-        new FollowingPairsHandler(graph.reads, 2235, BODY_LIMIT, NEVER, blocking); // 1,048,226 bytes
-        assertThatThrownBy(() -> new FollowingPairsHandler(graph.reads, 2236, BODY_LIMIT, NEVER, blocking))
+        new FollowingPairsHandler(graph.reads, 2097, BODY_LIMIT, NEVER, blocking); // 1,048,511 bytes
+        assertThatThrownBy(() -> new FollowingPairsHandler(graph.reads, 2098, BODY_LIMIT, NEVER, blocking))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("graph.check.batch-max (2236) pairs take up to 1048695 bytes (468 a pair), more than "
+                .hasMessage("graph.check.batch-max (2098) pairs take up to 1049011 bytes (499 a pair), more than "
                         + "graph.web.max-request-size (1048576 bytes): lower the one or raise the other");
     }
 

@@ -12,6 +12,7 @@ import dev.socialgraph.common.token.FollowTokens;
 import dev.socialgraph.store.account.AccountState;
 import dev.socialgraph.store.account.InactiveUsers;
 import dev.socialgraph.store.following.FollowingRow;
+import dev.socialgraph.web.ProtectedAccountException;
 import dev.socialgraph.wire.InternalApi;
 import dev.socialgraph.wire.WireFormatException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -320,6 +321,41 @@ class GraphReadHandlersTest {
                 .isEqualTo("HiddenResponse[blocking=[20], blockedBy=[40], muting=[30, 50]]");
     }
 
+    /** A protected account's follows: the single and batch check, its lists and common following, to others 403. */
+    @Test
+    void aProtectedAccountsFollows_areRefusedToAViewerWhoIsNotItsFollower_namingItsField() {
+        local.put(A, new long[] {B});
+        local.put(B, new long[0]);
+        inactive.apply(A, AccountState.ACTIVE, true);
+        String stranger = String.valueOf(B); // B does not follow A
+        List<Runnable> hidden = List.of(
+                () -> handlers.isFollowing(MockServerRequest.builder().pathVariable("id", String.valueOf(A))
+                        .pathVariable("targetId", String.valueOf(B)).header("X-Viewer-Id", stranger).build()),
+                () -> handlers.route(InternalApi.FOLLOWING).handle(MockServerRequest.builder()
+                        .pathVariable("id", String.valueOf(A)).header("X-Viewer-Id", stranger).build()),
+                () -> handlers.route(InternalApi.FOLLOWERS).handle(MockServerRequest.builder()
+                        .pathVariable("id", String.valueOf(A)).header("X-Viewer-Id", stranger).build()));
+        for (Runnable read : hidden) {
+            assertThatThrownBy(read::run).isInstanceOfSatisfying(ProtectedAccountException.class, e -> {
+                assertThat(e.userId()).isEqualTo(A);
+                assertThat(e.field()).isEqualTo("id");
+            });
+        }
+        assertThatThrownBy(() -> handlers.route(InternalApi.COMMON_FOLLOWING).handle(MockServerRequest.builder()
+                .pathVariable("id", String.valueOf(B)).pathVariable("otherId", String.valueOf(A))
+                .header("X-Viewer-Id", stranger).build()))
+                .isInstanceOfSatisfying(ProtectedAccountException.class, e -> assertThat(e.field()).isEqualTo("otherId"));
+        assertThatThrownBy(() -> handlers.contains(MockServerRequest.builder().pathVariable("id", String.valueOf(A))
+                .header("X-Viewer-Id", stranger).body(Mono.just(JSON.readTree("{\"ids\":[20]}")))).block())
+                .isInstanceOf(ProtectedAccountException.class);
+
+        assertThat(body(handlers.isFollowing(MockServerRequest.builder().pathVariable("id", String.valueOf(A))
+                .pathVariable("targetId", String.valueOf(B)).header("X-Viewer-Id", String.valueOf(A)).build())
+                .block())).as("the account itself").isEqualTo("{\"following\":true}");
+        assertThat(body(handlers.isFollowing(check(A, B)).block())).as("a backend").isEqualTo("{\"following\":true}");
+        assertThat(hops).hasValue(0);
+    }
+
     @Test
     void badId_isRefusedBeforeAnyLayer() {
         MockServerRequest bad = MockServerRequest.builder().pathVariable("id", "abc").pathVariable("targetId", "2")
@@ -386,8 +422,8 @@ class GraphReadHandlersTest {
 
     private static String relationshipOf(boolean following, boolean followedBy, boolean blocking, boolean blockedBy,
                                          boolean muting) {
-        return new GraphReadHandlers.RelationshipResponse(following, followedBy, blocking, blockedBy, muting)
-                .toString();
+        return new GraphReadHandlers.RelationshipResponse(following, followedBy, blocking, blockedBy, muting, false,
+                false, false).toString();
     }
 
     @Test
@@ -448,12 +484,12 @@ class GraphReadHandlersTest {
         hiddenPairs.addAll(List.of(List.of(A, B), List.of(B, A)));
 
         assertThat(relationship(A)).isEqualTo("RelationshipResponse[following=false, followedBy=false, "
-                + "blocking=false, blockedBy=true, muting=true]");
+                + "blocking=false, blockedBy=true, muting=true, protectedAccount=false, requested=false, requestedBy=false]");
         assertThat(relationship(B)).isEqualTo("RelationshipResponse[following=false, followedBy=false, "
-                + "blocking=false, blockedBy=true, muting=null]");
+                + "blocking=false, blockedBy=true, muting=null, protectedAccount=false, requested=false, requestedBy=false]");
         int readsBefore = relationReads.get();
         assertThat(relationship(99)).isEqualTo("RelationshipResponse[following=false, followedBy=false, "
-                + "blocking=null, blockedBy=null, muting=null]");
+                + "blocking=null, blockedBy=null, muting=null, protectedAccount=false, requested=null, requestedBy=null]");
         assertThat(relationReads).as("a third party's answer reads no relation").hasValue(readsBefore);
     }
 

@@ -234,7 +234,10 @@ class GraphReadsTest {
 
     static GraphReads.Relationship seen(boolean following, boolean followedBy, Boolean blocking, Boolean blockedBy,
                                         Boolean muting) {
-        return new GraphReads.Relationship(following, followedBy, blocking, blockedBy, muting);
+        // No account here is protected: no follow is hidden, and no request is pending where the two may see one.
+        Boolean noRequest = blocking == null ? null : false;
+        return new GraphReads.Relationship(following, followedBy, blocking, blockedBy, muting, false, noRequest,
+                noRequest);
     }
 
     @Test
@@ -272,6 +275,65 @@ class GraphReadsTest {
                 .as("a third party: no relation is read, so the follow the block forbids is still shown to it")
                 .isEqualTo(seen(false, true, null, null, null));
         assertThat(graph.relationReads).hasValue(before);
+    }
+
+    // ---------------------------------------------------------------- protected accounts
+
+    static final long C = 30;
+
+    @Test
+    void maySeeFollows_ofAPublicAccount_isAnyonesAnswer_readingNothing() {
+        assertThat(reads.maySeeFollows(C, A, NO_TOKEN, false)).isEqualTo(Answer.YES);
+        assertThat(graph.shardReads.get() + graph.relationReads.get() + graph.stateReads.get()).isZero();
+    }
+
+    @Test
+    void maySeeFollows_ofAProtectedAccount_isTheAccountsItsFollowersAndABackends() {
+        graph.inactive.apply(B, AccountState.ACTIVE, true); // B is protected; A follows B
+        graph.local.put(A, new long[] {B});
+        graph.local.put(C, new long[0]);
+        assertThat(reads.maySeeFollows(B, B, NO_TOKEN, false)).as("the account").isEqualTo(Answer.YES);
+        assertThat(reads.maySeeFollows(GraphReads.ANY_VIEWER, B, NO_TOKEN, false)).as("a backend")
+                .isEqualTo(Answer.YES);
+        assertThat(reads.maySeeFollows(A, B, NO_TOKEN, false)).as("a follower").isEqualTo(Answer.YES);
+        assertThat(reads.maySeeFollows(C, B, NO_TOKEN, false)).as("anyone else").isEqualTo(Answer.NO);
+
+        graph.inactive.apply(B, AccountState.ACTIVE, false); // public again
+        assertThat(reads.maySeeFollows(C, B, NO_TOKEN, false)).isEqualTo(Answer.YES);
+    }
+
+    @Test
+    void maySeeFollows_whenTheViewersFollowIsNotInMemory_isLeftToTheBlockingStep() {
+        graph.inactive.apply(B, AccountState.ACTIVE, true);
+        assertThat(reads.maySeeFollows(A, B, NO_TOKEN, false)).isEqualTo(Answer.NEXT);
+        assertThat(reads.maySeeFollows(A, B, NO_TOKEN, true)).as("A follows B, by its shard row")
+                .isEqualTo(Answer.YES);
+    }
+
+    @Test
+    void relationship_hidesAProtectedAccountsFollows_fromOthers_andShowsItsRequestsToTheTwo() {
+        graph.inactive.apply(A, AccountState.ACTIVE, true); // A, who follows B, is protected
+        graph.local.put(A, new long[] {B});
+        graph.local.put(B, new long[0]);
+        graph.local.put(C, new long[0]);
+        graph.relates(Relation.REQUEST, B, A); // B asked to follow A
+
+        GraphReads.Relationship third = relationship(A, B, null, C);
+        assertThat(third.following()).as("A's follow, to someone A did not accept").isNull();
+        assertThat(third.followedBy()).as("B's follows are public").isFalse();
+        assertThat(third.requested()).isNull();
+        assertThat(third.requestedBy()).as("requests are the two users' own").isNull();
+        assertThat(third.protectedAccount()).as("of B").isFalse();
+
+        GraphReads.Relationship own = relationship(A, B, null, A);
+        assertThat(own.following()).isTrue();
+        assertThat(own.requestedBy()).as("B's pending request, to A").isTrue();
+        assertThat(own.requested()).isFalse();
+        GraphReads.Relationship asked = relationship(B, A, null, B);
+        assertThat(asked.protectedAccount()).as("A, seen from B").isTrue();
+        assertThat(asked.requested()).as("B's own request").isTrue();
+        assertThat(asked.followedBy()).as("A's follows, hidden from B, who is not A's follower").isNull();
+        assertThat(relationship(A, B, null, GraphReads.ANY_VIEWER).following()).as("a backend").isTrue();
     }
 
     @Test

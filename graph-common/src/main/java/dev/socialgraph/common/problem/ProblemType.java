@@ -10,8 +10,8 @@ import java.util.Optional;
  * {@code parameter} naming the bad field (a path variable, query parameter, body member or header). The list, with
  * what each means and which field it names, is {@code docs/problems.md}; the OpenAPI document refers to it.
  *
- * <p>A type says what happened, the status how HTTP classes it; several types share a status (403 {@link #FORBIDDEN}
- * and {@link #BLOCKED}, 409 {@link #BLOCKING} and {@link #LIMIT_REACHED}, 503 {@link #SHARD_UNAVAILABLE} and
+ * <p>A type says what happened, the status how HTTP classes it; several types share a status (403 {@link #FORBIDDEN},
+ * {@link #BLOCKED} and {@link #PROTECTED_ACCOUNT}, 409 {@link #BLOCKING} and {@link #LIMIT_REACHED}, 503 {@link #SHARD_UNAVAILABLE} and
  * {@link #SERVICE_UNAVAILABLE}), and one status has one default type ({@link #forStatus}) for answers that have no
  * type of their own. The URIs identify; they are not promised to resolve.
  */
@@ -29,6 +29,11 @@ public enum ProblemType {
     FORBIDDEN("forbidden", 403, "Forbidden"),
     /** 403: the target of a follow blocks the caller. */
     BLOCKED("blocked", 403, "Forbidden"),
+    /**
+     * 403: a protected account's follows, asked by a viewer who is neither the account nor one of its followers;
+     * {@code parameter} names the account's field.
+     */
+    PROTECTED_ACCOUNT("protected-account", 403, "Forbidden"),
     /** 404: no such resource (an unknown path, scan or job). */
     NOT_FOUND("not-found", 404, "Not Found"),
     /** 404: a follow, block or mute by or of a deactivated or erased user; {@code parameter} names that user's field. */
