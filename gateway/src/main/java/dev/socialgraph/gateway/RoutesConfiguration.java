@@ -37,9 +37,13 @@ import reactor.core.publisher.Mono;
  *       token's subject, never a client value, so no request can write as anyone else;</li>
  *   <li>{@code DELETE /v1/me/followers/{id}} → write service {@code DELETE /internal/v1/users/{id}/following/{sub}}:
  *       the subject removes a follower, which is that follower's unfollow of the subject;</li>
- *   <li>{@code GET /v1/me/blocking}, {@code GET /v1/me/muting} and {@code POST /v1/me/hidden} → check service
- *       {@code /internal/v1/users/{sub}/...}: a user's own blocks and mutes. The same paths under
- *       {@code /v1/users/{id}} answer 403 unless {@code id} is the subject: nobody reads another's lists;</li>
+ *   <li>{@code GET /v1/me/blocking}, {@code GET /v1/me/muting}, {@code GET /v1/me/follow-requests} and
+ *       {@code POST /v1/me/hidden} → check service {@code /internal/v1/users/{sub}/...}: a user's own blocks, mutes and
+ *       pending follow requests. The block and mute paths under {@code /v1/users/{id}} answer 403 unless {@code id} is
+ *       the subject: nobody reads another's lists;</li>
+ *   <li>{@code PUT|DELETE /v1/me/protection} and {@code PUT|DELETE /v1/me/follow-requests/{requesterId}} → write
+ *       service {@code /internal/v1/users/{sub}/...}: the subject makes its own account protected or public, and
+ *       accepts or declines the requests to it (docs/decisions/0064-follow-requests.md);</li>
  *   <li>{@code GET /v1/users/{id}/followers/known} → check service, with the subject as {@code X-Viewer-Id}: the
  *       followers of {@code id} whom the subject follows;</li>
  *   <li>{@code GET /v1/users/{id}/relationship/{otherId}} → check service, with the subject as
@@ -125,7 +129,18 @@ class RoutesConfiguration {
                         .filters(f -> f.filter(limits.filter(writeLimiter, "writes", properties.writes().replenishRate()))
                                 .filter(followerOfSubject(problems)))
                         .uri("lb://" + LoadBalancing.WRITE_SERVICE))
+                .route("protection", r -> r.path(PublicApi.PROTECT_ME.template())
+                        .and().method(HttpMethod.PUT, HttpMethod.DELETE)
+                        .filters(f -> f.filter(limits.filter(writeLimiter, "writes", properties.writes().replenishRate()))
+                                .filter(ownerFromToken(problems, false)))
+                        .uri("lb://" + LoadBalancing.WRITE_SERVICE))
+                .route("follow-request-answers", r -> r.path(PublicApi.ACCEPT_FOLLOW_REQUEST.template())
+                        .and().method(HttpMethod.PUT, HttpMethod.DELETE)
+                        .filters(f -> f.filter(limits.filter(writeLimiter, "writes", properties.writes().replenishRate()))
+                                .filter(requesterOfSubject(problems)))
+                        .uri("lb://" + LoadBalancing.WRITE_SERVICE))
                 .route("own-relations", r -> r.path(PublicApi.LIST_OWN_BLOCKS.template(), PublicApi.LIST_OWN_MUTES.template(),
+                                PublicApi.LIST_OWN_FOLLOW_REQUESTS.template(),
                                 PublicApi.FIND_OWN_HIDDEN_AUTHORS.template())
                         .and().method(HttpMethod.GET, HttpMethod.POST)
                         .filters(f -> f.filter(reads).filter(ownerFromToken(problems, false)))
@@ -279,7 +294,26 @@ class RoutesConfiguration {
     }
 
     /**
-     * Rewrites a user's own block, mute and hidden-authors paths to the subject's internal path. With
+     * Rewrites {@code PUT|DELETE /v1/me/follow-requests/{requesterId}} to the subject's answer to that request,
+     * {@code /internal/v1/users/{sub}/follow-requests/{requesterId}}: only the account asked accepts or declines.
+     * 400 {@code invalid-parameter} naming {@code requesterId} for an id that is not a user id.
+     */
+    static GatewayFilter requesterOfSubject(ProblemResponses problems) {
+        return (exchange, chain) -> subject(exchange).flatMap(subject -> {
+            Map<String, String> vars = ServerWebExchangeUtils.getUriTemplateVariables(exchange);
+            long requesterId;
+            try {
+                requesterId = UserIds.parse(vars.getOrDefault("requesterId", ""), "requesterId");
+            } catch (InvalidUserIdException e) {
+                return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", e.getMessage(), "requesterId");
+            }
+            return withPath(exchange, chain, InternalApi.ACCEPT_REQUEST.path(Long.parseLong(subject), requesterId));
+        });
+    }
+
+    /**
+     * Rewrites a user's own block, mute, follow-request, protection and hidden-authors paths to the subject's internal
+     * path. With
      * {@code pathNamesOwner}, the path is {@code /v1/users/{id}/...} and any {@code id} but the subject's gets 403;
      * otherwise it is {@code /v1/me/...}.
      */

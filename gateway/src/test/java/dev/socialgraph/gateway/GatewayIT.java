@@ -1,6 +1,7 @@
 package dev.socialgraph.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -8,8 +9,10 @@ import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.socialgraph.common.problem.ProblemType;
+import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.localruntime.ServiceProcess;
+import dev.socialgraph.store.follower.FollowerRepository;
 import dev.socialgraph.store.following.FollowingRepository;
 import dev.socialgraph.store.following.FollowingRow;
 import dev.socialgraph.store.shard.ShardDataSources;
@@ -123,6 +126,82 @@ class GatewayIT {
             return Transactions.inTransaction(ds.forUser(ShardGroup.FOLLOWING, user),
                     c -> new FollowingRepository().find(c, user));
         }
+    }
+
+    /**
+     * A protected account through the public API, against the real write and check services: its follows hidden from
+     * anyone but itself and its followers (checks, lists, relationship), requests made, listed and accepted, bad input
+     * refused. The follower side of requests is written here as the event consumer would (it does not run here).
+     */
+    @Test
+    void aProtectedAccount_showsItsFollowsToItsFollowersOnly_andAnswersItsRequests() throws Exception {
+        long owner = 301;
+        long follower = 302;
+        long stranger = 303;
+        long requester = 304;
+        assertThat(send("PUT", "/v1/me/following/" + owner, token(follower)).statusCode()).isEqualTo(200);
+        assertThat(send("PUT", "/v1/me/following/305", token(owner)).statusCode()).isEqualTo(200);
+        HttpResponse<String> protect = send("PUT", "/v1/me/protection", token(owner));
+        assertThat(protect.statusCode()).as(protect.body()).isEqualTo(200);
+        assertThat(protect.body()).contains("\"userId\":301").contains("\"protected\":true");
+
+        // The check service learns protected accounts from its poll of the account rows.
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() ->
+                send("GET", "/v1/users/" + owner + "/following", token(stranger)).statusCode() == 403);
+        for (String path : new String[] {"/v1/users/301/following", "/v1/users/301/followers",
+                "/v1/users/301/following/305", "/v1/users/303/common-following/301"}) {
+            HttpResponse<String> hidden = send("GET", path, token(stranger));
+            assertThat(hidden.statusCode()).as(path).isEqualTo(403);
+            assertThat(hidden.headers().firstValue("Content-Type").orElse("")).startsWith("application/problem+json");
+            assertThat(hidden.body()).as(path).contains("https://socialgraph.dev/problems/protected-account")
+                    .contains(path.contains("common") ? "\"parameter\":\"otherId\"" : "\"parameter\":\"id\"");
+            assertThat(send("GET", path.replace("303", "302"), token(follower)).statusCode()).as("a follower: " + path)
+                    .isEqualTo(200);
+        }
+        assertThat(send("GET", "/v1/users/301/following/305", token(owner)).body()).isEqualTo("{\"following\":true}");
+        assertThat(send("GET", "/v1/users/301/counts", token(stranger)).statusCode()).as("counts stay visible")
+                .isEqualTo(200);
+        assertThat(send("GET", "/v1/users/301/relationship/305", token(stranger)).body())
+                .as("the protected account's follow, left out").doesNotContain("\"following\"")
+                .contains("\"followedBy\":false");
+        assertThat(send("GET", "/v1/users/303/relationship/301", token(stranger)).body()).contains("\"protected\":true");
+
+        HttpResponse<String> asked = send("PUT", "/v1/me/following/" + owner, token(requester));
+        assertThat(asked.statusCode()).as(asked.body()).isEqualTo(202);
+        assertThat(asked.body()).contains("\"requested\":true").contains("\"following\":false");
+        assertThat(send("GET", "/v1/me/follow-requests?direction=outgoing", token(requester)).body())
+                .contains("\"userId\":301").contains("requestedAt");
+        try (ShardDataSources ds = new ShardDataSources(SHARDS.shardMap(), new ShardDataSources.PoolSettings(
+                SHARDS.username(), SHARDS.password(), 1, Duration.ofSeconds(5), "gateway-it"))) {
+            FollowerRepository requests = new FollowerRepository(Relation.REQUEST);
+            Transactions.inTransaction(ds.forUser(ShardGroup.FOLLOWER, owner), c -> requests.writeNextVersion(c,
+                    requests.lockOrCreate(c, owner), new long[] {requester}, new long[] {7}, 1, false));
+        }
+        assertThat(send("GET", "/v1/me/follow-requests", token(owner)).body())
+                .isEqualTo("{\"items\":[{\"userId\":304,\"requestedAt\":7}],\"nextCursor\":null}");
+        assertThat(send("GET", "/v1/users/304/relationship/301", token(requester)).body())
+                .contains("\"requested\":true").contains("\"protected\":true");
+
+        HttpResponse<String> accepted = send("PUT", "/v1/me/follow-requests/" + requester, token(owner));
+        assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(200);
+        assertThat(accepted.body()).contains("\"followerId\":304").contains("\"following\":true");
+        assertThat(send("GET", "/v1/users/301/following/305", token(requester)).body())
+                .as("an accepted follower sees in").isEqualTo("{\"following\":true}");
+
+        HttpResponse<String> badRequester = send("PUT", "/v1/me/follow-requests/abc", token(owner));
+        assertThat(badRequester.statusCode()).isEqualTo(400);
+        assertThat(badRequester.body()).contains("\"parameter\":\"requesterId\"");
+        HttpResponse<String> badDirection = send("GET", "/v1/me/follow-requests?direction=sideways", token(owner));
+        assertThat(badDirection.statusCode()).isEqualTo(400);
+        assertThat(badDirection.body()).contains("\"parameter\":\"direction\"");
+        HttpResponse<String> none = send("PUT", "/v1/me/follow-requests/" + stranger, token(owner));
+        assertThat(none.statusCode()).isEqualTo(404);
+        assertThat(none.body()).contains("\"parameter\":\"requesterId\"");
+
+        HttpResponse<String> unprotect = send("DELETE", "/v1/me/protection", token(owner));
+        assertThat(unprotect.body()).contains("\"protected\":false").contains("\"jobId\":\"301-2\"");
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() ->
+                send("GET", "/v1/users/" + owner + "/following", token(stranger)).statusCode() == 200);
     }
 
     @Test
@@ -363,7 +442,8 @@ class GatewayIT {
                 "/v1/users/{id}/counts", "/v1/users/{id}/common-following/{otherId}",
                 "/v1/users/{id}/relationship/{otherId}", "/v1/users/{id}/suggestions",
                 "/v1/me/blocking/{targetId}", "/v1/me/muting/{targetId}", "/v1/me/blocking", "/v1/me/muting",
-                "/v1/me/hidden", "/v1/users/{id}/blocking", "/v1/users/{id}/muting", "/v1/users/{id}/hidden",
+                "/v1/me/hidden", "/v1/me/protection", "/v1/me/follow-requests",
+                "/v1/me/follow-requests/{requesterId}", "/v1/users/{id}/blocking", "/v1/users/{id}/muting", "/v1/users/{id}/hidden",
                 "/v1/me", "/v1/admin/users/{id}/deactivation", "/v1/admin/users/{id}", "/v1/admin/jobs/{jobId}",
                 "/v1/changes", "/v1/changes/head", "/v1/me/changes", "/openapi.yaml");
     }

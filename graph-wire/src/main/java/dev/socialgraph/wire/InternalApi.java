@@ -37,6 +37,9 @@ public final class InternalApi {
     /** The opaque position of a list's next page. */
     public static final String CURSOR = "cursor";
 
+    /** Which pending follow requests a list holds: {@code incoming} (to the user, the default) or {@code outgoing}. */
+    public static final String DIRECTION = "direction";
+
     // --- path templates, as constants for annotations -------------------------------------------------------------
 
     public static final String FOLLOW_PATH = USERS + "/{followerId}/following/{followeeId}";
@@ -101,6 +104,13 @@ public final class InternalApi {
     public static final Endpoint RELATIONSHIP = Endpoint.of("relationship", Method.GET,
             USERS + "/{id}/relationship/{otherId}").withHeaders(Headers.FOLLOW_TOKEN, Headers.VIEWER_ID)
             .withQuery(STRINGIFY_IDS);
+
+    /**
+     * {@code id}'s pending follow requests, newest first: {@code direction=incoming} (the default), who asked to follow
+     * {@code id}; {@code outgoing}, whom {@code id} asked. A user's own, as its blocks and mutes.
+     */
+    public static final Endpoint FOLLOW_REQUESTS = Endpoint.of("follow-requests", Method.GET,
+            USERS + "/{id}/follow-requests").withQuery(DIRECTION, LIMIT, CURSOR, STRINGIFY_IDS);
 
     /** People {@code id} may know. */
     public static final Endpoint SUGGESTIONS = Endpoint.of("suggestions", Method.GET, USERS + "/{id}/suggestions")
@@ -181,7 +191,8 @@ public final class InternalApi {
 
     /** What the check service serves. */
     public static final List<Endpoint> CHECK_SERVICE = List.of(CHECK, CONTAINS, PAIRS, READS, FOLLOWING, FOLLOWERS,
-            COUNTS, COMMON_FOLLOWING, KNOWN_FOLLOWERS, RELATIONSHIP, SUGGESTIONS, BLOCKING, MUTING, HIDDEN, BLOOM,
+            COUNTS, COMMON_FOLLOWING, KNOWN_FOLLOWERS, RELATIONSHIP, FOLLOW_REQUESTS, SUGGESTIONS, BLOCKING, MUTING,
+            HIDDEN, BLOOM,
             BLOOM_SWAP, CHANGES, CHANGES_HEAD, USER_CHANGES);
 
     /** What the write service serves. */

@@ -39,6 +39,16 @@ public final class PublicApi {
     public static final Endpoint ERASE_ME = write("eraseMe", Method.DELETE, ME);
     public static final Endpoint LIST_OWN_BLOCKS = page("listOwnBlocks", ME + "/blocking");
     public static final Endpoint LIST_OWN_MUTES = page("listOwnMutes", ME + "/muting");
+    /** Protected accounts and their follow requests (docs/decisions/0064-follow-requests.md). */
+    public static final Endpoint PROTECT_ME = write("protectMe", Method.PUT, ME + "/protection");
+    public static final Endpoint UNPROTECT_ME = write("unprotectMe", Method.DELETE, ME + "/protection");
+    public static final Endpoint LIST_OWN_FOLLOW_REQUESTS = Endpoint.of("listOwnFollowRequests", Method.GET,
+            ME + "/follow-requests").withHeaders(Headers.REQUEST_ID).withQuery(InternalApi.DIRECTION,
+            InternalApi.LIMIT, InternalApi.CURSOR, InternalApi.STRINGIFY_IDS);
+    public static final Endpoint ACCEPT_FOLLOW_REQUEST = write("acceptFollowRequest", Method.PUT,
+            ME + "/follow-requests/{requesterId}");
+    public static final Endpoint DECLINE_FOLLOW_REQUEST = write("declineFollowRequest", Method.DELETE,
+            ME + "/follow-requests/{requesterId}");
     public static final Endpoint FIND_OWN_HIDDEN_AUTHORS = Endpoint.of("findOwnHiddenAuthors", Method.POST,
             ME + "/hidden").withHeaders(Headers.FOLLOW_TOKEN, Headers.REQUEST_ID).withQuery(InternalApi.STRINGIFY_IDS);
 
@@ -95,7 +105,8 @@ public final class PublicApi {
 
     /** Every operation. */
     public static final List<Endpoint> ALL = List.of(FOLLOW, UNFOLLOW, REMOVE_FOLLOWER, BLOCK, UNBLOCK, MUTE, UNMUTE, ERASE_ME,
-            LIST_OWN_BLOCKS, LIST_OWN_MUTES, FIND_OWN_HIDDEN_AUTHORS, IS_FOLLOWING, ARE_FOLLOWING, LIST_FOLLOWING,
+            LIST_OWN_BLOCKS, LIST_OWN_MUTES, PROTECT_ME, UNPROTECT_ME, LIST_OWN_FOLLOW_REQUESTS, ACCEPT_FOLLOW_REQUEST,
+            DECLINE_FOLLOW_REQUEST, FIND_OWN_HIDDEN_AUTHORS, IS_FOLLOWING, ARE_FOLLOWING, LIST_FOLLOWING,
             LIST_FOLLOWERS, COUNT_FOLLOWS, LIST_COMMON_FOLLOWING, LIST_KNOWN_FOLLOWERS, GET_RELATIONSHIP, SUGGEST_USERS, LIST_USER_BLOCKS,
             LIST_USER_MUTES, FIND_HIDDEN_AUTHORS, DEACTIVATE_USER, REACTIVATE_USER, GET_ACCOUNT_STATE, ERASE_USER,
             GET_ACCOUNT_JOB, LIST_CHANGES, GET_CHANGES_HEAD, LIST_OWN_CHANGES, GET_OPENAPI_DOCUMENT);

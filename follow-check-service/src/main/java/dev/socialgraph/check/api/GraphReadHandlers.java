@@ -69,15 +69,15 @@ final class GraphReadHandlers {
     /** The GET reads answered by {@link #read}: those of {@link ReadBatch#SERVED}, suggestions, blocks, mutes. */
     static final List<Endpoint> READS = List.of(InternalApi.FOLLOWING, InternalApi.FOLLOWERS, InternalApi.COUNTS,
             InternalApi.COMMON_FOLLOWING, InternalApi.KNOWN_FOLLOWERS, InternalApi.RELATIONSHIP,
-            InternalApi.SUGGESTIONS, InternalApi.BLOCKING, InternalApi.MUTING);
+            InternalApi.FOLLOW_REQUESTS, InternalApi.SUGGESTIONS, InternalApi.BLOCKING, InternalApi.MUTING);
 
     /** Each of {@link #READS}, by its endpoint. */
     private final Map<Endpoint, Function<ReadRequest, Mono<?>>> readers = Map.of(
             InternalApi.FOLLOWING, this::following, InternalApi.FOLLOWERS, this::followers,
             InternalApi.COUNTS, this::counts, InternalApi.COMMON_FOLLOWING, this::commonFollowing,
             InternalApi.KNOWN_FOLLOWERS, this::knownFollowers, InternalApi.RELATIONSHIP, this::relationship,
-            InternalApi.SUGGESTIONS, this::suggestions, InternalApi.BLOCKING, this::blocking, InternalApi.MUTING,
-            this::muting);
+            InternalApi.FOLLOW_REQUESTS, this::followRequests, InternalApi.SUGGESTIONS, this::suggestions,
+            InternalApi.BLOCKING, this::blocking, InternalApi.MUTING, this::muting);
 
     /**
      * @param reads         every read, with its visibility rules
@@ -376,6 +376,41 @@ final class GraphReadHandlers {
             return Mono.just(RelationshipResponse.of(answered));
         }
         return orBlocking(request, () -> RelationshipResponse.of(reads.relationship(a, b, writer, viewer, true)));
+    }
+
+    /** One pending follow request: the other user, and when the request was made, epoch ms. */
+    record RequestItem(@JsonSerialize(using = UserIdJson.Id.class) long userId, long requestedAt) {
+    }
+
+    /** One page of pending follow requests, newest first; {@code nextCursor} is {@code null} on the last page. */
+    record RequestListResponse(List<RequestItem> items, String nextCursor) {
+    }
+
+    /**
+     * {@code GET /internal/v1/users/{id}/follow-requests?direction&limit&cursor}: {@link RequestListResponse}, newest
+     * first ({@link GraphReads#followRequests}): {@code direction=incoming} (the default) the requests to {@code id},
+     * {@code outgoing} {@code id}'s own. Read from the shards, on a blocking thread.
+     *
+     * @throws BadParameterException naming {@code direction} for any other value
+     */
+    Mono<?> followRequests(ReadRequest request) {
+        long owner = UserIds.parse(request.pathVariable("id"), "id");
+        String direction = request.param(InternalApi.DIRECTION);
+        if (direction != null && !direction.equals("incoming") && !direction.equals("outgoing")) {
+            throw new BadParameterException(InternalApi.DIRECTION, "direction must be incoming or outgoing");
+        }
+        boolean incoming = direction == null || direction.equals("incoming");
+        ListKind kind = incoming ? ListKind.REQUESTS_INCOMING : ListKind.REQUESTS_OUTGOING;
+        int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.maxLimit());
+        CursorPosition after = position(request, kind, owner);
+        return orBlocking(request, () -> {
+            GraphReads.VisiblePage page = reads.followRequests(owner, incoming, after, size);
+            List<RequestItem> items = new ArrayList<>(page.ids().length);
+            for (int i = 0; i < page.ids().length; i++) {
+                items.add(new RequestItem(page.ids()[i], page.times()[i]));
+            }
+            return new RequestListResponse(items, next(page, kind, owner));
+        });
     }
 
     /** {@code GET /internal/v1/users/{id}/blocking?limit&cursor}: {@link RelationListResponse}, newest first. */

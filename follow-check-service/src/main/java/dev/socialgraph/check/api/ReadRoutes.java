@@ -97,6 +97,7 @@ class ReadRoutes {
         table.add(InternalApi.COMMON_FOLLOWING, reads.route(InternalApi.COMMON_FOLLOWING));
         table.add(InternalApi.KNOWN_FOLLOWERS, reads.route(InternalApi.KNOWN_FOLLOWERS));
         table.add(InternalApi.RELATIONSHIP, reads.route(InternalApi.RELATIONSHIP));
+        table.add(InternalApi.FOLLOW_REQUESTS, reads.route(InternalApi.FOLLOW_REQUESTS));
         table.add(InternalApi.SUGGESTIONS, reads.route(InternalApi.SUGGESTIONS));
         table.add(InternalApi.BLOCKING, reads.route(InternalApi.BLOCKING));
         table.add(InternalApi.MUTING, reads.route(InternalApi.MUTING));

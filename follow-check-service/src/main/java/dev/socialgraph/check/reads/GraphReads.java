@@ -492,6 +492,26 @@ public class GraphReads {
         return visible(relations.list(relation, userId, at(after), from(after), limit), new long[0]);
     }
 
+    /**
+     * {@code userId}'s pending follow requests, newest first, without inactive users; empty for an inactive user:
+     * outgoing, whom the user asked to follow (its row of requests on its following shard, the truth, written
+     * synchronously); incoming, who asked to follow the user (its follower side of requests, kept by the event
+     * consumer within the follower side's propagation bound).
+     *
+     * @param incoming whether the requests to the user, rather than the user's own
+     * @param after    the position to continue after, or {@code null} for the first page
+     * @param limit    page size, {@code >= 1}
+     * @throws dev.socialgraph.common.shard.ShardUnavailableException when the database is down
+     */
+    public VisiblePage followRequests(long userId, boolean incoming, CursorPosition after, int limit) {
+        if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
+            return VisiblePage.EMPTY;
+        }
+        Page page = incoming ? relations.incomingRequests(userId, at(after), from(after), limit)
+                : relations.list(Relation.REQUEST, userId, at(after), from(after), limit);
+        return visible(page, new long[0]);
+    }
+
     private static long at(CursorPosition after) {
         return after == null ? 0 : after.followedAt();
     }

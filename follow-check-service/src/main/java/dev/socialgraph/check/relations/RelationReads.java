@@ -54,6 +54,19 @@ public class RelationReads implements FollowChecker.Blocks {
          * @throws ShardUnavailableException when its database is down
          */
         long[] blockedByAmong(long userId, long[] ids);
+
+        /**
+         * One newest-first page of the follow requests pending to {@code userId}, from its follower side of requests
+         * (row and celebrity pages, kept by the event consumer like followers) on its follower database.
+         *
+         * @param userId           positive user id
+         * @param cursorCreatedAt  position to continue after (ignored for the first page)
+         * @param cursorId         position to continue after, or {@link Page#START}
+         * @param limit            page size, {@code >= 1}
+         * @return the page: the requesters, with when each asked, epoch ms
+         * @throws ShardUnavailableException when its database is down
+         */
+        Page incomingRequests(long userId, long cursorCreatedAt, long cursorId, int limit);
     }
 
     /** The in-process filter of hidden pairs; {@link HiddenPairs} in production. */
@@ -94,9 +107,10 @@ public class RelationReads implements FollowChecker.Blocks {
     }
 
     /**
-     * Whom {@code userId} blocks or mutes, newest first, with the same positions as the follow lists.
+     * Whom {@code userId} blocks or mutes, or asked to follow, newest first, with the same positions as the follow
+     * lists.
      *
-     * @param relation         {@link Relation#BLOCK} or {@link Relation#MUTE}
+     * @param relation         {@link Relation#BLOCK}, {@link Relation#MUTE} or {@link Relation#REQUEST}
      * @param userId           positive
      * @param cursorCreatedAt  position to continue after (ignored for the first page)
      * @param cursorId         position to continue after, or {@link Page#START}
@@ -107,6 +121,20 @@ public class RelationReads implements FollowChecker.Blocks {
     public Page list(Relation relation, long userId, long cursorCreatedAt, long cursorId, int limit) {
         FollowingRow row = shards.relationRow(relation, userId);
         return AdjacencyArray.newestFirst(row.followingIds(), row.followedAt(), cursorCreatedAt, cursorId, limit);
+    }
+
+    /**
+     * The follow requests pending to {@code userId}, newest first, with the same positions as the follow lists.
+     *
+     * @param userId          positive
+     * @param cursorCreatedAt position to continue after (ignored for the first page)
+     * @param cursorId        position to continue after, or {@link Page#START}
+     * @param limit           page size, {@code >= 1}
+     * @return the page
+     * @throws ShardUnavailableException when the user's follower database is down
+     */
+    public Page incomingRequests(long userId, long cursorCreatedAt, long cursorId, int limit) {
+        return shards.incomingRequests(userId, cursorCreatedAt, cursorId, limit);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.socialgraph.check.store;
 
 import dev.socialgraph.check.relations.RelationReads;
+import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.store.follower.CelebrityPageRepository;
@@ -24,6 +25,8 @@ class RelationShards implements RelationReads.Shards {
     private final FollowingRepository requests = new FollowingRepository(Relation.REQUEST);
     private final FollowerPages blockedBy = new FollowerPages(new FollowerRepository(Relation.BLOCK),
             new CelebrityPageRepository(Relation.BLOCK));
+    private final FollowerPages requestedBy = new FollowerPages(new FollowerRepository(Relation.REQUEST),
+            new CelebrityPageRepository(Relation.REQUEST));
 
     RelationShards(ShardDataSources dataSources) {
         this.reads = new ShardReads(dataSources);
@@ -46,6 +49,12 @@ class RelationShards implements RelationReads.Shards {
             return ids;
         }
         return reads.user(ShardGroup.FOLLOWER, userId, c -> blockedBy.among(c, userId, ids));
+    }
+
+    @Override
+    public Page incomingRequests(long userId, long cursorCreatedAt, long cursorId, int limit) {
+        return reads.user(ShardGroup.FOLLOWER, userId,
+                c -> requestedBy.newestFirst(c, userId, cursorCreatedAt, cursorId, limit));
     }
 
     private FollowingRepository repository(Relation relation) {

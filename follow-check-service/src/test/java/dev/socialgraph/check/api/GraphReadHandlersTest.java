@@ -6,6 +6,8 @@ import dev.socialgraph.check.follow.Answer;
 import dev.socialgraph.check.follow.FollowChecker;
 import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.check.relations.RelationReads;
+import dev.socialgraph.common.adjacency.AdjacencyArray;
+import dev.socialgraph.common.adjacency.Page;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.token.FollowTokens;
@@ -174,6 +176,16 @@ class GraphReadHandlersTest {
         public long[] blockedByAmong(long userId, long[] ids) {
             relationReads.incrementAndGet();
             return Arrays.stream(ids).filter(id -> holds(Relation.BLOCK, id, userId)).toArray();
+        }
+
+        @Override
+        public Page incomingRequests(long userId, long cursorCreatedAt, long cursorId, int limit) {
+            relationReads.incrementAndGet();
+            long[] requesters = relationRows.getOrDefault(Relation.REQUEST, Map.of()).entrySet().stream()
+                    .filter(e -> Arrays.binarySearch(e.getValue(), userId) >= 0).mapToLong(Map.Entry::getKey)
+                    .sorted().toArray();
+            return AdjacencyArray.newestFirst(requesters, new long[requesters.length], cursorCreatedAt, cursorId,
+                    limit);
         }
     }, new RelationReads.Filter() {
         @Override

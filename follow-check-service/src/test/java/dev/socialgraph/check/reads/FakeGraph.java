@@ -162,6 +162,17 @@ public final class FakeGraph {
             return Arrays.stream(ids).filter(id -> Arrays.binarySearch(relationRows.getOrDefault(Relation.BLOCK,
                     Map.of()).getOrDefault(id, new long[0]), userId) >= 0).toArray();
         }
+
+        @Override
+        public Page incomingRequests(long userId, long cursorCreatedAt, long cursorId, int limit) {
+            available(userId);
+            relationReads.incrementAndGet();
+            long[] requesters = relationRows.getOrDefault(Relation.REQUEST, Map.of()).entrySet().stream()
+                    .filter(e -> Arrays.binarySearch(e.getValue(), userId) >= 0).mapToLong(Map.Entry::getKey)
+                    .sorted().toArray();
+            return AdjacencyArray.newestFirst(requesters, new long[requesters.length], cursorCreatedAt, cursorId,
+                    limit);
+        }
     }, new RelationReads.Filter() {
         @Override
         public boolean trusted() {

@@ -16,7 +16,11 @@ public enum ListKind {
     /** Whom the owner mutes, newest first. */
     MUTING(5),
     /** Whom the owner follows who follow another user, newest first by the owner's follow. */
-    KNOWN_FOLLOWERS(6);
+    KNOWN_FOLLOWERS(6),
+    /** Whom the owner asked to follow and waits for, newest first. */
+    REQUESTS_OUTGOING(7),
+    /** Who asked to follow the owner (a protected account) and waits, newest first. */
+    REQUESTS_INCOMING(8);
 
     private final byte code;
 
