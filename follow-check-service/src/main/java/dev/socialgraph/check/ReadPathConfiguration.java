@@ -85,6 +85,10 @@ class ReadPathConfiguration {
         Gauge.builder("graph.check.accounts.inactive", view, InactiveUsers::size)
                 .description("Users whose account is deactivated or erased, as this instance's view holds them")
                 .register(registry);
+        Gauge.builder("graph.check.accounts.protected", view, InactiveUsers::protectedCount)
+                .description("Protected accounts, whose follows only they and their followers see, as this instance's"
+                        + " view holds them")
+                .register(registry);
         return view;
     }
 

@@ -41,6 +41,23 @@ final class Accounts {
         return change(user, Request.to(InternalApi.ERASE, user));
     }
 
+    /**
+     * {@code user} is made protected ({@code protect}) or public again ({@link InternalApi#PROTECT},
+     * {@link InternalApi#UNPROTECT}); the user's token is kept for its next reads.
+     */
+    Protection protection(long user, boolean protect) {
+        UserIds.requirePositive(user, "user");
+        JsonNode body = Answers.parse(transport.write(Request.to(protect ? InternalApi.PROTECT : InternalApi.UNPROTECT,
+                user)));
+        Protection protection = new Protection(Answers.required(body, "userId").asLong(),
+                Answers.required(body, "protected").asBoolean(), Answers.required(body, "version").asLong(),
+                Answers.instant(body, "changedAt"), Answers.text(body, "jobId"), Answers.text(body, "followToken"));
+        if (tokens != null && protection.followToken() != null) {
+            tokens.remember(user, protection.followToken());
+        }
+        return protection;
+    }
+
     AccountState state(long user) {
         UserIds.requirePositive(user, "user");
         return stateReply(Answers.parse(transport.write(Request.to(InternalApi.ACCOUNT, user))));

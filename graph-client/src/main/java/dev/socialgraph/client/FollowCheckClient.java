@@ -118,6 +118,11 @@ public final class FollowCheckClient implements FollowChecks, FollowLists, Follo
     }
 
     @Override
+    public Page<Related> followRequests(long user, boolean incoming, int limit, String cursor) {
+        return lists.followRequests(user, incoming, limit, cursor);
+    }
+
+    @Override
     public Page<Long> commonFollowing(long a, long b, int limit, String cursor) {
         return lists.commonFollowing(a, b, limit, cursor);
     }
@@ -180,6 +185,26 @@ public final class FollowCheckClient implements FollowChecks, FollowLists, Follo
     @Override
     public AccountState erase(long user) {
         return accounts.erase(user);
+    }
+
+    @Override
+    public Protection protect(long user) {
+        return accounts.protection(user, true);
+    }
+
+    @Override
+    public Protection unprotect(long user) {
+        return accounts.protection(user, false);
+    }
+
+    @Override
+    public WriteResult acceptFollowRequest(long user, long requester) {
+        return relations.answerRequest(true, user, requester);
+    }
+
+    @Override
+    public WriteResult declineFollowRequest(long user, long requester) {
+        return relations.answerRequest(false, user, requester);
     }
 
     @Override

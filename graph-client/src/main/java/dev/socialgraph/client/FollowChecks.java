@@ -170,26 +170,61 @@ public sealed interface FollowChecks permits FollowCheckClient {
     /**
      * Everything between users {@code a} and {@code b}.
      *
-     * @param following  whether {@code a} follows {@code b} (never while a block stands either way)
-     * @param followedBy whether {@code b} follows {@code a} (never while a block stands either way)
-     * @param blocking   whether {@code a} blocks {@code b}; empty when hidden from the viewer
-     * @param blockedBy  whether {@code b} blocks {@code a}; empty when hidden from the viewer
-     * @param muting     whether {@code a} mutes {@code b}; empty when hidden from the viewer
+     * <p>A protected account's follows (docs/decisions/0064-follow-requests.md) are hidden from a viewer who is neither
+     * the account nor one of its followers: then the direction it follows in reads {@code false} and is marked hidden.
+     * Without a viewer (a backend) nothing is hidden.
+     *
+     * @param following        whether {@code a} follows {@code b} (never while a block stands either way); {@code false}
+     *                         when {@link #followingHidden()}
+     * @param followedBy       whether {@code b} follows {@code a} (never while a block stands either way);
+     *                         {@code false} when {@link #followedByHidden()}
+     * @param blocking         whether {@code a} blocks {@code b}; empty when hidden from the viewer
+     * @param blockedBy        whether {@code b} blocks {@code a}; empty when hidden from the viewer
+     * @param muting           whether {@code a} mutes {@code b}; empty when hidden from the viewer
+     * @param protectedAccount whether {@code b} is a protected account
+     * @param requested        whether {@code a} asked to follow {@code b} and waits; empty when hidden from the viewer
+     * @param requestedBy      whether {@code b} asked to follow {@code a} and waits; empty when hidden from the viewer
+     * @param followingHidden  whether {@code a} is a protected account whose follows the viewer may not see
+     * @param followedByHidden whether {@code b} is such an account
      */
     public record Relationship(boolean following, boolean followedBy, Optional<Boolean> blocking,
-                               Optional<Boolean> blockedBy, Optional<Boolean> muting) {
+                               Optional<Boolean> blockedBy, Optional<Boolean> muting, boolean protectedAccount,
+                               Optional<Boolean> requested, Optional<Boolean> requestedBy, boolean followingHidden,
+                               boolean followedByHidden) {
 
         /**
+         * @param following        whether {@code a} follows {@code b}
+         * @param followedBy       whether {@code b} follows {@code a}
+         * @param blocking         whether {@code a} blocks {@code b}, or empty
+         * @param blockedBy        whether {@code b} blocks {@code a}, or empty
+         * @param muting           whether {@code a} mutes {@code b}, or empty
+         * @param protectedAccount whether {@code b} is protected
+         * @param requested        whether {@code a} waits for {@code b}'s answer, or empty
+         * @param requestedBy      whether {@code b} waits for {@code a}'s answer, or empty
+         * @param followingHidden  whether {@code a}'s follows are hidden from the viewer
+         * @param followedByHidden whether {@code b}'s follows are hidden from the viewer
+         */
+        public Relationship {
+            Objects.requireNonNull(blocking, "blocking");
+            Objects.requireNonNull(blockedBy, "blockedBy");
+            Objects.requireNonNull(muting, "muting");
+            Objects.requireNonNull(requested, "requested");
+            Objects.requireNonNull(requestedBy, "requestedBy");
+        }
+
+        /**
+         * A relationship between public accounts with no request pending, as before protected accounts.
+         *
          * @param following  whether {@code a} follows {@code b}
          * @param followedBy whether {@code b} follows {@code a}
          * @param blocking   whether {@code a} blocks {@code b}, or empty
          * @param blockedBy  whether {@code b} blocks {@code a}, or empty
          * @param muting     whether {@code a} mutes {@code b}, or empty
          */
-        public Relationship {
-            Objects.requireNonNull(blocking, "blocking");
-            Objects.requireNonNull(blockedBy, "blockedBy");
-            Objects.requireNonNull(muting, "muting");
+        public Relationship(boolean following, boolean followedBy, Optional<Boolean> blocking,
+                            Optional<Boolean> blockedBy, Optional<Boolean> muting) {
+            this(following, followedBy, blocking, blockedBy, muting, false, blocking.map(shown -> false),
+                    blocking.map(shown -> false), false, false);
         }
 
         /**

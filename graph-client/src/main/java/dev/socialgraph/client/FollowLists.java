@@ -100,6 +100,22 @@ public sealed interface FollowLists permits FollowCheckClient {
     Page<Related> muting(long user, int limit, String cursor);
 
     /**
+     * One page of {@code user}'s pending follow requests, newest first ({@code GET
+     * /internal/v1/users/{user}/follow-requests}; docs/decisions/0064-follow-requests.md): {@code incoming}, who asked
+     * to follow {@code user} (within the follower side's propagation bound); else whom {@code user} asked (at once).
+     * {@link Related#createdAt()} is when the request was made.
+     *
+     * @param user     a user id, positive
+     * @param incoming the requests to {@code user}, rather than its own
+     * @param limit    items per page, {@code >= 1} and at most the service's maximum (1000)
+     * @param cursor   the previous page's {@link Page#nextCursor()}, or {@code null} for the first page
+     * @return the page
+     * @throws IllegalArgumentException when the id is not positive or {@code limit < 1} (no request is sent)
+     * @throws GraphClientException     when no instance answered, or one refused the request
+     */
+    Page<Related> followRequests(long user, boolean incoming, int limit, String cursor);
+
+    /**
      * Every user {@code user} blocks, newest first, a page at a time as for {@link #allFollowing}.
      *
      * @param user     a user id, positive

@@ -99,6 +99,63 @@ public sealed interface FollowWrites permits FollowCheckClient {
     WriteResult unmute(long user, long target);
 
     /**
+     * Makes {@code user}'s account protected ({@code PUT /internal/v1/users/{user}/protection} on a write instance;
+     * docs/decisions/0064-follow-requests.md): a follow of it by someone who does not follow it yet is a pending
+     * request ({@link WriteResult#requested()}), and its follows are then its own and its followers' to see through the
+     * gateway (a backend, with the service credential, sees everything). Idempotent.
+     *
+     * @param user a user id, positive
+     * @return the protection after the call
+     * @throws IllegalArgumentException when {@code user} is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused: 404 {@code user-inactive}
+     *                                  for a deactivated or erased user
+     */
+    Protection protect(long user);
+
+    /**
+     * Makes {@code user}'s account public again ({@code DELETE /internal/v1/users/{user}/protection}): every request
+     * then pending is accepted by the {@link AccountJob.Kind#ACCEPT_REQUESTS} job {@link Protection#jobId()} names.
+     * Idempotent.
+     *
+     * @param user a user id, positive
+     * @return the protection after the call
+     * @throws IllegalArgumentException when {@code user} is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused the request
+     */
+    Protection unprotect(long user);
+
+    /**
+     * {@code user} accepts {@code requester}'s pending follow request ({@code PUT
+     * /internal/v1/users/{user}/follow-requests/{requester}}): the follow begins now. Accepting a follower's accepted
+     * request answers the follow.
+     *
+     * @param user      the protected account, positive
+     * @param requester the user who asked, positive
+     * @return the follow after the call, {@code requester} as {@link WriteResult#actor()}
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused: a
+     *                                  {@link RequestRejectedException} of 404 {@code not-found} when nothing is
+     *                                  pending
+     */
+    WriteResult acceptFollowRequest(long user, long requester);
+
+    /**
+     * {@code user} declines {@code requester}'s pending follow request ({@code DELETE
+     * /internal/v1/users/{user}/follow-requests/{requester}}). Idempotent.
+     *
+     * @param user      the protected account, positive
+     * @param requester the user who asked, positive
+     * @return the follow after the call ({@link WriteResult#requested()} false)
+     * @throws IllegalArgumentException when an id is not positive (no request is sent)
+     * @throws IllegalStateException    when the client has no write instance
+     * @throws GraphClientException     when no write instance answered, or one refused the request
+     */
+    WriteResult declineFollowRequest(long user, long requester);
+
+    /**
      * Deactivates {@code user} ({@code PUT /internal/v1/admin/users/{user}/deactivation} on a write instance):
      * reversibly hides the user; within the propagation bound every read answers as if the user had no edges and
      * every write by or of the user is refused ({@code user-inactive}). Idempotent: deactivating a deactivated user

@@ -63,6 +63,20 @@ final class Lists {
                 Answers.required(item, "userId").asLong(), Answers.instant(item, "createdAt")));
     }
 
+    /** A page of {@link InternalApi#FOLLOW_REQUESTS}, newest first, to {@code user} or by it. */
+    Page<FollowLists.Related> followRequests(long user, boolean incoming, int limit, String cursor) {
+        UserIds.requirePositive(user, "user");
+        requireLimit(limit);
+        String query = InternalApi.DIRECTION + "=" + (incoming ? "incoming" : "outgoing") + "&" + query(limit, cursor);
+        JsonNode body = Answers.parse(transport.read(user, Request.to(InternalApi.FOLLOW_REQUESTS, user).query(query)));
+        List<FollowLists.Related> items = new ArrayList<>();
+        for (JsonNode node : Answers.items(body)) {
+            items.add(new FollowLists.Related(Answers.required(node, "userId").asLong(),
+                    Answers.instant(node, "requestedAt")));
+        }
+        return new Page<>(items, Answers.nextCursor(body));
+    }
+
     /** A page of the users both {@code a} and {@code b} follow, ascending, asked of {@code a}'s instance. */
     Page<Long> commonFollowing(long a, long b, int limit, String cursor) {
         UserIds.requirePositive(a, "a");

@@ -51,12 +51,33 @@ final class Relations {
         };
     }
 
-    /** A follow's reply: {@code followerId, followeeId, following, followedAt, version, followToken}. */
+    /**
+     * {@code user}, a protected account, accepts ({@code accept}) or declines {@code requester}'s pending follow request
+     * ({@link InternalApi#ACCEPT_REQUEST}, {@link InternalApi#DECLINE_REQUEST}). The requester's row was written: its
+     * token is kept for the requester's reads.
+     *
+     * @return the follow's state after the call, the requester as {@link WriteResult#actor()}
+     */
+    WriteResult answerRequest(boolean accept, long user, long requester) {
+        UserIds.requirePositive(user, "user");
+        UserIds.requirePositive(requester, "requester");
+        Endpoint endpoint = accept ? InternalApi.ACCEPT_REQUEST : InternalApi.DECLINE_REQUEST;
+        WriteResult result = followReply(Answers.parse(transport.write(Request.to(endpoint, user, requester))));
+        if (tokens != null) {
+            tokens.remember(requester, result.followToken());
+        }
+        return result;
+    }
+
+    /**
+     * A follow's reply: {@code followerId, followeeId, following, followedAt, version, requested, requestedAt,
+     * followToken}.
+     */
     private static WriteResult followReply(JsonNode body) {
         return new WriteResult(Relation.FOLLOW, Answers.required(body, "followerId").asLong(),
                 Answers.required(body, "followeeId").asLong(), Answers.required(body, "following").asBoolean(),
                 Answers.instant(body, "followedAt"), Answers.required(body, "version").asLong(),
-                Answers.text(body, "followToken"));
+                Answers.text(body, "followToken"), Answers.instant(body, "requestedAt"));
     }
 
     /** A block's or mute's reply: {@code userId, targetId, active, createdAt, version, followToken}. */

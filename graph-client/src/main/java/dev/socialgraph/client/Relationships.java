@@ -5,6 +5,7 @@ import dev.socialgraph.wire.Headers;
 import dev.socialgraph.wire.InternalApi;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -37,9 +38,13 @@ final class Relationships {
                 .header(Headers.FOLLOW_TOKEN, tokens == null ? followToken : tokens.tokenFor(a, followToken))
                 .header(Headers.VIEWER_ID, viewer > 0 ? Long.toString(viewer) : null);
         JsonNode body = Answers.parse(transport.read(a, request));
-        return new FollowChecks.Relationship(Answers.required(body, "following").asBoolean(),
-                Answers.required(body, "followedBy").asBoolean(), Answers.optionalBoolean(body, "blocking"),
-                Answers.optionalBoolean(body, "blockedBy"), Answers.optionalBoolean(body, "muting"));
+        Optional<Boolean> following = Answers.optionalBoolean(body, "following");
+        Optional<Boolean> followedBy = Answers.optionalBoolean(body, "followedBy");
+        return new FollowChecks.Relationship(following.orElse(false), followedBy.orElse(false),
+                Answers.optionalBoolean(body, "blocking"), Answers.optionalBoolean(body, "blockedBy"),
+                Answers.optionalBoolean(body, "muting"), Answers.optionalBoolean(body, "protected").orElse(false),
+                Answers.optionalBoolean(body, "requested"), Answers.optionalBoolean(body, "requestedBy"),
+                following.isEmpty(), followedBy.isEmpty());
     }
 
     /**

@@ -18,9 +18,27 @@ import java.util.Optional;
  * @param version     the actor's row version after the write (0 for a user who never wrote one)
  * @param followToken the actor's follow token: sent as {@code X-Follow-Token} on the actor's next reads, it lets them
  *                    see this write at once (read-your-writes) for the check service's {@code token-max-age}, 5 s
+ * @param requestedAt of a follow of a protected account the actor does not follow (docs/decisions/0064-follow-requests.md):
+ *                    when the actor's pending follow request was made; {@code null} when no request is pending (and for
+ *                    every block and mute)
  */
 public record WriteResult(Relation relation, long actor, long target, boolean active, Instant since, long version,
-                          String followToken) {
+                          String followToken, Instant requestedAt) {
+
+    /** A result with no pending request: every block and mute, and a follow of a public account. */
+    public WriteResult(Relation relation, long actor, long target, boolean active, Instant since, long version,
+                       String followToken) {
+        this(relation, actor, target, active, since, version, followToken, null);
+    }
+
+    /**
+     * Whether the follow is a pending request to a protected account, not a follow yet ({@link #active()} false).
+     *
+     * @return {@code requestedAt() != null}
+     */
+    public boolean requested() {
+        return requestedAt != null;
+    }
 
     /**
      * When the relation was created.

@@ -250,13 +250,14 @@ final class FakeCheckInstance implements AutoCloseable {
         } else if ((m = RELATIONSHIP.matcher(path)).matches()) {
             long a = Long.parseLong(m.group(1));
             long b = Long.parseLong(m.group(2));
-            // Blocks and mutes are never set here; with a viewer, the fields it may not see are left out.
+            // Blocks, mutes, requests and protection are never set here; with a viewer, the fields it may not see are
+            // left out, as the check service does.
             long viewer = viewerHeader == null ? 0 : Long.parseLong(viewerHeader);
             boolean blocks = viewer == 0 || viewer == a || viewer == b;
             boolean mute = viewer == 0 || viewer == a;
             respond(exchange, 200, "{\"following\":" + follows(a, b) + ",\"followedBy\":" + follows(b, a)
                     + (blocks ? ",\"blocking\":false,\"blockedBy\":false" : "") + (mute ? ",\"muting\":false" : "")
-                    + "}");
+                    + ",\"protected\":false" + (blocks ? ",\"requested\":false,\"requestedBy\":false" : "") + "}");
         } else if ((m = COUNTS.matcher(path)).matches()) {
             long user = Long.parseLong(m.group(1));
             long following = edges.stream().filter(e -> e.startsWith(user + "->")).count();

@@ -33,21 +33,23 @@ class FollowCheckClientApiTest {
     @Test
     void everyMethodOfTheSingleClass_isStillCallable() {
         assertThat(signatures(FollowCheckClient.class)).isEqualTo(String.join("\n",
-                "accountJob(String)", "accountState(long)", "allBlocking(long, int)",
+                "acceptFollowRequest(long, long)", "accountJob(String)", "accountState(long)", "allBlocking(long, int)",
                 "allCommonFollowing(long, long, int)", "allFollowers(long, int)", "allFollowing(long, int)",
                 "allMuting(long, int)", "areFollowing(long, long[])", "areFollowing(long, long[], String)",
                 "block(long, long)", "blocking(long, int, String)", "changes(String, ChangeFilter, int, int)",
                 "changesHead()", "close()",
-                "commonFollowing(long, long, int, String)", "counts(long)", "deactivate(long)", "erase(long)",
-                "follow(long, long)", "followers(long, int, String)", "following(long, int, String)",
+                "commonFollowing(long, long, int, String)", "counts(long)", "deactivate(long)",
+                "declineFollowRequest(long, long)", "erase(long)",
+                "follow(long, long)", "followRequests(long, boolean, int, String)", "followers(long, int, String)",
+                "following(long, int, String)",
                 "hidden(long, long[])", "hidden(long, long[], String)", "instanceFor(long, int)", "instanceIds()",
                 "isFollowing(long, long)", "isFollowing(long, long, String)", "knownFollowers(long, long, int, String)",
                 "mute(long, long)",
                 "muting(long, int, String)", "ownChanges(long, String, ChangeFilter, int, int)",
-                "reactivate(long)", "relationship(long, long)",
+                "protect(long)", "reactivate(long)", "relationship(long, long)",
                 "relationship(long, long, String)", "relationshipSeenBy(long, long, long, String)",
                 "static builder()", "suggestions(long, int)", "unblock(long, long)", "unfollow(long, long)",
-                "unmute(long, long)", "watchChanges(String, ChangeFilter, ChangeListener)",
+                "unmute(long, long)", "unprotect(long)", "watchChanges(String, ChangeFilter, ChangeListener)",
                 "watchOwnChanges(long, String, ChangeFilter, ChangeListener)"));
     }
 

@@ -394,6 +394,52 @@ class GraphClientIT {
         }
     }
 
+    /**
+     * A protected account through the client against the real services: a follow is a request, listed both ways
+     * (the incoming side through the cdc-consumer), one accepted, one declined, and the rest accepted by the job that
+     * making the account public starts.
+     */
+    @Test
+    @Order(4)
+    void protectedAccount_requestsListedAnsweredAndAcceptedByMakingItPublic() {
+        long owner = 4301;
+        long accepted = 4302;
+        long declined = 4303;
+        long waiting = 4304;
+        Protection on = CLIENT.protect(owner);
+        assertThat(on.protectedAccount()).isTrue();
+        assertThat(CLIENT.protect(owner).version()).as("protecting twice").isEqualTo(on.version());
+        for (long requester : new long[] {accepted, declined, waiting}) {
+            WriteResult asked = CLIENT.follow(requester, owner);
+            assertThat(asked.requested()).isTrue();
+            assertThat(asked.active()).isFalse();
+            assertThat(asked.requestedAt()).isNotNull();
+        }
+        assertThat(CLIENT.followRequests(waiting, false, 10, null).items()).extracting(FollowLists.Related::userId)
+                .containsExactly(owner);
+        await().atMost(CONVERGENCE).untilAsserted(() -> assertThat(CLIENT.followRequests(owner, true, 10, null)
+                .items()).extracting(FollowLists.Related::userId).containsExactlyInAnyOrder(accepted, declined, waiting));
+        assertThat(CLIENT.isFollowing(accepted, owner)).as("a request is no follow").isFalse();
+
+        WriteResult follow = CLIENT.acceptFollowRequest(owner, accepted);
+        assertThat(follow.active()).isTrue();
+        assertThat(follow.actor()).isEqualTo(accepted);
+        assertThat(CLIENT.declineFollowRequest(owner, declined).requested()).isFalse();
+        assertThatThrownBy(() -> CLIENT.acceptFollowRequest(owner, declined))
+                .isInstanceOfSatisfying(RequestRejectedException.class, e -> assertThat(e.status()).isEqualTo(404));
+        await().atMost(CONVERGENCE).until(() -> CLIENT.isFollowing(accepted, owner));
+
+        Protection off = CLIENT.unprotect(owner);
+        assertThat(off.protectedAccount()).isFalse();
+        assertThat(off.jobId()).isEqualTo(owner + "-" + off.version());
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> CLIENT.accountJob(off.jobId()).status() == AccountJob.Status.DONE);
+        assertThat(CLIENT.accountJob(off.jobId()).kind()).isEqualTo(AccountJob.Kind.ACCEPT_REQUESTS);
+        await().atMost(CONVERGENCE).until(() -> CLIENT.isFollowing(waiting, owner));
+        assertThat(CLIENT.isFollowing(declined, owner)).as("a declined request is not accepted").isFalse();
+        assertThat(CLIENT.followRequests(waiting, false, 10, null).items()).isEmpty();
+    }
+
     /** Writes on a first write instance that refuses connections go to the next one, which answers. */
     @Test
     @Order(5)
