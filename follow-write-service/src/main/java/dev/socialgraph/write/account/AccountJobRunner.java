@@ -149,7 +149,7 @@ class AccountJobRunner implements SmartLifecycle {
         long userId = job.userId();
         Progress at = new Progress(job.phase(), job.position(), job.done(), job.total());
         if (at.phase == 0 && at.position == 0 && at.done == 0) {
-            at.total = total(phases, userId);
+            at.total = total(job.kind(), phases, userId);
             if (!record(database, job, at, report)) {
                 return;
             }
@@ -160,7 +160,7 @@ class AccountJobRunner implements SmartLifecycle {
             if (phase.walk() == JobPlan.Walk.OWN_ROWS) {
                 steps.deleteOwnRows(userId, report);
             } else {
-                long[] left = JobPlan.after(steps.list(phase, userId), at.position);
+                long[] left = JobPlan.after(steps.list(job.kind(), phase, userId), at.position);
                 for (int from = 0; from < left.length; from += batch) {
                     if (!running) {
                         release(database, job);
@@ -206,10 +206,10 @@ class AccountJobRunner implements SmartLifecycle {
                 .description("Edges walked by account jobs").register(registry);
     }
 
-    private long total(List<Phase> phases, long userId) throws SQLException {
+    private long total(JobKind kind, List<Phase> phases, long userId) throws SQLException {
         long total = 0;
         for (Phase phase : phases) {
-            total += steps.list(phase, userId).length;
+            total += steps.list(kind, phase, userId).length;
         }
         return total;
     }

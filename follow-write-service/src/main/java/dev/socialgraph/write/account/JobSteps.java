@@ -5,6 +5,7 @@ import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.store.account.AccountRowsRepository;
+import dev.socialgraph.store.account.AccountStateRepository;
 import dev.socialgraph.store.account.CountExclusionRepository;
 import dev.socialgraph.store.account.Counted;
 import dev.socialgraph.store.account.FollowerSideRemoval;
@@ -15,6 +16,7 @@ import dev.socialgraph.store.following.RelationEdges;
 import dev.socialgraph.store.outbox.OutboxRepository;
 import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.write.account.JobPlan.Phase;
+import dev.socialgraph.write.follow.BlockingException;
 import dev.socialgraph.write.follow.FollowService;
 import dev.socialgraph.write.follow.FollowingLimitException;
 import dev.socialgraph.write.follow.RequestNotFoundException;
@@ -48,6 +50,7 @@ class JobSteps {
     private final FollowService follows;
     private final CountExclusionRepository exclusions = new CountExclusionRepository();
     private final AccountRowsRepository accountRows = new AccountRowsRepository();
+    private final AccountStateRepository states = new AccountStateRepository();
     private final Map<Relation, RelationEdges> edges = new EnumMap<>(Relation.class);
     private final Map<Relation, FollowerSideRemoval> followerSides = new EnumMap<>(Relation.class);
 
@@ -65,8 +68,15 @@ class JobSteps {
         }
     }
 
-    /** The ids {@code phase} walks for {@code userId}, ascending and distinct; empty for a phase that walks none. */
-    long[] list(Phase phase, long userId) throws SQLException {
+    /**
+     * The ids {@code phase} walks for {@code userId}, ascending and distinct; empty for a phase that walks none. The
+     * requests an {@code accept-requests} job walks are none once the account is protected again: the requests made
+     * since are the account's to answer, and the job lists them when it starts or resumes.
+     */
+    long[] list(JobKind kind, Phase phase, long userId) throws SQLException {
+        if (kind == JobKind.ACCEPT_REQUESTS && isProtected(userId)) {
+            return NONE;
+        }
         return switch (phase.walk()) {
             case TARGETS -> dataSources.readUser(ShardGroup.FOLLOWING, userId,
                     c -> edges.get(phase.relation()).rows().find(c, userId).map(FollowingRow::followingIds)
@@ -133,6 +143,8 @@ class JobSteps {
             }
         } catch (FollowingLimitException e) {
             eraseFromRow(Relation.REQUEST, requesterId, userId, report);
+        } catch (BlockingException e) {
+            // X blocks the requester: the acceptance ended the request, and no follow began
         }
     }
 
@@ -198,6 +210,10 @@ class JobSteps {
         if (changed[1]) {
             report.exclusionRemoved();
         }
+    }
+
+    private boolean isProtected(long userId) throws SQLException {
+        return dataSources.readUser(ShardGroup.FOLLOWING, userId, c -> states.find(c, userId)).protectedAccount();
     }
 
     private long[] muters(long userId) throws SQLException {

@@ -182,12 +182,23 @@ public class FollowService {
      * @throws RequestNotFoundException   if no request of {@code requesterId} to {@code protectedId} is pending and
      *                                    no follow exists
      * @throws UserInactiveException      if either user is deactivated or erased
+     * @throws BlockingException          if {@code protectedId} blocks the requester: the request ends, no follow
+     *                                    begins
      * @throws FollowingLimitException    if the requester already follows {@code graph.write.following-cap} users
      * @throws ShardUnavailableException  if either user's following database cannot be reached
      */
     public FollowResult accept(long protectedId, long requesterId) {
         requireDistinctRequester(protectedId, requesterId);
-        shards.requireActiveTarget(protectedId, "userId");
+        AccountStateRepository.TargetState account = shards.followee(protectedId, requesterId);
+        if (!account.state().isActive()) {
+            throw new UserInactiveException(protectedId, "userId");
+        }
+        if (account.blocks()) {
+            // The block's event ends this request where it arrives; a request it has not reached yet ends here.
+            decline(protectedId, requesterId);
+            metrics.rejected();
+            throw new BlockingException(protectedId, requesterId);
+        }
         Acceptance accepted;
         try {
             accepted = shards.inTransaction(requesterId, connection -> {

@@ -102,6 +102,28 @@ public final class WriteClient {
         return admin("DELETE", "users/" + userId);
     }
 
+    /**
+     * PUT ({@code on}) or DELETE {@code users/{id}/protection}: makes the account protected, or public again
+     * (docs/decisions/0064-follow-requests.md); making it public answers the job that accepts its pending requests.
+     */
+    public AccountReply protection(boolean on, long userId) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(base + userId + "/protection"))
+                .timeout(Duration.ofSeconds(30))
+                .header(Headers.SERVICE_TOKEN, serviceToken)
+                .method(on ? "PUT" : "DELETE", HttpRequest.BodyPublishers.noBody())
+                .build();
+        HttpResponse<String> response = exchange(request);
+        return new AccountReply(response.statusCode(), JSON.readTree(response.body()));
+    }
+
+    /**
+     * PUT ({@code accept}) or DELETE {@code users/{userId}/follow-requests/{requesterId}}: the protected account
+     * accepts or declines the request; the reply is the requester's follow of it.
+     */
+    public Reply answerRequest(boolean accept, long userId, long requesterId) {
+        return send(accept ? "PUT" : "DELETE", userId, "follow-requests", requesterId);
+    }
+
     /** GET {@code admin/jobs/{jobId}}. */
     public AccountReply job(String jobId) {
         return admin("GET", "jobs/" + jobId);
@@ -140,6 +162,9 @@ public final class WriteClient {
                 .method(method, HttpRequest.BodyPublishers.noBody())
                 .build();
         HttpResponse<String> response = exchange(request);
+        if (response.statusCode() == 202) { // a pending follow request: no follow
+            return new Reply(202, false, -1, JSON.readTree(response.body()).get("version").asLong(), null);
+        }
         if (response.statusCode() != 200) {
             return new Reply(response.statusCode(), false, -1, -1, null);
         }

@@ -35,8 +35,10 @@ import tools.jackson.databind.json.JsonMapper;
  * jobs, the refusal of inactive users' writes), the outbox relay, Kafka, the cdc-consumer (follower side, celebrity
  * pages, erased users' events skipped) and a check service (the view of inactive users, counts less their
  * exclusions). A celebrity with pages is deactivated and reactivated while other users follow and unfollow, and a
- * model of random follows, unfollows, blocks, mutes, deactivations, reactivations and erasures is checked against
- * every read after each round.
+ * model of random follows, unfollows, blocks, mutes, deactivations, reactivations and erasures, protected accounts
+ * and their follow requests (made, accepted, declined, withdrawn, accepted by the job that makes an account public),
+ * and removed followers is checked against every read after each round, for every kind of viewer: the user itself,
+ * an accepted follower, another user, a user it blocks, and a backend naming no viewer.
  */
 class AccountLifecycleIT {
 
@@ -154,6 +156,19 @@ class AccountLifecycleIT {
         final Set<List<Long>> mutes = new HashSet<>();
         final Set<Long> deactivated = new HashSet<>();
         final Set<Long> erased = new HashSet<>();
+        final Set<Long> protectedUsers = new HashSet<>();
+        /** Pending follow requests, {@code [requester, protected account]}. */
+        final Set<List<Long>> requests = new HashSet<>();
+
+        /** Whether {@code viewer} ({@link #SERVICE}: a backend) may see whom {@code owner} follows and who follows it. */
+        boolean maySee(long viewer, long owner) {
+            return viewer == SERVICE || viewer == owner || !protectedUsers.contains(owner) || follows(viewer, owner);
+        }
+
+        /** {@code a}'s stored follow of {@code b}, visible or not. */
+        boolean stored(long a, long b) {
+            return follows.getOrDefault(a, new TreeMap<>()).containsKey(b);
+        }
 
         boolean inactive(long u) {
             return deactivated.contains(u) || erased.contains(u);
@@ -188,35 +203,155 @@ class AccountLifecycleIT {
         }
     }
 
+    /** The viewer of a backend's reads: no {@code X-Viewer-Id}. */
+    static final long SERVICE = 0;
+
     @Test
     void randomFollowsBlocksMutesAndLifecycle_everyReadMatchesTheModelAfterEachRound() throws Exception {
         List<Long> users = new ArrayList<>();
-        for (int i = 0; i < 7; i++) {
+        for (int i = 0; i < 9; i++) {
             users.add(user(900 + i, (i * 71) % 256));
         }
         Model model = new Model();
         Random random = new Random(29);
         List<String> jobs = new ArrayList<>();
-        for (int round = 0; round < 8; round++) {
-            for (int step = 0; step < 12; step++) {
+        for (int round = 0; round < 10; round++) {
+            for (int step = 0; step < 16; step++) {
                 long a = users.get(random.nextInt(users.size()));
                 long b = users.get(random.nextInt(users.size()));
                 int op = random.nextInt(100);
-                if (op < 6) {
-                    apply(model, jobs, a, op % 3);
+                if (op < 4) {
+                    apply(model, jobs, a, op % 3); // erasure 1 %: the model keeps most of its users
+                } else if (op < 16 && op % 4 < 2 && !model.requests.isEmpty()) {
+                    // An answer to a pending request (the other answers go to random pairs, mostly nothing pending).
+                    List<List<Long>> pending = model.requests.stream()
+                            .sorted(java.util.Comparator.comparing((List<Long> p) -> p.get(0)).thenComparing(p -> p.get(1)))
+                            .toList();
+                    List<Long> request = pending.get(random.nextInt(pending.size()));
+                    answer(model, request.get(0), request.get(1), op);
+                } else if (a != b && op < 16) {
+                    answer(model, a, b, op);
+                } else if (op < 22) {
+                    protection(model, jobs, a, true);
                 } else if (a != b) {
                     write(model, a, b, op);
                 }
             }
+            // An account made public last, so that the job accepting its requests runs with no write beside it.
+            // Mostly an account with requests pending, so that the job has some to accept.
+            long u = model.requests.stream().map(p -> p.get(1)).sorted().findFirst()
+                    .orElse(users.get(random.nextInt(users.size())));
+            boolean madePublic = random.nextBoolean() && protection(model, jobs, u, false);
             for (String job : jobs) {
                 awaitJob(job);
             }
             jobs.clear();
+            if (madePublic) {
+                acceptAll(model, u);
+            }
             int r = round;
             await().atMost(CONVERGENCE).untilAsserted(() -> assertReadsMatch(model, users, r));
         }
         assertThat(model.deactivated.size() + model.erased.size()).as("the model exercised the lifecycle")
                 .isPositive();
+        // The seed is fixed, so these are too: a run that made no request, or accepted none, tested nothing of them.
+        assertThat(new int[] {requestsMade, acceptedByUser, acceptedByJob})
+                .as("requests made, accepted by the account, accepted by the job").doesNotContain(0);
+    }
+
+    private static int requestsMade;
+    private static int acceptedByUser;
+    private static int acceptedByJob;
+
+    /**
+     * {@code u} made protected ({@code on}) or public; inactive users are refused (404).
+     *
+     * @return whether {@code u} was made public: its job then accepts the pending requests
+     */
+    private static boolean protection(Model model, List<String> jobs, long u, boolean on) {
+        WriteClient.AccountReply reply = writes.protection(on, u);
+        if (model.inactive(u)) {
+            assertThat(reply.status()).as("protection of inactive %d", u).isEqualTo(404);
+            return false;
+        }
+        assertThat(reply.status()).as("protection %s of %d", on, u).isEqualTo(200);
+        assertThat(reply.body().get("protected").booleanValue()).isEqualTo(on);
+        if (on) {
+            model.protectedUsers.add(u);
+            return false;
+        }
+        if (!model.protectedUsers.remove(u)) {
+            return false; // public already: no change, no job
+        }
+        jobs.add(reply.jobId());
+        return true;
+    }
+
+    /**
+     * What the job of {@code u} made public did: every pending request to it ended, as a follow unless its requester
+     * is inactive (nothing happens while {@code u} itself is inactive: its requests stay, as its edges do).
+     */
+    private static void acceptAll(Model model, long u) {
+        if (model.inactive(u)) {
+            return;
+        }
+        for (List<Long> request : List.copyOf(model.requests)) {
+            long r = request.get(0);
+            if (request.get(1) == u) {
+                model.requests.remove(request);
+                if (!model.inactive(r) && !model.blocks.contains(List.of(u, r))) {
+                    model.follows.computeIfAbsent(r, k -> new TreeMap<>()).putIfAbsent(u, -1L);
+                    acceptedByJob++;
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code b} answers {@code a}: accepts or declines {@code a}'s follow request, or removes {@code a} from its
+     * followers (which is {@code a}'s unfollow of {@code b}).
+     */
+    private static void answer(Model model, long a, long b, int op) {
+        List<Long> request = List.of(a, b);
+        if (op >= 14) {
+            int status = writes.unfollow(a, b).status();
+            boolean inactive = model.inactive(a) || model.inactive(b);
+            assertThat(status).as("%d removes follower %d", b, a).isEqualTo(inactive ? 404 : 200);
+            if (!inactive) {
+                model.follows.getOrDefault(a, new TreeMap<>()).remove(b);
+                model.requests.remove(request);
+            }
+            return;
+        }
+        boolean accept = op % 2 == 0;
+        WriteClient.Reply reply = writes.answerRequest(accept, b, a);
+        if (!accept) {
+            boolean inactive = model.inactive(a) || model.inactive(b);
+            assertThat(reply.status()).as("%d declines %d", b, a).isEqualTo(inactive ? 404 : 200);
+            if (!inactive) {
+                model.requests.remove(request);
+            }
+            return;
+        }
+        int expected;
+        if (model.inactive(b)) {
+            expected = 404;
+        } else if (model.blocks.contains(List.of(b, a))) {
+            expected = 409;
+            model.requests.remove(request);
+        } else if (model.inactive(a)) {
+            expected = 404;
+        } else if (model.stored(a, b)) {
+            expected = 200;
+            model.requests.remove(request);
+        } else if (model.requests.remove(request)) {
+            expected = 200;
+            model.follows.computeIfAbsent(a, k -> new TreeMap<>()).put(b, reply.followedAt());
+            acceptedByUser++;
+        } else {
+            expected = 404;
+        }
+        assertThat(reply.status()).as("%d accepts %d", b, a).isEqualTo(expected);
     }
 
     /** A state change: 0 deactivate, 1 reactivate, 2 erase. */
@@ -244,6 +379,7 @@ class AccountLifecycleIT {
                 model.follows.values().forEach(m -> m.remove(u));
                 model.blocks.removeIf(p -> p.contains(u));
                 model.mutes.removeIf(p -> p.contains(u));
+                model.requests.removeIf(p -> p.contains(u));
             }
         }
     }
@@ -261,6 +397,11 @@ class AccountLifecycleIT {
                 assertThat(reply.status()).isEqualTo(403);
             } else if (model.blocks.contains(ab)) {
                 assertThat(reply.status()).isEqualTo(409);
+            } else if (model.protectedUsers.contains(b) && !model.stored(a, b)) {
+                assertThat(reply.status()).as("follow %d -> protected %d", a, b).isEqualTo(202);
+                if (model.requests.add(ab)) {
+                    requestsMade++;
+                }
             } else {
                 assertThat(reply.status()).isEqualTo(200);
                 model.follows.computeIfAbsent(a, k -> new TreeMap<>()).putIfAbsent(b, reply.followedAt());
@@ -270,6 +411,7 @@ class AccountLifecycleIT {
             assertThat(status).isEqualTo(inactive ? 404 : 200);
             if (!inactive) {
                 model.follows.getOrDefault(a, new TreeMap<>()).remove(b);
+                model.requests.remove(ab); // a pending request is withdrawn by the unfollow
             }
         } else if (op < 85) {
             boolean on = op < 80;
@@ -279,6 +421,8 @@ class AccountLifecycleIT {
                 model.blocks.add(ab);
                 model.follows.getOrDefault(a, new TreeMap<>()).remove(b);
                 model.follows.getOrDefault(b, new TreeMap<>()).remove(a);
+                model.requests.remove(ab);
+                model.requests.remove(ba);
             } else if (!inactive) {
                 model.blocks.remove(ab);
             }
@@ -339,7 +483,95 @@ class AccountLifecycleIT {
             for (long s : suggested) {
                 assertThat(model.inactive(s)).as("round %d: %d suggested to %d", round, s, a).isFalse();
             }
+            assertRequestsMatch(model, users, a, round);
+            for (long viewer : viewers(model, users, a)) {
+                assertSeenBy(model, users, a, viewer, round);
+            }
         }
+    }
+
+    /** {@code a}'s pending follow requests both ways, as the model has them. */
+    private static void assertRequestsMatch(Model model, List<Long> users, long a, int round) throws Exception {
+        TreeSet<Long> outgoing = new TreeSet<>();
+        TreeSet<Long> incoming = new TreeSet<>();
+        if (!model.inactive(a)) {
+            for (List<Long> request : model.requests) {
+                if (request.get(0) == a && !model.inactive(request.get(1))) {
+                    outgoing.add(request.get(1));
+                }
+                if (request.get(1) == a && !model.inactive(request.get(0))) {
+                    incoming.add(request.get(0));
+                }
+            }
+        }
+        assertThat(requestIds(a, "outgoing")).as("round %d: %d's own requests", round, a).isEqualTo(outgoing);
+        assertThat(requestIds(a, "incoming")).as("round %d: requests to %d", round, a).isEqualTo(incoming);
+    }
+
+    /** The viewers of {@code a}'s reads: itself, an accepted follower, another user, a user it blocks, a backend. */
+    private static List<Long> viewers(Model model, List<Long> users, long a) {
+        List<Long> out = new ArrayList<>(List.of(a, SERVICE));
+        model.followers(a).stream().findFirst().ifPresent(out::add);
+        users.stream().filter(v -> v != a && !model.follows(v, a) && !model.blocks.contains(List.of(a, v)))
+                .findFirst().ifPresent(out::add);
+        users.stream().filter(v -> model.blocks.contains(List.of(a, v))).findFirst().ifPresent(out::add);
+        return out;
+    }
+
+    /**
+     * What {@code viewer} sees of {@code a}: its lists and checks, or 403 {@code protected-account} where it may not
+     * see them; its relationships, leaving out a protected user's follow it may not see, with the requests between
+     * the two shown to them only.
+     */
+    private static void assertSeenBy(Model model, List<Long> users, long a, long viewer, int round) throws Exception {
+        boolean sees = model.maySee(viewer, a);
+        String as = "round " + round + ", viewer " + viewer + ", of " + a;
+        for (String list : List.of("following", "followers")) {
+            HttpResponse<String> page = get("/internal/v1/users/" + a + "/" + list + "?limit=50", viewer);
+            assertThat(page.statusCode()).as(as + ": " + list).isEqualTo(sees ? 200 : 403);
+            if (sees) {
+                TreeSet<Long> ids = new TreeSet<>();
+                JSON.readTree(page.body()).get("items").forEach(n -> ids.add(n.get("userId").longValue()));
+                assertThat(ids).as(as + ": " + list).isEqualTo(list.equals("following") ? model.following(a)
+                        : model.followers(a));
+            } else {
+                assertThat(page.body()).contains("https://socialgraph.dev/problems/protected-account");
+            }
+        }
+        for (long b : users) {
+            if (b == a) {
+                continue;
+            }
+            HttpResponse<String> check = get("/internal/v1/users/" + a + "/following/" + b, viewer);
+            assertThat(check.statusCode()).as(as + ": check of %d", b).isEqualTo(sees ? 200 : 403);
+            if (sees) {
+                assertThat(JSON.readTree(check.body()).get("following").booleanValue()).as(as + ": check of %d", b)
+                        .isEqualTo(model.follows(a, b));
+            }
+            JsonNode rel = json(get("/internal/v1/users/" + a + "/relationship/" + b, viewer));
+            String about = as + ": relationship with " + b;
+            assertThat(rel.has("following")).as(about).isEqualTo(sees);
+            assertThat(rel.has("followedBy")).as(about).isEqualTo(model.maySee(viewer, b));
+            if (sees) {
+                assertThat(rel.get("following").booleanValue()).as(about).isEqualTo(model.follows(a, b));
+            }
+            assertThat(rel.get("protected").booleanValue()).as(about).isEqualTo(model.protectedUsers.contains(b));
+            boolean showRequests = viewer == SERVICE || viewer == a || viewer == b;
+            assertThat(rel.has("requested")).as(about).isEqualTo(showRequests);
+            if (showRequests) {
+                assertThat(rel.get("requested").booleanValue()).as(about).isEqualTo(
+                        model.protectedUsers.contains(b) && model.requests.contains(List.of(a, b)));
+                assertThat(rel.get("requestedBy").booleanValue()).as(about).isEqualTo(
+                        model.protectedUsers.contains(a) && model.requests.contains(List.of(b, a)));
+            }
+        }
+    }
+
+    private static TreeSet<Long> requestIds(long user, String direction) throws Exception {
+        TreeSet<Long> out = new TreeSet<>();
+        json(get("/internal/v1/users/" + user + "/follow-requests?limit=50&direction=" + direction)).get("items")
+                .forEach(n -> out.add(n.get("userId").longValue()));
+        return out;
     }
 
     // ----------------------------------------------------------------------------------------------------- helpers
@@ -393,6 +625,16 @@ class AccountLifecycleIT {
     private static HttpResponse<String> get(String path) throws IOException, InterruptedException {
         return HTTP.send(HttpRequest.newBuilder(URI.create(check.baseUrl() + path)).timeout(Duration.ofSeconds(10))
                 .header("X-Service-Token", pipeline.serviceToken()).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A GET as {@code viewer} would see it through the gateway ({@code X-Viewer-Id}); none for {@link #SERVICE}. */
+    private static HttpResponse<String> get(String path, long viewer) throws IOException, InterruptedException {
+        if (viewer == SERVICE) {
+            return get(path);
+        }
+        return HTTP.send(HttpRequest.newBuilder(URI.create(check.baseUrl() + path)).timeout(Duration.ofSeconds(10))
+                .header("X-Service-Token", pipeline.serviceToken()).header("X-Viewer-Id", Long.toString(viewer))
+                .GET().build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
