@@ -186,6 +186,25 @@ class FollowRequestsIT {
     }
 
     @Test
+    void acceptingTheRequestOfAUserTheAccountBlocks_endsIt_with409_andNoFollow() {
+        long owner = secondDb(10);
+        long requester = firstDb(10);
+        protection(true, owner);
+        http.follow(requester, owner);
+        // The owner's block: its event ends the requester's request where it arrives (the consumer, not running here).
+        assertThat(http.relation("blocking", true, owner, requester).status()).isEqualTo(200);
+
+        WriteHttp.Reply accepted = answer(true, owner, requester);
+
+        assertThat(accepted.status()).isEqualTo(409);
+        assertThat(accepted.body().get("type").asString()).isEqualTo("https://socialgraph.dev/problems/blocking");
+        assertThat(rows.row(Relation.REQUEST, requester).orElseThrow().followingIds()).isEmpty();
+        assertThat(rows.followingRow(requester).orElseThrow().followingIds()).isEmpty();
+        assertThat(rows.outboxOf(requester)).extracting(OutboxEntry::type).containsExactly(FollowEvent.Type.REQUEST,
+                FollowEvent.Type.UNREQUEST);
+    }
+
+    @Test
     void pendingRequests_areBounded_andTheBoundIsNamed() throws SQLException {
         long owner = secondDb(7);
         long requester = firstDb(7);
