@@ -70,6 +70,16 @@ public final class AccountLifecycleBench implements Callable<Integer> {
     @Option(names = "--inactive-first", defaultValue = "950000000", description = "first id of those users (default: ${DEFAULT-VALUE})")
     long inactiveFirst;
 
+    @Option(names = "--protected", defaultValue = "0",
+            description = "users with no edge to make protected first, or public again with --public (default: ${DEFAULT-VALUE})")
+    int protectedUsers;
+
+    @Option(names = "--protected-first", defaultValue = "960000000", description = "first id of those users (default: ${DEFAULT-VALUE})")
+    long protectedFirst;
+
+    @Option(names = "--public", description = "make the --protected users public again instead")
+    boolean makePublic;
+
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private String writeUrl;
@@ -89,6 +99,9 @@ public final class AccountLifecycleBench implements Callable<Integer> {
         System.out.printf("%s: write %s, check %s%n", ZonedDateTime.now(ZoneOffset.UTC), writeUrl, checkUrl);
         if (inactive > 0) {
             loadInactive(f);
+        }
+        if (protectedUsers > 0) {
+            loadProtected();
         }
         if (users.isEmpty()) {
             return 0;
@@ -189,6 +202,61 @@ public final class AccountLifecycleBench implements Callable<Integer> {
             }
         }
         System.out.printf(Locale.ROOT, "%,d users deactivated in %.1f s%n", inactive, (System.nanoTime() - t0) / 1e9);
+    }
+
+    /**
+     * Makes {@code protected} users with no edge protected (or, with {@code --public}, public again), 16 at a time,
+     * and waits until the check service's view has the last of them so (its relationship's {@code protected}) and,
+     * when made public, until the jobs that starts are done.
+     */
+    private void loadProtected() throws Exception {
+        long t0 = System.nanoTime();
+        Semaphore permits = new Semaphore(16);
+        String method = makePublic ? "DELETE" : "PUT";
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < protectedUsers; i++) {
+                long user = protectedFirst + i;
+                permits.acquire();
+                threads.submit(() -> {
+                    try {
+                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(writeUrl + InternalApi.USERS
+                                        + "/" + user + "/protection")).header(Headers.SERVICE_TOKEN, token)
+                                .method(method, HttpRequest.BodyPublishers.noBody()).build(),
+                                HttpResponse.BodyHandlers.ofString());
+                        if (r.statusCode() != 200) {
+                            throw new IllegalStateException(method + " protection of " + user + ": " + r.statusCode());
+                        }
+                    } finally {
+                        permits.release();
+                    }
+                    return null;
+                });
+            }
+        }
+        long last = protectedFirst + protectedUsers - 1;
+        while (isProtected(last) == makePublic) {
+            Thread.sleep(50);
+        }
+        if (makePublic) {
+            // Each account made public queued its (empty) accept-requests job: wait for them, so no measurement
+            // that follows shares the machine with them. The jobs run in the order they were queued.
+            String jobId = JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(writeUrl + InternalApi.ADMIN
+                            + "/users/" + last)).header(Headers.SERVICE_TOKEN, token).GET().build(),
+                    HttpResponse.BodyHandlers.ofString()).body()).get("jobId").asString();
+            while (!"done".equals(admin("GET", "jobs/" + jobId).path("status").asString())) {
+                Thread.sleep(200);
+            }
+        }
+        System.out.printf(Locale.ROOT, "%,d users made %s in %.1f s, seen by the check service%n", protectedUsers,
+                makePublic ? "public" : "protected", (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** Whether the check service holds {@code user} as protected: the relationship's {@code protected} of it. */
+    private boolean isProtected(long user) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(checkUrl + InternalApi.USERS + "/1"
+                + "/relationship/" + user)).header(Headers.SERVICE_TOKEN, token).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        return JSON.readTree(r.body()).path("protected").asBoolean();
     }
 
     private boolean check(long a, long b) {
