@@ -244,8 +244,9 @@ public class GraphReads {
         if (!aProtected && !bProtected) {
             return new Sight(true, true, false, false, false);
         }
-        int seeA = maySeeFollows(viewerId, a, writer, mayBlock);
-        int seeB = maySeeFollows(viewerId, b, writer, mayBlock);
+        // maySeeFollows of a public user is YES: no second look at the view for it.
+        int seeA = aProtected ? maySeeFollows(viewerId, a, writer, mayBlock) : Answer.YES;
+        int seeB = bProtected ? maySeeFollows(viewerId, b, writer, mayBlock) : Answer.YES;
         boolean readRequests = showRequests && a != b;
         if (!Answer.isAnswer(seeA) || !Answer.isAnswer(seeB) || !mayBlock && readRequests) {
             return null; // a request is read from the requester's shard
