@@ -282,11 +282,22 @@ final class GraphReadHandlers {
     }
 
     private ListResponse listResponse(GraphReads.VisiblePage page, ListKind kind, long owner) {
-        List<Item> items = new ArrayList<>(page.ids().length);
+        return new ListResponse(items(page, Item::new), next(page, kind, owner));
+    }
+
+    /** An item of a page: a user and its time, epoch ms. */
+    @FunctionalInterface
+    private interface ItemOf<T> {
+        T of(long userId, long at);
+    }
+
+    /** The page's users with their times, in order, each as {@code item} makes it. */
+    private static <T> List<T> items(GraphReads.VisiblePage page, ItemOf<T> item) {
+        List<T> items = new ArrayList<>(page.ids().length);
         for (int i = 0; i < page.ids().length; i++) {
-            items.add(new Item(page.ids()[i], page.times()[i]));
+            items.add(item.of(page.ids()[i], page.times()[i]));
         }
-        return new ListResponse(items, next(page, kind, owner));
+        return items;
     }
 
     /** The position the request's {@code cursor} carries, or {@code null} for the first page. */
@@ -405,11 +416,7 @@ final class GraphReadHandlers {
         CursorPosition after = position(request, kind, owner);
         return orBlocking(request, () -> {
             GraphReads.VisiblePage page = reads.followRequests(owner, incoming, after, size);
-            List<RequestItem> items = new ArrayList<>(page.ids().length);
-            for (int i = 0; i < page.ids().length; i++) {
-                items.add(new RequestItem(page.ids()[i], page.times()[i]));
-            }
-            return new RequestListResponse(items, next(page, kind, owner));
+            return new RequestListResponse(items(page, RequestItem::new), next(page, kind, owner));
         });
     }
 
@@ -429,11 +436,7 @@ final class GraphReadHandlers {
         CursorPosition after = position(request, kind, owner);
         return orBlocking(request, () -> {
             GraphReads.VisiblePage page = reads.relationList(relation, owner, after, size);
-            List<RelationItem> items = new ArrayList<>(page.ids().length);
-            for (int i = 0; i < page.ids().length; i++) {
-                items.add(new RelationItem(page.ids()[i], page.times()[i]));
-            }
-            return new RelationListResponse(items, next(page, kind, owner));
+            return new RelationListResponse(items(page, RelationItem::new), next(page, kind, owner));
         });
     }
 
