@@ -255,14 +255,7 @@ class RoutesConfiguration {
      * Rewrites {@code /v1/me/{following|blocking|muting}/{targetId}} to the token subject's internal path.
      */
     static GatewayFilter actorFromToken(ProblemResponses problems) {
-        return (exchange, chain) -> subject(exchange).flatMap(subject -> {
-            Map<String, String> vars = ServerWebExchangeUtils.getUriTemplateVariables(exchange);
-            long targetId;
-            try {
-                targetId = UserIds.parse(vars.getOrDefault("targetId", ""), "targetId");
-            } catch (InvalidUserIdException e) {
-                return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", e.getMessage(), "targetId");
-            }
+        return withUserVariable(problems, "targetId", (exchange, chain, subject, targetId) -> {
             // "/v1/me/{list}/{targetId}": the route's patterns allow only following, blocking and muting.
             String list = exchange.getRequest().getPath().value().split("/")[3];
             return asSubject(exchange, chain, subject, list + "/" + targetId);
@@ -277,14 +270,7 @@ class RoutesConfiguration {
      * 400 {@code invalid-parameter} naming {@code id} for an id that is not a user id, or is the subject's own.
      */
     static GatewayFilter followerOfSubject(ProblemResponses problems) {
-        return (exchange, chain) -> subject(exchange).flatMap(subject -> {
-            Map<String, String> vars = ServerWebExchangeUtils.getUriTemplateVariables(exchange);
-            long followerId;
-            try {
-                followerId = UserIds.parse(vars.getOrDefault("id", ""), "id");
-            } catch (InvalidUserIdException e) {
-                return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", e.getMessage(), "id");
-            }
+        return withUserVariable(problems, "id", (exchange, chain, subject, followerId) -> {
             if (subject.equals(Long.toString(followerId))) {
                 return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request",
                         "id must be another user: nobody follows themselves", "id");
@@ -299,15 +285,30 @@ class RoutesConfiguration {
      * 400 {@code invalid-parameter} naming {@code requesterId} for an id that is not a user id.
      */
     static GatewayFilter requesterOfSubject(ProblemResponses problems) {
+        return withUserVariable(problems, "requesterId", (exchange, chain, subject, requesterId) ->
+                withPath(exchange, chain, InternalApi.ACCEPT_REQUEST.path(Long.parseLong(subject), requesterId)));
+    }
+
+    /** What a filter of a {@code /v1/me/...} path does with the token's subject and the path's user id. */
+    @FunctionalInterface
+    private interface SubjectAndUser {
+        Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain, String subject, long userId);
+    }
+
+    /**
+     * A filter that gives {@code then} the token's subject and the path variable {@code name} as a user id, or answers
+     * 400 {@code invalid-parameter} naming {@code name} when it is not one.
+     */
+    private static GatewayFilter withUserVariable(ProblemResponses problems, String name, SubjectAndUser then) {
         return (exchange, chain) -> subject(exchange).flatMap(subject -> {
-            Map<String, String> vars = ServerWebExchangeUtils.getUriTemplateVariables(exchange);
-            long requesterId;
+            long userId;
             try {
-                requesterId = UserIds.parse(vars.getOrDefault("requesterId", ""), "requesterId");
+                userId = UserIds.parse(ServerWebExchangeUtils.getUriTemplateVariables(exchange).getOrDefault(name, ""),
+                        name);
             } catch (InvalidUserIdException e) {
-                return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", e.getMessage(), "requesterId");
+                return problems.write(exchange, HttpStatus.BAD_REQUEST, "Bad Request", e.getMessage(), name);
             }
-            return withPath(exchange, chain, InternalApi.ACCEPT_REQUEST.path(Long.parseLong(subject), requesterId));
+            return then.filter(exchange, chain, subject, userId);
         });
     }
 
