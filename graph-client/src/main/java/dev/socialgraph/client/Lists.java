@@ -66,15 +66,10 @@ final class Lists {
     /** A page of {@link InternalApi#FOLLOW_REQUESTS}, newest first, to {@code user} or by it. */
     Page<FollowLists.Related> followRequests(long user, boolean incoming, int limit, String cursor) {
         UserIds.requirePositive(user, "user");
-        requireLimit(limit);
-        String query = InternalApi.DIRECTION + "=" + (incoming ? "incoming" : "outgoing") + "&" + query(limit, cursor);
-        JsonNode body = Answers.parse(transport.read(user, Request.to(InternalApi.FOLLOW_REQUESTS, user).query(query)));
-        List<FollowLists.Related> items = new ArrayList<>();
-        for (JsonNode node : Answers.items(body)) {
-            items.add(new FollowLists.Related(Answers.required(node, "userId").asLong(),
-                    Answers.instant(node, "requestedAt")));
-        }
-        return new Page<>(items, Answers.nextCursor(body));
+        return page(user, Request.to(InternalApi.FOLLOW_REQUESTS, user),
+                InternalApi.DIRECTION + "=" + (incoming ? "incoming" : "outgoing") + "&", limit, cursor,
+                item -> new FollowLists.Related(Answers.required(item, "userId").asLong(),
+                        Answers.instant(item, "requestedAt")));
     }
 
     /** A page of the users both {@code a} and {@code b} follow, ascending, asked of {@code a}'s instance. */
@@ -103,8 +98,14 @@ final class Lists {
      * @param owner the user whose shard's instance is asked (ids already checked by the caller)
      */
     private <T> Page<T> page(long owner, Request request, int limit, String cursor, Function<JsonNode, T> item) {
+        return page(owner, request, "", limit, cursor, item);
+    }
+
+    /** As {@link #page(long, Request, int, String, Function)}, with {@code parameters} before {@code ?limit&cursor}. */
+    private <T> Page<T> page(long owner, Request request, String parameters, int limit, String cursor,
+                             Function<JsonNode, T> item) {
         requireLimit(limit);
-        JsonNode body = Answers.parse(transport.read(owner, request.query(query(limit, cursor))));
+        JsonNode body = Answers.parse(transport.read(owner, request.query(parameters + query(limit, cursor))));
         List<T> items = new ArrayList<>();
         for (JsonNode node : Answers.items(body)) {
             items.add(item.apply(node));
