@@ -10,7 +10,6 @@ import dev.socialgraph.wire.InternalApi;
 import dev.socialgraph.write.account.AccountService;
 import dev.socialgraph.write.follow.FollowResult;
 import dev.socialgraph.write.follow.FollowService;
-
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
