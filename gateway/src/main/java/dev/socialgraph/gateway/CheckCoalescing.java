@@ -4,7 +4,6 @@ import dev.socialgraph.gateway.FollowPairsClient.Answer;
 import dev.socialgraph.gateway.FollowPairsClient.Pair;
 import dev.socialgraph.wire.PublicApi;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.observation.ObservationPredicate;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.cloud.client.ServiceInstance;
@@ -44,9 +43,9 @@ import reactor.netty.http.client.HttpClient;
  * {@code .refused} (checks answered without being sent: too many were waiting, 503, or one waited past
  * {@code max-wait}, 504) and the gauge {@code .queued} (checks waiting).
  *
- * <p>The check's entry ({@link SingleCheckEntry}): its own timer {@code graph.gateway.check.requests} instead of
- * {@code http.server.requests}, and a token already accepted taken from the JWT cache instead of through Spring
- * Security's whole chain ({@link LeanEntryConfiguration}, which it shares with the other reads). Off with the rest:
+ * <p>The check's entry ({@link SingleCheckEntry}, which it shares with the other reads): the timer
+ * {@code graph.gateway.read.requests} instead of {@code http.server.requests}, and a token already accepted taken from
+ * the JWT cache, the check then answered by this handler outside Spring Security's chain and WebFlux's dispatch. Off with the rest:
  * {@code enabled=false} restores the observation and the chain too.
  */
 @Configuration(proxyBeanMethods = false)
@@ -76,12 +75,6 @@ class CheckCoalescing {
                 shardAffine, coalescers));
     }
 
-    /** The single check has no {@code http.server.requests}: {@link SingleCheckEntry} times it. */
-    @Bean
-    ObservationPredicate singleCheckUnobserved() {
-        return SingleCheckEntry.UNOBSERVED;
-    }
-
     /**
      * Maps {@code GET /v1/users/{id}/following/{targetId}} to the {@link CoalescedCheckHandler}, ahead of every other
      * mapping, in the application's own web server only: the management server's child context sees its parent's
@@ -97,6 +90,11 @@ class CheckCoalescing {
         CoalescedCheckMapping(CoalescedCheckHandler handler) {
             this.handler = handler;
             setOrder(Ordered.HIGHEST_PRECEDENCE);
+        }
+
+        /** The handler mapped to: {@link SingleCheckEntry} answers a check it authenticates with it directly. */
+        CoalescedCheckHandler handler() {
+            return handler;
         }
 
         @Override

@@ -39,9 +39,9 @@ import reactor.netty.http.client.HttpClient;
  * entry ({@link SingleCheckEntry}: a token the chain accepted taken from the token cache) and a handler that runs
  * the routes' own filters ({@link RoutesConfiguration#leanReadFilters}) and forwards the request on the same client
  * and connection pool ({@link HttpClientTuning}), with the same outgoing headers ({@link ServiceHeaders}), to the
- * instance the same balancer chooses ({@link ShardAffineLoadBalancer}). Unlike the single check they stay in
- * {@code http.server.requests} (the entry names each operation's template as its {@code uri} tag): its server span
- * keeps their traces as the routes gave them.
+ * instance the same balancer chooses ({@link ShardAffineLoadBalancer}). Like the single check, they are timed by the
+ * entry ({@code graph.gateway.read.requests}, each operation's template its {@code uri} tag) instead of
+ * {@code http.server.requests}, and a read the entry authenticates is answered by the handler directly.
  *
  * <p>With {@code graph.gateway.lean-reads.coalesce} (the default) the reads bound for one check instance are
  * coalesced into batch calls ({@link Coalescer}, {@link ReadBatchClient}), as the single check is: one call carries
@@ -50,7 +50,8 @@ import reactor.netty.http.client.HttpClient;
  * {@code graph.gateway.read-coalescer.batches}, {@code .reads}, {@code .refused}, {@code .queued}.
  *
  * <p>{@link LeanReadMapping} finds the handler ahead of every other mapping (Spring Cloud Gateway's
- * {@code RoutePredicateHandlerMapping} has order 1), for the requests the entry marked with {@link #ATTRIBUTE}.
+ * {@code RoutePredicateHandlerMapping} has order 1), for the requests the entry marked with {@link #ATTRIBUTE} and
+ * left to Spring Security's chain (a token not yet cached); the entry answers the others with the same handler.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBooleanProperty(name = "graph.gateway.lean-reads.enabled", matchIfMissing = true)
@@ -138,6 +139,11 @@ class LeanReads {
         LeanReadMapping(LeanReadHandler handler) {
             this.handler = handler;
             setOrder(Ordered.HIGHEST_PRECEDENCE + 1); // after the coalesced check's, which matches none of these
+        }
+
+        /** The handler mapped to: {@link SingleCheckEntry} answers a read it authenticates with it directly. */
+        LeanReadHandler handler() {
+            return handler;
         }
 
         @Override

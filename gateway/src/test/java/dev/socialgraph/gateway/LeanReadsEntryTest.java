@@ -19,6 +19,7 @@ import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
+import org.springframework.mock.http.server.reactive.MockServerHttpResponse;
 import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.security.oauth2.jwt.BadJwtException;
 import org.springframework.security.oauth2.jwt.Jwt;
@@ -49,8 +50,16 @@ class LeanReadsEntryTest {
                 .issuedAt(NOW.minusSeconds(10)).expiresAt(NOW.plusSeconds(300)).build();
     }
 
+    private final RecordingDirect direct = new RecordingDirect();
+
     private SingleCheckEntry entry(boolean singleCheck, boolean leanReads) {
-        return new SingleCheckEntry(tokens, new GatewayErrors(new ProblemResponses()), meters, singleCheck, leanReads);
+        return new SingleCheckEntry(tokens, new GatewayErrors(new ProblemResponses()), meters, singleCheck, leanReads,
+                direct.direct(null));
+    }
+
+    private double timed(Endpoint read, String status) {
+        var timer = meters.find(SingleCheckEntry.TIMER).tag("uri", read.template()).tag("status", status).timer();
+        return timer == null ? 0 : timer.count();
     }
 
     private static MockServerWebExchange get(String uri) {
@@ -78,22 +87,33 @@ class LeanReadsEntryTest {
     }
 
     @Test
-    void aLeanReadWithACachedToken_isMarked_authenticatedAsItsSubject_andNamedForTheObservation() {
+    void aLeanReadWithACachedToken_isMarked_authenticatedAsItsSubject_andAnsweredByTheReadsHandler_timedByItsTemplate() {
         tokens.decode(GOOD).block();
         MockServerWebExchange exchange = get("/v1/users/12/common-following/13?limit=2");
-        ServerRequestObservationContext observation = new ServerRequestObservationContext(exchange.getRequest(),
-                exchange.getResponse(), new HashMap<>());
-        exchange.getAttributes().put(ServerRequestObservationContext.CURRENT_OBSERVATION_CONTEXT_ATTRIBUTE,
-                observation);
 
         entry(true, true).filter(exchange, ok).block();
 
-        ServerWebExchange next = passedOn.get();
+        assertThat(passedOn.get()).as("not through the rest of the chain").isNull();
+        ServerWebExchange next = direct.reads.get();
         assertThat(next.<Endpoint>getAttribute(LeanReads.ATTRIBUTE)).isEqualTo(PublicApi.LIST_COMMON_FOLLOWING);
         assertThat(next.<Jwt>getAttribute(SingleCheckEntry.AUTHENTICATED)).extracting(Jwt::getSubject).isEqualTo("42");
         assertThat(next.getPrincipal().map(Principal::getName).block()).isEqualTo("42");
-        assertThat(observation.getPathPattern()).isEqualTo(PublicApi.LIST_COMMON_FOLLOWING.template());
-        assertThat(meters.find(SingleCheckEntry.TIMER).timers()).as("timed in http.server.requests instead").isEmpty();
+        assertThat(exchange.getResponse().getHeaders().getFirst(RecordingDirect.SECURITY_HEADERS)).isEqualTo("written");
+        assertThat(timed(PublicApi.LIST_COMMON_FOLLOWING, "200")).isEqualTo(1);
+        assertThat(SingleCheckEntry.observing(true, true).test("http.server.requests",
+                new ServerRequestObservationContext(exchange.getRequest(), exchange.getResponse(), new HashMap<>())))
+                .as("timed here instead of in http.server.requests").isFalse();
+        assertThat(SingleCheckEntry.observing(true, false).test("http.server.requests",
+                new ServerRequestObservationContext(exchange.getRequest(), exchange.getResponse(), new HashMap<>())))
+                .as("with the lean reads off, the route's observation").isTrue();
+    }
+
+    @Test
+    void aReadPathGuardRefuses_staysObserved() {
+        MockServerHttpRequest request = MockServerHttpRequest.method(HttpMethod.GET,
+                java.net.URI.create("/v1/users/%31/counts")).build();
+        assertThat(SingleCheckEntry.observing(true, true).test("http.server.requests",
+                new ServerRequestObservationContext(request, new MockServerHttpResponse(), new HashMap<>()))).isTrue();
     }
 
     @Test
@@ -106,6 +126,8 @@ class LeanReadsEntryTest {
         assertThat(passedOn.get()).isSameAs(exchange);
         assertThat(exchange.<Endpoint>getAttribute(LeanReads.ATTRIBUTE)).isEqualTo(PublicApi.COUNT_FOLLOWS);
         assertThat(exchange.<Object>getAttribute(SingleCheckEntry.AUTHENTICATED)).isNull();
+        assertThat(direct.reads.get()).isNull();
+        assertThat(timed(PublicApi.COUNT_FOLLOWS, "200")).as("timed here whatever answers it").isEqualTo(1);
     }
 
     @Test

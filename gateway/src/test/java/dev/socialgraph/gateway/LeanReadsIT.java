@@ -43,7 +43,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * the instance on its internal path with the query, the credential, the request id, the follow token, the viewer
  * and the public path the route sends; the route's refusals (400 naming the variable, 401, 403, 429) are given
  * without calling it; its 503 reaches the caller with its {@code Retry-After}; and each read is timed in
- * {@code http.server.requests} under its operation's template, where the routes leave {@code uri} unknown.
+ * the entry's own timer under its operation's template, and not in {@code http.server.requests}.
  */
 @SpringBootTest(classes = GatewayApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class LeanReadsIT {
@@ -269,8 +269,9 @@ class LeanReadsIT {
             assertThat(call.requestId()).as(name).isEqualTo("lean-" + i);
             assertThat(call.followToken()).as(name).isEqualTo("tok-" + i); // every batched read declares it
             assertThat(call.publicPath()).as(name).isEqualTo(batched ? null : read.publicPath());
-            assertThat(call.traceparent()).as(name).startsWith("00-" + traceId + "-")
-                    .doesNotContain("00f067aa0ba902b7"); // the gateway's server span is the parent, as on the route
+            // No gateway span (the entry times the read instead): the caller's own context, so the service's span is
+            // the caller's child.
+            assertThat(call.traceparent()).as(name).isEqualTo("00-" + traceId + "-00f067aa0ba902b7-01");
             if (name.equals(PublicApi.GET_RELATIONSHIP.name())) {
                 assertThat(call.viewer()).as("the viewer is the token's subject, whatever the client sent")
                         .isEqualTo(Long.toString(me));
@@ -420,36 +421,42 @@ class LeanReadsIT {
     }
 
     private double timed(String uri, String status) {
-        return meters.find("http.server.requests").tag("uri", uri).tag("status", status).timers().stream()
+        return meters.find(SingleCheckEntry.TIMER).tag("uri", uri).tag("status", status).timers().stream()
                 .mapToDouble(Timer::count).sum();
     }
 
+    private double observed() {
+        return meters.find("http.server.requests").timers().stream().mapToDouble(Timer::count).sum();
+    }
+
     @Test
-    void eachLeanRead_isTimedInHttpServerRequests_underItsOperationsTemplate_andNotAsARoute() throws Exception {
+    void eachLeanRead_isTimedByTheEntry_underItsOperationsTemplate_andNotInHttpServerRequests() throws Exception {
         String bearer = "Bearer " + token(SECRET, 210);
         String counts = PublicApi.COUNT_FOLLOWS.template();
         String relationship = PublicApi.GET_RELATIONSHIP.template();
         get("/v1/users/9/counts", "Authorization", bearer);
-        await().until(() -> timed(counts, "200") > 0);
+        get("/v1/nothing/here", "Authorization", bearer); // routed: observed
+        await().until(() -> timed(counts, "200") > 0 && observed() > 0);
         double ok = timed(counts, "200");
         double bad = timed(relationship, "400");
         double unavailable = timed(counts, "503");
-        double unknown = meters.find("http.server.requests").tag("uri", "UNKNOWN").timers().stream()
-                .mapToDouble(Timer::count).sum();
+        double unauthorized = timed(counts, "401");
+        double others = observed();
 
         get("/v1/users/9/counts", "Authorization", bearer);
         get("/v1/users/9/relationship/x", "Authorization", bearer);
         get("/v1/users/503/counts", "Authorization", bearer);
+        get("/v1/users/9/counts", "Authorization", "Bearer not.a.token"); // the chain's refusal
+        get("/v1/nothing/here", "Authorization", bearer);
 
         await().untilAsserted(() -> {
             assertThat(timed(counts, "200")).isEqualTo(ok + 1);
             assertThat(timed(relationship, "400")).isEqualTo(bad + 1);
             assertThat(timed(counts, "503")).isEqualTo(unavailable + 1);
-            assertThat(meters.find("http.server.requests").tag("uri", counts).tag("status", "503")
+            assertThat(timed(counts, "401")).isEqualTo(unauthorized + 1);
+            assertThat(meters.find(SingleCheckEntry.TIMER).tag("uri", counts).tag("status", "503")
                     .tag("outcome", "SERVER_ERROR").timer()).isNotNull();
+            assertThat(observed()).as("only the routed request").isEqualTo(others + 1);
         });
-        // A routed request's uri is unknown (Spring Cloud Gateway names no pattern): none of these was routed.
-        assertThat(meters.find("http.server.requests").tag("uri", "UNKNOWN").timers().stream()
-                .mapToDouble(Timer::count).sum()).isEqualTo(unknown);
     }
 }

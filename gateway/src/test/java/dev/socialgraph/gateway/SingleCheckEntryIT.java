@@ -1,5 +1,6 @@
 package dev.socialgraph.gateway;
 
+import dev.socialgraph.wire.PublicApi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -90,8 +91,9 @@ class SingleCheckEntryIT {
         registry.add("graph.gateway.jwt-secret", () -> SECRET);
         registry.add("graph.gateway.check-uri", () -> uri);
         registry.add("graph.gateway.write-uri", () -> uri);
-        // The counts read is the control here, a GET of its own that the stub answers as counts.
-        registry.add("graph.gateway.lean-reads.coalesce", () -> "false");
+        // The counts read is the control here: routed (the lean reads off), through Spring Security's whole chain and
+        // the request observation, a GET of its own that the stub answers as counts.
+        registry.add("graph.gateway.lean-reads.enabled", () -> "false");
         registry.add("spring.data.redis.url", () -> TestServers.redis().uri(TestServers.redis().freshDatabase()));
         registry.add("graph.gateway.reads.replenish-rate", () -> "100000");
         registry.add("graph.gateway.reads.burst-capacity", () -> "100000");
@@ -148,7 +150,8 @@ class SingleCheckEntryIT {
     }
 
     private double timed(String status) {
-        Timer timer = meters.find(SingleCheckEntry.TIMER).tag("status", status).timer();
+        Timer timer = meters.find(SingleCheckEntry.TIMER).tag("uri", PublicApi.IS_FOLLOWING.template())
+                .tag("status", status).timer();
         return timer == null ? 0 : timer.count();
     }
 

@@ -10,10 +10,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.context.support.StaticApplicationContext;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
@@ -22,6 +24,7 @@ import org.springframework.mock.http.server.reactive.MockServerHttpResponse;
 import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.security.oauth2.jwt.BadJwtException;
 import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.web.reactive.HandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
@@ -36,7 +39,9 @@ class SingleCheckEntryTest {
             token -> token.startsWith("good") ? Mono.just(jwt(token, "42")) : Mono.error(new BadJwtException("bad")),
             1 << 20, Duration.ofMinutes(5), SecurityConfiguration.CLOCK_SKEW, Clock.fixed(NOW, java.time.ZoneOffset.UTC),
             null);
-    private final SingleCheckEntry entry = new SingleCheckEntry(tokens, new GatewayErrors(new ProblemResponses()), meters);
+    private final RecordingDirect direct = new RecordingDirect();
+    private final SingleCheckEntry entry = new SingleCheckEntry(tokens, new GatewayErrors(new ProblemResponses()), meters,
+            true, false, direct.direct(null));
     /** The exchange the rest of the chain was given. */
     private final AtomicReference<ServerWebExchange> passedOn = new AtomicReference<>();
 
@@ -68,7 +73,8 @@ class SingleCheckEntryTest {
     }
 
     private double timed(String status, String outcome) {
-        var timer = meters.find(SingleCheckEntry.TIMER).tag("status", status).tag("outcome", outcome).timer();
+        var timer = meters.find(SingleCheckEntry.TIMER).tag("uri", "/v1/users/{id}/following/{targetId}")
+                .tag("status", status).tag("outcome", outcome).timer();
         return timer == null ? 0 : timer.count();
     }
 
@@ -94,29 +100,66 @@ class SingleCheckEntryTest {
     void everyOtherPath_isNoSingleCheck_andStaysObserved(String path) {
         MockServerHttpRequest request = MockServerHttpRequest.get(path).build();
         assertThat(SingleCheckEntry.isSingleCheck(request)).isFalse();
-        assertThat(SingleCheckEntry.UNOBSERVED.test("http.server.requests",
+        assertThat(SingleCheckEntry.observing(true, false).test("http.server.requests",
                 new ServerRequestObservationContext(request, new MockServerHttpResponse(), new HashMap<>()))).isTrue();
     }
 
     @Test
     void theSingleCheck_isNotObserved_andOtherObservationsAre() {
         MockServerHttpRequest request = MockServerHttpRequest.get("/v1/users/12/following/13").build();
-        assertThat(SingleCheckEntry.UNOBSERVED.test("http.server.requests",
+        assertThat(SingleCheckEntry.observing(true, false).test("http.server.requests",
                 new ServerRequestObservationContext(request, new MockServerHttpResponse(), new HashMap<>()))).isFalse();
-        assertThat(SingleCheckEntry.UNOBSERVED.test("lettuce", new Observation.Context())).isTrue();
+        assertThat(SingleCheckEntry.observing(true, false).test("lettuce", new Observation.Context())).isTrue();
+        assertThat(SingleCheckEntry.observing(false, true).test("http.server.requests",
+                new ServerRequestObservationContext(request, new MockServerHttpResponse(), new HashMap<>())))
+                .as("the check's route observes it").isTrue();
     }
 
     @Test
-    void aTokenTheChainAccepted_isAuthenticatedHere_asItsSubject_andRoutedToTheHeadersOnlyChain() {
+    void aTokenTheChainAccepted_isAuthenticatedHere_asItsSubject_andAnsweredByTheCheckHandler_withTheHeaders() {
         tokens.decode(GOOD).block(); // the chain's first decode of it
+        MockServerWebExchange request = check("Bearer " + GOOD);
 
-        entry.filter(check("Bearer " + GOOD), answering(HttpStatus.OK)).block();
+        entry.filter(request, answering(HttpStatus.UNAUTHORIZED)).block();
 
-        ServerWebExchange exchange = passedOn.get();
+        assertThat(passedOn.get()).as("not through the rest of the chain").isNull();
+        ServerWebExchange exchange = direct.check.get();
         assertThat(exchange.<Jwt>getAttribute(SingleCheckEntry.AUTHENTICATED)).extracting(Jwt::getSubject).isEqualTo("42");
         assertThat(exchange.getPrincipal().map(Principal::getName).block()).isEqualTo("42");
-        assertThat(SingleCheckEntry.AUTHENTICATED_HERE.matches(exchange).block().isMatch()).isTrue();
+        assertThat(exchange.<Map<String, String>>getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE))
+                .isEqualTo(Map.of("id", "12", "targetId", "13"));
+        assertThat(direct.reads.get()).isNull();
+        assertThat(request.getResponse().getStatusCode()).isEqualTo(HttpStatus.OK);
+        assertThat(request.getResponse().getHeaders().getFirst(RecordingDirect.SECURITY_HEADERS)).isEqualTo("written");
         assertThat(timed("200", "SUCCESS")).isEqualTo(1);
+    }
+
+    @Test
+    void aHeaderTheFirewallRefuses_isAnsweredByItsRejectedHandler_andTimed() {
+        tokens.decode(GOOD).block();
+        MockServerWebExchange request = MockServerWebExchange.from(MockServerHttpRequest.get("/v1/users/12/following/13")
+                .header("Authorization", "Bearer " + GOOD).header("X-Follow-Token", "bad\u0007token"));
+
+        entry.filter(request, answering(HttpStatus.OK)).block();
+
+        assertThat(request.getResponse().getStatusCode()).isEqualTo(HttpStatus.BAD_REQUEST);
+        assertThat(passedOn.get()).isNull();
+        assertThat(timed("400", "CLIENT_ERROR")).isEqualTo(1);
+    }
+
+    @Test
+    void inAnotherServersContext_aCachedTokenIsLeftToTheChain() {
+        tokens.decode(GOOD).block();
+        SingleCheckEntry management = new SingleCheckEntry(tokens, new GatewayErrors(new ProblemResponses()), meters,
+                true, false, direct.direct(new StaticApplicationContext()));
+        MockServerWebExchange exchange = check("Bearer " + GOOD);
+
+        management.filter(exchange, answering(HttpStatus.NOT_FOUND)).block();
+
+        assertThat(passedOn.get()).isSameAs(exchange);
+        assertThat(direct.check.get()).isNull();
+        assertThat(exchange.<Object>getAttribute(SingleCheckEntry.AUTHENTICATED)).isNull();
+        assertThat(timed("404", "CLIENT_ERROR")).isEqualTo(1);
     }
 
     @Test
@@ -138,14 +181,15 @@ class SingleCheckEntryTest {
             assertThat(passedOn.get()).as(exchange.getRequest().getURI() + " "
                     + exchange.getRequest().getHeaders().get("Authorization")).isSameAs(exchange);
             assertThat(exchange.<Object>getAttribute(SingleCheckEntry.AUTHENTICATED)).isNull();
-            assertThat(SingleCheckEntry.AUTHENTICATED_HERE.matches(exchange).block().isMatch()).isFalse();
         }
         assertThat(timed("401", "CLIENT_ERROR")).isEqualTo(10);
+        assertThat(direct.check.get()).isNull();
     }
 
     @Test
     void withoutATokenCache_everyCheckGoesToTheChain_andIsStillTimed() {
-        SingleCheckEntry uncached = new SingleCheckEntry(null, new GatewayErrors(new ProblemResponses()), meters);
+        SingleCheckEntry uncached = new SingleCheckEntry(null, new GatewayErrors(new ProblemResponses()), meters, true,
+                false, direct.direct(null));
         MockServerWebExchange exchange = check("Bearer " + GOOD);
 
         uncached.filter(exchange, answering(HttpStatus.OK)).block();
@@ -173,7 +217,7 @@ class SingleCheckEntryTest {
     }
 
     @Test
-    void otherRequests_areNeitherTimedNorTouched() {
+    void otherRequests_areNeitherTimedNorTouched_whenOnlyTheCheckIsServedHere() {
         MockServerWebExchange exchange = MockServerWebExchange.from(MockServerHttpRequest.get("/v1/users/12/counts")
                 .header("Authorization", "Bearer " + GOOD));
         tokens.decode(GOOD).block();
