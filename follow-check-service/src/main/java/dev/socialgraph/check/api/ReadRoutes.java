@@ -9,6 +9,7 @@ import dev.socialgraph.web.ServiceGuardProperties;
 import dev.socialgraph.wire.Endpoint;
 import dev.socialgraph.wire.InternalApi;
 import io.micrometer.observation.ObservationPredicate;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,6 +24,7 @@ import org.springframework.web.reactive.function.server.RequestPredicate;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 import org.springframework.web.server.MethodNotAllowedException;
 import org.springframework.web.server.UnsupportedMediaTypeStatusException;
@@ -113,13 +115,14 @@ class ReadRoutes {
     /** Routes by method and path, in order, then a 405 for each path's other methods. */
     private static final class Table {
 
-        private RouterFunction<ServerResponse> routes;
+        private final List<Route> routes = new ArrayList<>();
         private final Map<String, Set<HttpMethod>> methods = new LinkedHashMap<>();
         private final Set<Endpoint> served = new LinkedHashSet<>();
 
         void add(Endpoint endpoint, HandlerFunction<ServerResponse> handler) {
             HttpMethod method = HttpMethod.valueOf(endpoint.method().name());
-            route(RequestPredicates.method(method).and(RequestPredicates.path(endpoint.template())), handler);
+            routes.add(new Route(RequestPredicates.method(method).and(RequestPredicates.path(endpoint.template())),
+                    handler));
             methods.computeIfAbsent(endpoint.template(), p -> new LinkedHashSet<>()).add(method);
             served.add(endpoint);
         }
@@ -147,17 +150,61 @@ class ReadRoutes {
                 throw new IllegalStateException("the check service's routes are not InternalApi.CHECK_SERVICE: missing "
                         + missing + ", extra " + extra);
             }
+            List<Route> all = new ArrayList<>(routes);
             for (Map.Entry<String, Set<HttpMethod>> path : methods.entrySet()) {
                 Set<HttpMethod> allowed = Set.copyOf(path.getValue());
-                route(RequestPredicates.path(path.getKey()),
-                        request -> Mono.error(new MethodNotAllowedException(request.method(), allowed)));
+                all.add(new Route(RequestPredicates.path(path.getKey()),
+                        request -> Mono.error(new MethodNotAllowedException(request.method(), allowed))));
             }
-            return routes;
+            return new FlatRoutes(all);
+        }
+    }
+
+    /** One route: what it matches (method and path, or path alone), and its handler. */
+    record Route(RequestPredicate predicate, HandlerFunction<ServerResponse> handler) {
+    }
+
+    /**
+     * Routes tried in order, the first whose predicate matches answering: what {@code RouterFunctions.route(p, h)}
+     * joined with {@code and} does, without the reactive composition. Spring composes each {@code and} as
+     * {@code Flux.concat(first.route(r), defer(second.route(r))).next()}, so a table of n routes nests n levels of
+     * it, which every request subscribes through and the match cancels back through: with this service's 37 routes,
+     * about a tenth of its CPU on the read mix (its JFR profile of 2026-11-30, benchmark-results/2026-11-30-read-profile).
+     * A predicate's test is synchronous, and on a match sets the request's attributes (path variables, matching
+     * pattern) as the composed routes did.
+     */
+    static final class FlatRoutes implements RouterFunction<ServerResponse> {
+
+        private final Route[] routes;
+
+        FlatRoutes(List<Route> routes) {
+            this.routes = routes.toArray(Route[]::new);
         }
 
-        private void route(RequestPredicate predicate, HandlerFunction<ServerResponse> handler) {
-            RouterFunction<ServerResponse> route = RouterFunctions.route(predicate, handler);
-            routes = routes == null ? route : routes.and(route);
+        @Override
+        public Mono<HandlerFunction<ServerResponse>> route(ServerRequest request) {
+            for (Route route : routes) {
+                if (route.predicate().test(request)) {
+                    return Mono.just(route.handler());
+                }
+            }
+            return Mono.empty();
+        }
+
+        @Override
+        public void accept(RouterFunctions.Visitor visitor) {
+            for (Route route : routes) {
+                visitor.route(route.predicate(), route.handler());
+            }
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder out = new StringBuilder();
+            for (Route route : routes) {
+                out.append(route.predicate()).append(" -> ").append(route.handler()).append('\n');
+            }
+            return out.toString();
         }
     }
 }
