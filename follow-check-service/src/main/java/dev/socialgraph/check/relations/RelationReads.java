@@ -77,6 +77,14 @@ public class RelationReads implements FollowChecker.Blocks {
 
         /** {@code false} when no block either way and no mute by the viewer stands between the two. */
         boolean mayHide(long viewerId, long authorId);
+
+        /**
+         * {@code false} when no block either way and no mute by the viewer stands between the viewer and anyone: then
+         * {@link #mayHide} is {@code false} for every author. Asked once before a page's authors are.
+         */
+        default boolean mayHideAny(long viewerId) {
+            return true;
+        }
     }
 
     private final Shards shards;
@@ -221,6 +229,9 @@ public class RelationReads implements FollowChecker.Blocks {
     }
 
     private boolean noneMayHide(long viewerId, long[] authorIds) {
+        if (!pairs.mayHideAny(viewerId)) {
+            return true;
+        }
         for (long author : authorIds) {
             if (pairs.mayHide(viewerId, author)) {
                 return false;
@@ -282,6 +293,9 @@ public class RelationReads implements FollowChecker.Blocks {
     public long[] mayBeHidden(long viewerId, long[] authorIds, boolean ownWrite) {
         if (ownWrite || !pairs.trusted()) {
             return authorIds;
+        }
+        if (!pairs.mayHideAny(viewerId)) {
+            return new long[0];
         }
         long[] candidates = new long[authorIds.length];
         int n = 0;

@@ -67,6 +67,8 @@ public final class FakeGraph {
     public final AtomicInteger shardReads = new AtomicInteger();
     /** Block, mute and blocked-by rows read. */
     public final AtomicInteger relationReads = new AtomicInteger();
+    /** Pairs asked of the filter of hidden pairs. */
+    public final AtomicInteger pairProbes = new AtomicInteger();
     /** State rows read. */
     public final AtomicInteger stateReads = new AtomicInteger();
 
@@ -181,7 +183,13 @@ public final class FakeGraph {
 
         @Override
         public boolean mayHide(long viewerId, long authorId) {
+            pairProbes.incrementAndGet();
             return hiddenPairs.contains(List.of(viewerId, authorId));
+        }
+
+        @Override
+        public boolean mayHideAny(long viewerId) {
+            return hiddenPairs.stream().anyMatch(pair -> pair.get(0) == viewerId);
         }
     }, registry);
 

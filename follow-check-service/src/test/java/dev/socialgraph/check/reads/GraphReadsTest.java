@@ -471,6 +471,22 @@ class GraphReadsTest {
         assertThat(second.next()).isNull();
     }
 
+    /** An owner the filter has seen with no pair costs its followers page one question, not one per follower. */
+    @Test
+    void followers_ofAnOwnerWithNoHiddenPair_askTheFilterNoPair() {
+        graph.follows(30, B);
+        graph.follows(40, B);
+        graph.filterSawBlock(77, 78); // others' pair
+        assertThat(ids(reads.followers(B, null, 10, FollowChecker.NO_TOKEN))).containsExactly(40L, 30L, A);
+        assertThat(graph.pairProbes).hasValue(0);
+        assertThat(graph.relationReads).hasValue(0);
+
+        graph.filterSawBlock(B, 99); // a pair of the owner's, with nobody on the page
+        assertThat(ids(reads.followers(B, null, 10, FollowChecker.NO_TOKEN))).containsExactly(40L, 30L, A);
+        assertThat(graph.pairProbes).as("each follower on the page").hasValue(3);
+        assertThat(graph.relationReads).hasValue(0);
+    }
+
     /** A follower the owner blocks, whose follow the block's event has not removed yet, is not shown to the owner. */
     @Test
     void followers_leaveOutTheOnesTheOwnerBlocks_readingTheBlockRowOnlyWhenTheFilterMayHideOne() {

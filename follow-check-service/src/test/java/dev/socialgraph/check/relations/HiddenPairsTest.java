@@ -49,6 +49,13 @@ class HiddenPairsTest {
         assertThat(pairs.mayHide(9, 10)).as("nor follow requests").isFalse();
         assertThat(pairs.mayHide(10, 9)).isFalse();
         assertThat(pairs.mayHide(7, 8)).as("a removal adds nothing").isFalse();
+        assertThat(pairs.mayHideAny(1)).isTrue();
+        assertThat(pairs.mayHideAny(2)).as("the blocked user's own pair").isTrue();
+        assertThat(pairs.mayHideAny(3)).isTrue();
+        assertThat(pairs.mayHideAny(4)).as("a muted user hides nobody").isFalse();
+        assertThat(pairs.mayHideAny(5)).as("follows put no viewer").isFalse();
+        assertThat(pairs.mayHideAny(9)).isFalse();
+        assertThat(pairs.mayHideAny(7)).isFalse();
 
         assertThat(pairs.trusted()).isFalse();
         pairs.markReady();
@@ -82,5 +89,8 @@ class HiddenPairsTest {
         assertThat(pairs.mayHide(mine, theirs + 1_000 * SHARDS)).as("a pair of an owned viewer never put").isFalse();
         assertThat(pairs.mayHide(theirs, other)).as("another instance's viewer: maybe").isTrue();
         assertThat(pairs.mayHide(theirs, 12_345)).as("another instance's viewer: maybe").isTrue();
+        assertThat(pairs.mayHideAny(mine)).isTrue();
+        assertThat(pairs.mayHideAny(theirs)).as("another instance's viewer: maybe").isTrue();
+        assertThat(pairs.mayHideAny(mine + SHARDS * 7L)).as("an owned viewer with no pair").isFalse();
     }
 }
