@@ -45,8 +45,8 @@ import reactor.netty.http.client.HttpClient;
  *
  * <p>The check's entry ({@link SingleCheckEntry}, which it shares with the other reads): the timer
  * {@code graph.gateway.read.requests} instead of {@code http.server.requests}, and a token already accepted taken from
- * the JWT cache, the check then answered by this handler outside Spring Security's chain and WebFlux's dispatch. Off with the rest:
- * {@code enabled=false} restores the observation and the chain too.
+ * the JWT cache, the check then answered by this handler outside Spring Security's chain and WebFlux's dispatch. Off
+ * with the rest: {@code enabled=false} restores the observation and the chain too.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBooleanProperty(name = "graph.gateway.check-coalescing.enabled", matchIfMissing = true)

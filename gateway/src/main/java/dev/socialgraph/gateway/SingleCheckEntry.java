@@ -36,8 +36,8 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
 /**
- * The entry of the public reads the gateway serves itself: the single check {@code GET /v1/users/{id}/following/{targetId}}
- * ({@link CheckCoalescing}) and the other GET reads ({@link LeanReads#ENDPOINTS}). Each is timed here in place of
+ * The entry of the public reads the gateway serves itself: the single check
+ * {@code GET /v1/users/{id}/following/{targetId}} ({@link CheckCoalescing}) and the other GET reads ({@link LeanReads#ENDPOINTS}). Each is timed here in place of
  * {@code http.server.requests}, and a request whose bearer token {@link CachingJwtDecoder} already holds is answered
  * here, straight by its handler, outside Spring Security's filter chain and WebFlux's dispatch. Together the request
  * observation, Spring Security's filters and the dispatch were about two fifths of the gateway's CPU per read (its JFR
@@ -192,7 +192,7 @@ final class SingleCheckEntry implements WebFilter, Ordered {
         };
     }
 
-    /** The answer of a request authenticated here: as Spring Security's chain would let it through, then its handler. */
+    /** The answer of a request authenticated here: as Spring Security's chain would let it through, then handled. */
     private Mono<Void> answerDirectly(ServerWebExchange exchange, WebHandler handler) {
         return direct.firewall().getFirewalledExchange(exchange)
                 .flatMap(checked -> direct.headers().filter(checked, handler::handle))

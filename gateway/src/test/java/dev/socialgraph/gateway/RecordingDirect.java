@@ -24,7 +24,8 @@ final class RecordingDirect {
     final AtomicReference<ServerWebExchange> reads = new AtomicReference<>();
 
     SingleCheckEntry.Direct direct(ApplicationContext context) {
-        return new SingleCheckEntry.Direct(new StrictServerWebExchangeFirewall(), new HttpStatusExchangeRejectedHandler(),
+        return new SingleCheckEntry.Direct(new StrictServerWebExchangeFirewall(),
+                new HttpStatusExchangeRejectedHandler(),
                 (exchange, chain) -> {
                     exchange.getResponse().getHeaders().set(SECURITY_HEADERS, "written");
                     return chain.filter(exchange);

@@ -146,15 +146,16 @@ class ServiceTokenForwardingIT {
     }
 
     @Test
-    void theService_getsTheGatewaysSpanAsParent_inTheClientsTrace() throws Exception {
+    void theService_getsTheGatewaysSpanAsParent_inTheClientsTrace_andARead_theClientsOwnContext() throws Exception {
         String traceId = "0af7651916cd43dd8448eb211c80319c";
         String clientSpan = "b7ad6b7169203331";
+        String clientContext = "00-" + traceId + "-" + clientSpan + "-01";
 
-        assertThat(send("GET", "/v1/users/7/counts", "traceparent", "00-" + traceId + "-" + clientSpan + "-01")
-                .statusCode()).isEqualTo(200);
+        assertThat(send("PUT", "/v1/me/following/8", "traceparent", clientContext).statusCode()).isEqualTo(200);
         assertThat(send("PUT", "/v1/me/following/8").statusCode()).isEqualTo(200);
+        assertThat(send("GET", "/v1/users/7/counts", "traceparent", clientContext).statusCode()).isEqualTo(200);
 
-        assertThat(SEEN_TRACEPARENTS).hasSize(2);
+        assertThat(SEEN_TRACEPARENTS).hasSize(3);
         assertThat(SEEN_TRACEPARENTS.get(0)).singleElement().satisfies(parent -> {
             assertThat(parent).matches("00-" + traceId + "-[0-9a-f]{16}-01");
             assertThat(parent).doesNotContain(clientSpan); // the gateway's own span, the client's child
@@ -163,5 +164,7 @@ class ServiceTokenForwardingIT {
         // bit 0 sampled, bit 1 "random trace id" (W3C Trace Context Level 2, which OpenTelemetry sets).
         assertThat(SEEN_TRACEPARENTS.get(1)).singleElement().asString()
                 .matches("00-[0-9a-f]{32}-[0-9a-f]{16}-0[0-3]").doesNotContain(traceId);
+        // A read the gateway serves itself has no gateway span: the service's span is the client's child.
+        assertThat(SEEN_TRACEPARENTS.get(2)).containsExactly(clientContext);
     }
 }

@@ -169,7 +169,8 @@ class ReadRoutes {
      * joined with {@code and} does, without the reactive composition. Spring composes each {@code and} as
      * {@code Flux.concat(first.route(r), defer(second.route(r))).next()}, so a table of n routes nests n levels of
      * it, which every request subscribes through and the match cancels back through: with this service's 37 routes,
-     * about a tenth of its CPU on the read mix (its JFR profile of 2026-11-30, benchmark-results/2026-11-30-read-profile).
+     * about a tenth of its CPU on the read mix (its JFR profile of 2026-11-30,
+     * benchmark-results/2026-11-30-read-profile).
      * A predicate's test is synchronous, and on a match sets the request's attributes (path variables, matching
      * pattern) as the composed routes did.
      */

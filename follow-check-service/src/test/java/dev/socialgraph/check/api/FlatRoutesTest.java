@@ -29,7 +29,8 @@ class FlatRoutesTest {
     }
 
     private final FlatRoutes routes = new FlatRoutes(List.of(
-            new Route(get("/users/{id}/following"), r -> ServerResponse.ok().bodyValue("following " + r.pathVariable("id"))),
+            new Route(get("/users/{id}/following"),
+                    r -> ServerResponse.ok().bodyValue("following " + r.pathVariable("id"))),
             new Route(get("/users/{id}/{list}"), r -> ServerResponse.ok().bodyValue("list " + r.pathVariable("list"))),
             new Route(get("/users/{id}/following"), r -> ServerResponse.ok().bodyValue("never: an earlier route matches")),
             new Route(RequestPredicates.path("/users/{id}/following"), r -> ServerResponse.status(405).build())));
