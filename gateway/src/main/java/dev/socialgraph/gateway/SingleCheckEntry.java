@@ -37,9 +37,10 @@ import reactor.core.publisher.SignalType;
 
 /**
  * The entry of the public reads the gateway serves itself: the single check
- * {@code GET /v1/users/{id}/following/{targetId}} ({@link CheckCoalescing}) and the other GET reads ({@link LeanReads#ENDPOINTS}). Each is timed here in place of
- * {@code http.server.requests}, and a request whose bearer token {@link CachingJwtDecoder} already holds is answered
- * here, straight by its handler, outside Spring Security's filter chain and WebFlux's dispatch. Together the request
+ * {@code GET /v1/users/{id}/following/{targetId}} ({@link CheckCoalescing}) and the other GET reads
+ * ({@link LeanReads#ENDPOINTS}). Each is timed here in place of {@code http.server.requests}, and a request whose
+ * bearer token {@link CachingJwtDecoder} already holds is answered here, straight by its handler, outside Spring
+ * Security's filter chain and WebFlux's dispatch. Together the request
  * observation, Spring Security's filters and the dispatch were about two fifths of the gateway's CPU per read (its JFR
  * profiles: 2026-11-27 for the coalesced check, benchmark-results/2026-11-29-gateway-read-profile for the read mix:
  * the observation and its meters 13 %, Spring Security's filters 12 %, WebFlux's handler dispatch 11 %).
@@ -149,7 +150,10 @@ final class SingleCheckEntry implements WebFilter, Ordered {
         ServerHttpRequest request = exchange.getRequest();
         int kind;
         WebHandler handler;
-        if (singleCheck && isSingleCheck(request)) {
+        Map<String, String> checkVariables = singleCheck ? checkVariables(request) : null;
+        if (checkVariables != null) {
+            // Where its handler mapping puts them, for the handler answered from here; the mapping sets the same.
+            exchange.getAttributes().put(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE, checkVariables);
             kind = 0;
             handler = direct.check();
         } else {
@@ -164,9 +168,7 @@ final class SingleCheckEntry implements WebFilter, Ordered {
         long start = System.nanoTime();
         ServerWebExchange authenticated = exchange.getApplicationContext() == direct.context()
                 ? authenticated(exchange) : null;
-        Mono<Void> answer = authenticated == null ? chain.filter(exchange)
-                : kind == 0 ? answerDirectly(withCheckVariables(authenticated), handler)
-                : answerDirectly(authenticated, handler);
+        Mono<Void> answer = authenticated == null ? chain.filter(exchange) : answerDirectly(authenticated, handler);
         return answer
                 .onErrorResume(error -> errors.handle(exchange, error))
                 .doFinally(signal -> record(kind, exchange.getResponse(), signal, System.nanoTime() - start));
@@ -197,16 +199,6 @@ final class SingleCheckEntry implements WebFilter, Ordered {
         return direct.firewall().getFirewalledExchange(exchange)
                 .flatMap(checked -> direct.headers().filter(checked, handler::handle))
                 .onErrorResume(ServerExchangeRejectedException.class, e -> direct.rejected().handle(exchange, e));
-    }
-
-    /** The single check's path variables, where its handler mapping puts them. */
-    private static ServerWebExchange withCheckVariables(ServerWebExchange exchange) {
-        PathPattern.PathMatchInfo match = CheckCoalescing.CoalescedCheckMapping.CHECK.matchAndExtract(
-                exchange.getRequest().getPath().pathWithinApplication());
-        if (match != null) {
-            exchange.getAttributes().put(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE, match.getUriVariables());
-        }
-        return exchange;
     }
 
     /** {@code exchange} with the principal of its cached token ({@link #cachedToken}), marked; else {@code null}. */
@@ -278,11 +270,26 @@ final class SingleCheckEntry implements WebFilter, Ordered {
      * its prefix alone.
      */
     static boolean isSingleCheck(ServerHttpRequest request) {
+        return mayBeSingleCheck(request)
+                && CheckCoalescing.CoalescedCheckMapping.CHECK.matches(request.getPath().pathWithinApplication());
+    }
+
+    /** As {@link #isSingleCheck}, matched once for its path variables ({@code id}, {@code targetId}), or null. */
+    private static Map<String, String> checkVariables(ServerHttpRequest request) {
+        if (!mayBeSingleCheck(request)) {
+            return null;
+        }
+        PathPattern.PathMatchInfo match = CheckCoalescing.CoalescedCheckMapping.CHECK.matchAndExtract(
+                request.getPath().pathWithinApplication());
+        return match == null ? null : match.getUriVariables();
+    }
+
+    /** A plain {@code GET} under {@code /v1/users/}: what {@link #isSingleCheck} asks before the pattern. */
+    private static boolean mayBeSingleCheck(ServerHttpRequest request) {
         if (request == null || !HttpMethod.GET.equals(request.getMethod())) {
             return false;
         }
         String path = request.getURI().getRawPath();
-        return path != null && path.startsWith(PREFIX) && PathGuard.isPlain(path)
-                && CheckCoalescing.CoalescedCheckMapping.CHECK.matches(request.getPath().pathWithinApplication());
+        return path != null && path.startsWith(PREFIX) && PathGuard.isPlain(path);
     }
 }
