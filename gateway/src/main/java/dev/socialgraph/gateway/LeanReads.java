@@ -28,7 +28,7 @@ import reactor.netty.http.client.HttpClient;
 
 /**
  * Every public GET read but the single check ({@link #ENDPOINTS}: the lists of following and followers, the counts,
- * the common following, the relationship, the suggestions, and a user's own blocks and mutes) served by the gateway's
+ * the common following, the followers the viewer knows, the relationship, the suggestions, and a user's own blocks and mutes) served by the gateway's
  * own handler ({@link LeanReadHandler}) instead of Spring Cloud Gateway's routes, with
  * {@code graph.gateway.lean-reads.enabled} (the default); off, the routes proxy them as before.
  *
@@ -59,8 +59,8 @@ class LeanReads {
 
     /** The reads served here, each a GET. */
     static final List<Endpoint> ENDPOINTS = List.of(PublicApi.LIST_FOLLOWING, PublicApi.LIST_FOLLOWERS,
-            PublicApi.COUNT_FOLLOWS, PublicApi.LIST_COMMON_FOLLOWING, PublicApi.GET_RELATIONSHIP,
-            PublicApi.SUGGEST_USERS, PublicApi.LIST_USER_BLOCKS, PublicApi.LIST_USER_MUTES,
+            PublicApi.COUNT_FOLLOWS, PublicApi.LIST_COMMON_FOLLOWING, PublicApi.LIST_KNOWN_FOLLOWERS,
+            PublicApi.GET_RELATIONSHIP, PublicApi.SUGGEST_USERS, PublicApi.LIST_USER_BLOCKS, PublicApi.LIST_USER_MUTES,
             PublicApi.LIST_OWN_BLOCKS, PublicApi.LIST_OWN_MUTES);
 
     /** Exchange attribute naming the read a request is ({@link #match}): its {@link Endpoint}. */

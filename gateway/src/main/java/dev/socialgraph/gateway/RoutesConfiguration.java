@@ -224,7 +224,8 @@ class RoutesConfiguration {
     static Map<Endpoint, List<GatewayFilter>> leanReadFilters(GatewayFilter reads, ProblemResponses problems) {
         Map<Endpoint, List<GatewayFilter>> filters = new LinkedHashMap<>();
         for (Endpoint read : List.of(PublicApi.LIST_FOLLOWING, PublicApi.LIST_FOLLOWERS, PublicApi.COUNT_FOLLOWS,
-                PublicApi.LIST_COMMON_FOLLOWING, PublicApi.SUGGEST_USERS, PublicApi.GET_RELATIONSHIP)) {
+                PublicApi.LIST_COMMON_FOLLOWING, PublicApi.LIST_KNOWN_FOLLOWERS, PublicApi.SUGGEST_USERS,
+                PublicApi.GET_RELATIONSHIP)) {
             List<GatewayFilter> steps = new ArrayList<>(List.of(reads));
             for (String variable : read.variables()) {
                 steps.add(userIdVariable(problems, variable));
@@ -243,10 +244,11 @@ class RoutesConfiguration {
 
     /**
      * The lean reads whose answer depends on who asks: a protected account's lists and common following
-     * (docs/decisions/0064-follow-requests.md), the relationship's blocks and mutes.
+     * (docs/decisions/0064-follow-requests.md), the followers the viewer knows (the viewer's own following), the
+     * relationship's blocks and mutes.
      */
     static final List<Endpoint> VIEWER_READS = List.of(PublicApi.LIST_FOLLOWING, PublicApi.LIST_FOLLOWERS,
-            PublicApi.LIST_COMMON_FOLLOWING, PublicApi.GET_RELATIONSHIP);
+            PublicApi.LIST_COMMON_FOLLOWING, PublicApi.LIST_KNOWN_FOLLOWERS, PublicApi.GET_RELATIONSHIP);
 
     /** The header that tells the check service who asks, for the fields only some users may see. */
     static final String VIEWER_HEADER = Headers.VIEWER_ID;

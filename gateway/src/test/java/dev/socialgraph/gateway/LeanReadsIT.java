@@ -220,6 +220,8 @@ class LeanReadsIT {
                 new Read("countFollows", "/v1/users/33/counts", "/internal/v1/users/33/counts", "/v1/users/33/counts"),
                 new Read("listCommonFollowing", "/v1/users/34/common-following/35?cursor=c1",
                         "/internal/v1/users/34/common-following/35?cursor=c1", "/v1/users/34/common-following/35"),
+                new Read("listKnownFollowers", "/v1/users/39/followers/known?limit=3",
+                        "/internal/v1/users/39/followers/known?limit=3", "/v1/users/39/followers/known"),
                 new Read("getRelationship", "/v1/users/36/relationship/37",
                         "/internal/v1/users/36/relationship/37", "/v1/users/36/relationship/37"),
                 new Read("suggestUsers", "/v1/users/38/suggestions?limit=4&stringify_ids=true",
@@ -272,8 +274,8 @@ class LeanReadsIT {
             // No gateway span (the entry times the read instead): the caller's own context, so the service's span is
             // the caller's child.
             assertThat(call.traceparent()).as(name).isEqualTo("00-" + traceId + "-00f067aa0ba902b7-01");
-            if (name.equals(PublicApi.GET_RELATIONSHIP.name())) {
-                assertThat(call.viewer()).as("the viewer is the token's subject, whatever the client sent")
+            if (RoutesConfiguration.VIEWER_READS.stream().anyMatch(e -> e.name().equals(name))) {
+                assertThat(call.viewer()).as(name + ": the viewer is the token's subject, whatever the client sent")
                         .isEqualTo(Long.toString(me));
             }
         }
@@ -285,7 +287,8 @@ class LeanReadsIT {
         String[][] cases = {
                 {"/v1/users/abc/following", "id"}, {"/v1/users/0/followers", "id"}, {"/v1/users/-5/counts", "id"},
                 {"/v1/users/7/common-following/x", "otherId"}, {"/v1/users/007/relationship/8", "id"},
-                {"/v1/users/7/relationship/99999999999999999999", "otherId"}, {"/v1/users/abc/suggestions", "id"}};
+                {"/v1/users/7/relationship/99999999999999999999", "otherId"}, {"/v1/users/abc/suggestions", "id"},
+                {"/v1/users/0/followers/known", "id"}};
         for (String[] c : cases) {
             HttpResponse<String> r = get(c[0], "Authorization", bearer);
             assertThat(r.statusCode()).as(c[0]).isEqualTo(400);
