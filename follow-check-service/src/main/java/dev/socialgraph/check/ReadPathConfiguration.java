@@ -76,6 +76,9 @@ class ReadPathConfiguration {
         FunctionCounter.builder("graph.check.follower.invalidated", cache, FollowerSideCache::invalidated)
                 .description("Followees whose cached entries were dropped once the cdc-consumer applied their events")
                 .register(registry);
+        FunctionCounter.builder("graph.check.follower.recounted", cache, FollowerSideCache::recountedCounts)
+                .description("Cached follower counts dropped because an account job announced it moved them")
+                .register(registry);
         return cache;
     }
 

@@ -172,7 +172,8 @@ final class FollowEventListener implements ConsumerAwareRebalanceListener,
         for (ConsumerRecord<byte[], byte[]> record : records) {
             try {
                 if (!(FollowEventJson.parse(record.value()) instanceof FollowEvent event)) {
-                    continue; // an account change: the account jobs' own edge events carry it to the follower side
+                    // An account change or a recount: the account jobs' own edge events carry it to the follower side.
+                    continue;
                 }
                 valid.add(new DatabaseLanes.Pending(record, event, 0));
                 events.add(event);

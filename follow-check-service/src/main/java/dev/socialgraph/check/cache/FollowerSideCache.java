@@ -30,10 +30,13 @@ import java.util.concurrent.atomic.LongAdder;
  *       the follower-side transactions of every record before it committed. Each followee pending on that partition
  *       below the offset is no longer pending: its entries are dropped, and the next read refills them from the shard,
  *       which now holds every event seen for it.</li>
- *   <li>A count lives at most {@code countMaxAge}: its offsets change with account jobs, which send no follow event
- *       (a caller counts a followee whose window is complete from the window instead). A window lives at most
- *       {@code windowMaxAge}; inactive users are taken out of a page when it is read, so nothing but a follow event
- *       is known to change one.</li>
+ *   <li>{@link #recounted}: an account job moved a followee's count offsets (a user deactivated, reactivated or
+ *       erased), which no follow event says; the job announces each batch on {@code follow-events} after it committed
+ *       and before it records the batch done (a {@code recount}), so the count is dropped and fills in flight refused.
+ *       (A caller counts a followee whose window is complete from the window and the inactive-users view instead.)</li>
+ *   <li>A count lives at most {@code countMaxAge} and a window at most {@code windowMaxAge}, for what no event says:
+ *       the reconciler's repair of a follower side that had drifted. Inactive users are taken out of a page when it is
+ *       read, so nothing but a follow event is known to change a window.</li>
  * </ul>
  * So a served entry holds every follow event of its followee that the cdc-consumer applied before it was filled, and
  * misses at most those of the last {@code staleBound}. Events this instance has not read yet are the feed-lag guard's:
@@ -122,6 +125,7 @@ public final class FollowerSideCache {
     private final Ticker ticker;
     private final LongAdder refused = new LongAdder();
     private final LongAdder invalidated = new LongAdder();
+    private final LongAdder recounted = new LongAdder();
 
     /**
      * @param windowBytes the most bytes of windows to hold, as weighed above; {@code > 0}
@@ -263,6 +267,21 @@ public final class FollowerSideCache {
     }
 
     /**
+     * An account job moved {@code followeeId}'s follower count without an edge event (a {@code recount} record of
+     * {@code follow-events}, published after the move committed): its cached count is dropped, and a count fill in
+     * flight, which may have read the count before the move, is refused. Its window stays: a window leaves inactive
+     * users out when it is read, so the job changes nothing a window shows.
+     *
+     * @param followeeId positive user id
+     */
+    public void recounted(long followeeId) {
+        tickets.bump(followeeId);
+        if (counts.asMap().remove(followeeId) != null) {
+            recounted.increment();
+        }
+    }
+
+    /**
      * The cdc-consumer's group has committed {@code committedOffset} on {@code partition}: every followee pending there
      * below it is applied on the follower side, so its entries are dropped for a refill.
      *
@@ -336,6 +355,15 @@ public final class FollowerSideCache {
      */
     public long refusedFills() {
         return refused.sum();
+    }
+
+    /**
+     * Counts dropped because an account job announced they moved ({@link #recounted}).
+     *
+     * @return count since start
+     */
+    public long recountedCounts() {
+        return recounted.sum();
     }
 
     /**

@@ -142,8 +142,9 @@ public record CheckProperties(
      * @param windowMaxAge      how long a window lives at most (10 min): a bound for what no event announces, though
      *                          nothing is known to need it (inactive users are taken out of a page, and of a count
      *                          made from a whole window, when it is read)
-     * @param countMaxAge       how long a count lives at most (2 s, the design's bound for other readers): the count
-     *                          offsets an account job moves announce themselves by no follow event
+     * @param countMaxAge       how long a count lives at most (10 min, as a window): a bound for what no event
+     *                          announces (a reconciler's repair); follow events and the account jobs' recounts drop
+     *                          a count when it moves
      * @param cdcGroup          the cdc-consumer's consumer group, whose committed offsets say which events the
      *                          follower side holds
      * @param watermarkInterval how often those offsets are read (100 ms)
@@ -155,7 +156,7 @@ public record CheckProperties(
             @Min(1) @Max(100_000_000) @DefaultValue("200000") long countEntries,
             @NotNull @DurationMin(millis = 1) @DurationMax(seconds = 2) @DefaultValue("1s") Duration staleBound,
             @NotNull @DurationMin(millis = 100) @DefaultValue("10m") Duration windowMaxAge,
-            @NotNull @DurationMin(millis = 100) @DefaultValue("2s") Duration countMaxAge,
+            @NotNull @DurationMin(millis = 100) @DefaultValue("10m") Duration countMaxAge,
             @NotBlank @DefaultValue("cdc-consumer") String cdcGroup,
             @NotNull @DurationMin(millis = 10) @DefaultValue("100ms") Duration watermarkInterval) {
     }

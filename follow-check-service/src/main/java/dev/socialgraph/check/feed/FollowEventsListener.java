@@ -10,6 +10,7 @@ import dev.socialgraph.check.relations.HiddenPairs;
 import dev.socialgraph.common.event.FollowEvent;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.GraphEvent;
+import dev.socialgraph.common.event.RecountEvent;
 import dev.socialgraph.common.event.MalformedEventException;
 import dev.socialgraph.common.relation.Relation;
 import dev.socialgraph.store.outbox.EventTracing;
@@ -247,6 +248,17 @@ class FollowEventsListener implements EventFeed, DisposableBean {
             parsed = FollowEventJson.parse(record.value());
         } catch (MalformedEventException | NullPointerException e) {
             malformed.increment();
+            return;
+        }
+        if (parsed instanceof RecountEvent recount) {
+            // An account job moved these follower counts without an edge event: the cached ones are dropped. Not a
+            // change the stream serves, so not in its log.
+            if (followerSide != null) {
+                for (int i = 0; i < recount.size(); i++) {
+                    followerSide.recounted(recount.followeeId(i));
+                }
+            }
+            applied.increment();
             return;
         }
         changes.append(record.partition(), record.offset(), parsed);

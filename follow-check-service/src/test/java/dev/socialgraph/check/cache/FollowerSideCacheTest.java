@@ -99,6 +99,28 @@ class FollowerSideCacheTest {
     }
 
     @Test
+    void recount_dropsTheCount_andRefusesACountFillInFlight_butKeepsTheWindow() {
+        FollowerSideCache cache = cache(Duration.ofSeconds(1));
+        cache.putWindow(B, window(false, 10, 11, 12, 13, 14), cache.ticket(B));
+        cache.putCount(B, 7, cache.ticket(B));
+        long inFlight = cache.ticket(B); // a fill that read the count before the job's move
+
+        cache.recounted(B);
+
+        assertThat(cache.count(B)).as("the count the job moved").isEqualTo(-1);
+        assertThat(cache.putCount(B, 7, inFlight)).as("the count read before the move").isFalse();
+        assertThat(cache.count(B)).isEqualTo(-1);
+        assertThat(cache.window(B)).as("the window: inactive users leave a page when it is read").isNotNull();
+        assertThat(cache.recountedCounts()).isEqualTo(1);
+        assertThat(cache.putCount(B, 6, cache.ticket(B))).as("a fill after the move").isTrue();
+        assertThat(cache.count(B)).isEqualTo(6);
+
+        cache.recounted(B + 1); // nothing cached: nothing to drop
+        assertThat(cache.recountedCounts()).isEqualTo(1);
+        assertThat(cache.count(B)).isEqualTo(6);
+    }
+
+    @Test
     void pendingPastTheStaleBound_isNotServed() {
         FollowerSideCache cache = cache(Duration.ofSeconds(1));
         cache.putWindow(B, window(true, 10), cache.ticket(B));

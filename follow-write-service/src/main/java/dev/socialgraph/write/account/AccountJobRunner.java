@@ -1,6 +1,7 @@
 package dev.socialgraph.write.account;
 
 import com.google.common.util.concurrent.RateLimiter;
+import dev.socialgraph.common.event.RecountEvent;
 import dev.socialgraph.common.shard.ShardGroup;
 import dev.socialgraph.common.shard.ShardRange;
 import dev.socialgraph.store.account.AccountJob;
@@ -9,6 +10,7 @@ import dev.socialgraph.store.account.JobKind;
 import dev.socialgraph.store.shard.ShardDataSources;
 import dev.socialgraph.write.WriteProperties;
 import dev.socialgraph.write.account.JobPlan.Phase;
+import dev.socialgraph.write.outbox.RecountAnnouncer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.management.ManagementFactory;
@@ -16,6 +18,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +38,9 @@ import org.springframework.stereotype.Component;
  * {@code FOR UPDATE SKIP LOCKED}, one user's jobs in version order) and runs it to the end. A job walks its phases
  * ({@link JobPlan}) in batches of {@code graph.write.accounts.edges-per-second / 4} edges, paced by a Guava
  * {@link RateLimiter} so live writes keep their latency; after every batch it records {@code phase}, {@code position}
- * (the last id done), {@code done}, {@code total} and its counters, and renews its lease. A worker killed mid-job
+ * (the last id done), {@code done}, {@code total} and its counters, and renews its lease. A batch that moved follower
+ * counts without an edge event (the walk of X's followees) is announced first ({@link RecountAnnouncer}), so that the
+ * check instances' cached counts of those followees are dropped; an announcement that fails fails the round. A worker killed mid-job
  * (kill -9) stops renewing; once the lease ({@code graph.write.accounts.lease}) has run out, any worker resumes the job
  * at the recorded position. Every step is idempotent ({@link JobSteps}), so the batch that was running when the worker
  * died is done again without effect. A worker that finds its lease taken over stops without writing; one that is
@@ -54,6 +59,7 @@ class AccountJobRunner implements SmartLifecycle {
 
     private final ShardDataSources dataSources;
     private final JobSteps steps;
+    private final RecountAnnouncer recounts;
     private final WriteProperties.Accounts settings;
     private final Clock clock;
     private final AccountJobRepository jobs = new AccountJobRepository();
@@ -64,8 +70,9 @@ class AccountJobRunner implements SmartLifecycle {
     private volatile boolean running;
     private Thread thread;
 
-    AccountJobRunner(ShardDataSources dataSources, JobSteps steps, WriteProperties properties, Clock clock,
-                     MeterRegistry registry) {
+    AccountJobRunner(ShardDataSources dataSources, JobSteps steps, RecountAnnouncer recounts,
+                     WriteProperties properties, Clock clock, MeterRegistry registry) {
+        this.recounts = recounts;
         this.registry = registry;
         this.failures = Counter.builder("graph.write.accounts.failures")
                 .description("Account job rounds that failed; a leased job is retried when its lease expires")
@@ -171,6 +178,11 @@ class AccountJobRunner implements SmartLifecycle {
                     for (int i = from; i < to; i++) {
                         steps.apply(job.kind(), phase, userId, left[i], report);
                         report.edge(phase.relation(), phase.walk() != JobPlan.Walk.TARGETS);
+                    }
+                    if (phase.movesFollowerCounts()) {
+                        // Committed; announced before the batch is recorded done, so a failure here does it again.
+                        recounts.announce(RecountEvent.of(userId, job.version(), Arrays.copyOfRange(left, from, to),
+                                clock.millis()));
                     }
                     at.position = left[to - 1];
                     at.done += to - from;

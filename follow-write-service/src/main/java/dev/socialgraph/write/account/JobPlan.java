@@ -33,6 +33,15 @@ final class JobPlan {
      * @param relation the relation of the rows walked; {@code null} for {@link Walk#OWN_ROWS}
      */
     record Phase(Walk walk, Relation relation) {
+
+        /**
+         * Whether this phase moves the visible follower counts of the users it walks with no edge event (the count
+         * exclusions of a deactivation or reactivation; an erasure's removal from the follower side): X's followees,
+         * whose caches learn it only from the job's {@link dev.socialgraph.common.event.RecountEvent}s.
+         */
+        boolean movesFollowerCounts() {
+            return walk == Walk.TARGETS && relation == Relation.FOLLOW;
+        }
     }
 
     private static final List<Phase> COUNTS = List.of(new Phase(Walk.TARGETS, Relation.FOLLOW),

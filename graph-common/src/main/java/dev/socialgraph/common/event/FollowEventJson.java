@@ -6,6 +6,7 @@ import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
@@ -25,7 +26,14 @@ import tools.jackson.databind.node.ObjectNode;
  * {"eventId":"42-account-3","type":"erase","userId":42,"version":3,"occurredAt":1700000000001}
  * }</pre>
  *
- * {@link #parse} reads either by its {@code type}; a consumer of edges skips what is not a {@link FollowEvent}.
+ * and so does an account job's {@link RecountEvent}:
+ *
+ * <pre>{@code
+ * {"eventId":"42-account-3-recount-9","type":"recount","userId":42,"version":3,"followeeIds":[9,12],
+ *  "occurredAt":1700000000001}
+ * }</pre>
+ *
+ * {@link #parse} reads each by its {@code type}; a consumer of edges skips what is not a {@link FollowEvent}.
  * Parsing is strict about the fields of the type (present, right type, valid values, no duplicates, nothing after the
  * object) and ignores unknown fields, so a producer may add fields before the consumers know them. UTF-8. Thread-safe.
  */
@@ -77,7 +85,28 @@ public final class FollowEventJson {
     }
 
     /**
-     * Serialises either kind of event.
+     * Serialises a recount: {@code eventId, type, userId, version, followeeIds, occurredAt}.
+     *
+     * @param event the event, not {@code null}
+     * @return UTF-8 JSON
+     * @throws NullPointerException if {@code event} is {@code null}
+     */
+    public static byte[] toJson(RecountEvent event) {
+        ObjectNode node = MAPPER.createObjectNode()
+                .put("eventId", event.eventId())
+                .put("type", RecountEvent.KIND)
+                .put("userId", event.userId())
+                .put("version", event.version());
+        ArrayNode ids = node.putArray("followeeIds");
+        for (int i = 0; i < event.size(); i++) {
+            ids.add(event.followeeId(i));
+        }
+        node.put("occurredAt", event.occurredAt());
+        return MAPPER.writeValueAsBytes(node);
+    }
+
+    /**
+     * Serialises any kind of event.
      *
      * @param event the event, not {@code null}
      * @return UTF-8 JSON
@@ -86,6 +115,7 @@ public final class FollowEventJson {
         return switch (event) {
             case FollowEvent e -> toJson(e);
             case AccountEvent e -> toJson(e);
+            case RecountEvent e -> toJson(e);
         };
     }
 
@@ -94,18 +124,21 @@ public final class FollowEventJson {
      *
      * @param json UTF-8 JSON, may be {@code null}
      * @return the event
-     * @throws MalformedEventException for any input that is not a valid edge event (an account event included), with
-     *                                 a message that says why; never another exception
+     * @throws MalformedEventException for any input that is not a valid edge event (an account event or a recount
+     *                                 included), with a message that says why; never another exception
      */
     public static FollowEvent fromJson(byte[] json) {
-        if (parse(json) instanceof FollowEvent event) {
+        GraphEvent parsed = parse(json);
+        if (parsed instanceof FollowEvent event) {
             return event;
         }
-        throw new MalformedEventException("an account event, not a change of an edge", null);
+        throw new MalformedEventException(parsed instanceof RecountEvent ? "a recount, not a change of an edge"
+                : "an account event, not a change of an edge", null);
     }
 
     /**
-     * Parses and validates a record of {@code follow-events}, an edge event or an account event by its {@code type}.
+     * Parses and validates a record of {@code follow-events}, an edge event, an account event or a recount by its
+     * {@code type}.
      *
      * @param json UTF-8 JSON, may be {@code null}
      * @return the event
@@ -141,6 +174,17 @@ public final class FollowEventJson {
             long occurredAt = integer(root, "occurredAt");
             try {
                 return new AccountEvent(eventId, account.get(), userId, version, occurredAt);
+            } catch (IllegalArgumentException e) {
+                throw new MalformedEventException("impossible event: " + e.getMessage(), e);
+            }
+        }
+        if (RecountEvent.KIND.equals(typeName)) {
+            long userId = integer(root, "userId");
+            long version = integer(root, "version");
+            long[] followeeIds = integers(root, "followeeIds", RecountEvent.MAX_USERS);
+            long occurredAt = integer(root, "occurredAt");
+            try {
+                return new RecountEvent(eventId, userId, version, followeeIds, occurredAt);
             } catch (IllegalArgumentException e) {
                 throw new MalformedEventException("impossible event: " + e.getMessage(), e);
             }
@@ -186,10 +230,29 @@ public final class FollowEventJson {
         return value.longValue();
     }
 
+    private static long[] integers(JsonNode root, String name, int max) {
+        JsonNode value = field(root, name);
+        if (!value.isArray()) {
+            throw new MalformedEventException("field " + name + " must be an array, was " + value.getNodeType(), null);
+        }
+        if (value.size() > max) {
+            throw new MalformedEventException("field " + name + " holds more than " + max + " values", null);
+        }
+        long[] out = new long[value.size()];
+        for (int i = 0; i < out.length; i++) {
+            JsonNode item = value.get(i);
+            if (!item.isIntegralNumber() || !item.canConvertToLong()) {
+                throw new MalformedEventException("field " + name + "[" + i + "] must be a 64-bit integer", null);
+            }
+            out[i] = item.longValue();
+        }
+        return out;
+    }
+
     private static FollowEvent.Type type(String wireName) {
         return FollowEvent.Type.byWireName(wireName).orElseThrow(() -> new MalformedEventException(
                 "field type must be one of follow, unfollow, block, unblock, mute, unmute, request, unrequest,"
-                        + " deactivate, reactivate, erase, protect, unprotect, was \""
+                        + " deactivate, reactivate, erase, protect, unprotect, recount, was \""
                         + (wireName.length() > 32 ? wireName.substring(0, 32) + "…" : wireName) + "\"", null));
     }
 }

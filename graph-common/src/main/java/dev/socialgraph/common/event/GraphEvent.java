@@ -3,10 +3,11 @@ package dev.socialgraph.common.event;
 /**
  * One record of {@code follow-events}: a change of an edge ({@link FollowEvent}) or of an account's state
  * ({@link AccountEvent}), both written by the write service's outbox in the transaction of the change and published in
- * commit order per key. A consumer of edges reads {@link FollowEventJson#parse} and skips what is not a
- * {@link FollowEvent}; the change stream serves both.
+ * commit order per key; or an account job's announcement that follower counts moved ({@link RecountEvent}), published
+ * by the job itself after the change. A consumer of edges reads {@link FollowEventJson#parse} and skips what is not a
+ * {@link FollowEvent}; the change stream serves edge and account changes, never a recount.
  */
-public sealed interface GraphEvent permits FollowEvent, AccountEvent {
+public sealed interface GraphEvent permits FollowEvent, AccountEvent, RecountEvent {
 
     /**
      * The change's stable, unique id: the same for a record the outbox relay publishes again.
@@ -19,7 +20,7 @@ public sealed interface GraphEvent permits FollowEvent, AccountEvent {
      * The kind of change by its wire name.
      *
      * @return one of {@code follow, unfollow, block, unblock, mute, unmute, request, unrequest, deactivate, reactivate,
-     *         erase, protect, unprotect}
+     *         erase, protect, unprotect, recount}
      */
     String kind();
 
@@ -38,7 +39,8 @@ public sealed interface GraphEvent permits FollowEvent, AccountEvent {
     long targetId();
 
     /**
-     * The version after the change: of the actor's row of the edge's relation, or of the account's state.
+     * The version after the change: of the actor's row of the edge's relation, or of the account's state (for a
+     * recount, the state the job carries out).
      *
      * @return {@code >= 1}
      */

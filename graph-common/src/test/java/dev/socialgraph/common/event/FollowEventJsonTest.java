@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class FollowEventJsonTest {
 
@@ -78,6 +79,42 @@ class FollowEventJsonTest {
     }
 
     @Test
+    void aRecount_roundTripsThroughParse_inItsOwnShape_andIsNoEdgeEvent() {
+        RecountEvent event = RecountEvent.of(42, 3, new long[] {9, 12}, 1_700_000_000_001L);
+
+        String json = new String(FollowEventJson.toJson((GraphEvent) event), UTF_8);
+
+        assertThat(json).isEqualTo("{\"eventId\":\"42-account-3-recount-9\",\"type\":\"recount\",\"userId\":42,"
+                + "\"version\":3,\"followeeIds\":[9,12],\"occurredAt\":1700000000001}");
+        assertThat(FollowEventJson.parse(json.getBytes(UTF_8))).isEqualTo(event);
+        assertThat(event.kind()).isEqualTo("recount");
+        assertThat(event.partitionKey()).isEqualTo(42);
+        assertThat(event.targetId()).isZero();
+        assertThatThrownBy(() -> FollowEventJson.fromJson(json.getBytes(UTF_8)))
+                .isInstanceOf(MalformedEventException.class)
+                .hasMessage("a recount, not a change of an edge");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {
+            "\"followeeIds\":[]|impossible event: followeeIds must hold 1 to 1000 ids, held 0",
+            "\"followeeIds\":[12,9]|impossible event: followeeIds must be ascending and distinct, were not at 1",
+            "\"followeeIds\":[9,9]|impossible event: followeeIds must be ascending and distinct, were not at 1",
+            "\"followeeIds\":[0]|impossible event: followeeIds[0] must be a positive user id, was 0",
+            "\"followeeIds\":[\"9\"]|field followeeIds[0] must be a 64-bit integer",
+            "\"followeeIds\":9|field followeeIds must be an array, was NUMBER",
+            "\"other\":1|missing field followeeIds"})
+    void aMalformedRecount_throwsMalformed_namingWhy(String caseAndMessage) {
+        String[] parts = caseAndMessage.split("\\|");
+        String json = "{\"eventId\":\"42-account-3-recount-9\",\"type\":\"recount\",\"userId\":42,\"version\":3,"
+                + parts[0] + ",\"occurredAt\":1}";
+
+        assertThatThrownBy(() -> FollowEventJson.parse(json.getBytes(UTF_8)))
+                .isInstanceOf(MalformedEventException.class)
+                .hasMessage(parts[1]);
+    }
+
+    @Test
     void parse_ofAnAccountEventWithoutItsUser_throwsMalformed() {
         String json = "{\"eventId\":\"42-account-3\",\"type\":\"erase\",\"version\":3,\"occurredAt\":1}";
 
@@ -137,7 +174,7 @@ class FollowEventJsonTest {
             id as string         | VALID-with-string-followerId                         | field followerId must be an integer, was STRING
             id as fraction       | VALID-with-fraction-followerId                       | field followerId must be an integer, was a fraction
             id too large         | VALID-with-huge-followerId                           | field followerId is out of the 64-bit range
-            type unknown         | VALID-with-type-FOLLOW                               | field type must be one of follow, unfollow, block, unblock, mute, unmute, request, unrequest, deactivate, reactivate, erase, protect, unprotect, was "FOLLOW"
+            type unknown         | VALID-with-type-FOLLOW                               | field type must be one of follow, unfollow, block, unblock, mute, unmute, request, unrequest, deactivate, reactivate, erase, protect, unprotect, recount, was "FOLLOW"
             type not string      | VALID-with-type-number                               | field type must be a string, was NUMBER
             id zero              | VALID-with-zero-followerId                           | impossible event: followerId must be a positive user id, was 0
             self follow          | VALID-with-self-follow                               | impossible event: followerId and followeeId must differ, both are 9

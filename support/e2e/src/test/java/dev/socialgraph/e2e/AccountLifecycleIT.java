@@ -125,7 +125,7 @@ class AccountLifecycleIT {
         assertThat(writes.follow(fans.get(0), celebrity).status()).as("a follow of an inactive user").isEqualTo(404);
         awaitJob(off.jobId());
         assertThat(counts(fans.get(5)).get("following").longValue()).isEqualTo(fanFollowingBefore - 1);
-        // A follower count in memory lives 2 s at most: the job's offsets announce themselves by no event.
+        // The job announces the followees whose counts it moved (a recount), and their cached counts are dropped.
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
                 counts(followed.get(0)).get("followers").longValue()).isEqualTo(followedFollowersBefore - 1));
         assertThat(counts(celebrity).get("followers").longValue()).isZero();

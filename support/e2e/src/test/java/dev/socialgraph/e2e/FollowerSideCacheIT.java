@@ -53,7 +53,8 @@ class FollowerSideCacheIT {
     @BeforeAll
     static void start() {
         pipeline = Pipeline.start(Pipeline.Settings.defaults("e2e_follower_side")
-                .withRelayPollInterval(Duration.ofMillis(50)).withCelebrityPages(40, 16));
+                .withRelayPollInterval(Duration.ofMillis(50)).withCelebrityPages(40, 16)
+                .withServiceProperties(Map.of("graph.write.accounts.start-delay", "500ms")));
         writes = new WriteClient(pipeline.writePort(), pipeline.serviceToken());
         check = ServiceProcess.start("follow-check-service", checkProperties(true), Pipeline.STARTUP);
     }
@@ -305,6 +306,55 @@ class FollowerSideCacheIT {
             assertThat(walk(check, b, "followers", 20)).isEqualTo(before);
             assertThat(counts(check, b, null).get("followers").longValue()).isEqualTo(before.size());
         });
+    }
+
+    // ------------------------------------------------------------------------------------------------ account jobs
+
+    /**
+     * The count of a followee with more followers than a window holds is cached apart from its window (for an hour
+     * here); account jobs move it with no follow event: a follower deactivated, reactivated, erased. Each move shows
+     * once the job has announced it (a {@code recount} on {@code follow-events}); were the announcement missed, the
+     * count would stay as cached for the hour.
+     */
+    @Test
+    void accountJobsOfAHotFolloweesFollowers_moveItsCachedCount() throws Exception {
+        long hot = user(5000, 77);
+        List<Long> fans = new ArrayList<>();
+        for (int i = 0; i < WINDOW + 5; i++) {
+            long fan = user(5100 + i, (i * 29 + 11) % 256);
+            assertThat(writes.follow(fan, hot).status()).as("follow %d -> %d", fan, hot).isEqualTo(200);
+            fans.add(fan);
+        }
+        int all = fans.size();
+        await().atMost(CONVERGENCE).until(() -> metric("graph_check_follower_pending") == 0);
+        await().atMost(CONVERGENCE).untilAsserted(() ->
+                assertThat(counts(check, hot, null).get("followers").longValue()).isEqualTo(all));
+        assertThat(counts(check, hot, null).get("followers").longValue()).as("the count, cached").isEqualTo(all);
+        double recountedBefore = metric("graph_check_follower_recounted_total");
+
+        long deactivated = fans.get(3);
+        assertAccountJobDone(writes.deactivate(deactivated));
+        await().atMost(CONVERGENCE).untilAsserted(() -> assertThat(counts(check, hot, null).get("followers")
+                .longValue()).as("the count without the deactivated follower").isEqualTo(all - 1));
+        assertThat(metric("graph_check_follower_recounted_total")).as("the cached count dropped by the recount")
+                .isGreaterThan(recountedBefore);
+
+        assertAccountJobDone(writes.reactivate(deactivated));
+        await().atMost(CONVERGENCE).untilAsserted(() -> assertThat(counts(check, hot, null).get("followers")
+                .longValue()).as("the count with the reactivated follower").isEqualTo(all));
+
+        assertAccountJobDone(writes.erase(fans.get(7)));
+        await().atMost(CONVERGENCE).untilAsserted(() -> assertThat(counts(check, hot, null).get("followers")
+                .longValue()).as("the count without the erased follower").isEqualTo(all - 1));
+        assertThat(walk(check, hot, "followers", 50)).as("the erased follower in no page").hasSize(all - 1)
+                .extracting(p -> p.get(0)).doesNotContain(fans.get(7));
+    }
+
+    /** A state change accepted, and its job finished. */
+    private static void assertAccountJobDone(WriteClient.AccountReply change) {
+        assertThat(change.status()).as("the state change").isEqualTo(200);
+        await().atMost(CONVERGENCE).untilAsserted(() -> assertThat(writes.job(change.jobId()).body().get("status")
+                .asString()).isEqualTo("done"));
     }
 
     // ----------------------------------------------------------------------------------------------------- helpers
