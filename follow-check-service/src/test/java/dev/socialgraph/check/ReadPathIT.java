@@ -524,8 +524,8 @@ class ReadPathIT {
         assertThat(suggestions(7004, 10)).isEqualTo(suggestedBefore);
         assertThat(http.json(http.get("/internal/v1/users/7001/counts")).get("following").longValue())
                 .as("from the row in memory, less the inactive users by the view: at once").isEqualTo(3);
-        // A follower count in memory lives 2 s at most (graph.check.follower-side.count-max-age): an account job's
-        // offsets announce themselves by no event.
+        // 7001's followers fit in a window: counted from it, less the inactive users by the view, once the view has
+        // polled the reactivation (a count kept apart, of a followee with more followers, moves by the job's recount).
         Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
                 http.json(http.get("/internal/v1/users/7001/counts")).get("followers").longValue()).isEqualTo(2));
     }

@@ -216,7 +216,7 @@ class FollowListsTest {
 
     /**
      * A followee whose window holds all its followers is counted from the window, less the inactive users: one read
-     * of the window, no count statement, and no 2 s life.
+     * of the window, no count statement, and no life of its own (it lives as long as the window).
      */
     @Test
     void followerCount_ofAFolloweeTheWindowHoldsWhole_comesFromTheWindow() {
