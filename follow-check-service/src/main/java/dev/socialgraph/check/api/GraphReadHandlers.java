@@ -350,7 +350,9 @@ final class GraphReadHandlers {
     /**
      * {@code GET /internal/v1/users/{id}/followers/known?limit&cursor} with {@code X-Viewer-Id} (required):
      * {@link ListResponse}, the followers of {@code id} whom the viewer follows, newest first by the viewer's follow
-     * ({@link GraphReads#knownFollowers}). It reads {@code id}'s follower side, so always on a blocking thread.
+     * ({@link GraphReads#knownFollowers}). It walks the viewer's following row and asks, a chunk at a time, which of
+     * those users follow {@code id}: memory where it can answer, else one statement per following database; so
+     * always on a blocking thread.
      */
     Mono<?> knownFollowers(ReadRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
