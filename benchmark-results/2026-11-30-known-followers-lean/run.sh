@@ -11,7 +11,7 @@
 # 2026-11-29-known-followers-quiet/run.sh again, run twice on one build: LABEL=lean (the default; known followers
 # among the gateway's lean reads) writes latency-lean.txt, LABEL=routed (graph.gateway.lean-reads.enabled=false, so
 # every read but the single check goes through Spring Cloud Gateway's routes, as known followers did before)
-# writes latency-routed.txt.
+# writes latency-routed.txt; a label starting with either (lean-2) runs that setting again into a file of its own.
 set -u
 cd "$(dirname "$0")/../.."   # the repository root
 export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
@@ -19,9 +19,9 @@ OUT=benchmark-results/2026-11-30-known-followers-lean
 F=/tmp/bench-known-lean; DATA=/tmp/known-followers-graph.txt
 LABEL=${LABEL:-lean}
 case $LABEL in
-  lean) LEAN=true ;;
-  routed) LEAN=false ;;
-  *) echo "LABEL must be lean or routed" >&2; exit 2 ;;
+  lean*) LEAN=true ;;
+  routed*) LEAN=false ;;
+  *) echo "LABEL must start with lean or routed" >&2; exit 2 ;;
 esac
 python3 - "$DATA" <<'PY'
 import sys
