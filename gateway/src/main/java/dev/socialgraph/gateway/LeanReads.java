@@ -27,9 +27,9 @@ import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 
 /**
- * Every public GET read but the single check ({@link #ENDPOINTS}: the lists of following and followers, the counts,
- * the common following, the followers the viewer knows, the relationship, the suggestions, and a user's own blocks and mutes) served by the gateway's
- * own handler ({@link LeanReadHandler}) instead of Spring Cloud Gateway's routes, with
+ * Every public GET read but the single check ({@link #ENDPOINTS}: the lists of following and followers, the counts, the
+ * common following, the followers the viewer knows, the relationship, the suggestions, and a user's own blocks and
+ * mutes) served by the gateway's own handler ({@link LeanReadHandler}) instead of Spring Cloud Gateway's routes, with
  * {@code graph.gateway.lean-reads.enabled} (the default); off, the routes proxy them as before.
  *
  * <p>Why: behind a route, each read paid Spring Cloud Gateway's machinery (route lookup, the merged filter chain, a

@@ -34,17 +34,17 @@ import org.springframework.stereotype.Component;
 /**
  * Runs the account jobs of the following databases (docs/account-lifecycle.md, "The jobs") on one thread.
  *
- * <p>Each round leases the next due job of every following database in turn ({@link AccountJobRepository#lease}: {@code
- * FOR UPDATE SKIP LOCKED}, one user's jobs in version order) and runs it to the end. A job walks its phases ({@link
- * JobPlan}) in batches of {@code graph.write.accounts.edges-per-second / 4} edges, paced by a Guava {@link RateLimiter}
- * so live writes keep their latency; after every batch it records {@code phase}, {@code position} (the last id done),
- * {@code done}, {@code total} and its counters, and renews its lease. A batch that moved follower counts without an
- * edge event (the walk of X's followees) is announced first ({@link RecountAnnouncer}), so that the check instances'
- * cached counts of those followees are dropped; an announcement that fails fails the round. A worker killed mid-job
- * (kill -9) stops renewing; once the lease ({@code graph.write.accounts.lease}) has run out, any worker resumes the job
- * at the recorded position. Every step is idempotent ({@link JobSteps}), so the batch that was running when the worker
- * died is done again without effect. A worker that finds its lease taken over stops without writing; one that is
- * stopped gives its lease up.
+ * <p>Each round leases the next due job of every following database in turn ({@link AccountJobRepository#lease}:
+ * {@code FOR UPDATE SKIP LOCKED}, one user's jobs in version order) and runs it to the end. A job walks its phases
+ * ({@link JobPlan}) in batches of {@code graph.write.accounts.edges-per-second / 4} edges, paced by a Guava
+ * {@link RateLimiter} so live writes keep their latency; after every batch it records {@code phase}, {@code position}
+ * (the last id done), {@code done}, {@code total} and its counters, and renews its lease. A batch that moved follower
+ * counts without an edge event (the walk of X's followees) is announced first ({@link RecountAnnouncer}), so that the
+ * check instances' cached counts of those followees are dropped; an announcement that fails fails the round. A worker
+ * killed mid-job (kill -9) stops renewing; once the lease ({@code graph.write.accounts.lease}) has run out, any worker
+ * resumes the job at the recorded position. Every step is idempotent ({@link JobSteps}), so the batch that was running
+ * when the worker died is done again without effect. A worker that finds its lease taken over stops without writing;
+ * one that is stopped gives its lease up.
  *
  * <p>A job that fails (a database, Redis or Kafka outage) is left with its lease, which expires: it is retried after
  * {@code lease} from its recorded position.
