@@ -351,8 +351,9 @@ final class GraphReadHandlers {
      * {@code GET /internal/v1/users/{id}/followers/known?limit&cursor} with {@code X-Viewer-Id} (required):
      * {@link ListResponse}, the followers of {@code id} whom the viewer follows, newest first by the viewer's follow
      * ({@link GraphReads#knownFollowers}). It walks the viewer's following row and asks, a chunk at a time, which of
-     * those users follow {@code id}: memory where it can answer, else one statement per following database; so
-     * always on a blocking thread.
+     * those users follow {@code id}: on this (I/O) thread when memory holds the viewer's row and can answer for every
+     * candidate asked (the bloom filter's "no", or the candidate's row), else on a blocking thread, where the rest
+     * are one statement per following database.
      */
     Mono<?> knownFollowers(ReadRequest request) {
         long user = UserIds.parse(request.pathVariable("id"), "id");
@@ -360,10 +361,15 @@ final class GraphReadHandlers {
         int size = Params.limit(request.param("limit"), properties.defaultLimit(), properties.maxLimit());
         CursorPosition after = position(request, ListKind.KNOWN_FOLLOWERS, viewer);
         long writer = reads.writer(followToken(request)); // read-your-writes: the viewer's own follows
+        GraphReads.VisiblePage inMemory = sees(viewer, user, "id", writer, false) == Answer.YES
+                ? reads.knownFollowers(viewer, user, after, size, writer, false) : null;
+        if (inMemory != null) {
+            return Mono.just(listResponse(inMemory, ListKind.KNOWN_FOLLOWERS, viewer));
+        }
         return orBlocking(request, () -> {
             sees(viewer, user, "id", writer, true); // a protected account's followers, known or not
-            return listResponse(reads.knownFollowers(viewer, user, after, size, writer), ListKind.KNOWN_FOLLOWERS,
-                    viewer);
+            return listResponse(reads.knownFollowers(viewer, user, after, size, writer, true),
+                    ListKind.KNOWN_FOLLOWERS, viewer);
         });
     }
 

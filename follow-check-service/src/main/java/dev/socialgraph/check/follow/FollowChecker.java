@@ -550,11 +550,13 @@ public class FollowChecker implements FollowingRows {
      * @param followerIds positive user ids, ascending
      * @param followeeId  positive user id
      * @param writer      the request's follow token ({@link #writer}): that user's own row is read from its shard
-     * @return the subset of {@code followerIds} that follow {@code followeeId}, ascending
+     * @param mayBlock    whether the shards may be read; {@code false} on an I/O thread
+     * @return the subset of {@code followerIds} that follow {@code followeeId}, ascending; {@code null} only when
+     *         {@code !mayBlock} and memory cannot answer for every one of them
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when a database it needs is down
      */
     @Override
-    public long[] whichFollow(long[] followerIds, long followeeId, long writer) {
+    public long[] whichFollow(long[] followerIds, long followeeId, long writer, boolean mayBlock) {
         boolean fresh = feed.isFresh();
         long[] found = new long[followerIds.length];
         long[] unknown = new long[followerIds.length];
@@ -575,6 +577,9 @@ public class FollowChecker implements FollowingRows {
             if (answer == Answer.YES) {
                 found[nFound++] = id;
             } else if (answer == Answer.NEXT) {
+                if (!mayBlock) {
+                    return null; // the whole question goes to a blocking thread, asked again there
+                }
                 unknown[nUnknown++] = id;
             }
         }

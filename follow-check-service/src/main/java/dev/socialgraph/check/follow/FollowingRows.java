@@ -35,8 +35,10 @@ public interface FollowingRows {
      * @param followerIds positive user ids, ascending
      * @param followeeId  positive user id
      * @param writer      as for {@link #cachedRow}
-     * @return the subset that follows, ascending
+     * @param mayBlock    whether the shards may be read; {@code false} on an I/O thread
+     * @return the subset that follows, ascending; {@code null} only when {@code !mayBlock} and memory cannot answer
+     *         for every one of them
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when a shard must be read and is down
      */
-    long[] whichFollow(long[] followerIds, long followeeId, long writer);
+    long[] whichFollow(long[] followerIds, long followeeId, long writer, boolean mayBlock);
 }

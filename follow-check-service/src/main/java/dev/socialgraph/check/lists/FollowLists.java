@@ -308,12 +308,17 @@ public class FollowLists {
      * @param cursorId         position to continue after, or {@link Page#START}
      * @param limit            page size, {@code >= 1}
      * @param writer           the request's follow token as verified: the writer's own row is read from its shard
-     * @return the page, positions in the viewer's following list
+     * @param mayBlock         whether a shard may be read; {@code false} on an I/O thread
+     * @return the page, positions in the viewer's following list; {@code null} only when {@code !mayBlock} and
+     *         memory cannot answer (the viewer's row, or one of the candidates asked, is not held)
      * @throws ShardUnavailableException when a database it needs is down
      */
     public Page knownFollowers(long viewerId, long userId, long cursorFollowedAt, long cursorId, int limit,
-                               long writer) {
-        FollowingRow row = row(viewerId, writer, true);
+                               long writer, boolean mayBlock) {
+        FollowingRow row = row(viewerId, writer, mayBlock);
+        if (row == null) {
+            return null;
+        }
         int want = limit + 1; // one more than the page, to learn whether more remain
         long[] ids = new long[want];
         long[] times = new long[want];
@@ -328,7 +333,10 @@ public class FollowLists {
             }
             long[] ascending = candidates.ids().clone();
             Arrays.sort(ascending);
-            long[] follow = rows.whichFollow(ascending, userId, writer);
+            long[] follow = rows.whichFollow(ascending, userId, writer, mayBlock);
+            if (follow == null) {
+                return null;
+            }
             for (int i = 0; i < candidates.size() && n < want; i++) {
                 if (Arrays.binarySearch(follow, candidates.ids()[i]) >= 0) {
                     ids[n] = candidates.ids()[i];

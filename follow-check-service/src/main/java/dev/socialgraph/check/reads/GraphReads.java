@@ -469,14 +469,20 @@ public class GraphReads {
      * @param limit    page size, {@code >= 1}
      * @param writer   the request's follow token, as {@link #writer} verified it: the viewer's own row then comes from
      *                 its shard
-     * @return the page
+     * @param mayBlock whether a shard may be read; {@code false} on an I/O thread
+     * @return the page; {@code null} only when {@code !mayBlock} and memory cannot answer (or a token came)
      */
-    public VisiblePage knownFollowers(long viewerId, long userId, CursorPosition after, int limit, long writer) {
+    public VisiblePage knownFollowers(long viewerId, long userId, CursorPosition after, int limit, long writer,
+                                      boolean mayBlock) {
+        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+            return null; // a follow token: its user's own row is read from the shard
+        }
         if (accounts.isInactive(viewerId, FollowChecker.NO_TOKEN) || accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
             return VisiblePage.EMPTY;
         }
-        Page page = lists.knownFollowers(viewerId, userId, at(after), from(after), limit, writer);
-        return visible(page, relations.blockedAmong(userId, page.ids(), true));
+        Page page = lists.knownFollowers(viewerId, userId, at(after), from(after), limit, writer, mayBlock);
+        long[] blocked = page == null ? null : relations.blockedAmong(userId, page.ids(), mayBlock);
+        return blocked == null ? null : visible(page, blocked);
     }
 
     /**

@@ -314,20 +314,39 @@ class FollowCheckerTest {
         bloom.edges.add(falsePositive + ":" + B);
         long[] asked = {A, known, ruledOut, stored, falsePositive};
 
-        assertThat(checker.whichFollow(asked, B, NO_TOKEN)).containsExactly(A, known, stored);
+        assertThat(checker.whichFollow(asked, B, NO_TOKEN, true)).containsExactly(A, known, stored);
         assertThat(shards.whichFollowCalls).as("one shard read for all memory could not answer").hasSize(1);
         assertThat(shards.whichFollowCalls.get(0)).containsExactly(A, stored, falsePositive);
 
         shards.whichFollowCalls.clear();
-        assertThat(checker.whichFollow(new long[] {known, ruledOut}, B, checker.writer(tokens.issue(known))))
+        assertThat(checker.whichFollow(new long[] {known, ruledOut}, B, checker.writer(tokens.issue(known)), true))
                 .as("the writer's own row is the shard's, which does not hold B").isEmpty();
         assertThat(shards.whichFollowCalls.get(0)).containsExactly(known);
 
         shards.whichFollowCalls.clear();
         feed.fresh = false;
-        assertThat(checker.whichFollow(new long[] {known, stored}, B, NO_TOKEN))
+        assertThat(checker.whichFollow(new long[] {known, stored}, B, NO_TOKEN, true))
                 .as("a stale feed: memory is not asked").containsExactly(stored);
         assertThat(shards.whichFollowCalls.get(0)).containsExactly(known, stored);
+    }
+
+    @Test
+    void whichFollow_onAnIoThread_answersOnlyWhenMemoryHoldsEveryOne() {
+        long known = 40; // in the in-process cache, following B
+        long ruledOut = 41; // the filter says no
+        long stored = 42; // the filter says maybe, no cached row
+        local.entries.put(known, new long[] {B});
+        bloom.edges.add(known + ":" + B);
+        bloom.edges.add(stored + ":" + B);
+
+        assertThat(checker.whichFollow(new long[] {known, ruledOut}, B, NO_TOKEN, false)).containsExactly(known);
+        assertThat(checker.whichFollow(new long[] {known, ruledOut, stored}, B, NO_TOKEN, false))
+                .as("one follower memory cannot answer: the question goes to a blocking thread").isNull();
+        assertThat(checker.whichFollow(new long[] {known}, B, checker.writer(tokens.issue(known)), false))
+                .as("the token's writer's own row is the shard's").isNull();
+        feed.fresh = false;
+        assertThat(checker.whichFollow(new long[] {ruledOut}, B, NO_TOKEN, false)).as("a stale feed").isNull();
+        assertThat(shards.whichFollowCalls).as("no shard read on an I/O thread").isEmpty();
     }
 
     static final class FakeBloom implements FollowChecker.Bloom {

@@ -73,8 +73,11 @@ class FollowListsTest {
         }
 
         @Override
-        public long[] whichFollow(long[] followerIds, long followeeId, long writer) {
+        public long[] whichFollow(long[] followerIds, long followeeId, long writer, boolean mayBlock) {
             whichFollowCalls.add(followerIds.length);
+            if (!mayBlock && Arrays.stream(followerIds).anyMatch(id -> cachedRow(id, writer) == null)) {
+                return null;
+            }
             return Arrays.stream(followerIds).filter(id -> followingRow(id, writer).followingIds().length > 0
                     && Arrays.binarySearch(followingRow(id, writer).followingIds(), followeeId) >= 0).toArray();
         }
@@ -104,24 +107,43 @@ class FollowListsTest {
         }
         onShard.put(viewer, new FollowingRow(viewer, followees, followees.clone(), 1));
 
-        Page first = lists.knownFollowers(viewer, user, 0, Page.START, 20, 0);
+        Page first = lists.knownFollowers(viewer, user, 0, Page.START, 20, 0, true);
         assertThat(first.ids()).startsWith(300, 298).endsWith(262).hasSize(20);
         assertThat(first.hasMore()).isTrue();
         assertThat(whichFollowCalls).as("the first 64 candidates held 32 followers").containsExactly(64);
 
-        Page second = lists.knownFollowers(viewer, user, first.lastFollowedAt(), first.lastId(), 20, 0);
+        Page second = lists.knownFollowers(viewer, user, first.lastFollowedAt(), first.lastId(), 20, 0, true);
         assertThat(second.ids()).startsWith(260).endsWith(222).hasSize(20);
 
         whichFollowCalls.clear();
-        Page last = lists.knownFollowers(viewer, user, 42, 42, 20, 0);
+        Page last = lists.knownFollowers(viewer, user, 42, 42, 20, 0, true);
         assertThat(last.ids()).startsWith(40).endsWith(2).hasSize(20);
         assertThat(last.hasMore()).as("exactly a page was left").isFalse();
 
         whichFollowCalls.clear();
-        Page none = lists.knownFollowers(viewer, 902, 0, Page.START, 20, 0);
+        Page none = lists.knownFollowers(viewer, 902, 0, Page.START, 20, 0, true);
         assertThat(none.ids()).isEmpty();
         assertThat(none.hasMore()).isFalse();
         assertThat(whichFollowCalls).as("64, then the 236 left").containsExactly(64, 236);
+    }
+
+    @Test
+    void knownFollowers_withoutBlocking_comeFromMemory_orNotAtAll() {
+        long viewer = 900;
+        long user = 901;
+        long[] followees = {1, 2, 3};
+        onShard.put(viewer, new FollowingRow(viewer, followees, new long[] {1, 2, 3}, 1));
+        onShard.put(2L, new FollowingRow(2, new long[] {user}, new long[] {1}, 1));
+        assertThat(lists.knownFollowers(viewer, user, 0, Page.START, 20, 0, false)).as("no row in memory").isNull();
+
+        inMemory.put(viewer, onShard.get(viewer));
+        inMemory.put(2L, onShard.get(2L));
+        assertThat(lists.knownFollowers(viewer, user, 0, Page.START, 20, 0, false))
+                .as("1 and 3 are not in memory").isNull();
+        inMemory.put(1L, FollowingRow.empty(1));
+        inMemory.put(3L, FollowingRow.empty(3));
+        assertThat(lists.knownFollowers(viewer, user, 0, Page.START, 20, 0, false).ids()).containsExactly(2L);
+        assertThat(rowShardReads).isZero();
     }
 
     @Test

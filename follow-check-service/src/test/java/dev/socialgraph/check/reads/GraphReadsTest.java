@@ -532,19 +532,47 @@ class GraphReadsTest {
         graph.relates(Relation.BLOCK, user, 80); // the user blocks it: not shown, as on its followers list
         graph.filterSawBlock(user, 80);
 
-        GraphReads.VisiblePage whole = reads.knownFollowers(A, user, null, 5, FollowChecker.NO_TOKEN);
+        GraphReads.VisiblePage whole = reads.knownFollowers(A, user, null, 5, FollowChecker.NO_TOKEN, true);
         assertThat(ids(whole)).containsExactly(60L, 30L); // equal follow times: the greater id is the newer
         assertThat(whole.next()).isNull();
         // Pages are cut first, then the hidden taken out, as on the followers list: [80, 60], then [50, 30].
-        GraphReads.VisiblePage first = reads.knownFollowers(A, user, null, 2, FollowChecker.NO_TOKEN);
+        GraphReads.VisiblePage first = reads.knownFollowers(A, user, null, 2, FollowChecker.NO_TOKEN, true);
         assertThat(ids(first)).containsExactly(60L);
         assertThat(first.next()).isEqualTo(new dev.socialgraph.common.cursor.CursorPosition(0, 60));
-        GraphReads.VisiblePage second = reads.knownFollowers(A, user, first.next(), 2, FollowChecker.NO_TOKEN);
+        GraphReads.VisiblePage second = reads.knownFollowers(A, user, first.next(), 2, FollowChecker.NO_TOKEN, true);
         assertThat(ids(second)).containsExactly(30L);
         assertThat(second.next()).isNull();
-        assertThat(ids(reads.knownFollowers(B, user, null, 5, FollowChecker.NO_TOKEN))).as("B follows none").isEmpty();
+        assertThat(ids(reads.knownFollowers(B, user, null, 5, FollowChecker.NO_TOKEN, true))).as("B follows none").isEmpty();
         graph.inactive.apply(user, AccountState.DEACTIVATED);
-        assertThat(ids(reads.knownFollowers(A, user, null, 5, FollowChecker.NO_TOKEN))).isEmpty();
+        assertThat(ids(reads.knownFollowers(A, user, null, 5, FollowChecker.NO_TOKEN, true))).isEmpty();
+    }
+
+    @Test
+    void knownFollowers_onAnIoThread_areAnsweredWhenMemoryHoldsTheViewersRowAndEveryCandidate() {
+        long user = 70;
+        graph.follows(A, 30, 50, 60);
+        graph.follows(30, user);
+        graph.follows(60, user);
+        graph.bloom.add(List.of(30L, user));
+        graph.bloom.add(List.of(60L, user));
+        assertThat(reads.knownFollowers(A, user, null, 5, NO_TOKEN, false)).as("the viewer's row not held").isNull();
+
+        graph.local.put(A, new long[] {30, 50, 60});
+        assertThat(reads.knownFollowers(A, user, null, 5, NO_TOKEN, false))
+                .as("60 and 30 pass the filter and their rows are not held").isNull();
+
+        graph.local.put(30L, new long[] {user});
+        graph.local.put(60L, new long[] {user});
+        assertThat(ids(reads.knownFollowers(A, user, null, 5, NO_TOKEN, false)))
+                .as("50 ruled out by the bloom filter").containsExactly(60L, 30L);
+        assertThat(graph.shardReads).as("no shard read on the I/O thread").hasValue(0);
+        graph.relates(Relation.BLOCK, user, 30);
+        graph.filterSawBlock(user, 30);
+        assertThat(reads.knownFollowers(A, user, null, 5, NO_TOKEN, false))
+                .as("a block the filter has seen: the user's block row is read on a blocking thread").isNull();
+        assertThat(ids(reads.knownFollowers(A, user, null, 5, NO_TOKEN, true))).containsExactly(60L);
+        assertThat(reads.knownFollowers(A, user, null, 5, reads.writer(graph.tokens.issue(A)), false))
+                .as("a follow token: the writer's own row is the shard's").isNull();
     }
 
     @Test
