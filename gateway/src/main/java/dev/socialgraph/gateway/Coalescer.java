@@ -209,7 +209,11 @@ final class Coalescer<Q, A> {
         }
 
         void completed() {
-            failed(new IllegalStateException("the call for a batch of " + batch.size() + " completed without answers"));
+            // After its answers, every call completes: the error (and its stack trace) only for one that sent none.
+            if (!done) {
+                failed(new IllegalStateException("the call for a batch of " + batch.size()
+                        + " completed without answers"));
+            }
         }
     }
 
