@@ -44,16 +44,6 @@ public class FollowLists {
         Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit);
 
         /**
-         * How many users {@code followerId} follows: its following row's count column, less the inactive users
-         * taken out of it ({@code count_offsets}); one statement.
-         *
-         * @param followerId positive user id
-         * @return {@code 0..10000}
-         * @throws ShardUnavailableException when its database is down
-         */
-        int followingCount(long followerId);
-
-        /**
          * How many users follow {@code followeeId}: its follower row's count column (eventually consistent), less
          * the inactive users taken out of it; one statement.
          *
@@ -184,13 +174,16 @@ public class FollowLists {
         return following < 0 ? null : new Counts(followers, following);
     }
 
-    /** The following count; {@code -1} when {@code !mayBlock} and memory does not hold the row. */
+    /**
+     * The following count, from the following row less the inactive users by the view; {@code -1} when
+     * {@code !mayBlock} and memory does not hold the row. A miss reads the whole row, not a count statement: the same
+     * one round trip, and the row then stays in memory (until an event or eviction drops it), so the next count, page
+     * or check of the user reads no shard. A count statement cached nothing, and the users whose rows no check had
+     * loaded (those who follow nobody among them) sent every count to the shard.
+     */
     private long followingCount(long followerId, long writer, boolean mayBlock) {
-        FollowingRow row = rows.cachedRow(followerId, writer);
-        if (row == null) {
-            return mayBlock ? shards.followingCount(followerId) : -1;
-        }
-        return row.followingCount() - inactiveAmong.applyAsInt(row.followingIds());
+        FollowingRow row = row(followerId, writer, mayBlock);
+        return row == null ? -1 : row.followingCount() - inactiveAmong.applyAsInt(row.followingIds());
     }
 
     /**

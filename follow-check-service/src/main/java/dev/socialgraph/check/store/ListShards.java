@@ -37,12 +37,6 @@ class ListShards implements FollowLists.Shards {
     }
 
     @Override
-    public int followingCount(long followerId) {
-        return reads.user(ShardGroup.FOLLOWING, followerId,
-                c -> (int) exclusions.visibleCount(c, followerId, Counted.FOLLOWING));
-    }
-
-    @Override
     public long followerCount(long followeeId) {
         return reads.user(ShardGroup.FOLLOWER, followeeId,
                 c -> exclusions.visibleCount(c, followeeId, Counted.FOLLOWERS));

@@ -24,7 +24,6 @@ class FollowListsTest {
     final long[] followerTimes = new long[250];
     int followerPageReads;
     int followerCountReads;
-    int followingCountReads;
     final Map<Long, FollowingRow> inMemory = new HashMap<>();
     final Map<Long, FollowingRow> onShard = new HashMap<>();
     int rowShardReads;
@@ -36,12 +35,6 @@ class FollowListsTest {
         public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit) {
             followerPageReads++;
             return AdjacencyArray.newestFirst(followerIds, followerTimes, cursorFollowedAt, cursorId, limit);
-        }
-
-        @Override
-        public int followingCount(long followerId) {
-            followingCountReads++;
-            return onShard.getOrDefault(followerId, FollowingRow.empty(followerId)).followingCount();
         }
 
         @Override
@@ -172,13 +165,22 @@ class FollowListsTest {
         assertThat(lists.counts(B, 0, true, true)).isEqualTo(new FollowLists.Counts(250, 2));
         assertThat(lists.counts(B, 0, true, true)).isEqualTo(new FollowLists.Counts(250, 2));
         assertThat(followerCountReads).isOne();
-        assertThat(followingCountReads).isZero();
+        assertThat(rowShardReads).isZero();
 
         onShard.put(B, new FollowingRow(B, new long[] {7, 8, 9, 10}, new long[] {1, 2, 3, 4}, 4));
-        assertThat(lists.counts(B, B, true, true).following()).as("the user's own token: its shard").isEqualTo(4);
-        assertThat(followingCountReads).isOne();
+        assertThat(lists.counts(B, B, true, true).following()).as("the user's own token: its shard's row, less 7")
+                .isEqualTo(3);
+        assertThat(rowShardReads).isOne();
         lists.counts(B, 0, false, true);
         assertThat(followerCountReads).as("a stale feed").isEqualTo(2);
+    }
+
+    @Test
+    void counts_ofAUserWhoseRowMemoryDoesNotHold_readTheWholeRow_lessInactiveUsers() {
+        onShard.put(300L, new FollowingRow(300, new long[] {7, 8}, new long[] {1, 2}, 2));
+        assertThat(lists.counts(300, 0, true, false)).as("on an I/O thread: not from memory").isNull();
+        assertThat(lists.counts(300, 0, true, true).following()).as("7 is inactive").isEqualTo(1);
+        assertThat(rowShardReads).as("the row, through the layers that then hold it").isOne();
     }
 
     @Test
@@ -222,7 +224,7 @@ class FollowListsTest {
         assertThat(lists.counts(B, 0, true, false)).isNull();
         assertThat(lists.following(1, 0, Page.START, 2, 0, false)).isNull();
         assertThat(lists.commonFollowing(1, 2, 0, 10, 0, false)).isNull();
-        assertThat(followerPageReads + followerCountReads + followingCountReads + rowShardReads).isZero();
+        assertThat(followerPageReads + followerCountReads + rowShardReads).isZero();
 
         lists.followers(B, 0, Page.START, 20, true, true);
         inMemory.put(B, new FollowingRow(B, new long[] {8}, new long[] {1}, 1));
@@ -249,11 +251,6 @@ class FollowListsTest {
                 reads[0]++;
                 return AdjacencyArray.newestFirst(new long[] {7, 8, 9}, new long[] {1, 2, 3}, cursorFollowedAt,
                         cursorId, limit);
-            }
-
-            @Override
-            public int followingCount(long followerId) {
-                return 0;
             }
 
             @Override

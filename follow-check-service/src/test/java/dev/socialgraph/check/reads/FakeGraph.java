@@ -210,11 +210,6 @@ public final class FakeGraph {
         }
 
         @Override
-        public int followingCount(long followerId) {
-            return shard.getOrDefault(followerId, new long[0]).length;
-        }
-
-        @Override
         public long followerCount(long followeeId) {
             return followersOf(followeeId).length;
         }
