@@ -20,7 +20,8 @@ import java.util.function.ToIntFunction;
  * following counts and common following read no shard for a cached user. The follower side comes from the
  * {@link FollowerSideCache}: the newest {@link FollowerSideCache#windowSize} followers and the follower count of each
  * cached followee; a first page of at most that size, and the pages after it that the window holds, are cut from it.
- * What memory does not hold is read from the shard, and then cached: a count in one statement per shard group.
+ * What memory does not hold is read from the shard, and then cached: a following count as the user's row, a follower
+ * count in one statement.
  *
  * <p>Ids are positive 64-bit user ids; times epoch milliseconds. Every method that may read a shard throws
  * {@link ShardUnavailableException} when its database is down. Thread-safe.
@@ -153,8 +154,8 @@ public class FollowLists {
 
     /**
      * Follower and following counts: each from memory when it holds it (one lookup), else one statement on the
-     * user's shard of each group (two on the follower shard for a followee with more followers than a window holds,
-     * the first time).
+     * user's shard of each group: the following row, which memory then holds, and the follower count (two on the
+     * follower shard for a followee with more followers than a window holds, the first time).
      *
      * @param userId positive
      * @param writer the request's follow token as verified: the user's own write reads its following count from the

@@ -580,7 +580,8 @@ public class GraphReads {
 
     /**
      * How many follow {@code userId} and whom it follows, less the inactive users taken out of the counts; zeros for
-     * an inactive user. Each from memory when it holds it, else one statement on the user's shard of its group.
+     * an inactive user. Each from memory when it holds it, else one statement on the user's shard of its group (for
+     * the following count, its row).
      * With a follow token of another user {@code w}, the follower count is as {@code w}'s own write left it
      * ({@link FollowLists#followerCountAfterWrite}).
      *

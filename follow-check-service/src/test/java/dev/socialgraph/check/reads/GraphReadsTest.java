@@ -542,7 +542,8 @@ class GraphReadsTest {
         GraphReads.VisiblePage second = reads.knownFollowers(A, user, first.next(), 2, FollowChecker.NO_TOKEN, true);
         assertThat(ids(second)).containsExactly(30L);
         assertThat(second.next()).isNull();
-        assertThat(ids(reads.knownFollowers(B, user, null, 5, FollowChecker.NO_TOKEN, true))).as("B follows none").isEmpty();
+        assertThat(ids(reads.knownFollowers(B, user, null, 5, FollowChecker.NO_TOKEN, true))).as("B follows none")
+                .isEmpty();
         graph.inactive.apply(user, AccountState.DEACTIVATED);
         assertThat(ids(reads.knownFollowers(A, user, null, 5, FollowChecker.NO_TOKEN, true))).isEmpty();
     }
