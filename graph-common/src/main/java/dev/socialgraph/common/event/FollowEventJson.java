@@ -18,7 +18,8 @@ import tools.jackson.databind.node.ObjectNode;
  * }</pre>
  *
  * Ids, times (epoch ms) and the version are JSON integers; {@code type} is one of {@link FollowEvent.Type}'s wire
- * names ({@code "follow"}, {@code "unfollow"}, {@code "block"}, {@code "unblock"}, {@code "mute"}, {@code "unmute"}).
+ * names ({@code "follow"}, {@code "unfollow"}, {@code "block"}, {@code "unblock"}, {@code "mute"}, {@code "unmute"},
+ * {@code "request"}, {@code "unrequest"}).
  *
  * <p>The same topic carries {@link AccountEvent}s, in a shape of their own:
  *
