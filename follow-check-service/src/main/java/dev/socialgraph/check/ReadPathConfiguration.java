@@ -58,8 +58,8 @@ class ReadPathConfiguration {
     FollowerSideCache followerSideCache(CheckProperties properties, MeterRegistry registry) {
         CheckProperties.FollowerSide settings = properties.followerSide();
         FollowerSideCache cache = new FollowerSideCache(settings.windowBudget().toBytes(), settings.countEntries(),
-                settings.windowSize(), settings.staleBound(), settings.windowMaxAge(), settings.countMaxAge(),
-                Ticker.systemTicker());
+                settings.windowSize(), settings.deepWindowSize(), settings.staleBound(), settings.windowMaxAge(),
+                settings.countMaxAge(), Ticker.systemTicker());
         Gauge.builder("graph.check.follower.windows", cache, FollowerSideCache::windows)
                 .description("Followees whose newest followers are cached in process").register(registry);
         Gauge.builder("graph.check.follower.counts", cache, FollowerSideCache::counts)
@@ -78,6 +78,9 @@ class ReadPathConfiguration {
                 .register(registry);
         FunctionCounter.builder("graph.check.follower.recounted", cache, FollowerSideCache::recountedCounts)
                 .description("Cached follower counts dropped because an account job announced it moved them")
+                .register(registry);
+        FunctionCounter.builder("graph.check.follower.deepened", cache, FollowerSideCache::deepened)
+                .description("Follower windows read again deeper after a walk of the list reached their end")
                 .register(registry);
         return cache;
     }

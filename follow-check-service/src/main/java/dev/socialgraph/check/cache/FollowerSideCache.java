@@ -14,7 +14,11 @@ import java.util.concurrent.atomic.LongAdder;
  * The in-process cache of the follower side (docs/decisions/0059-lists-and-counts-from-memory.md): for each cached
  * followee, the newest window of its followers (the first {@code windowSize} of the list, newest first, with follow
  * times) and its follower count as readers see it (the row's count less the inactive users taken out of it). A hit
- * answers the followers list's first pages and the follower count with no shard read.
+ * answers the followers list's first pages and the follower count with no shard read. A window that a walk of the list
+ * (page after page with the cursor) has come to the end of is read again deeper, {@code deepWindowSize} followers, so
+ * the walk's next pages come from memory too: a celebrity's followers screen, paged by many viewers, costs one deeper
+ * read per window rather than a shard read per page. Deepening happens only from a window this cache holds, once per
+ * window: a walk past the deep window, or one that outlived its window, reads the shard page by page as before.
  *
  * <h2>Staying correct</h2>
  * The follower side is written by the cdc-consumer, after the follow events this instance also reads; so an event
@@ -93,12 +97,7 @@ public final class FollowerSideCache {
          * @return the page, or {@code null} when the window ends before the page would
          */
         public Page page(long cursorFollowedAt, long cursorId, int limit) {
-            int from = 0;
-            if (cursorId != Page.START) {
-                while (from < ids.length && !Page.isNewer(cursorFollowedAt, cursorId, followedAt[from], ids[from])) {
-                    from++;
-                }
-            }
+            int from = cursorId == Page.START ? 0 : after(cursorFollowedAt, cursorId);
             int available = ids.length - from;
             if (available < limit && !complete) {
                 return null;
@@ -109,6 +108,38 @@ public final class FollowerSideCache {
             System.arraycopy(ids, from, pageIds, 0, n);
             System.arraycopy(followedAt, from, pageTimes, 0, n);
             return new Page(pageIds, pageTimes, available > limit || !complete);
+        }
+
+        /**
+         * Whether a walk of the list that has come to {@code (cursorFollowedAt, cursorId)} has reached the end of this
+         * window: the window is incomplete, holds fewer than {@code deepSize} followers, and the position is not past
+         * its oldest follower (a page continuing from there runs out of the window). A window deepened to
+         * {@code deepSize} then holds the next pages of the walk.
+         *
+         * @param cursorFollowedAt position the walk continues after
+         * @param cursorId         position the walk continues after, not {@link Page#START}
+         * @param deepSize         followers a deepened window holds, {@code >= 1}
+         * @return whether deepening to {@code deepSize} would hold the walk's next page
+         */
+        public boolean walkReachesEnd(long cursorFollowedAt, long cursorId, int deepSize) {
+            int last = ids.length - 1;
+            return !complete && ids.length < deepSize && last >= 0
+                    && !Page.isNewer(followedAt[last], ids[last], cursorFollowedAt, cursorId);
+        }
+
+        /** Index of the first follower strictly after the position: binary search, the window is newest first. */
+        private int after(long cursorFollowedAt, long cursorId) {
+            int low = 0;
+            int high = ids.length;
+            while (low < high) {
+                int mid = (low + high) >>> 1;
+                if (Page.isNewer(cursorFollowedAt, cursorId, followedAt[mid], ids[mid])) {
+                    high = mid;
+                } else {
+                    low = mid + 1;
+                }
+            }
+            return low;
         }
     }
 
@@ -121,29 +152,38 @@ public final class FollowerSideCache {
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final FillTickets tickets = new FillTickets();
     private final int windowSize;
+    private final int deepWindowSize;
     private final long staleBoundNanos;
     private final Ticker ticker;
     private final LongAdder refused = new LongAdder();
     private final LongAdder invalidated = new LongAdder();
     private final LongAdder recounted = new LongAdder();
+    private final LongAdder deepened = new LongAdder();
 
     /**
      * @param windowBytes the most bytes of windows to hold, as weighed above; {@code > 0}
      * @param countEntries the most counts to hold; {@code > 0}
      * @param windowSize  followers per window, the largest first page served from memory; {@code >= 1}
+     * @param deepWindowSize followers a window holds once a walk of the list reached its end
+     *                    ({@link Window#walkReachesEnd}); {@code >= windowSize}
      * @param staleBound  how long after a followee's event its old entries may still be served
      * @param windowMaxAge how long a window lives at most
      * @param countMaxAge  how long a count lives at most
      * @param ticker      the clock ({@link Ticker#systemTicker()}; a fake one in tests)
      * @throws IllegalArgumentException on a bound out of range
      */
-    public FollowerSideCache(long windowBytes, long countEntries, int windowSize, Duration staleBound,
-                             Duration windowMaxAge, Duration countMaxAge, Ticker ticker) {
+    public FollowerSideCache(long windowBytes, long countEntries, int windowSize, int deepWindowSize,
+                             Duration staleBound, Duration windowMaxAge, Duration countMaxAge, Ticker ticker) {
         if (windowBytes <= 0 || countEntries <= 0 || windowSize < 1) {
             throw new IllegalArgumentException("window bytes, count entries and window size must be positive, were "
                     + windowBytes + ", " + countEntries + ", " + windowSize);
         }
+        if (deepWindowSize < windowSize) {
+            throw new IllegalArgumentException("the deep window size must be at least the window size, was "
+                    + deepWindowSize + " < " + windowSize);
+        }
         this.windowSize = windowSize;
+        this.deepWindowSize = deepWindowSize;
         this.staleBoundNanos = staleBound.toNanos();
         this.ticker = ticker;
         this.windows = Caffeine.newBuilder()
@@ -168,6 +208,15 @@ public final class FollowerSideCache {
      */
     public int windowSize() {
         return windowSize;
+    }
+
+    /**
+     * Followers a window holds once a walk of the list reached its end: the size a deepening fill reads.
+     *
+     * @return {@code >= windowSize()}
+     */
+    public int deepWindowSize() {
+        return deepWindowSize;
     }
 
     /**
@@ -213,12 +262,16 @@ public final class FollowerSideCache {
      * stripe came since.
      *
      * @param followeeId positive user id
-     * @param window     the first page of {@link #windowSize} as read, as a window
+     * @param window     the first page of {@link #windowSize} (or {@link #deepWindowSize}) as read, as a window
      * @param ticket     from {@link #ticket}
      * @return whether it is cached now
      */
     public boolean putWindow(long followeeId, Window window, long ticket) {
-        return put(followeeId, ticket, () -> windows.put(followeeId, window));
+        boolean cached = put(followeeId, ticket, () -> windows.put(followeeId, window));
+        if (cached && window.ids().length > windowSize) {
+            deepened.increment();
+        }
+        return cached;
     }
 
     /**
@@ -355,6 +408,16 @@ public final class FollowerSideCache {
      */
     public long refusedFills() {
         return refused.sum();
+    }
+
+    /**
+     * Windows cached deeper than {@link #windowSize}: read again {@link #deepWindowSize} deep after a walk of the list
+     * reached their end.
+     *
+     * @return count since start
+     */
+    public long deepened() {
+        return deepened.sum();
     }
 
     /**

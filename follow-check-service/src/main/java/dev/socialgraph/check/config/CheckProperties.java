@@ -134,6 +134,9 @@ public record CheckProperties(
      * @param enabled           {@code false} reads every followers page and follower count from the shard
      * @param windowSize        followers held per cached followee, newest first: the largest first page served from
      *                          memory (100, the largest page a product asks for)
+     * @param deepWindowSize    followers held for a followee once a walk of its list (page after page with the
+     *                          cursor) reached the end of its window: 5,000, a hundred pages of 50 (80 KB, weighed in
+     *                          the budget); at least {@code windowSize}
      * @param windowBudget      byte budget of the windows (16 bytes per follower held plus 136 per followee: 64 MB
      *                          hold about 38,000 full windows)
      * @param countEntries      most follower counts held (88 bytes each)
@@ -152,6 +155,7 @@ public record CheckProperties(
     public record FollowerSide(
             @DefaultValue("true") boolean enabled,
             @Min(1) @Max(1000) @DefaultValue("100") int windowSize,
+            @Min(1) @Max(100_000) @DefaultValue("5000") int deepWindowSize,
             @NotNull @DefaultValue("64MB") DataSize windowBudget,
             @Min(1) @Max(100_000_000) @DefaultValue("200000") long countEntries,
             @NotNull @DurationMin(millis = 1) @DurationMax(seconds = 2) @DefaultValue("1s") Duration staleBound,

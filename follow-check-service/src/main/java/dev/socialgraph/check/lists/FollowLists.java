@@ -19,7 +19,8 @@ import java.util.function.ToIntFunction;
  * in-process following rows ({@link FollowingRows}: kept by the event feed, filled from the shard on a miss): following lists,
  * following counts and common following read no shard for a cached user. The follower side comes from the
  * {@link FollowerSideCache}: the newest {@link FollowerSideCache#windowSize} followers and the follower count of each
- * cached followee; a first page of at most that size, and the pages after it that the window holds, are cut from it.
+ * cached followee; a first page of at most that size, and the pages after it that the window holds, are cut from it
+ * (a walk that reaches the window's end deepens it, once, to {@link FollowerSideCache#deepWindowSize}).
  * What memory does not hold is read from the shard, and then cached: a following count as the user's row, a follower
  * count in one statement.
  *
@@ -121,7 +122,8 @@ public class FollowLists {
 
     /**
      * Who follows {@code followeeId}, newest first: from the followee's window in memory when it holds the page,
-     * else from the shard (a first page then fills the window).
+     * else from the shard (a first page then fills the window, and a page that continues a walk past the end of the
+     * cached window deepens it to {@link FollowerSideCache#deepWindowSize}, in one read, and is cut from it).
      *
      * @param followeeId       positive
      * @param cursorFollowedAt position to continue after (ignored for the first page)
@@ -146,10 +148,17 @@ public class FollowLists {
         if (!mayBlock) {
             return null;
         }
-        if (cursorId != Page.START) {
-            return shards.followers(followeeId, cursorFollowedAt, cursorId, limit); // past the window
+        if (cursorId == Page.START) {
+            return fillWindow(followeeId, followerSide.windowSize()).page(0, Page.START, limit);
         }
-        return fillWindow(followeeId).page(0, Page.START, limit);
+        int deep = followerSide.deepWindowSize();
+        if (window != null && window.walkReachesEnd(cursorFollowedAt, cursorId, deep)) {
+            Page page = fillWindow(followeeId, deep).page(cursorFollowedAt, cursorId, limit);
+            if (page != null) {
+                return page;
+            }
+        }
+        return shards.followers(followeeId, cursorFollowedAt, cursorId, limit); // past the window
     }
 
     /**
@@ -205,7 +214,7 @@ public class FollowLists {
         }
         FollowerSideCache.Window window = followerSide.window(followeeId);
         if (window == null && mayBlock) {
-            window = fillWindow(followeeId);
+            window = fillWindow(followeeId, followerSide.windowSize());
         }
         if (window != null && window.complete()) {
             return window.ids().length - inactiveAmong.applyAsInt(window.ids());
@@ -219,10 +228,10 @@ public class FollowLists {
         return count;
     }
 
-    /** Reads the followee's first {@link FollowerSideCache#windowSize} followers and caches them as its window. */
-    private FollowerSideCache.Window fillWindow(long followeeId) {
+    /** Reads the followee's first {@code size} followers and caches them as its window (one shard read). */
+    private FollowerSideCache.Window fillWindow(long followeeId, int size) {
         long ticket = followerSide.ticket(followeeId);
-        Page first = shards.followers(followeeId, 0, Page.START, followerSide.windowSize());
+        Page first = shards.followers(followeeId, 0, Page.START, size);
         FollowerSideCache.Window filled = FollowerSideCache.Window.of(first);
         followerSide.putWindow(followeeId, filled, ticket);
         return filled;

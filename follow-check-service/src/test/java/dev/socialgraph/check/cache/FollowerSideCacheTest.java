@@ -19,7 +19,7 @@ class FollowerSideCacheTest {
     final Ticker ticker = nanos::get;
 
     FollowerSideCache cache(Duration staleBound) {
-        return new FollowerSideCache(1 << 20, 1000, 5, staleBound, Duration.ofSeconds(60), Duration.ofSeconds(2),
+        return new FollowerSideCache(1 << 20, 1000, 5, 5, staleBound, Duration.ofSeconds(60), Duration.ofSeconds(2),
                 ticker);
     }
 
@@ -44,6 +44,26 @@ class FollowerSideCacheTest {
                 .isEqualTo(new Page(new long[] {12, 13, 14}, new long[] {988, 987, 986}, true));
         assertThat(w.page(988, 12, 3)).as("the window ends before the page would").isNull();
         assertThat(w.page(0, Page.START, 6)).isNull();
+    }
+
+    @Test
+    void window_continuesAfterAPositionItDoesNotHold() {
+        FollowerSideCache.Window w = window(false, 10, 11, 12, 13, 14, 15);
+        assertThat(w.page(989, 5, 2).ids()).as("between 11 (989) and 12 (988)").containsExactly(12, 13);
+        assertThat(w.page(995, 1, 2).ids()).as("newer than the whole window").containsExactly(10, 11);
+        assertThat(w.page(989, 12, 2).ids()).as("same time, larger id: 11 comes after it").containsExactly(11, 12);
+        assertThat(w.page(980, 1, 1)).as("older than the whole window").isNull();
+    }
+
+    @Test
+    void walkReachesEnd_onlyAtOrInsideAnIncompleteWindowShallowerThanTheDeepSize() {
+        FollowerSideCache.Window w = window(false, 10, 11, 12);
+        assertThat(w.walkReachesEnd(988, 12, 10)).as("at its oldest follower").isTrue();
+        assertThat(w.walkReachesEnd(989, 11, 10)).as("inside it").isTrue();
+        assertThat(w.walkReachesEnd(987, 13, 10)).as("past it").isFalse();
+        assertThat(w.walkReachesEnd(988, 12, 3)).as("as deep as a deep window").isFalse();
+        assertThat(window(true, 10, 11, 12).walkReachesEnd(988, 12, 10)).as("complete").isFalse();
+        assertThat(window(false).walkReachesEnd(988, 12, 10)).as("empty").isFalse();
     }
 
     @Test
@@ -172,10 +192,13 @@ class FollowerSideCacheTest {
 
     @Test
     void bounds_mustBePositive() {
-        assertThatThrownBy(() -> new FollowerSideCache(0, 1, 1, Duration.ZERO, Duration.ofSeconds(1),
+        assertThatThrownBy(() -> new FollowerSideCache(0, 1, 1, 1, Duration.ZERO, Duration.ofSeconds(1),
                 Duration.ofSeconds(1), ticker)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new FollowerSideCache(1, 1, 0, Duration.ZERO, Duration.ofSeconds(1),
+        assertThatThrownBy(() -> new FollowerSideCache(1, 1, 0, 1, Duration.ZERO, Duration.ofSeconds(1),
                 Duration.ofSeconds(1), ticker)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new FollowerSideCache(1, 1, 5, 4, Duration.ZERO, Duration.ofSeconds(1),
+                Duration.ofSeconds(1), ticker)).as("a deep window smaller than a window")
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     /**

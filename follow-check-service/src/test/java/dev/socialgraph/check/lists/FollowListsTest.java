@@ -76,7 +76,7 @@ class FollowListsTest {
         }
     };
 
-    final FollowerSideCache cache = new FollowerSideCache(1 << 20, 100, 100, Duration.ofSeconds(1),
+    final FollowerSideCache cache = new FollowerSideCache(1 << 20, 100, 100, 100, Duration.ofSeconds(1),
             Duration.ofSeconds(60), Duration.ofSeconds(2), Ticker.systemTicker());
     final FollowLists lists = new FollowLists(shards, rows, cache, ids -> ids.length > 0 && ids[0] == 7 ? 1 : 0);
 
@@ -157,6 +157,49 @@ class FollowListsTest {
         assertThat(followerPageReads).as("larger than the window").isEqualTo(3);
         lists.followers(B, 0, Page.START, 20, false, true);
         assertThat(followerPageReads).as("a stale feed").isEqualTo(4);
+    }
+
+    @Test
+    void aWalkThatReachesTheWindowsEnd_deepensItOnce_andItsNextPagesComeFromMemory() {
+        FollowerSideCache deepening = new FollowerSideCache(1 << 20, 100, 100, 200, Duration.ofSeconds(1),
+                Duration.ofSeconds(60), Duration.ofSeconds(2), Ticker.systemTicker());
+        FollowLists walked = new FollowLists(shards, rows, deepening, ids -> 0);
+        Page page = walked.followers(B, 0, Page.START, 50, true, true);
+        java.util.List<Long> seen = new java.util.ArrayList<>();
+        int pages = 1;
+        Arrays.stream(page.ids()).forEach(seen::add);
+        while (page.hasMore()) {
+            page = walked.followers(B, page.lastFollowedAt(), page.lastId(), 50, true, true);
+            Arrays.stream(page.ids()).forEach(seen::add);
+            pages++;
+        }
+        assertThat(seen).as("every follower once, newest first").hasSize(250).startsWith(250L, 249L).endsWith(1L)
+                .doesNotHaveDuplicates();
+        assertThat(pages).isEqualTo(5);
+        assertThat(deepening.window(B).ids()).as("deepened to 200").hasSize(200);
+        // the first fill, one deepening at item 100, then the page past the deep window (items 50..1)
+        assertThat(followerPageReads).isEqualTo(3);
+
+        walked.followers(B, 101, 101, 50, true, true);
+        assertThat(followerPageReads).as("a second walk reads the deep window").isEqualTo(3);
+        walked.followers(B, 51, 51, 50, true, true);
+        assertThat(followerPageReads).as("past the deep window: the shard, no deeper read").isEqualTo(4);
+        assertThat(deepening.window(B).ids()).hasSize(200);
+        assertThat(deepening.deepened()).isOne();
+    }
+
+    @Test
+    void aWalkPastTheWindowsEnd_orWithoutAWindow_readsTheShardAndDeepensNothing() {
+        FollowerSideCache deepening = new FollowerSideCache(1 << 20, 100, 100, 200, Duration.ofSeconds(1),
+                Duration.ofSeconds(60), Duration.ofSeconds(2), Ticker.systemTicker());
+        FollowLists walked = new FollowLists(shards, rows, deepening, ids -> 0);
+        assertThat(walked.followers(B, 120, 120, 20, true, true).ids()).startsWith(119).hasSize(20);
+        assertThat(deepening.window(B)).as("no window: the page alone is read").isNull();
+        walked.followers(B, 0, Page.START, 20, true, true);
+        assertThat(walked.followers(B, 120, 120, 20, true, true).ids()).startsWith(119).hasSize(20);
+        assertThat(deepening.window(B).ids()).as("a walk already past the window").hasSize(100);
+        assertThat(followerPageReads).isEqualTo(3);
+        assertThat(deepening.deepened()).isZero();
     }
 
     @Test

@@ -172,6 +172,8 @@ class FollowerSideCacheIT {
         assertThat(metric("graph_check_follower_counts")).as("counts cached").isPositive();
         assertThat(metric("graph_check_follower_invalidated_total")).as("entries invalidated by the watermark")
                 .isPositive();
+        assertThat(metric("graph_check_follower_deepened_total")).as("hot followees' windows deepened by the walks")
+                .isPositive();
 
         // An instance without the follower-side cache reads the same graph from the shards.
         try (ServiceProcess plain = ServiceProcess.start("follow-check-service", checkProperties(false),
