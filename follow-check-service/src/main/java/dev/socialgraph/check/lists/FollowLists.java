@@ -135,21 +135,22 @@ public class FollowLists {
      */
     public Page followers(long followeeId, long cursorFollowedAt, long cursorId, int limit, boolean fresh,
                           boolean mayBlock) {
-        if (followerSide == null || !fresh || limit > followerSide.windowSize()) {
+        if (followerSide == null || !fresh) {
             return mayBlock ? shards.followers(followeeId, cursorFollowedAt, cursorId, limit) : null;
         }
         FollowerSideCache.Window window = followerSide.window(followeeId);
         if (window != null) {
             Page page = window.page(cursorFollowedAt, cursorId, limit);
             if (page != null) {
-                return page;
+                return page; // any limit: a deep window holds pages larger than a first page's window
             }
         }
         if (!mayBlock) {
             return null;
         }
         if (cursorId == Page.START) {
-            return fillWindow(followeeId, followerSide.windowSize()).page(0, Page.START, limit);
+            return limit > followerSide.windowSize() ? shards.followers(followeeId, 0, Page.START, limit)
+                    : fillWindow(followeeId, followerSide.windowSize()).page(0, Page.START, limit);
         }
         int deep = followerSide.deepWindowSize();
         if (window != null && window.walkReachesEnd(cursorFollowedAt, cursorId, deep)) {

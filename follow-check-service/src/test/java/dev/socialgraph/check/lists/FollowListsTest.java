@@ -189,6 +189,26 @@ class FollowListsTest {
     }
 
     @Test
+    void aDeepWindow_servesPagesLargerThanAFirstPagesWindow() {
+        FollowerSideCache deepening = new FollowerSideCache(1 << 20, 100, 100, 300, Duration.ofSeconds(1),
+                Duration.ofSeconds(60), Duration.ofSeconds(2), Ticker.systemTicker());
+        FollowLists walked = new FollowLists(shards, rows, deepening, ids -> 0);
+        assertThat(walked.followers(B, 0, Page.START, 150, true, true).ids()).hasSize(150).startsWith(250);
+        assertThat(deepening.window(B)).as("a first page larger than a window fills none").isNull();
+        walked.followers(B, 0, Page.START, 100, true, true);
+        Page deep = walked.followers(B, 151, 151, 150, true, true);
+        assertThat(deep.ids()).hasSize(150).startsWith(150).endsWith(1);
+        assertThat(deep.hasMore()).isFalse();
+        assertThat(deepening.window(B).complete()).as("all 250 followers").isTrue();
+        assertThat(followerPageReads).as("the shard's first page, the window, its deepening").isEqualTo(3);
+        walked.followers(B, 0, Page.START, 150, false, true);
+        assertThat(followerPageReads).as("a stale feed reads the shard").isEqualTo(4);
+        deep = walked.followers(B, 201, 201, 150, true, false);
+        assertThat(deep.ids()).as("from the deep window, even on an I/O thread").hasSize(150).startsWith(200);
+        assertThat(followerPageReads).isEqualTo(4);
+    }
+
+    @Test
     void aWalkPastTheWindowsEnd_orWithoutAWindow_readsTheShardAndDeepensNothing() {
         FollowerSideCache deepening = new FollowerSideCache(1 << 20, 100, 100, 200, Duration.ofSeconds(1),
                 Duration.ofSeconds(60), Duration.ofSeconds(2), Ticker.systemTicker());
