@@ -76,8 +76,13 @@ class FollowListsTest {
         }
     };
 
-    final FollowerSideCache cache = new FollowerSideCache(1 << 20, 100, 100, 100, Duration.ofSeconds(1),
-            Duration.ofSeconds(60), Duration.ofSeconds(2), Ticker.systemTicker());
+    final FollowerSideCache cache = cache(100);
+
+    /** A follower-side cache of windows of 100 whose walks deepen them to {@code deepWindowSize}. */
+    static FollowerSideCache cache(int deepWindowSize) {
+        return new FollowerSideCache(1 << 20, 100, 100, deepWindowSize, Duration.ofSeconds(1),
+                Duration.ofSeconds(60), Duration.ofSeconds(2), Ticker.systemTicker());
+    }
     final FollowLists lists = new FollowLists(shards, rows, cache, ids -> ids.length > 0 && ids[0] == 7 ? 1 : 0);
 
     FollowListsTest() {
@@ -161,8 +166,7 @@ class FollowListsTest {
 
     @Test
     void aWalkThatReachesTheWindowsEnd_deepensItOnce_andItsNextPagesComeFromMemory() {
-        FollowerSideCache deepening = new FollowerSideCache(1 << 20, 100, 100, 200, Duration.ofSeconds(1),
-                Duration.ofSeconds(60), Duration.ofSeconds(2), Ticker.systemTicker());
+        FollowerSideCache deepening = cache(200);
         FollowLists walked = new FollowLists(shards, rows, deepening, ids -> 0);
         Page page = walked.followers(B, 0, Page.START, 50, true, true);
         java.util.List<Long> seen = new java.util.ArrayList<>();
@@ -190,8 +194,7 @@ class FollowListsTest {
 
     @Test
     void aDeepWindow_servesPagesLargerThanAFirstPagesWindow() {
-        FollowerSideCache deepening = new FollowerSideCache(1 << 20, 100, 100, 300, Duration.ofSeconds(1),
-                Duration.ofSeconds(60), Duration.ofSeconds(2), Ticker.systemTicker());
+        FollowerSideCache deepening = cache(300);
         FollowLists walked = new FollowLists(shards, rows, deepening, ids -> 0);
         assertThat(walked.followers(B, 0, Page.START, 150, true, true).ids()).hasSize(150).startsWith(250);
         assertThat(deepening.window(B)).as("a first page larger than a window fills none").isNull();
@@ -210,8 +213,7 @@ class FollowListsTest {
 
     @Test
     void aWalkPastTheWindowsEnd_orWithoutAWindow_readsTheShardAndDeepensNothing() {
-        FollowerSideCache deepening = new FollowerSideCache(1 << 20, 100, 100, 200, Duration.ofSeconds(1),
-                Duration.ofSeconds(60), Duration.ofSeconds(2), Ticker.systemTicker());
+        FollowerSideCache deepening = cache(200);
         FollowLists walked = new FollowLists(shards, rows, deepening, ids -> 0);
         assertThat(walked.followers(B, 120, 120, 20, true, true).ids()).startsWith(119).hasSize(20);
         assertThat(deepening.window(B)).as("no window: the page alone is read").isNull();
