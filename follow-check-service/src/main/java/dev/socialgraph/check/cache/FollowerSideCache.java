@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.LongAdder;
  * (page after page with the cursor) has come to the end of is read again deeper, {@code deepWindowSize} followers, so
  * the walk's next pages come from memory too: a celebrity's followers screen, paged by many viewers, costs one deeper
  * read per window rather than a shard read per page. Deepening happens only from a window this cache holds, once per
- * window: a walk past the deep window, or one that outlived its window, reads the shard page by page as before.
+ * window (once for each walker that reaches its end at the same moment, as concurrent fills race): a walk past the
+ * deep window, or one that outlived its window, reads the shard page by page as before.
  *
  * <h2>Staying correct</h2>
  * The follower side is written by the cdc-consumer, after the follow events this instance also reads; so an event
