@@ -130,7 +130,7 @@ final class LeanReadHandler implements WebHandler {
     private Mono<Void> forward(ServerWebExchange exchange) {
         String raw = exchange.getRequest().getURI().getRawPath();
         String path = raw.startsWith(INTERNAL_USERS) ? raw : InternalPath.internal(raw);
-        ReadBatch.Read batched = coalescers == null ? null : batched(exchange.getRequest(), path);
+        ReadBatch.Read batched = coalescers == null ? null : batched(exchange, path);
         return balancer.choose(ShardAffineLoadBalancer.userId(path))
                 .flatMap(chosen -> !chosen.hasServer()
                         ? Mono.error(new NotFoundException("Unable to find instance for " + LoadBalancing.CHECK_SERVICE))
@@ -140,17 +140,20 @@ final class LeanReadHandler implements WebHandler {
 
     /**
      * The request as a read of a batch: its internal path, raw query and the headers its internal endpoint declares
-     * ({@code X-Follow-Token}, {@code X-Viewer-Id} as the filters set it); {@code null} when it cannot be one (a path
-     * no batch holds, or a value past a batch's bounds), and is sent on its own.
+     * ({@code X-Follow-Token}; {@code X-Viewer-Id} as {@link ServiceHeaders} writes it, the viewer the filters set);
+     * {@code null} when it cannot be one (a path no batch holds, or a value past a batch's bounds), and is sent on its
+     * own.
      */
-    private static ReadBatch.Read batched(ServerHttpRequest request, String path) {
+    private static ReadBatch.Read batched(ServerWebExchange exchange, String path) {
+        ServerHttpRequest request = exchange.getRequest();
         Endpoint internal = ReadBatch.endpoint(path);
         if (internal == null) {
             return null;
         }
         Map<String, String> headers = Map.of();
         for (String name : internal.headers()) {
-            String value = request.getHeaders().getFirst(name);
+            String value = name.equals(Headers.VIEWER_ID) ? ServiceHeaders.viewer(exchange)
+                    : request.getHeaders().getFirst(name);
             if (value != null) {
                 if (headers.isEmpty()) {
                     headers = new HashMap<>(4);

@@ -391,10 +391,17 @@ class RoutesConfiguration {
                 withPath(exchange, chain, InternalApi.ERASE.path(subject)));
     }
 
-    /** Sets {@value #VIEWER_HEADER} to the token's subject, replacing whatever the client sent. */
+    /**
+     * Makes the token's subject the request's viewer ({@link ServiceHeaders#VIEWER_ATTRIBUTE}), which
+     * {@link ServiceHeaders} writes as {@value #VIEWER_HEADER} on the outgoing request; a value the client sent never
+     * reaches a service. An attribute rather than a mutated request: mutating copied every header of the request once
+     * more per read.
+     */
     static GatewayFilter viewerFromToken() {
-        return (exchange, chain) -> subject(exchange).flatMap(subject -> chain.filter(
-                exchange.mutate().request(r -> r.headers(h -> h.set(VIEWER_HEADER, subject))).build()));
+        return (exchange, chain) -> subject(exchange).flatMap(subject -> {
+            exchange.getAttributes().put(ServiceHeaders.VIEWER_ATTRIBUTE, subject);
+            return chain.filter(exchange);
+        });
     }
 
     /** The authenticated token's subject: the user id the request acts as. */

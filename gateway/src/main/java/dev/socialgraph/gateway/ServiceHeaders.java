@@ -21,6 +21,8 @@ import org.springframework.web.server.ServerWebExchange;
  *   <li>{@code X-Request-Id}, the id {@link RequestIds} chose for the request;</li>
  *   <li>{@code X-Public-Path} ({@link Headers#PUBLIC_PATH}), the path the caller sent, which a service's problem
  *       answer names as its {@code instance} instead of the internal path it received;</li>
+ *   <li>{@code X-Viewer-Id} ({@link Headers#VIEWER_ID}), the token's subject, for the reads whose answer depends on
+ *       who asks ({@link #VIEWER_ATTRIBUTE}), and on no other request;</li>
  *   <li>the trace context of the gateway's server span for the request ({@code traceparent}, W3C, as the
  *       tracer's propagator writes it), so the service's span is its child: one request, one trace. Written from
  *       the span that the server's {@code http.server.requests} observation already opened; the proxied call gets no
@@ -43,6 +45,14 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
      * {@code /v1/me} routes); without it the request's path is the caller's (the reads route by the URL instead).
      */
     static final String PUBLIC_PATH_ATTRIBUTE = ServiceHeaders.class.getName() + ".publicPath";
+
+    /**
+     * The exchange attribute holding the viewer, the token's subject, set by the filter of a read whose answer depends
+     * on who asks ({@link RoutesConfiguration#viewerFromToken}); written as {@code X-Viewer-Id}
+     * ({@link Headers#VIEWER_ID}). Without it the outgoing request has no {@code X-Viewer-Id}, whatever the client
+     * sent.
+     */
+    static final String VIEWER_ATTRIBUTE = ServiceHeaders.class.getName() + ".viewer";
 
     /** The header the services check (graph-web) and graph-client sends. */
     static final String HEADER = Headers.SERVICE_TOKEN;
@@ -73,6 +83,12 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
         // The service's own path is internal; its problem answers name the caller's path as their instance.
         String publicPath = exchange.getAttribute(PUBLIC_PATH_ATTRIBUTE);
         out.set(Headers.PUBLIC_PATH, publicPath != null ? publicPath : exchange.getRequest().getPath().value());
+        String viewer = viewer(exchange);
+        if (viewer != null) {
+            out.set(Headers.VIEWER_ID, viewer);
+        } else {
+            out.remove(Headers.VIEWER_ID);
+        }
         return out;
     }
 
@@ -103,6 +119,15 @@ class ServiceHeaders implements HttpHeadersFilter, Ordered {
             }
         }
         writeCommon(first, carrier, setter);
+    }
+
+    /**
+     * The viewer of {@code exchange}'s read: the token's subject, when the read's filters made it the viewer.
+     *
+     * @return a positive user id in decimal, or {@code null}
+     */
+    static String viewer(ServerWebExchange exchange) {
+        return exchange.getAttribute(VIEWER_ATTRIBUTE);
     }
 
     /** The credential, the request id and the trace context, for {@code exchange}'s request. */

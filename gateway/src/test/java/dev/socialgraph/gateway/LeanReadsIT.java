@@ -277,6 +277,8 @@ class LeanReadsIT {
             if (RoutesConfiguration.VIEWER_READS.stream().anyMatch(e -> e.name().equals(name))) {
                 assertThat(call.viewer()).as(name + ": the viewer is the token's subject, whatever the client sent")
                         .isEqualTo(Long.toString(me));
+            } else {
+                assertThat(call.viewer()).as(name + ": no viewer, and not the one the client sent").isNull();
             }
         }
     }

@@ -8,11 +8,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.springframework.http.HttpHeaders;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
 
-/** The headers of a batch call, as far as its first caller's headers reach into them. */
+/** The headers of a proxied request, and of a batch call as far as its first caller's headers reach into them. */
 class ServiceHeadersTest {
 
     private static final String SERVICE_TOKEN = "service-headers-test-token-0123456789";
@@ -61,5 +62,22 @@ class ServiceHeadersTest {
                 .doesNotContainKey("baggage")
                 .containsEntry(ServiceHeaders.HEADER, SERVICE_TOKEN)
                 .containsEntry(RequestIds.HEADER, "id-1");
+    }
+
+    /** The viewer a service sees is the one the read's filter set from the token, or none: never the client's. */
+    @Test
+    void aProxiedRequest_carriesTheViewerItsFilterSet_andNeverTheClients() {
+        MockServerWebExchange read = MockServerWebExchange.from(MockServerHttpRequest.get("/v1/users/1/followers")
+                .header("X-Viewer-Id", "999"));
+        HttpHeaders incoming = read.getRequest().getHeaders();
+
+        assertThat(headers.filter(incoming, read).get("X-Viewer-Id")).as("no viewer set").isNull();
+
+        read.getAttributes().put(ServiceHeaders.VIEWER_ATTRIBUTE, "42");
+        HttpHeaders out = headers.filter(incoming, read);
+
+        assertThat(out.get("X-Viewer-Id")).containsExactly("42");
+        assertThat(out.getFirst(ServiceHeaders.HEADER)).isEqualTo(SERVICE_TOKEN);
+        assertThat(incoming.getFirst("X-Viewer-Id")).as("the incoming request unchanged").isEqualTo("999");
     }
 }
