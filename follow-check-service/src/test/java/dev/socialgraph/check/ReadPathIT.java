@@ -372,13 +372,18 @@ class ReadPathIT {
             }
             body.append("}}");
         }
+        Map<String, Double> countedBefore = batchReadsCounted();
         HttpResponse<String> response = http.post("/internal/v1/reads", body.append("]}").toString());
         assertThat(response.headers().firstValue("X-Served-By")).isPresent();
         JsonNode results = http.json(response).get("results");
         assertThat(results).hasSize(asked.length);
+        Map<String, Double> expected = new HashMap<>(countedBefore);
         for (int i = 0; i < asked.length; i++) {
             JsonNode result = results.get(i);
             String name = asked[i][0] + "?" + asked[i][1];
+            String counted = result.has("deferred") ? "deferred"
+                    : result.get("status").intValue() == 200 ? "answered" : "problem";
+            expected.merge(counted, 1.0, Double::sum);
             if (result.has("deferred")) {
                 assertThat(result.get("deferred").booleanValue()).as(name).isTrue();
                 continue;
@@ -396,6 +401,21 @@ class ReadPathIT {
         assertThat(results.get(8).get("body").get("parameter").stringValue()).isEqualTo("limit");
         assertThat(results.get(9).get("body").get("parameter").stringValue()).isEqualTo("cursor");
         assertThat(results.get(10).get("body").get("parameter").stringValue()).isEqualTo("stringify_ids");
+        // Counted before the answer is written: each read once, by its result.
+        assertThat(batchReadsCounted()).isEqualTo(expected);
+    }
+
+    /** {@code graph.check.read-batch.reads} as scraped, by {@code result}: answered, deferred, problem. */
+    private Map<String, Double> batchReadsCounted() {
+        Map<String, Double> counted = new HashMap<>();
+        for (String line : ActuatorProbe.get(managementPort, "/actuator/prometheus").body().split("\n")) {
+            if (line.startsWith("graph_check_read_batch_reads_total{")) {
+                String result = line.replaceAll(".*result=\"([a-z]+)\".*", "$1");
+                counted.put(result, Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
+            }
+        }
+        assertThat(counted).containsOnlyKeys("answered", "deferred", "problem");
+        return counted;
     }
 
     @Test

@@ -6,6 +6,8 @@ import dev.socialgraph.web.ProblemTypes;
 import dev.socialgraph.wire.Endpoint;
 import dev.socialgraph.wire.ReadBatch;
 import dev.socialgraph.wire.WireFormatException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -38,18 +40,27 @@ final class ReadBatchHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ReadBatchHandler.class);
 
+    /** The meter of the reads batches carried, by result: what share memory answered is the batch's hit rate. */
+    static final String READS_METER = "graph.check.read-batch.reads";
+
     private final GraphReadHandlers reads;
     private final int batchMax;
+    private final Counter answered;
+    private final Counter deferred;
+    private final Counter problems;
 
     /**
      * @param reads        each read, as its own GET answers it
      * @param batchMax     most reads in one request ({@code graph.check.read-batch-max})
      * @param maxBodyBytes the largest request body this service accepts ({@code graph.web.max-request-size})
+     * @param meters       where {@value #READS_METER} counts each read by {@code result}: {@code answered} (a 200
+     *                     from memory), {@code deferred} (memory did not hold it; its caller asks its own GET),
+     *                     {@code problem} (any other status)
      * @throws IllegalArgumentException when {@code batchMax} reads as the gateway may write them
      *                                  ({@link ReadBatch#requestBytes}) may not fit in {@code maxBodyBytes}: start-up
      *                                  stops rather than answer a full batch 413, which fails every caller in it
      */
-    ReadBatchHandler(GraphReadHandlers reads, int batchMax, long maxBodyBytes) {
+    ReadBatchHandler(GraphReadHandlers reads, int batchMax, long maxBodyBytes, MeterRegistry meters) {
         long largest = ReadBatch.requestBytes(batchMax);
         if (largest > maxBodyBytes) {
             throw new IllegalArgumentException("graph.check.read-batch-max (" + batchMax + ") reads take up to "
@@ -58,6 +69,14 @@ final class ReadBatchHandler {
         }
         this.reads = reads;
         this.batchMax = batchMax;
+        this.answered = counter(meters, "answered");
+        this.deferred = counter(meters, "deferred");
+        this.problems = counter(meters, "problem");
+    }
+
+    private static Counter counter(MeterRegistry meters, String result) {
+        return Counter.builder(READS_METER).description("reads carried by read batches, by result")
+                .tag("result", result).register(meters);
     }
 
     Mono<ServerResponse> read(ServerRequest request) {
@@ -73,8 +92,15 @@ final class ReadBatchHandler {
             results.add(result(read));
         }
         return Flux.mergeSequential(results).collectList()
+                .doOnNext(this::count)
                 .flatMap(all -> ServerResponse.ok().contentType(MediaType.APPLICATION_JSON)
                         .bodyValue(ReadBatch.encodeAnswer(all)));
+    }
+
+    private void count(List<ReadBatch.Result> results) {
+        for (ReadBatch.Result result : results) {
+            (result.deferred() ? deferred : result.status() == 200 ? answered : problems).increment();
+        }
     }
 
     /** One read's result from memory, or deferred; never an error. */

@@ -8,6 +8,7 @@ import dev.socialgraph.check.reads.GraphReads;
 import dev.socialgraph.web.ServiceGuardProperties;
 import dev.socialgraph.wire.Endpoint;
 import dev.socialgraph.wire.InternalApi;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationPredicate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -74,8 +75,8 @@ class ReadRoutes {
     /** Stops start-up when {@code batch-max} reads may not fit in the body limit ({@link ReadBatchHandler}). */
     @Bean
     ReadBatchHandler readBatchHandler(GraphReadHandlers reads, CheckProperties properties,
-                                      ServiceGuardProperties guard) {
-        return new ReadBatchHandler(reads, properties.readBatchMax(), guard.web().maxRequestSize().toBytes());
+                                      ServiceGuardProperties guard, MeterRegistry meters) {
+        return new ReadBatchHandler(reads, properties.readBatchMax(), guard.web().maxRequestSize().toBytes(), meters);
     }
 
     @Bean
