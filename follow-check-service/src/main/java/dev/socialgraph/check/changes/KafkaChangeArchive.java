@@ -4,7 +4,6 @@ import dev.socialgraph.check.changes.ChangeLog.Change;
 import dev.socialgraph.common.event.FollowEventJson;
 import dev.socialgraph.common.event.GraphEvent;
 import dev.socialgraph.common.event.MalformedEventException;
-import dev.socialgraph.common.event.RecountEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -141,7 +140,7 @@ public final class KafkaChangeArchive implements ChangeArchive, AutoCloseable {
     private static GraphEvent parse(byte[] value) {
         try {
             GraphEvent event = FollowEventJson.parse(value);
-            return event instanceof RecountEvent ? null : event; // no change of an edge or an account: never served
+            return event.isChange() ? event : null;
         } catch (MalformedEventException | NullPointerException e) {
             return null; // the cdc-consumer sends it to the dead-letter topic; the stream skips it
         }

@@ -250,9 +250,11 @@ class FollowEventsListener implements EventFeed, DisposableBean {
             malformed.increment();
             return;
         }
+        if (parsed.isChange()) {
+            changes.append(record.partition(), record.offset(), parsed);
+        }
         if (parsed instanceof RecountEvent recount) {
-            // An account job moved these follower counts without an edge event: the cached ones are dropped. Not a
-            // change the stream serves, so not in its log.
+            // An account job moved these follower counts without an edge event: the cached ones are dropped.
             if (followerSide != null) {
                 for (int i = 0; i < recount.size(); i++) {
                     followerSide.recounted(recount.followeeId(i));
@@ -261,7 +263,6 @@ class FollowEventsListener implements EventFeed, DisposableBean {
             applied.increment();
             return;
         }
-        changes.append(record.partition(), record.offset(), parsed);
         if (!(parsed instanceof FollowEvent event)) {
             // An account change: the inactive-users view learns it from the account states it polls, and the edges
             // it moves come as edge events of the account's job.

@@ -70,16 +70,11 @@ public record AccountEvent(String eventId, Type type, long userId, long version,
      *                                  {@code userId} is not positive or {@code version < 1}
      */
     public AccountEvent {
-        if (eventId == null || eventId.isEmpty()) {
-            throw new IllegalArgumentException("eventId must not be null or empty");
-        }
+        GraphEvent.requireIdAndVersion(eventId, version);
         if (type == null) {
             throw new IllegalArgumentException("type must not be null");
         }
         UserIds.requirePositive(userId, "userId");
-        if (version < 1) {
-            throw new IllegalArgumentException("version must be >= 1, was " + version);
-        }
     }
 
     /**

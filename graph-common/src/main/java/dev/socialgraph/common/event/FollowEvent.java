@@ -125,9 +125,7 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
      *                                  {@code version < 1}
      */
     public FollowEvent {
-        if (eventId == null || eventId.isEmpty()) {
-            throw new IllegalArgumentException("eventId must not be null or empty");
-        }
+        GraphEvent.requireIdAndVersion(eventId, version);
         if (type == null) {
             throw new IllegalArgumentException("type must not be null");
         }
@@ -135,9 +133,6 @@ public record FollowEvent(String eventId, Type type, long followerId, long follo
         UserIds.requirePositive(followeeId, "followeeId");
         if (followerId == followeeId) {
             throw new IllegalArgumentException("followerId and followeeId must differ, both are " + followerId);
-        }
-        if (version < 1) {
-            throw new IllegalArgumentException("version must be >= 1, was " + version);
         }
     }
 

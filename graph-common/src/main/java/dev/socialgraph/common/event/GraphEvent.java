@@ -61,4 +61,30 @@ public sealed interface GraphEvent permits FollowEvent, AccountEvent, RecountEve
      * @return a positive user id
      */
     long partitionKey();
+
+    /**
+     * Whether the change stream serves this event ({@code GET /v1/changes}): a change of an edge or an account is a
+     * change of the graph; a recount is only an announcement that counts moved.
+     *
+     * @return {@code true} but for a {@link RecountEvent}
+     */
+    default boolean isChange() {
+        return true;
+    }
+
+    /**
+     * Checks the id and version every event's constructor is given.
+     *
+     * @param eventId the event's id
+     * @param version the event's version
+     * @throws IllegalArgumentException if {@code eventId} is {@code null} or empty, or {@code version < 1}
+     */
+    static void requireIdAndVersion(String eventId, long version) {
+        if (eventId == null || eventId.isEmpty()) {
+            throw new IllegalArgumentException("eventId must not be null or empty");
+        }
+        if (version < 1) {
+            throw new IllegalArgumentException("version must be >= 1, was " + version);
+        }
+    }
 }

@@ -35,13 +35,8 @@ public record RecountEvent(String eventId, long userId, long version, long[] fol
      *                                  than {@value #MAX_USERS}, or not positive, ascending and distinct
      */
     public RecountEvent {
-        if (eventId == null || eventId.isEmpty()) {
-            throw new IllegalArgumentException("eventId must not be null or empty");
-        }
+        GraphEvent.requireIdAndVersion(eventId, version);
         UserIds.requirePositive(userId, "userId");
-        if (version < 1) {
-            throw new IllegalArgumentException("version must be >= 1, was " + version);
-        }
         if (followeeIds == null || followeeIds.length == 0 || followeeIds.length > MAX_USERS) {
             throw new IllegalArgumentException("followeeIds must hold 1 to " + MAX_USERS + " ids, held "
                     + (followeeIds == null ? "none" : followeeIds.length));
@@ -112,6 +107,12 @@ public record RecountEvent(String eventId, long userId, long version, long[] fol
     @Override
     public String kind() {
         return KIND;
+    }
+
+    /** No change of an edge or an account, only of what counts show: the change stream does not serve it. */
+    @Override
+    public boolean isChange() {
+        return false;
     }
 
     @Override

@@ -67,6 +67,7 @@ class FollowEventJsonTest {
         assertThat(event.kind()).isEqualTo(type.wireName());
         assertThat(event.actorId()).isEqualTo(42);
         assertThat(event.targetId()).isZero();
+        assertThat(event.isChange()).as("the change stream serves it").isTrue();
     }
 
     @Test
@@ -90,6 +91,7 @@ class FollowEventJsonTest {
         assertThat(event.kind()).isEqualTo("recount");
         assertThat(event.partitionKey()).isEqualTo(42);
         assertThat(event.targetId()).isZero();
+        assertThat(event.isChange()).as("only what counts show moved: not served as a change").isFalse();
         assertThatThrownBy(() -> FollowEventJson.fromJson(json.getBytes(UTF_8)))
                 .isInstanceOf(MalformedEventException.class)
                 .hasMessage("a recount, not a change of an edge");
@@ -140,6 +142,7 @@ class FollowEventJsonTest {
         assertThat(parsed.relation()).isEqualTo(type.relation());
         assertThat(parsed.eventId()).isEqualTo(type.relation() == Relation.FOLLOW ? "42-3"
                 : "42-" + type.relation().wireName() + "-3");
+        assertThat(parsed.isChange()).isTrue();
     }
 
     @Test
