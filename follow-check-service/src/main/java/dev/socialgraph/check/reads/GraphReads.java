@@ -80,6 +80,18 @@ public class GraphReads {
     }
 
     /**
+     * Whether a read carrying a follow token must leave memory at once: the token's read-your-writes reads its user's
+     * state row and own row from their stores, which a read on an I/O thread may not wait for.
+     *
+     * @param writer   the request's follow token, as {@link #writer} verified it, or {@link FollowChecker#NO_TOKEN}
+     * @param mayBlock whether a store may be read; {@code false} on an I/O thread
+     * @return {@code true}: the read answers its "memory cannot answer" ({@link Answer#NEXT} or {@code null})
+     */
+    private static boolean tokenNeedsStores(long writer, boolean mayBlock) {
+        return !mayBlock && writer != FollowChecker.NO_TOKEN;
+    }
+
+    /**
      * Whether {@code followerId} visibly follows {@code followeeId}: the layers in order, the inactive users' view (or
      * the state row of a user the token names), then the follow check (bloom filter, in-process cache, Redis, shard),
      * whose "yes" the followee's block row decides when the filter of hidden pairs (or the followee's token) says a
@@ -95,7 +107,7 @@ public class GraphReads {
      * @throws dev.socialgraph.common.shard.ShardUnavailableException when a database that must be read is down
      */
     public int isFollowing(long followerId, long followeeId, long writer, boolean mayBlock) {
-        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+        if (tokenNeedsStores(writer, mayBlock)) {
             return Answer.NEXT; // a follow token: a state row or the shard may have to be read
         }
         if (accounts.answer(followerId, followeeId, writer) == Answer.NO) {
@@ -121,7 +133,7 @@ public class GraphReads {
      *         the next layer would block, or the follower is inactive
      */
     public boolean[] areFollowing(long followerId, long[] followeeIds, long writer, boolean mayBlock) {
-        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+        if (tokenNeedsStores(writer, mayBlock)) {
             return null; // a follow token: a state row or the shard may have to be read
         }
         if (accounts.isInactive(followerId, writer)) {
@@ -205,7 +217,7 @@ public class GraphReads {
     public Relationship relationship(long a, long b, long writer, long viewerId, boolean mayBlock) {
         boolean showBlocks = viewerId == ANY_VIEWER || viewerId == a || viewerId == b;
         boolean showMute = viewerId == ANY_VIEWER || viewerId == a;
-        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+        if (tokenNeedsStores(writer, mayBlock)) {
             return null; // a follow token: state rows, the shard or the relations may have to be read
         }
         Sight sight = sight(a, b, writer, viewerId, showBlocks, mayBlock);
@@ -382,7 +394,7 @@ public class GraphReads {
      * @return the page; {@code null} only when {@code !mayBlock} and memory cannot answer (or a token came)
      */
     public VisiblePage following(long userId, CursorPosition after, int limit, long writer, boolean mayBlock) {
-        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+        if (tokenNeedsStores(writer, mayBlock)) {
             return null; // a follow token: its user's own row is read from the shard
         }
         if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
@@ -416,7 +428,7 @@ public class GraphReads {
      * @return the page; {@code null} only when {@code !mayBlock} and memory cannot answer (or a token came)
      */
     public VisiblePage followers(long userId, CursorPosition after, int limit, long writer, boolean mayBlock) {
-        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+        if (tokenNeedsStores(writer, mayBlock)) {
             return null; // a follow token: its user's own row is read from the shard
         }
         if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
@@ -474,7 +486,7 @@ public class GraphReads {
      */
     public VisiblePage knownFollowers(long viewerId, long userId, CursorPosition after, int limit, long writer,
                                       boolean mayBlock) {
-        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+        if (tokenNeedsStores(writer, mayBlock)) {
             return null; // a follow token: its user's own row is read from the shard
         }
         if (accounts.isInactive(viewerId, FollowChecker.NO_TOKEN) || accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
@@ -563,7 +575,7 @@ public class GraphReads {
      * @return the page; {@code null} only when {@code !mayBlock} and memory cannot answer (or a token came)
      */
     public VisiblePage commonFollowing(long a, long b, long afterId, int limit, long writer, boolean mayBlock) {
-        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+        if (tokenNeedsStores(writer, mayBlock)) {
             return null; // a follow token: its user's own row is read from the shard
         }
         if (accounts.answer(a, b, FollowChecker.NO_TOKEN) == Answer.NO) {
@@ -599,7 +611,7 @@ public class GraphReads {
      * @return the counts; {@code null} only when {@code !mayBlock} and memory cannot answer (or a token came)
      */
     public FollowLists.Counts counts(long userId, long writer, boolean mayBlock) {
-        if (!mayBlock && writer != FollowChecker.NO_TOKEN) {
+        if (tokenNeedsStores(writer, mayBlock)) {
             return null; // a follow token: the follower side is corrected by a shard read
         }
         if (accounts.isInactive(userId, FollowChecker.NO_TOKEN)) {
