@@ -3,7 +3,6 @@ package dev.socialgraph.gateway;
 import dev.socialgraph.common.id.InvalidUserIdException;
 import dev.socialgraph.common.id.UserIds;
 import dev.socialgraph.wire.Endpoint;
-import dev.socialgraph.wire.Headers;
 import dev.socialgraph.wire.InternalApi;
 import dev.socialgraph.wire.PublicApi;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -250,9 +249,6 @@ class RoutesConfiguration {
     static final List<Endpoint> VIEWER_READS = List.of(PublicApi.LIST_FOLLOWING, PublicApi.LIST_FOLLOWERS,
             PublicApi.LIST_COMMON_FOLLOWING, PublicApi.LIST_KNOWN_FOLLOWERS, PublicApi.GET_RELATIONSHIP);
 
-    /** The header that tells the check service who asks, for the fields only some users may see. */
-    static final String VIEWER_HEADER = Headers.VIEWER_ID;
-
     /**
      * Rewrites {@code /v1/me/{following|blocking|muting}/{targetId}} to the token subject's internal path.
      */
@@ -393,7 +389,7 @@ class RoutesConfiguration {
 
     /**
      * Makes the token's subject the request's viewer ({@link ServiceHeaders#VIEWER_ATTRIBUTE}), which
-     * {@link ServiceHeaders} writes as {@value #VIEWER_HEADER} on the outgoing request; a value the client sent never
+     * {@link ServiceHeaders} writes as {@code X-Viewer-Id} on the outgoing request; a value the client sent never
      * reaches a service. An attribute rather than a mutated request: mutating copied every header of the request once
      * more per read.
      */
