@@ -14,12 +14,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.cloud.gateway.filter.GatewayFilter;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
-import reactor.netty.Connection;
 
 /**
  * Per-user rate limits: a token bucket per user and budget in Redis, spent through
@@ -98,16 +96,8 @@ final class RateLimits {
 
     /** The scheduler of the client connection's Netty event loop, or {@code null} when not on Reactor Netty. */
     Scheduler eventLoopOf(ServerWebExchange exchange) {
-        Object nativeRequest;
-        try {
-            nativeRequest = ServerHttpRequestDecorator.getNativeRequest(exchange.getRequest());
-        } catch (IllegalArgumentException e) {
-            return null; // a request not backed by a server connection (mock exchanges)
-        }
-        if (nativeRequest instanceof Connection connection) {
-            return loopSchedulers.computeIfAbsent(connection.channel().eventLoop(), Schedulers::fromExecutor);
-        }
-        return null;
+        EventLoop loop = EventLoops.of(exchange);
+        return loop == null ? null : loopSchedulers.computeIfAbsent(loop, Schedulers::fromExecutor);
     }
 
 }
