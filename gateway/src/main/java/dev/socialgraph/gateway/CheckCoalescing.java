@@ -68,7 +68,8 @@ class CheckCoalescing {
                 instance -> new FollowPairsClient(client, instance.getUri(), serviceHeaders),
                 InstanceCoalescers.Bounds.of(properties.maxInFlight(), properties.maxBatch(), properties.maxQueued(),
                         properties.maxWait(), gateway.responseTimeout()),
-                "graph.gateway.coalescer", "checks", "follow checks", meters);
+                "graph.gateway.coalescer", "checks", "follow checks", meters,
+                pair -> EventLoops.executor(pair.exchange()));
         // Every configured instance's coalescer, and so its meters, from the start.
         StaticInstanceListConfiguration.instances(discovery, LoadBalancing.CHECK_SERVICE).forEach(coalescers::apply);
         return new CoalescedCheckMapping(new CoalescedCheckHandler(limits.filter(readLimiter, "reads", 0), problems,

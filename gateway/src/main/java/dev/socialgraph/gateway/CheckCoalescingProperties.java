@@ -16,9 +16,10 @@ import org.springframework.validation.annotation.Validated;
  *                    {@link Coalescer} per check instance; {@code false}: by Spring Cloud Gateway's {@code check}
  *                    route, one proxied request per check, for comparison and as a fallback
  * @param maxInFlight batch calls outstanding per check instance (default 2, at least 1): while fewer are out, a
- *                    check is sent at once; otherwise it waits for one to complete. Two keep a check pod's two cores
- *                    answering while the waiting checks gather into one batch; more would split them into smaller
- *                    batches, more calls and more gateway CPU per check, without more service cores to use
+ *                    check is sent on its event loop's next turn ({@link Coalescer}); otherwise it waits for one to
+ *                    complete. Two keep a check pod's two cores answering while the waiting checks gather into one
+ *                    batch; more would split them into smaller batches, more calls and more gateway CPU per check,
+ *                    without more service cores to use
  * @param maxBatch    checks per batch call (default 64, 1 to 1,000: the check service's {@code batch-max} for pairs,
  *                    which must be at least this). At a few µs per check in the service, a full batch is answered
  *                    well under a millisecond, which bounds what a check waits behind one. Its body fits the check

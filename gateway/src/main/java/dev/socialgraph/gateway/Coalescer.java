@@ -3,17 +3,25 @@ package dev.socialgraph.gateway;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
 
 /**
  * Coalesces concurrent requests bound for one service instance into batch calls: each caller's query is queued, and
- * while fewer than {@code maxInFlight} batches are outstanding, everything queued is sent at once as one batch. So a
- * lone request is sent at once, on the caller's thread (no timer, no added wait), and only requests that arrive while
- * {@code maxInFlight} batches are out wait, for the first of them to complete, when the queue (up to
- * {@code maxBatch} of it) becomes the next batch. The more concurrent requests, the larger the batches; a batch is
- * never larger than {@code maxBatch}, and never more than {@code maxInFlight} are outstanding.
+ * while fewer than {@code maxInFlight} batches are outstanding, everything queued is sent as one batch as soon as the
+ * caller's thread is free: the first caller to find a batch slot free hands the send to its own {@code flushOn}
+ * executor, and callers queued before that send runs go with it. With a direct executor ({@code Runnable::run}) a
+ * lone request is sent at once, on the caller's thread; the gateway's executor is the caller's Netty event loop, which
+ * runs the send once it has read every request that arrived with this one (the tick of the loop; no timer, no added
+ * wait beyond it). Requests that arrive while {@code maxInFlight} batches are out wait for the first of them to
+ * complete, when the queue (up to {@code maxBatch} of it) becomes the next batch. The more concurrent requests, the
+ * larger the batches; a batch is never larger than {@code maxBatch}, and never more than {@code maxInFlight} are
+ * outstanding. This is Martin Thompson's "smart batching" (2011): a batch is as large as what arrived while the
+ * last one was being sent.
  *
  * <p><b>What each caller gets.</b> Its own answer: the batch's answer at its position (the transport answers in
  * the batch's order, one per query), or the batch's error when the whole call failed. A caller is refused without
@@ -82,11 +90,17 @@ final class Coalescer<Q, A> {
     private final int maxQueued;
     private final long maxWaitNanos;
     private final LongSupplier nanoTime;
+    private final Function<Q, Executor> flushOn;
 
     private final Object lock = new Object();
-    /** Callers not sent yet, oldest first; non-empty only while {@code maxInFlight} batches are out. */
+    /**
+     * Callers not sent yet, oldest first; non-empty only while {@code maxInFlight} batches are out or a send is on its
+     * way.
+     */
     private final ArrayDeque<Waiter<Q, A>> queue = new ArrayDeque<>();
     private int inFlight;
+    /** A caller has handed a send to its executor that has not run yet: later callers join the queue it will send. */
+    private boolean flushPending;
     private long batches;
     private long sent;
     private long refused;
@@ -99,10 +113,12 @@ final class Coalescer<Q, A> {
      * @param maxWaitNanos longest wait in the queue, nanoseconds; a caller found waiting longer when the queue is
      *                     drained is refused ({@link Expired}) instead of sent. At least 1
      * @param nanoTime     the clock ({@link System#nanoTime} in production), read once per caller and per drain
+     * @param flushOn      the executor of a caller's query, where the send of the batch it opens runs:
+     *                     {@code Runnable::run} sends at once on the caller's thread
      * @throws IllegalArgumentException for a bound below 1
      */
     Coalescer(Transport<Q, A> transport, int maxInFlight, int maxBatch, int maxQueued, long maxWaitNanos,
-              LongSupplier nanoTime) {
+              LongSupplier nanoTime, Function<Q, Executor> flushOn) {
         if (maxInFlight < 1 || maxBatch < 1 || maxQueued < 1 || maxWaitNanos < 1) {
             throw new IllegalArgumentException("bounds must be at least 1: maxInFlight " + maxInFlight
                     + ", maxBatch " + maxBatch + ", maxQueued " + maxQueued + ", maxWaitNanos " + maxWaitNanos);
@@ -113,6 +129,7 @@ final class Coalescer<Q, A> {
         this.maxQueued = maxQueued;
         this.maxWaitNanos = maxWaitNanos;
         this.nanoTime = nanoTime;
+        this.flushOn = flushOn;
     }
 
     /**
@@ -129,22 +146,42 @@ final class Coalescer<Q, A> {
     private void enqueue(Q query, MonoSink<A> sink) {
         Waiter<Q, A> waiter = new Waiter<>(query, sink, nanoTime.getAsLong());
         sink.onCancel(() -> withdraw(waiter));
-        List<Waiter<Q, A>> batch = null;
         boolean full;
+        boolean opens = false;
         synchronized (lock) {
             full = queue.size() >= maxQueued;
             if (full) {
                 refused++;
             } else {
                 queue.addLast(waiter);
-                if (inFlight < maxInFlight) {
-                    batch = take(); // the queue was empty: this caller alone, at once
+                if (inFlight < maxInFlight && !flushPending) {
+                    flushPending = true; // a slot is free and no send is on its way: this caller opens one
+                    opens = true;
                 }
             }
         }
         if (full) {
             sink.error(new Overloaded("too many requests are waiting for this instance: " + maxQueued));
-        } else if (batch != null) {
+        } else if (opens) {
+            try {
+                flushOn.apply(query).execute(this::flush);
+            } catch (RejectedExecutionException e) {
+                flush(); // the caller's event loop is shutting down: the queue is sent at once instead
+            }
+        }
+    }
+
+    /** Sends what is queued, as batches while slots are free: the send a caller opened, run by its executor. */
+    private void flush() {
+        while (true) {
+            List<Waiter<Q, A>> batch;
+            synchronized (lock) {
+                flushPending = false;
+                if (inFlight >= maxInFlight || queue.isEmpty()) {
+                    return;
+                }
+                batch = take();
+            }
             send(batch);
         }
     }

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Tags;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 import org.springframework.cloud.client.ServiceInstance;
 
@@ -43,6 +44,7 @@ final class InstanceCoalescers<Q, A> implements Function<ServiceInstance, Coales
     private final String items;
     private final String noun;
     private final MeterRegistry meters;
+    private final Function<Q, Executor> flushOn;
     private final Map<String, Coalescer<Q, A>> coalescers = new ConcurrentHashMap<>();
 
     /**
@@ -52,15 +54,18 @@ final class InstanceCoalescers<Q, A> implements Function<ServiceInstance, Coales
      * @param items      the name of the meter counting items sent, e.g. {@code checks}
      * @param noun       what an item is, for the meters' descriptions, e.g. {@code follow checks}
      * @param meters     where the meters are registered
+     * @param flushOn    where the send of a batch an item opens runs ({@link Coalescer}): the event loop of the
+     *                   item's request ({@link EventLoops#executor})
      */
     InstanceCoalescers(Function<ServiceInstance, Coalescer.Transport<Q, A>> transports, Bounds bounds, String prefix,
-                       String items, String noun, MeterRegistry meters) {
+                       String items, String noun, MeterRegistry meters, Function<Q, Executor> flushOn) {
         this.transports = transports;
         this.bounds = bounds;
         this.prefix = prefix;
         this.items = items;
         this.noun = noun;
         this.meters = meters;
+        this.flushOn = flushOn;
     }
 
     @Override
@@ -72,7 +77,7 @@ final class InstanceCoalescers<Q, A> implements Function<ServiceInstance, Coales
 
     private Coalescer<Q, A> create(String id, ServiceInstance instance) {
         Coalescer<Q, A> coalescer = new Coalescer<>(transports.apply(instance), bounds.maxInFlight(),
-                bounds.maxBatch(), bounds.maxQueued(), bounds.maxWait().toNanos(), System::nanoTime);
+                bounds.maxBatch(), bounds.maxQueued(), bounds.maxWait().toNanos(), System::nanoTime, flushOn);
         Tags tags = Tags.of("check_instance", id);
         FunctionCounter.builder(prefix + ".batches", coalescer, Coalescer::batches).tags(tags)
                 .description("batch calls of coalesced " + noun + " sent to the check instance").register(meters);

@@ -119,7 +119,8 @@ class LeanReads {
                     instance -> new ReadBatchClient(client, instance.getUri(), serviceHeaders),
                     InstanceCoalescers.Bounds.of(properties.maxInFlight(), properties.maxBatch(),
                             properties.maxQueued(), properties.maxWait(), gateway.responseTimeout()),
-                    "graph.gateway.read-coalescer", "reads", "reads", meters);
+                    "graph.gateway.read-coalescer", "reads", "reads", meters,
+                    query -> EventLoops.executor(query.exchange()));
             // Every configured instance's coalescer, and so its meters, from the start.
             StaticInstanceListConfiguration.instances(discovery, LoadBalancing.CHECK_SERVICE).forEach(coalescers::apply);
         }

@@ -15,14 +15,18 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -132,10 +136,34 @@ class CoalescerTest {
 
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
 
+    /** Every caller's send runs at once, on its own thread. */
+    private static final Function<Query, Executor> AT_ONCE = query -> Runnable::run;
+
+    /** An event loop the test turns: tasks given to it run when the test says, in order. */
+    static final class Loop implements Executor {
+        final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+        boolean shutDown;
+
+        @Override
+        public void execute(Runnable task) {
+            if (shutDown) {
+                throw new RejectedExecutionException("shut down");
+            }
+            tasks.add(task);
+        }
+
+        /** Runs what is queued, and what those tasks queue. */
+        void turn() {
+            while (!tasks.isEmpty()) {
+                tasks.poll().run();
+            }
+        }
+    }
+
     @Test
     void aLoneRequest_isSentAtOnceOnTheCallersThread_andAnswered() {
         FakeService service = new FakeService(2, 64);
-        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 2, 64, 1024, 1_000_000_000L, clock::get);
+        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 2, 64, 1024, 1_000_000_000L, clock::get, AT_ONCE);
         Caller caller = new Caller(new Query(12, 13, null));
 
         caller.subscribeTo(coalescer);
@@ -153,9 +181,107 @@ class CoalescerTest {
     }
 
     @Test
+    void callersArrivingBeforeTheLoopTurns_goAsOneBatch_sentByTheFirstCallersLoop() {
+        FakeService service = new FakeService(2, 3);
+        Loop loop = new Loop();
+        Loop other = new Loop();
+        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 2, 3, 1024, 1_000_000_000L, clock::get,
+                query -> query.follower() == 1 ? loop : other);
+        List<Caller> callers = new ArrayList<>();
+        for (int i = 1; i <= 8; i++) {
+            Caller caller = new Caller(new Query(i, 100 + i, null));
+            caller.subscribeTo(coalescer);
+            callers.add(caller);
+        }
+
+        // Nothing is sent while the first caller's loop is busy; only that caller opened a send, so only its loop
+        // has a task, and the others wait in the queue for it.
+        assertThat(service.calls).isEmpty();
+        assertThat(loop.tasks).hasSize(1);
+        assertThat(other.tasks).isEmpty();
+        assertThat(coalescer.queued()).isEqualTo(8);
+
+        loop.turn();
+
+        // Both free slots are used, a batch of at most three each, oldest first; the rest wait for a completion.
+        assertThat(service.calls).extracting(call -> call.batch).containsExactly(
+                callers.subList(0, 3).stream().map(c -> c.query).toList(),
+                callers.subList(3, 6).stream().map(c -> c.query).toList());
+        assertThat(coalescer.queued()).isEqualTo(2);
+        service.answer(service.calls.get(0));
+        assertThat(service.calls.get(2).batch).containsExactly(callers.get(6).query, callers.get(7).query);
+        service.answer(service.calls.get(1));
+        service.answer(service.calls.get(2));
+        for (Caller caller : callers) {
+            assertThat(caller.signals).as("%s", caller.query).containsExactly(answerOf(caller.query));
+        }
+
+        // Idle again: the next caller opens a send of its own on its loop.
+        Caller next = new Caller(new Query(9, 109, null));
+        next.subscribeTo(coalescer);
+        assertThat(other.tasks).hasSize(1);
+        other.turn();
+        assertThat(service.calls.get(3).batch).containsExactly(next.query);
+    }
+
+    @Test
+    void aCompletionBeforeTheLoopTurns_sendsTheQueue_andTheLoopsSendFindsNothingLeft() {
+        FakeService service = new FakeService(2, 64);
+        Loop loop = new Loop();
+        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 2, 64, 1024, 1_000_000_000L, clock::get,
+                query -> loop);
+        Caller first = new Caller(new Query(1, 2, null));
+        first.subscribeTo(coalescer);
+        loop.turn();
+        Caller second = new Caller(new Query(3, 4, null));
+        second.subscribeTo(coalescer); // a slot is free: it opens a send
+        assertThat(loop.tasks).hasSize(1);
+
+        service.answer(service.calls.get(0)); // before the loop turns: the completion takes the queue at once
+        assertThat(service.calls.get(1).batch).containsExactly(second.query);
+        loop.turn();
+        assertThat(service.calls).hasSize(2);
+
+        Caller third = new Caller(new Query(5, 6, null));
+        Caller fourth = new Caller(new Query(8, 9, null));
+        third.subscribeTo(coalescer); // opens a send; the fourth joins it
+        fourth.subscribeTo(coalescer);
+        assertThat(loop.tasks).hasSize(1);
+        loop.turn();
+        assertThat(service.calls.get(2).batch).containsExactly(third.query, fourth.query);
+        Caller fifth = new Caller(new Query(10, 11, null));
+        fifth.subscribeTo(coalescer); // both slots are taken: it waits for a completion, and opens no send
+        assertThat(loop.tasks).isEmpty();
+        service.answer(service.calls.get(1));
+        assertThat(service.calls.get(3).batch).containsExactly(fifth.query);
+        service.answer(service.calls.get(2));
+        service.answer(service.calls.get(3));
+        for (Caller caller : List.of(first, second, third, fourth, fifth)) {
+            assertThat(caller.signals).as("%s", caller.query).containsExactly(answerOf(caller.query));
+        }
+        assertThat(coalescer.batches()).isEqualTo(4);
+        assertThat(coalescer.inFlight()).isZero();
+    }
+
+    @Test
+    void aLoopThatRefusesTheSend_hasItSentAtOnce() {
+        FakeService service = new FakeService(1, 64);
+        Loop loop = new Loop();
+        loop.shutDown = true;
+        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 1, 64, 1024, 1_000_000_000L, clock::get,
+                query -> loop);
+        Caller caller = new Caller(new Query(1, 2, null));
+        caller.subscribeTo(coalescer);
+        assertThat(service.calls).singleElement().satisfies(call ->
+                assertThat(call.batch).containsExactly(caller.query));
+        service.answer(service.calls.get(0));
+        assertThat(caller.signals).containsExactly(answerOf(caller.query));
+    }
+
+    @Test
     void whileMaxInFlightBatchesAreOut_checksWait_andTheFirstCompletionSendsThemAsOneBatch() {
         FakeService service = new FakeService(2, 64);
-        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 2, 64, 1024, 1_000_000_000L, clock::get);
+        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 2, 64, 1024, 1_000_000_000L, clock::get, AT_ONCE);
         List<Caller> callers = new ArrayList<>();
         for (int i = 1; i <= 10; i++) {
             Caller caller = new Caller(new Query(i, 100 + i, i % 2 == 0 ? "token-" + i : null));
@@ -184,7 +310,7 @@ class CoalescerTest {
     @Test
     void aFullQueue_refusesTheNextCallerAtOnce_andAWaitPastTheLimit_isRefusedWhenTheQueueIsDrained() {
         FakeService service = new FakeService(1, 2);
-        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 1, 2, 3, 1_000L, clock::get);
+        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 1, 2, 3, 1_000L, clock::get, AT_ONCE);
         Caller sent = new Caller(new Query(1, 2, null));
         sent.subscribeTo(coalescer);
         Caller old = new Caller(new Query(3, 4, null));
@@ -209,7 +335,7 @@ class CoalescerTest {
     @Test
     void aBatchCallThatFails_failsEachOfItsCallersWithItsError_andTheNextBatchStillGoes() {
         FakeService service = new FakeService(1, 64);
-        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 1, 64, 1024, 1_000_000_000L, clock::get);
+        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 1, 64, 1024, 1_000_000_000L, clock::get, AT_ONCE);
         Caller first = new Caller(new Query(1, 2, null));
         Caller second = new Caller(new Query(3, 4, "t"));
         Caller third = new Caller(new Query(5, 6, null));
@@ -230,7 +356,7 @@ class CoalescerTest {
     @Test
     void aCancelledCaller_leavesTheQueue_orHasItsAnswerDropped_andTheOthersGetTheirs() {
         FakeService service = new FakeService(1, 64);
-        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 1, 64, 1024, 1_000_000_000L, clock::get);
+        Coalescer<Query, Answer> coalescer = new Coalescer<>(service, 1, 64, 1024, 1_000_000_000L, clock::get, AT_ONCE);
         Caller sentThenGone = new Caller(new Query(1, 2, null));
         Caller stays = new Caller(new Query(3, 4, null));
         Caller queuedThenGone = new Caller(new Query(5, 6, null));
@@ -255,7 +381,7 @@ class CoalescerTest {
     @Test
     void aCallAnsweringTheWrongNumberOfAnswers_orNone_failsItsCallers() {
         Sinks.One<List<Answer>> reply = Sinks.one();
-        Coalescer<Query, Answer> coalescer = new Coalescer<>(batch -> reply.asMono(), 1, 64, 1024, 1_000L, clock::get);
+        Coalescer<Query, Answer> coalescer = new Coalescer<>(batch -> reply.asMono(), 1, 64, 1024, 1_000L, clock::get, AT_ONCE);
         Caller one = new Caller(new Query(1, 2, null));
         Caller two = new Caller(new Query(3, 4, null));
         Caller three = new Caller(new Query(5, 6, null));
@@ -263,13 +389,13 @@ class CoalescerTest {
         reply.tryEmitValue(List.of(answerOf(one.query), answerOf(two.query)));
         assertThat(one.signals).singleElement().isInstanceOf(IllegalStateException.class);
 
-        Coalescer<Query, Answer> empty = new Coalescer<>(batch -> Mono.empty(), 1, 64, 1024, 1_000L, clock::get);
+        Coalescer<Query, Answer> empty = new Coalescer<>(batch -> Mono.empty(), 1, 64, 1024, 1_000L, clock::get, AT_ONCE);
         two.subscribeTo(empty);
         assertThat(two.signals).singleElement().isInstanceOf(IllegalStateException.class);
 
         Coalescer<Query, Answer> throwing = new Coalescer<>(batch -> {
             throw new CallFailed("could not even build the call");
-        }, 1, 64, 1024, 1_000L, clock::get);
+        }, 1, 64, 1024, 1_000L, clock::get, AT_ONCE);
         three.subscribeTo(throwing);
         assertThat(three.signals).singleElement().isInstanceOf(CallFailed.class);
         assertThat(throwing.inFlight()).isZero();
@@ -277,13 +403,13 @@ class CoalescerTest {
 
     @Test
     void boundsBelowOne_areRefused() {
-        assertThatThrownBy(() -> new Coalescer<Query, Answer>(b -> Mono.empty(), 0, 1, 1, 1, clock::get))
+        assertThatThrownBy(() -> new Coalescer<Query, Answer>(b -> Mono.empty(), 0, 1, 1, 1, clock::get, AT_ONCE))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new Coalescer<Query, Answer>(b -> Mono.empty(), 1, 0, 1, 1, clock::get))
+        assertThatThrownBy(() -> new Coalescer<Query, Answer>(b -> Mono.empty(), 1, 0, 1, 1, clock::get, AT_ONCE))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new Coalescer<Query, Answer>(b -> Mono.empty(), 1, 1, 0, 1, clock::get))
+        assertThatThrownBy(() -> new Coalescer<Query, Answer>(b -> Mono.empty(), 1, 1, 0, 1, clock::get, AT_ONCE))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new Coalescer<Query, Answer>(b -> Mono.empty(), 1, 1, 1, 0, clock::get))
+        assertThatThrownBy(() -> new Coalescer<Query, Answer>(b -> Mono.empty(), 1, 1, 1, 0, clock::get, AT_ONCE))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -310,7 +436,7 @@ class CoalescerTest {
         long maxWait = 1 + random.nextInt(50);
         FakeService service = new FakeService(maxInFlight, maxBatch);
         Coalescer<Query, Answer> coalescer = new Coalescer<>(service, maxInFlight, maxBatch, maxQueued, maxWait,
-                clock::get);
+                clock::get, AT_ONCE);
 
         // The model: the queue of waiting callers (with when they were queued), the calls out, and each caller's fate.
         ArrayDeque<Caller> queue = new ArrayDeque<>();
@@ -448,8 +574,10 @@ class CoalescerTest {
      * Callers on many threads, the service answering on others: every caller gets its own answer, and the bounds
      * hold under real concurrency.
      */
-    @Test
-    void concurrentCallersOnManyThreads_eachGetTheirOwnAnswer_withinTheBounds() throws Exception {
+    /** Each caller's send at once on its thread, or on one of two single-threaded executors standing for loops. */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void concurrentCallersOnManyThreads_eachGetTheirOwnAnswer_withinTheBounds(boolean onLoops) throws Exception {
         int maxInFlight = 2;
         int maxBatch = 16;
         AtomicInteger inFlight = new AtomicInteger();
@@ -467,8 +595,11 @@ class CoalescerTest {
                 return answers;
             }).subscribeOn(Schedulers.parallel());
         };
+        List<ExecutorService> loops = List.of(Executors.newSingleThreadExecutor(),
+                Executors.newSingleThreadExecutor());
+        Function<Query, Executor> flushOn = onLoops ? query -> loops.get((int) (query.follower() % 2)) : AT_ONCE;
         Coalescer<Query, Answer> coalescer = new Coalescer<>(service, maxInFlight, maxBatch, 100_000,
-                Long.MAX_VALUE, System::nanoTime);
+                Long.MAX_VALUE, System::nanoTime, flushOn);
         int threads = 8;
         int perThread = 2_000;
         Set<String> wrong = ConcurrentHashMap.newKeySet();
@@ -503,6 +634,7 @@ class CoalescerTest {
             CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES); // a hang guard
         } finally {
             pool.shutdownNow();
+            loops.forEach(ExecutorService::shutdownNow);
         }
         assertThat(wrong).isEmpty();
         assertThat(mostInFlight.get()).isLessThanOrEqualTo(maxInFlight);
