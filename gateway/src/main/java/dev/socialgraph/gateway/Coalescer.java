@@ -32,7 +32,8 @@ import reactor.core.publisher.MonoSink;
  * subscription is cancelled (its client went away) leaves the queue; once sent, its answer is dropped and the batch
  * goes on for the others.
  *
- * <p>Plain logic: the transport and the clock are given, nothing here knows HTTP or Spring. Thread-safe: the queue
+ * <p>Plain logic: the transport, the clock and the executor a send runs on are given, nothing here knows HTTP,
+ * Netty or Spring. Thread-safe: the queue
  * and the counts are guarded by one lock, held for a few field updates and never across a transport call or a
  * caller's continuation.
  *
@@ -137,7 +138,8 @@ final class Coalescer<Q, A> {
      *
      * @return the query's own answer; the whole batch's error when its call failed; {@link Overloaded} or
      *         {@link Expired} when refused;
-     *         signalled on the thread that completed the batch (or the caller's own, for an answer at once)
+     *         signalled on the thread that completed the batch (or the one that ran the send, for a call that
+     *         answered at once or could not be made)
      */
     Mono<A> submit(Q query) {
         return Mono.create(sink -> enqueue(query, sink));
