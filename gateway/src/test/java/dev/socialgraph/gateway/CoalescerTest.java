@@ -381,7 +381,8 @@ class CoalescerTest {
     @Test
     void aCallAnsweringTheWrongNumberOfAnswers_orNone_failsItsCallers() {
         Sinks.One<List<Answer>> reply = Sinks.one();
-        Coalescer<Query, Answer> coalescer = new Coalescer<>(batch -> reply.asMono(), 1, 64, 1024, 1_000L, clock::get, AT_ONCE);
+        Coalescer<Query, Answer> coalescer = new Coalescer<>(batch -> reply.asMono(), 1, 64, 1024, 1_000L, clock::get,
+                AT_ONCE);
         Caller one = new Caller(new Query(1, 2, null));
         Caller two = new Caller(new Query(3, 4, null));
         Caller three = new Caller(new Query(5, 6, null));
@@ -389,7 +390,8 @@ class CoalescerTest {
         reply.tryEmitValue(List.of(answerOf(one.query), answerOf(two.query)));
         assertThat(one.signals).singleElement().isInstanceOf(IllegalStateException.class);
 
-        Coalescer<Query, Answer> empty = new Coalescer<>(batch -> Mono.empty(), 1, 64, 1024, 1_000L, clock::get, AT_ONCE);
+        Coalescer<Query, Answer> empty = new Coalescer<>(batch -> Mono.empty(), 1, 64, 1024, 1_000L, clock::get,
+                AT_ONCE);
         two.subscribeTo(empty);
         assertThat(two.signals).singleElement().isInstanceOf(IllegalStateException.class);
 
@@ -572,9 +574,9 @@ class CoalescerTest {
 
     /**
      * Callers on many threads, the service answering on others: every caller gets its own answer, and the bounds
-     * hold under real concurrency.
+     * hold under real concurrency; each caller's send at once on its thread, or on one of two single-threaded
+     * executors standing for event loops.
      */
-    /** Each caller's send at once on its thread, or on one of two single-threaded executors standing for loops. */
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void concurrentCallersOnManyThreads_eachGetTheirOwnAnswer_withinTheBounds(boolean onLoops) throws Exception {
