@@ -15,6 +15,18 @@ public final class ShardMigrations {
     /** Flyway location of the shard schema. */
     public static final String LOCATION = "classpath:db/shard";
 
+    /**
+     * How often a migration asks again for a connection it did not get, Flyway's {@code connectRetries}: the pools
+     * wait for a connection only as long as a request may ({@code graph.shards.connection-timeout}, 500 ms in the
+     * services), which a database still starting, or a first connection on a loaded machine, can exceed. Flyway waits
+     * 1, 2, 4, 8, 8 and 8 s between tries ({@link #CONNECT_RETRY_CAP_SECONDS}), so a database that stays unreachable
+     * fails the start-up after about half a minute instead of at once.
+     */
+    public static final int CONNECT_RETRIES = 6;
+
+    /** The longest wait between two of those tries, seconds (Flyway's {@code connectRetriesInterval}). */
+    public static final int CONNECT_RETRY_CAP_SECONDS = 8;
+
     private static final Logger log = LoggerFactory.getLogger(ShardMigrations.class);
 
     private ShardMigrations() {
@@ -36,11 +48,18 @@ public final class ShardMigrations {
         return applied;
     }
 
-    /** Migrates one database; returns the number of migrations applied. */
+    /**
+     * Migrates one database; returns the number of migrations applied. A connection refused or not given in time is
+     * asked for again {@link #CONNECT_RETRIES} times before the migration fails.
+     *
+     * @throws org.flywaydb.core.api.FlywayException when the database stays unreachable or a migration fails
+     */
     public static int migrate(DataSource dataSource) {
         return Flyway.configure()
                 .dataSource(dataSource)
                 .locations(LOCATION)
+                .connectRetries(CONNECT_RETRIES)
+                .connectRetriesInterval(CONNECT_RETRY_CAP_SECONDS)
                 // The pools' statement_timeout is for requests; a migration may legitimately take longer.
                 .initSql("SET statement_timeout = 0")
                 .load()
