@@ -17,10 +17,11 @@ public final class ShardMigrations {
 
     /**
      * How often a migration asks again for a connection it did not get, Flyway's {@code connectRetries}: the pools
-     * wait for a connection only as long as a request may ({@code graph.shards.connection-timeout}, 500 ms in the
-     * services), which a database still starting, or a first connection on a loaded machine, can exceed. Flyway waits
-     * 1, 2, 4, 8, 8 and 8 s between tries ({@link #CONNECT_RETRY_CAP_SECONDS}), so a database that stays unreachable
-     * fails the start-up after about half a minute instead of at once.
+     * wait for a connection only as long as a request may ({@code graph.shards.connection-timeout}: 500 ms in the
+     * services' defaults, 2 s in the Kubernetes manifests), which a database still starting, or a first connection on
+     * a loaded machine, can exceed. Flyway waits 1, 2, 4, 8, 8 and 8 s between tries
+     * ({@link #CONNECT_RETRY_CAP_SECONDS}), so a database that stays unreachable fails the start-up after about half a
+     * minute instead of at once.
      */
     public static final int CONNECT_RETRIES = 6;
 
